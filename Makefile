@@ -1,0 +1,78 @@
+# nnl: one build for the library, the passes, the tests and the pages.
+#   make            build every executable into bin/
+#   make check      unit, golden, schema and command-line tests
+#   make install    PREFIX=/usr/local (DESTDIR honoured)
+.POSIX:
+.SUFFIXES:
+
+CC      = cc
+PREFIX  = /usr/local
+WARN    = -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
+CFLAGS  = -std=c11 -O2 -g $(WARN)
+DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
+LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
+
+# One executable per pass: passes/NAME.c -> bin/nnl-NAME.
+PASSES  = parse pack-weights
+# Modules of the shared library, each common/NAME.c.
+COMMON  = util dtype ops graph json validate webnn_read webnn_write \
+          npy npz weights
+UNIT    = $(COMMON_TESTS)
+COMMON_TESTS = test_dtype test_json test_npy test_weights
+
+LIBOBJ  = $(COMMON:%=build/common/%.o)
+BINS    = $(PASSES:%=bin/nnl-%)
+TESTBINS = $(COMMON_TESTS:%=build/tests/%)
+HDRS    = $(wildcard common/*.h) common/ops.def
+
+all: $(BINS)
+
+build/common/%.o: common/%.c $(HDRS)
+	@mkdir -p build/common
+	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ $<
+
+build/libnnl.a: $(LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+build/passes/%.o: passes/%.c $(HDRS)
+	@mkdir -p build/passes
+	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ $<
+
+bin/nnl-%: build/passes/%.o build/libnnl.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $< build/libnnl.a $(LDLIBS)
+
+build/tests/%: tests/unit/%.c build/libnnl.a tests/unit/check.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Itests/unit -o $@ $< \
+	    build/libnnl.a $(LDLIBS)
+
+check: all $(TESTBINS)
+	@sh tests/run-unit.sh $(TESTBINS)
+	@sh tests/run-golden.sh
+	@bats --formatter tap tests/cli
+
+# Regenerate golden outputs after an intended change; review the diff.
+golden: all
+	@sh tests/run-golden.sh --update
+
+lint-man:
+	mandoc -T lint -W warning man/man1/*.1 man/man5/*.5 man/man7/*.7
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 \
+	    $(DESTDIR)$(PREFIX)/share/man/man7 \
+	    $(DESTDIR)$(PREFIX)/share/nnl/schema
+	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	cp man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	cp man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	cp man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	cp schema/*.json $(DESTDIR)$(PREFIX)/share/nnl/schema/
+
+clean:
+	rm -rf build bin
+
+.PHONY: all check golden lint-man install clean
+.PRECIOUS: build/passes/%.o build/common/%.o

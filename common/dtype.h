@@ -1,0 +1,44 @@
+/*
+ * dtype: the WebNN operand data types, with their JSON names
+ * ("float32"), .webnn short names ("f32"), .npy descriptors and sizes.
+ */
+#ifndef NNL_DTYPE_H
+#define NNL_DTYPE_H
+
+#include <stdint.h>
+
+/* X(ENUM, json name, short name, bits, npy descr, is float, is signed) */
+#define DTYPES(X) \
+	X(FLOAT32, "float32", "f32", 32, "<f4", 1, 1) \
+	X(FLOAT16, "float16", "f16", 16, "<f2", 1, 1) \
+	X(INT32,   "int32",   "i32", 32, "<i4", 0, 1) \
+	X(UINT32,  "uint32",  "u32", 32, "<u4", 0, 0) \
+	X(INT64,   "int64",   "i64", 64, "<i8", 0, 1) \
+	X(UINT64,  "uint64",  "u64", 64, "<u8", 0, 0) \
+	X(INT8,    "int8",    "i8",   8, "|i1", 0, 1) \
+	X(UINT8,   "uint8",   "u8",   8, "|u1", 0, 0) \
+	X(INT4,    "int4",    "i4",   4, NULL,  0, 1) \
+	X(UINT4,   "uint4",   "u4",   4, NULL,  0, 0)
+
+enum dtype {
+	DT_NONE = -1,
+#define X(e, n, s, b, d, f, sg) DT_##e,
+	DTYPES(X)
+#undef X
+	DT_COUNT
+};
+
+const char *dtype_name(enum dtype t);	/* "float32" */
+const char *dtype_short(enum dtype t);	/* "f32" */
+const char *dtype_npy(enum dtype t);	/* "<f4", NULL for 4-bit types */
+int dtype_bits(enum dtype t);
+int dtype_isfloat(enum dtype t);
+int dtype_issigned(enum dtype t);
+enum dtype dtype_from_name(const char *s);	/* DT_NONE if unknown */
+enum dtype dtype_from_short(const char *s);
+enum dtype dtype_from_npy(const char *descr);	/* accepts <f4, =f4, f4 ... */
+
+/* Bytes for n elements (4-bit types pack two per byte, rounding up). */
+uint64_t dtype_bytes(enum dtype t, uint64_t n);
+
+#endif

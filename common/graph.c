@@ -1,0 +1,323 @@
+/*
+ * graph: construction, lookup and destruction of the in-memory graph.
+ * Names resolve through one open-addressing hash table over inputs,
+ * consts and node outputs.
+ */
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct graph *
+graph_new(void)
+{
+	struct graph *g = xcalloc(1, sizeof *g);
+
+	g->version = 1;
+	g->src = "<stdin>";
+	return g;
+}
+
+static void
+operand_free(struct operand *o)
+{
+	if (!o)
+		return;
+	free(o->name);
+	free(o->desc.dims);
+	free(o->ref);
+	free(o->bytes);
+	cJSON_Delete(o->extra);
+	free(o);
+}
+
+static void
+node_free(struct node *n)
+{
+	free(n->id);
+	free(n->opname);
+	for (int i = 0; i < n->nin; i++)
+		free(n->in[i]);
+	free(n->in);
+	cJSON_Delete(n->options);
+	for (int i = 0; i < n->nout; i++)
+		free(n->out[i]);
+	free(n->out);
+	cJSON_Delete(n->extra);
+	free(n);
+}
+
+static void
+freetab(struct graph *g)
+{
+	for (size_t i = 0; i < g->tabcap; i++) {
+		struct operand *o = g->tab[i];
+
+		/* node outputs are owned by the table */
+		if (o && o->kind == OPND_NODE)
+			operand_free(o);
+	}
+	free(g->tab);
+	g->tab = NULL;
+	g->tabcap = g->tabn = 0;
+}
+
+void
+graph_free(struct graph *g)
+{
+	if (!g)
+		return;
+	freetab(g);
+	for (size_t i = 0; i < g->ninputs; i++)
+		operand_free(g->inputs[i]);
+	free(g->inputs);
+	for (size_t i = 0; i < g->nconsts; i++)
+		operand_free(g->consts[i]);
+	free(g->consts);
+	for (size_t i = 0; i < g->nnodes; i++)
+		node_free(g->nodes[i]);
+	free(g->nodes);
+	for (size_t i = 0; i < g->noutputs; i++) {
+		free(g->outputs[i].name);
+		free(g->outputs[i].ref);
+	}
+	free(g->outputs);
+	cJSON_Delete(g->extra);
+	free(g->name);
+	free(g->weights_file);
+	free(g->manifest_file);
+	free(g->owntext);
+	free(g->ownsrc);
+	free(g);
+}
+
+void
+tdesc_set(struct tdesc *t, enum dtype dt, int rank, const int64_t *dims)
+{
+	free(t->dims);
+	t->dt = dt;
+	t->rank = rank;
+	t->dims = NULL;
+	if (rank > 0) {
+		t->dims = xmalloc((size_t)rank * sizeof *t->dims);
+		memcpy(t->dims, dims, (size_t)rank * sizeof *t->dims);
+	}
+}
+
+uint64_t
+tdesc_numel(const struct tdesc *t)
+{
+	uint64_t n = 1;
+
+	for (int i = 0; i < t->rank; i++) {
+		uint64_t d = (uint64_t)t->dims[i];
+
+		if (t->dims[i] < 0)
+			return UINT64_MAX;
+		if (d && n > UINT64_MAX / d)
+			return UINT64_MAX;
+		n *= d;
+	}
+	return n;
+}
+
+char *
+tdesc_str(const struct tdesc *t)
+{
+	struct buf b = { 0 };
+
+	buf_puts(&b, dtype_name(t->dt));
+	buf_putc(&b, '[');
+	for (int i = 0; i < t->rank; i++)
+		buf_printf(&b, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+	buf_putc(&b, ']');
+	return b.s;
+}
+
+static struct operand *
+newoperand(const char *name, enum okind kind, enum dtype dt, int rank,
+    const int64_t *dims)
+{
+	struct operand *o = xcalloc(1, sizeof *o);
+
+	o->name = xstrdup(name);
+	o->kind = kind;
+	o->desc.rank = -1;
+	o->desc.dt = DT_NONE;
+	if (rank >= 0)
+		tdesc_set(&o->desc, dt, rank, dims);
+	return o;
+}
+
+struct operand *
+graph_add_input(struct graph *g, const char *name, enum dtype dt, int rank,
+    const int64_t *dims)
+{
+	struct operand *o = newoperand(name, OPND_INPUT, dt, rank, dims);
+
+	GROW(g->inputs, g->capinputs, g->ninputs + 1);
+	g->inputs[g->ninputs++] = o;
+	return o;
+}
+
+struct operand *
+graph_add_const(struct graph *g, const char *name, enum dtype dt, int rank,
+    const int64_t *dims)
+{
+	struct operand *o = newoperand(name, OPND_CONST, dt, rank, dims);
+
+	o->init = INIT_WEIGHTS;
+	GROW(g->consts, g->capconsts, g->nconsts + 1);
+	g->consts[g->nconsts++] = o;
+	return o;
+}
+
+struct node *
+graph_add_node(struct graph *g, const char *id, const char *opname)
+{
+	struct node *n = xcalloc(1, sizeof *n);
+	const struct opdesc *d = op_lookup(opname);
+
+	n->id = xstrdup(id);
+	n->opname = xstrdup(opname);
+	n->op = d ? d->id : OP_NONE;
+	n->options = cJSON_CreateObject();
+	GROW(g->nodes, g->capnodes, g->nnodes + 1);
+	g->nodes[g->nnodes++] = n;
+	return n;
+}
+
+void
+node_add_input(struct node *n, const char *name)
+{
+	n->in = xrealloc(n->in, (size_t)(n->nin + 1) * sizeof *n->in);
+	n->in[n->nin++] = xstrdup(name);
+}
+
+void
+node_add_output(struct node *n, const char *name)
+{
+	n->out = xrealloc(n->out, (size_t)(n->nout + 1) * sizeof *n->out);
+	n->out[n->nout++] = xstrdup(name);
+}
+
+void
+graph_add_output(struct graph *g, const char *name, const char *ref)
+{
+	struct goutput *o;
+
+	GROW(g->outputs, g->capoutputs, g->noutputs + 1);
+	o = &g->outputs[g->noutputs++];
+	memset(o, 0, sizeof *o);
+	o->name = xstrdup(name);
+	o->ref = xstrdup(ref);
+}
+
+/* FNV-1a */
+static size_t
+hash(const char *s)
+{
+	size_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* Insert o unless the name is taken (the first definition wins; the
+ * validator reports duplicates). */
+static void
+tabput(struct graph *g, struct operand *o)
+{
+	size_t i;
+
+	if ((g->tabn + 1) * 2 > g->tabcap) {
+		struct operand **old = g->tab;
+		size_t oldcap = g->tabcap;
+
+		g->tabcap = g->tabcap ? g->tabcap * 2 : 64;
+		g->tab = xcalloc(g->tabcap, sizeof *g->tab);
+		g->tabn = 0;
+		for (size_t k = 0; k < oldcap; k++)
+			if (old[k])
+				tabput(g, old[k]);
+		free(old);
+	}
+	for (i = hash(o->name) & (g->tabcap - 1); g->tab[i];
+	    i = (i + 1) & (g->tabcap - 1))
+		if (strcmp(g->tab[i]->name, o->name) == 0) {
+			if (o->kind == OPND_NODE)
+				operand_free(o);
+			return;
+		}
+	g->tab[i] = o;
+	g->tabn++;
+}
+
+void
+graph_index(struct graph *g)
+{
+	freetab(g);
+	for (size_t i = 0; i < g->ninputs; i++)
+		tabput(g, g->inputs[i]);
+	for (size_t i = 0; i < g->nconsts; i++)
+		tabput(g, g->consts[i]);
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+
+		for (int k = 0; k < n->nout; k++) {
+			struct operand *o = newoperand(n->out[k], OPND_NODE,
+			    DT_NONE, -1, NULL);
+
+			o->producer = n;
+			o->outidx = k;
+			o->pos = n->pos;
+			tabput(g, o);
+		}
+	}
+}
+
+struct operand *
+graph_find(const struct graph *g, const char *name)
+{
+	if (!g->tabcap)
+		return NULL;
+	for (size_t i = hash(name) & (g->tabcap - 1); g->tab[i];
+	    i = (i + 1) & (g->tabcap - 1))
+		if (strcmp(g->tab[i]->name, name) == 0)
+			return g->tab[i];
+	return NULL;
+}
+
+int
+node_reads(const struct node *n, const char ***names)
+{
+	const struct opdesc *d = op_get(n->op);
+	const char **v = xmalloc(((size_t)n->nin + 1 +
+	    (size_t)cJSON_GetArraySize(n->options)) * sizeof *v);
+	int k = 0;
+	const cJSON *it;
+
+	for (int i = 0; i < n->nin; i++)
+		v[k++] = n->in[i];
+	if (d)
+		cJSON_ArrayForEach(it, n->options)
+			if (cJSON_IsString(it) &&
+			    op_isoperandarg(d, it->string))
+				v[k++] = it->valuestring;
+	*names = v;
+	return k;
+}
+
+struct srcloc
+graph_loc(const struct graph *g, struct pos p)
+{
+	struct srcloc l;
+
+	l.file = g->src;
+	l.line = p.line;
+	l.col = p.col;
+	l.text = p.line ? g->text : NULL;
+	l.len = g->textlen;
+	return l;
+}

@@ -1,0 +1,174 @@
+/*
+ * graph: the in-memory form of a webnn-graph: named operands (graph
+ * inputs, constants and node outputs) and the nodes that produce them.
+ * Every JSON field a pass does not know is kept (as cJSON) and written
+ * back untouched, so custom passes can annotate graphs freely.
+ */
+#ifndef NNL_GRAPH_H
+#define NNL_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "dtype.h"
+#include "ops.h"
+#include "util.h"
+
+/* A tensor type.  rank -1: not known yet. */
+struct tdesc {
+	enum dtype dt;
+	int rank;
+	int64_t *dims;
+};
+
+enum okind { OPND_INPUT, OPND_CONST, OPND_NODE };
+enum initkind { INIT_WEIGHTS, INIT_SCALAR, INIT_BYTES };
+
+/* Where an item was written, when it came from text (line 0: JSON). */
+struct pos {
+	int line, col;
+};
+
+struct operand {
+	char *name;
+	enum okind kind;
+	struct tdesc desc;		/* inputs and consts: declared */
+	/* consts */
+	enum initkind init;
+	char *ref;			/* INIT_WEIGHTS: manifest key */
+	double value;			/* INIT_SCALAR */
+	unsigned char *bytes;		/* INIT_BYTES */
+	size_t nbytes;
+	/* node outputs */
+	struct node *producer;
+	int outidx;
+	cJSON *extra;			/* unknown fields, in input order */
+	struct pos pos;
+};
+
+struct node {
+	char *id;
+	enum op op;			/* OP_NONE when the name is unknown */
+	char *opname;
+	char **in;			/* input operand names */
+	int nin;
+	cJSON *options;			/* object, in input order */
+	char **out;			/* output operand names */
+	int nout;
+	int multi;			/* written with an "outputs" array */
+	cJSON *extra;
+	struct pos pos;
+};
+
+struct goutput {
+	char *name, *ref;
+	struct pos pos;
+};
+
+struct graph {
+	char *name;			/* NULL: none */
+	int version;
+	char *weights_file;		/* relative to the working directory */
+	char *manifest_file;
+	struct operand **inputs;
+	size_t ninputs, capinputs;
+	struct operand **consts;
+	size_t nconsts, capconsts;
+	struct node **nodes;
+	size_t nnodes, capnodes;
+	struct goutput *outputs;
+	size_t noutputs, capoutputs;
+	cJSON *extra;			/* unknown top-level fields */
+	/* name -> operand index over inputs, consts and node outputs */
+	struct operand **tab;
+	size_t tabcap, tabn;
+	const char *src;		/* display name, for diagnostics */
+	const char *text;		/* source text when parsed from text */
+	size_t textlen;
+	char *owntext;			/* freed with the graph */
+	char *ownsrc;
+};
+
+struct graph *graph_new(void);
+void graph_free(struct graph *g);
+
+/* Builders; they copy their strings.  Duplicate names are not refused
+ * here (validation reports them with positions). */
+struct operand *graph_add_input(struct graph *g, const char *name,
+    enum dtype dt, int rank, const int64_t *dims);
+struct operand *graph_add_const(struct graph *g, const char *name,
+    enum dtype dt, int rank, const int64_t *dims);
+struct node *graph_add_node(struct graph *g, const char *id,
+    const char *opname);
+void node_add_input(struct node *n, const char *name);
+void node_add_output(struct node *n, const char *name);
+void graph_add_output(struct graph *g, const char *name, const char *ref);
+
+/* Rebuild the name table after nodes were added or changed. */
+void graph_index(struct graph *g);
+/* The operand of that name (input, const or node output), or NULL. */
+struct operand *graph_find(const struct graph *g, const char *name);
+
+/* Operands a node reads: its inputs then operand-valued options. */
+int node_reads(const struct node *n, const char ***names);
+
+uint64_t tdesc_numel(const struct tdesc *t);	/* UINT64_MAX on overflow */
+void tdesc_set(struct tdesc *t, enum dtype dt, int rank,
+    const int64_t *dims);
+char *tdesc_str(const struct tdesc *t);	/* "float32[1, 2]", malloc'd */
+
+/*
+ * A source location for an item: the graph's file, the item's position,
+ * the text for a caret line.
+ */
+struct srcloc graph_loc(const struct graph *g, struct pos p);
+
+/* json.c: load, save */
+/*
+ * Load a graph from path ("-": stdin): JSON (first non-blank byte '{')
+ * or .webnn text, auto-detected.  Structural validation runs on every
+ * load (validate.c).  Errors are reported; returns NULL after them.
+ */
+struct graph *graph_load(const char *path);
+/* The same, from a buffer already read. name is for diagnostics; dir is
+ * what relative weights paths in the graph are relative to. */
+struct graph *graph_parse(const char *text, size_t len, const char *name,
+    const char *dir);
+/* Canonical JSON to path ("-" or NULL: stdout); atomic. 0 or -1. */
+int graph_save(const struct graph *g, const char *path);
+/* Canonical JSON text, malloc'd.  outdir: the directory the text will
+ * live in (weights paths are rewritten relative to it), NULL: cwd. */
+char *graph_to_json(const struct graph *g, const char *outdir);
+/* JSON text into a graph, without validation (json.c). */
+struct graph *graph_from_json(const char *text, size_t len,
+    const char *name, const char *dir);
+
+/* The canonical printer for any JSON value (numbers in shortest
+ * round-trip form), appended to a buffer. */
+struct buf {
+	char *s;
+	size_t n, cap;
+};
+void buf_puts(struct buf *b, const char *s);
+void buf_putc(struct buf *b, int c);
+void buf_printf(struct buf *b, const char *fmt, ...) NNL_PRINTF(2, 3);
+void json_put_string(struct buf *b, const char *s);
+void json_put_number(struct buf *b, double v);
+void json_put_value(struct buf *b, const cJSON *v);	/* one line */
+
+/* validate.c */
+/*
+ * Structural checks: names, references, ops, option names and types,
+ * arity, const sizes, and consts against the manifest when the graph
+ * names one.  Every failure is reported naming the node and field (and
+ * the position when known).  Returns the number of errors.
+ */
+int graph_validate(struct graph *g);
+
+/* webnn_read.c / webnn_write.c: the .webnn text form */
+struct graph *webnn_parse(const char *text, size_t len, const char *name);
+char *webnn_print(const struct graph *g);	/* malloc'd text */
+
+#endif

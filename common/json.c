@@ -1,0 +1,885 @@
+/*
+ * json: webnn-graph JSON in and out.  Reading goes through cJSON and
+ * checks every field, naming the item and field at fault; writing is
+ * our own canonical printer (fixed key order, one item per line,
+ * numbers in shortest round-trip form) so that load | save reproduces
+ * canonical input byte for byte and goldens compare with diff.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "graph.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void
+buf_putc(struct buf *b, int c)
+{
+	GROW(b->s, b->cap, b->n + 2);
+	b->s[b->n++] = (char)c;
+	b->s[b->n] = '\0';
+}
+
+void
+buf_puts(struct buf *b, const char *s)
+{
+	size_t len = strlen(s);
+
+	GROW(b->s, b->cap, b->n + len + 1);
+	memcpy(b->s + b->n, s, len + 1);
+	b->n += len;
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	GROW(b->s, b->cap, b->n + (size_t)len + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->n, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)len;
+}
+
+void
+json_put_string(struct buf *b, const char *s)
+{
+	buf_putc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '"': buf_puts(b, "\\\""); break;
+		case '\\': buf_puts(b, "\\\\"); break;
+		case '\n': buf_puts(b, "\\n"); break;
+		case '\r': buf_puts(b, "\\r"); break;
+		case '\t': buf_puts(b, "\\t"); break;
+		case '\b': buf_puts(b, "\\b"); break;
+		case '\f': buf_puts(b, "\\f"); break;
+		default:
+			if (c < 0x20)
+				buf_printf(b, "\\u%04x", c);
+			else
+				buf_putc(b, c);
+		}
+	}
+	buf_putc(b, '"');
+}
+
+/*
+ * Shortest text that reads back as the same double: integers without a
+ * fraction, other values with the fewest significant digits that round
+ * trip, exponents without '+' or leading zeros ("1e-5", "1.5e20").
+ */
+void
+json_put_number(struct buf *b, double v)
+{
+	char s[40], *e;
+
+	if (isnan(v) || isinf(v)) {
+		buf_puts(b, "null");
+		return;
+	}
+	if (v == 0) {
+		buf_puts(b, signbit(v) ? "-0" : "0");
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 1e17) {
+		buf_printf(b, "%.0f", v);
+		return;
+	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(s, sizeof s, "%.*g", p, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	e = strchr(s, 'e');
+	if (e) {
+		char mant[40], *d = e + 1;
+		int neg = *d == '-';
+
+		memcpy(mant, s, (size_t)(e - s));
+		mant[e - s] = '\0';
+		if (*d == '+' || *d == '-')
+			d++;
+		while (*d == '0' && d[1])
+			d++;
+		buf_printf(b, "%se%s%s", mant, neg ? "-" : "", d);
+		return;
+	}
+	buf_puts(b, s);
+}
+
+void
+json_put_value(struct buf *b, const cJSON *v)
+{
+	const cJSON *it;
+	int first = 1;
+
+	if (cJSON_IsObject(v)) {
+		buf_putc(b, '{');
+		cJSON_ArrayForEach(it, v) {
+			if (!first)
+				buf_puts(b, ", ");
+			first = 0;
+			json_put_string(b, it->string);
+			buf_puts(b, ": ");
+			json_put_value(b, it);
+		}
+		buf_putc(b, '}');
+	} else if (cJSON_IsArray(v)) {
+		buf_putc(b, '[');
+		cJSON_ArrayForEach(it, v) {
+			if (!first)
+				buf_puts(b, ", ");
+			first = 0;
+			json_put_value(b, it);
+		}
+		buf_putc(b, ']');
+	} else if (cJSON_IsString(v)) {
+		json_put_string(b, v->valuestring);
+	} else if (cJSON_IsNumber(v)) {
+		json_put_number(b, v->valuedouble);
+	} else if (cJSON_IsTrue(v)) {
+		buf_puts(b, "true");
+	} else if (cJSON_IsFalse(v)) {
+		buf_puts(b, "false");
+	} else {
+		buf_puts(b, "null");
+	}
+}
+
+/* ---- reading ---- */
+
+struct rd {
+	const char *src;
+	int bad;
+};
+
+static void
+rderr(struct rd *r, const char *fmt, ...) NNL_PRINTF(2, 3);
+
+static void
+rderr(struct rd *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int len;
+	struct srcloc l = { r->src, 0, 0, NULL, 0 };
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	msg = xmalloc((size_t)len + 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	error_at(&l, "%s", msg);
+	free(msg);
+	r->bad = 1;
+}
+
+static int
+isuint(const cJSON *v, double max)
+{
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+	    v->valuedouble <= max && v->valuedouble == floor(v->valuedouble);
+}
+
+/* Reject duplicate keys, which cJSON would otherwise keep silently. */
+static void
+nodupkeys(struct rd *r, const cJSON *obj, const char *what)
+{
+	const cJSON *a, *b;
+
+	cJSON_ArrayForEach(a, obj)
+		for (b = a->next; b; b = b->next)
+			if (strcmp(a->string, b->string) == 0) {
+				rderr(r, "%s: duplicate key \"%s\"", what,
+				    a->string);
+				return;
+			}
+}
+
+/* {"dataType": ..., "shape": [...]}: 0 or -1 after reporting. */
+static int
+readdesc(struct rd *r, const cJSON *o, const char *what, enum dtype *dt,
+    int *rank, int64_t **dims)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "dataType");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "shape");
+	const cJSON *it;
+	int k = 0;
+
+	*dims = NULL;
+	if (!cJSON_IsString(t)) {
+		rderr(r, "%s: field \"dataType\": %s", what,
+		    t ? "expected a string" : "missing");
+		return -1;
+	}
+	*dt = dtype_from_name(t->valuestring);
+	if (*dt == DT_NONE) {
+		rderr(r, "%s: field \"dataType\": unknown data type \"%s\"",
+		    what, t->valuestring);
+		return -1;
+	}
+	if (!cJSON_IsArray(s)) {
+		rderr(r, "%s: field \"shape\": %s", what,
+		    s ? "expected an array" : "missing");
+		return -1;
+	}
+	*rank = cJSON_GetArraySize(s);
+	if (*rank > 32) {
+		rderr(r, "%s: field \"shape\": rank %d exceeds 32", what,
+		    *rank);
+		return -1;
+	}
+	*dims = xmalloc(((size_t)*rank + 1) * sizeof **dims);
+	cJSON_ArrayForEach(it, s) {
+		if (!isuint(it, 4294967295.0)) {
+			rderr(r, "%s: field \"shape\": dimension %d is not "
+			    "an integer from 0 to 4294967295", what, k);
+			free(*dims);
+			*dims = NULL;
+			return -1;
+		}
+		(*dims)[k++] = (int64_t)it->valuedouble;
+	}
+	return 0;
+}
+
+/* Keep every member of o not named in known[] (NULL-terminated). */
+static cJSON *
+extras(const cJSON *o, const char *const *known)
+{
+	cJSON *x = NULL;
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, o) {
+		int k;
+
+		for (k = 0; known[k]; k++)
+			if (strcmp(it->string, known[k]) == 0)
+				break;
+		if (known[k])
+			continue;
+		if (!x)
+			x = cJSON_CreateObject();
+		cJSON_AddItemToObject(x, it->string,
+		    cJSON_Duplicate(it, 1));
+	}
+	return x;
+}
+
+static const char *const topkeys[] = { "format", "version", "name",
+    "weights", "inputs", "consts", "nodes", "outputs", NULL };
+static const char *const desckeys[] = { "dataType", "shape", NULL };
+static const char *const constkeys[] = { "dataType", "shape", "init",
+    NULL };
+static const char *const nodekeys[] = { "id", "op", "inputs", "options",
+    "outputs", NULL };
+
+static void
+readinputs(struct rd *r, struct graph *g, const cJSON *o)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsObject(o)) {
+		rderr(r, "field \"inputs\": %s",
+		    o ? "expected an object" : "missing");
+		return;
+	}
+	nodupkeys(r, o, "field \"inputs\"");
+	cJSON_ArrayForEach(it, o) {
+		char *what = xasprintf("input \"%s\"", it->string);
+		enum dtype dt;
+		int rank;
+		int64_t *dims;
+
+		if (!cJSON_IsObject(it))
+			rderr(r, "%s: expected an object", what);
+		else if (readdesc(r, it, what, &dt, &rank, &dims) == 0) {
+			struct operand *op = graph_add_input(g, it->string,
+			    dt, rank, dims);
+
+			op->extra = extras(it, desckeys);
+			free(dims);
+		}
+		free(what);
+	}
+}
+
+static void
+readinit(struct rd *r, struct operand *c, const cJSON *init,
+    const char *what)
+{
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(init, "kind");
+	const cJSON *v;
+
+	if (!cJSON_IsObject(init)) {
+		rderr(r, "%s: field \"init\": %s", what,
+		    init ? "expected an object" : "missing");
+		return;
+	}
+	if (!cJSON_IsString(kind)) {
+		rderr(r, "%s: field \"init.kind\": %s", what,
+		    kind ? "expected a string" : "missing");
+		return;
+	}
+	if (strcmp(kind->valuestring, "weights") == 0) {
+		v = cJSON_GetObjectItemCaseSensitive(init, "ref");
+		if (!cJSON_IsString(v) || !v->valuestring[0]) {
+			rderr(r, "%s: field \"init.ref\": %s", what,
+			    v ? "expected a non-empty string" : "missing");
+			return;
+		}
+		c->init = INIT_WEIGHTS;
+		c->ref = xstrdup(v->valuestring);
+	} else if (strcmp(kind->valuestring, "scalar") == 0) {
+		v = cJSON_GetObjectItemCaseSensitive(init, "value");
+		if (!cJSON_IsNumber(v)) {
+			rderr(r, "%s: field \"init.value\": %s", what,
+			    v ? "expected a number" : "missing");
+			return;
+		}
+		c->init = INIT_SCALAR;
+		c->value = v->valuedouble;
+	} else if (strcmp(kind->valuestring, "inlineBytes") == 0) {
+		const cJSON *it;
+		size_t k = 0;
+
+		v = cJSON_GetObjectItemCaseSensitive(init, "bytes");
+		if (!cJSON_IsArray(v)) {
+			rderr(r, "%s: field \"init.bytes\": %s", what,
+			    v ? "expected an array" : "missing");
+			return;
+		}
+		c->init = INIT_BYTES;
+		c->nbytes = (size_t)cJSON_GetArraySize(v);
+		c->bytes = xmalloc(c->nbytes + 1);
+		cJSON_ArrayForEach(it, v) {
+			if (!isuint(it, 255)) {
+				rderr(r, "%s: field \"init.bytes\": element "
+				    "%zu is not an integer from 0 to 255",
+				    what, k);
+				return;
+			}
+			c->bytes[k++] = (unsigned char)it->valuedouble;
+		}
+	} else {
+		rderr(r, "%s: field \"init.kind\": unknown kind \"%s\" "
+		    "(weights, scalar or inlineBytes)", what,
+		    kind->valuestring);
+	}
+}
+
+static void
+readconsts(struct rd *r, struct graph *g, const cJSON *o)
+{
+	const cJSON *it;
+
+	if (!o)
+		return;
+	if (!cJSON_IsObject(o)) {
+		rderr(r, "field \"consts\": expected an object");
+		return;
+	}
+	nodupkeys(r, o, "field \"consts\"");
+	cJSON_ArrayForEach(it, o) {
+		char *what = xasprintf("const \"%s\"", it->string);
+		enum dtype dt;
+		int rank;
+		int64_t *dims;
+
+		if (!cJSON_IsObject(it))
+			rderr(r, "%s: expected an object", what);
+		else if (readdesc(r, it, what, &dt, &rank, &dims) == 0) {
+			struct operand *c = graph_add_const(g, it->string,
+			    dt, rank, dims);
+
+			free(dims);
+			readinit(r, c, cJSON_GetObjectItemCaseSensitive(it,
+			    "init"), what);
+			c->extra = extras(it, constkeys);
+		}
+		free(what);
+	}
+}
+
+/* A non-empty array of strings, appended through add. */
+static int
+readnames(struct rd *r, const cJSON *a, const char *what, const char *field,
+    struct node *n, void (*add)(struct node *, const char *))
+{
+	const cJSON *it;
+	int k = 0;
+
+	if (!cJSON_IsArray(a)) {
+		rderr(r, "%s: field \"%s\": %s", what, field,
+		    a ? "expected an array of operand names" : "missing");
+		return -1;
+	}
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsString(it) || !it->valuestring[0]) {
+			rderr(r, "%s: field \"%s\": element %d is not an "
+			    "operand name", what, field, k);
+			return -1;
+		}
+		add(n, it->valuestring);
+		k++;
+	}
+	return 0;
+}
+
+static void
+readnodes(struct rd *r, struct graph *g, const cJSON *a)
+{
+	const cJSON *it;
+	int k = 0;
+
+	if (!cJSON_IsArray(a)) {
+		rderr(r, "field \"nodes\": %s",
+		    a ? "expected an array" : "missing");
+		return;
+	}
+	cJSON_ArrayForEach(it, a) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+		const cJSON *op = cJSON_GetObjectItemCaseSensitive(it, "op");
+		const cJSON *opt, *outs;
+		struct node *n;
+		char *what;
+
+		if (!cJSON_IsObject(it)) {
+			rderr(r, "nodes[%d]: expected an object", k++);
+			continue;
+		}
+		nodupkeys(r, it, "node");
+		if (!cJSON_IsString(id) || !id->valuestring[0]) {
+			rderr(r, "nodes[%d]: field \"id\": %s", k++,
+			    id ? "expected a non-empty string" : "missing");
+			continue;
+		}
+		what = xasprintf("node \"%s\"", id->valuestring);
+		if (!cJSON_IsString(op) || !op->valuestring[0]) {
+			rderr(r, "%s: field \"op\": %s", what,
+			    op ? "expected a non-empty string" : "missing");
+			free(what);
+			k++;
+			continue;
+		}
+		n = graph_add_node(g, id->valuestring, op->valuestring);
+		readnames(r, cJSON_GetObjectItemCaseSensitive(it, "inputs"),
+		    what, "inputs", n, node_add_input);
+		opt = cJSON_GetObjectItemCaseSensitive(it, "options");
+		if (opt && !cJSON_IsObject(opt))
+			rderr(r, "%s: field \"options\": expected an object",
+			    what);
+		else if (opt) {
+			nodupkeys(r, opt, what);
+			cJSON_Delete(n->options);
+			n->options = cJSON_Duplicate(opt, 1);
+		}
+		outs = cJSON_GetObjectItemCaseSensitive(it, "outputs");
+		if (outs) {
+			n->multi = 1;
+			if (readnames(r, outs, what, "outputs", n,
+			    node_add_output) == 0 && n->nout == 0)
+				rderr(r, "%s: field \"outputs\": empty", what);
+		} else {
+			node_add_output(n, n->id);
+		}
+		n->extra = extras(it, nodekeys);
+		free(what);
+		k++;
+	}
+}
+
+static void
+readoutputs(struct rd *r, struct graph *g, const cJSON *o)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsObject(o)) {
+		rderr(r, "field \"outputs\": %s",
+		    o ? "expected an object" : "missing");
+		return;
+	}
+	nodupkeys(r, o, "field \"outputs\"");
+	cJSON_ArrayForEach(it, o) {
+		if (!cJSON_IsString(it) || !it->valuestring[0]) {
+			rderr(r, "output \"%s\": expected the name of an "
+			    "operand", it->string);
+			continue;
+		}
+		graph_add_output(g, it->string, it->valuestring);
+	}
+}
+
+static void
+readweights(struct rd *r, struct graph *g, const cJSON *w, const char *dir)
+{
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(w, "file");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(w, "manifest");
+
+	if (!w)
+		return;
+	if (!cJSON_IsObject(w) || !cJSON_IsString(f) || !cJSON_IsString(m) ||
+	    !f->valuestring[0] || !m->valuestring[0] ||
+	    cJSON_GetArraySize(w) != 2) {
+		rderr(r, "field \"weights\": expected {\"file\": PATH, "
+		    "\"manifest\": PATH}");
+		return;
+	}
+	g->weights_file = path_join(dir, f->valuestring);
+	g->manifest_file = path_join(dir, m->valuestring);
+}
+
+/* Line and column of byte offset off in text. */
+static void
+linecol(const char *text, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+struct graph *
+graph_from_json(const char *text, size_t len, const char *name,
+    const char *dir)
+{
+	const char *end = NULL;
+	cJSON *root;
+	const cJSON *f, *v, *nm;
+	struct graph *g;
+	struct rd r = { name, 0 };
+
+	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!root || (size_t)(end - text) < len) {
+		struct srcloc l = { name, 0, 0, text, len };
+		size_t off = end ? (size_t)(end - text) : len;
+		const char *p;
+
+		if (root) {
+			/* trailing bytes: skip white space to the culprit */
+			for (p = end; p < text + len && strchr(" \t\r\n", *p);
+			    p++)
+				;
+			off = (size_t)(p - text);
+		}
+		if (!root && !end)
+			off = (size_t)(cJSON_GetErrorPtr() ?
+			    cJSON_GetErrorPtr() - text : 0);
+		if (off > len)
+			off = len;
+		linecol(text, off, &l.line, &l.col);
+		if (root)
+			error_at(&l, "unexpected data after the JSON value");
+		else if (off >= len)
+			error_at(&l, "invalid JSON: unexpected end of input");
+		else
+			error_at(&l, "invalid JSON near '%c'",
+			    (unsigned char)text[off] >= 0x20 &&
+			    (unsigned char)text[off] < 0x7f ? text[off] : '?');
+		cJSON_Delete(root);
+		return NULL;
+	}
+	g = graph_new();
+	g->src = name;
+	if (!cJSON_IsObject(root)) {
+		rderr(&r, "expected a JSON object at the top level");
+		goto out;
+	}
+	nodupkeys(&r, root, "top level");
+	f = cJSON_GetObjectItemCaseSensitive(root, "format");
+	if (!cJSON_IsString(f) || strcmp(f->valuestring,
+	    "webnn-graph-json") != 0) {
+		rderr(&r, "field \"format\": %s", f ?
+		    "expected \"webnn-graph-json\"" : "missing");
+		goto out;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (!cJSON_IsNumber(v) || v->valuedouble != 1) {
+		rderr(&r, "field \"version\": %s", v ?
+		    "unsupported version (nnl reads version 1)" : "missing");
+		goto out;
+	}
+	nm = cJSON_GetObjectItemCaseSensitive(root, "name");
+	if (nm && !cJSON_IsString(nm))
+		rderr(&r, "field \"name\": expected a string");
+	else if (nm)
+		g->name = xstrdup(nm->valuestring);
+	readweights(&r, g, cJSON_GetObjectItemCaseSensitive(root, "weights"),
+	    dir);
+	readinputs(&r, g, cJSON_GetObjectItemCaseSensitive(root, "inputs"));
+	readconsts(&r, g, cJSON_GetObjectItemCaseSensitive(root, "consts"));
+	readnodes(&r, g, cJSON_GetObjectItemCaseSensitive(root, "nodes"));
+	readoutputs(&r, g, cJSON_GetObjectItemCaseSensitive(root, "outputs"));
+	g->extra = extras(root, topkeys);
+out:
+	cJSON_Delete(root);
+	if (r.bad) {
+		graph_free(g);
+		return NULL;
+	}
+	graph_index(g);
+	return g;
+}
+
+struct graph *
+graph_parse(const char *text, size_t len, const char *name, const char *dir)
+{
+	const char *p = text;
+	struct graph *g;
+
+	while (p < text + len && strchr(" \t\r\n", *p))
+		p++;
+	if (p < text + len && *p == '{')
+		g = graph_from_json(text, len, name, dir);
+	else {
+		g = webnn_parse(text, len, name);
+		if (g)
+			graph_index(g);
+	}
+	if (!g)
+		return NULL;
+	if (graph_validate(g) != 0) {
+		graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+struct graph *
+graph_load(const char *path)
+{
+	size_t len;
+	char *text = readfile(path, &len), *dir;
+	const char *name = displayname(path);
+	struct graph *g;
+
+	if (!text) {
+		error("%s: %s", name, strerror(errno));
+		return NULL;
+	}
+	dir = (!path || strcmp(path, "-") == 0) ? xstrdup(".") :
+	    path_dirname(path);
+	g = graph_parse(text, len, name, dir);
+	free(dir);
+	if (!g) {
+		free(text);
+		return NULL;
+	}
+	if (g->text == text)
+		g->owntext = text;
+	else
+		free(text);
+	if (g->text && !g->owntext)
+		g->text = NULL;
+	g->ownsrc = xstrdup(name);
+	g->src = g->ownsrc;
+	return g;
+}
+
+/* ---- writing ---- */
+
+static void
+putdesc(struct buf *b, const struct tdesc *t)
+{
+	buf_puts(b, "\"dataType\": ");
+	json_put_string(b, dtype_name(t->dt));
+	buf_puts(b, ", \"shape\": [");
+	for (int i = 0; i < t->rank; i++)
+		buf_printf(b, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+	buf_putc(b, ']');
+}
+
+/* Members of an extras object, each as ", \"key\": value". */
+static void
+putextras(struct buf *b, const cJSON *x)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, x) {
+		buf_puts(b, ", ");
+		json_put_string(b, it->string);
+		buf_puts(b, ": ");
+		json_put_value(b, it);
+	}
+}
+
+static void
+putinit(struct buf *b, const struct operand *c)
+{
+	buf_puts(b, "\"init\": {\"kind\": ");
+	switch (c->init) {
+	case INIT_WEIGHTS:
+		buf_puts(b, "\"weights\", \"ref\": ");
+		json_put_string(b, c->ref);
+		break;
+	case INIT_SCALAR:
+		buf_puts(b, "\"scalar\", \"value\": ");
+		json_put_number(b, c->value);
+		break;
+	case INIT_BYTES:
+		buf_puts(b, "\"inlineBytes\", \"bytes\": [");
+		for (size_t i = 0; i < c->nbytes; i++)
+			buf_printf(b, "%s%u", i ? ", " : "", c->bytes[i]);
+		buf_putc(b, ']');
+		break;
+	}
+	buf_putc(b, '}');
+}
+
+/* A relative path valid from outdir (cwd-relative paths in memory). */
+static char *
+relpath(const char *path, const char *outdir)
+{
+	char cwd[4096];
+
+	if (path[0] == '/' || !outdir || strcmp(outdir, ".") == 0)
+		return xstrdup(path);
+	if (!getcwd(cwd, sizeof cwd))
+		return xstrdup(path);
+	return path_join(cwd, path);
+}
+
+char *
+graph_to_json(const struct graph *g, const char *outdir)
+{
+	struct buf b = { 0 };
+	size_t i;
+
+	buf_puts(&b, "{\n  \"format\": \"webnn-graph-json\",\n");
+	buf_printf(&b, "  \"version\": %d,\n", g->version);
+	if (g->name) {
+		buf_puts(&b, "  \"name\": ");
+		json_put_string(&b, g->name);
+		buf_puts(&b, ",\n");
+	}
+	if (g->weights_file) {
+		char *f = relpath(g->weights_file, outdir);
+		char *m = relpath(g->manifest_file, outdir);
+
+		buf_puts(&b, "  \"weights\": {\"file\": ");
+		json_put_string(&b, f);
+		buf_puts(&b, ", \"manifest\": ");
+		json_put_string(&b, m);
+		buf_puts(&b, "},\n");
+		free(f);
+		free(m);
+	}
+	buf_puts(&b, "  \"inputs\": {");
+	for (i = 0; i < g->ninputs; i++) {
+		const struct operand *o = g->inputs[i];
+
+		buf_puts(&b, i ? ",\n    " : "\n    ");
+		json_put_string(&b, o->name);
+		buf_puts(&b, ": {");
+		putdesc(&b, &o->desc);
+		putextras(&b, o->extra);
+		buf_putc(&b, '}');
+	}
+	buf_puts(&b, g->ninputs ? "\n  },\n" : "},\n");
+	buf_puts(&b, "  \"consts\": {");
+	for (i = 0; i < g->nconsts; i++) {
+		const struct operand *o = g->consts[i];
+
+		buf_puts(&b, i ? ",\n    " : "\n    ");
+		json_put_string(&b, o->name);
+		buf_puts(&b, ": {");
+		putdesc(&b, &o->desc);
+		buf_puts(&b, ", ");
+		putinit(&b, o);
+		putextras(&b, o->extra);
+		buf_putc(&b, '}');
+	}
+	buf_puts(&b, g->nconsts ? "\n  },\n" : "},\n");
+	buf_puts(&b, "  \"nodes\": [");
+	for (i = 0; i < g->nnodes; i++) {
+		const struct node *n = g->nodes[i];
+
+		buf_puts(&b, i ? ",\n    {\"id\": " : "\n    {\"id\": ");
+		json_put_string(&b, n->id);
+		buf_puts(&b, ", \"op\": ");
+		json_put_string(&b, n->opname);
+		buf_puts(&b, ", \"inputs\": [");
+		for (int k = 0; k < n->nin; k++) {
+			if (k)
+				buf_puts(&b, ", ");
+			json_put_string(&b, n->in[k]);
+		}
+		buf_puts(&b, "], \"options\": ");
+		json_put_value(&b, n->options);
+		if (n->multi) {
+			buf_puts(&b, ", \"outputs\": [");
+			for (int k = 0; k < n->nout; k++) {
+				if (k)
+					buf_puts(&b, ", ");
+				json_put_string(&b, n->out[k]);
+			}
+			buf_putc(&b, ']');
+		}
+		putextras(&b, n->extra);
+		buf_putc(&b, '}');
+	}
+	buf_puts(&b, g->nnodes ? "\n  ],\n" : "],\n");
+	buf_puts(&b, "  \"outputs\": {");
+	for (i = 0; i < g->noutputs; i++) {
+		buf_puts(&b, i ? ",\n    " : "\n    ");
+		json_put_string(&b, g->outputs[i].name);
+		buf_puts(&b, ": ");
+		json_put_string(&b, g->outputs[i].ref);
+	}
+	buf_puts(&b, g->noutputs ? "\n  }" : "}");
+	{
+		const cJSON *it;
+
+		cJSON_ArrayForEach(it, g->extra) {
+			buf_puts(&b, ",\n  ");
+			json_put_string(&b, it->string);
+			buf_puts(&b, ": ");
+			json_put_value(&b, it);
+		}
+	}
+	buf_puts(&b, "\n}\n");
+	return b.s;
+}
+
+int
+graph_save(const struct graph *g, const char *path)
+{
+	struct outfile o;
+	char *dir = (!path || strcmp(path, "-") == 0) ? NULL :
+	    path_dirname(path);
+	char *text = graph_to_json(g, dir);
+	size_t len = strlen(text);
+	int rc = -1;
+
+	free(dir);
+	if (outfile_open(&o, path) == 0) {
+		if (fwrite(text, 1, len, o.fp) != len) {
+			error("%s: write error: %s", displayname(path),
+			    strerror(errno));
+			outfile_abort(&o);
+		} else {
+			rc = outfile_commit(&o);
+		}
+	}
+	free(text);
+	return rc;
+}

@@ -1,0 +1,493 @@
+/*
+ * util: program name, diagnostics, checked allocation, whole-file reads
+ * and atomic writes shared by every nnl program.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+static const char *progname = "nnl";
+static int errcount;
+
+/* Temporaries to remove if the program dies. */
+enum { MAXTMP = 16 };
+static char *tmps[MAXTMP];
+
+static void
+cleanup_tmps(void)
+{
+	for (int i = 0; i < MAXTMP; i++)
+		if (tmps[i]) {
+			unlink(tmps[i]);
+			tmps[i] = NULL;
+		}
+}
+
+static void
+onsignal(int sig)
+{
+	for (int i = 0; i < MAXTMP; i++)
+		if (tmps[i])
+			unlink(tmps[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
+setprogname(const char *argv0)
+{
+	const char *s = argv0 ? strrchr(argv0, '/') : NULL;
+
+	progname = s ? s + 1 : (argv0 ? argv0 : "nnl");
+	atexit(cleanup_tmps);
+	signal(SIGINT, onsignal);
+	signal(SIGTERM, onsignal);
+	signal(SIGHUP, onsignal);
+	signal(SIGPIPE, onsignal);
+}
+
+const char *
+getprogname_nnl(void)
+{
+	return progname;
+}
+
+int
+nerrors(void)
+{
+	return errcount;
+}
+
+/* Print the source line holding loc and a caret under its column. */
+static void
+caret(const struct srcloc *loc)
+{
+	const char *p = loc->text, *end = loc->text + loc->len, *q;
+	int line = 1;
+
+	if (!p || loc->line <= 0)
+		return;
+	while (p < end && line < loc->line) {
+		if (*p++ == '\n')
+			line++;
+	}
+	if (line != loc->line)
+		return;
+	for (q = p; q < end && *q != '\n' && *q != '\r'; q++)
+		;
+	fprintf(stderr, "    %.*s\n    ", (int)(q - p), p);
+	for (int i = 1; i < loc->col && p + i - 1 < q; i++)
+		fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
+	fputs("^\n", stderr);
+}
+
+static void
+vdiag(const char *kind, const struct srcloc *loc, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	if (loc && loc->file) {
+		fputs(loc->file, stderr);
+		if (loc->line > 0) {
+			fprintf(stderr, ":%d", loc->line);
+			if (loc->col > 0)
+				fprintf(stderr, ":%d", loc->col);
+		}
+		fputs(": ", stderr);
+	}
+	fprintf(stderr, "%s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	if (loc)
+		caret(loc);
+}
+
+void
+diag(const char *kind, const struct srcloc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(kind, loc, fmt, ap);
+	va_end(ap);
+}
+
+void
+error_at(const struct srcloc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	errcount++;
+	va_start(ap, fmt);
+	vdiag("error", loc, fmt, ap);
+	va_end(ap);
+}
+
+void
+warn_at(const struct srcloc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag("warning", loc, fmt, ap);
+	va_end(ap);
+}
+
+void
+error(const char *fmt, ...)
+{
+	va_list ap;
+
+	errcount++;
+	va_start(ap, fmt);
+	vdiag("error", NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag("warning", NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	errcount++;
+	va_start(ap, fmt);
+	vdiag("error", NULL, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+bug(const char *file, int line, const char *msg)
+{
+	fprintf(stderr, "%s: %s:%d: internal error: %s\n", progname, file,
+	    line, msg);
+	cleanup_tmps();
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("formatting failed");
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void
+growarray(void **p, size_t *cap, size_t n, size_t sz)
+{
+	size_t c = *cap ? *cap : 8;
+
+	if (n <= *cap)
+		return;
+	while (c < n) {
+		if (c > SIZE_MAX / 2 / sz)
+			die("out of memory");
+		c *= 2;
+	}
+	*p = xrealloc(*p, c * sz);
+	*cap = c;
+}
+
+const char *
+displayname(const char *path)
+{
+	return (!path || strcmp(path, "-") == 0) ? "<stdin>" : path;
+}
+
+char *
+readfile(const char *path, size_t *len)
+{
+	FILE *fp;
+	char *buf = NULL;
+	size_t n = 0, cap = 0, r;
+	int stdin_ = !path || strcmp(path, "-") == 0;
+
+	fp = stdin_ ? stdin : fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	for (;;) {
+		GROW(buf, cap, n + 65536 + 1);
+		r = fread(buf + n, 1, cap - n - 1, fp);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		int e = errno ? errno : EIO;
+
+		if (!stdin_)
+			fclose(fp);
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	if (!stdin_)
+		fclose(fp);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static void
+registertmp(char *t)
+{
+	for (int i = 0; i < MAXTMP; i++)
+		if (!tmps[i]) {
+			tmps[i] = t;
+			return;
+		}
+}
+
+static void
+unregistertmp(const char *t)
+{
+	for (int i = 0; i < MAXTMP; i++)
+		if (tmps[i] == t)
+			tmps[i] = NULL;
+}
+
+int
+outfile_open(struct outfile *o, const char *path)
+{
+	int fd;
+
+	memset(o, 0, sizeof *o);
+	if (!path || strcmp(path, "-") == 0) {
+		o->fp = stdout;
+		return 0;
+	}
+	o->path = xstrdup(path);
+	o->tmp = xasprintf("%s.tmpXXXXXX", path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		error("%s: %s", path, strerror(errno));
+		free(o->tmp);
+		free(o->path);
+		o->tmp = o->path = NULL;
+		return -1;
+	}
+	registertmp(o->tmp);
+	o->fp = fdopen(fd, "wb");
+	if (!o->fp) {
+		error("%s: %s", path, strerror(errno));
+		close(fd);
+		outfile_abort(o);
+		return -1;
+	}
+	return 0;
+}
+
+int
+outfile_commit(struct outfile *o)
+{
+	if (!o->path) {
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			error("write error on standard output: %s",
+			    strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (fflush(o->fp) != 0 || ferror(o->fp)) {
+		error("%s: write error: %s", o->path, strerror(errno));
+		fclose(o->fp);
+		o->fp = NULL;
+		outfile_abort(o);
+		return -1;
+	}
+	if (fclose(o->fp) != 0) {
+		o->fp = NULL;
+		error("%s: write error: %s", o->path, strerror(errno));
+		outfile_abort(o);
+		return -1;
+	}
+	o->fp = NULL;
+	/* mkstemp makes the file 0600; give it the usual mode. */
+	{
+		mode_t m = umask(0);
+
+		umask(m);
+		chmod(o->tmp, 0666 & ~m);
+	}
+	if (rename(o->tmp, o->path) != 0) {
+		error("%s: %s", o->path, strerror(errno));
+		outfile_abort(o);
+		return -1;
+	}
+	unregistertmp(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return 0;
+}
+
+void
+outfile_abort(struct outfile *o)
+{
+	if (o->fp && o->fp != stdout)
+		fclose(o->fp);
+	o->fp = NULL;
+	if (o->tmp) {
+		unlink(o->tmp);
+		unregistertmp(o->tmp);
+		free(o->tmp);
+	}
+	free(o->path);
+	o->tmp = o->path = NULL;
+}
+
+int
+writefile_atomic(const char *path, const void *buf, size_t len)
+{
+	struct outfile o;
+
+	if (outfile_open(&o, path) != 0)
+		return -1;
+	if (len && fwrite(buf, 1, len, o.fp) != len) {
+		error("%s: write error: %s", path, strerror(errno));
+		outfile_abort(&o);
+		return -1;
+	}
+	return outfile_commit(&o);
+}
+
+int
+close_stdout(void)
+{
+	int bad = ferror(stdout) || fflush(stdout) != 0;
+
+	if (fclose(stdout) != 0)
+		bad = 1;
+	if (bad) {
+		fprintf(stderr, "%s: error: write error on standard output\n",
+		    progname);
+		return 1;
+	}
+	return errcount ? 1 : 0;
+}
+
+char *
+path_dirname(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (!s)
+		return xstrdup(".");
+	if (s == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(s - path));
+}
+
+char *
+path_join(const char *dir, const char *name)
+{
+	if (name[0] == '/' || !dir || strcmp(dir, ".") == 0 || !dir[0])
+		return xstrdup(name);
+	return xasprintf("%s%s%s", dir,
+	    dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+}
+
+const char *
+path_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+uint64_t
+le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+void
+put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = v >> 8 & 0xff;
+	p[2] = v >> 16 & 0xff;
+	p[3] = v >> 24 & 0xff;
+}

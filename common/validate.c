@@ -1,0 +1,393 @@
+/*
+ * validate: the structural checks run on every load: unique names,
+ * known ops with the right operands, options that the op table knows
+ * with values of the right type, references that resolve, consts whose
+ * bytes fit their type, and consts that agree with the weights manifest.
+ * Each failure names the item and field, with the position when the
+ * graph came from text.
+ */
+#include "graph.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weights.h"
+
+struct vctx {
+	struct graph *g;
+	int nerr;
+};
+
+static void verr(struct vctx *v, struct pos p, const char *fmt, ...)
+    NNL_PRINTF(3, 4);
+
+static void
+verr(struct vctx *v, struct pos p, const char *fmt, ...)
+{
+	struct srcloc l = graph_loc(v->g, p);
+	va_list ap;
+	char *msg;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	msg = xmalloc((size_t)len + 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	error_at(&l, "%s", msg);
+	free(msg);
+	v->nerr++;
+}
+
+static const char *
+kindname(enum okind k)
+{
+	return k == OPND_INPUT ? "input" : k == OPND_CONST ? "const" :
+	    "node output";
+}
+
+static void
+checknames(struct vctx *v)
+{
+	struct graph *g = v->g;
+
+	/* The index keeps the first definition of each name. */
+	for (size_t i = 0; i < g->ninputs; i++) {
+		struct operand *o = g->inputs[i], *f = graph_find(g, o->name);
+
+		if (f != o)
+			verr(v, o->pos, "input \"%s\": duplicate name (an "
+			    "earlier %s has it)", o->name, kindname(f->kind));
+	}
+	for (size_t i = 0; i < g->nconsts; i++) {
+		struct operand *o = g->consts[i], *f = graph_find(g, o->name);
+
+		if (f != o)
+			verr(v, o->pos, "const \"%s\": duplicate name (an "
+			    "earlier %s has it)", o->name, kindname(f->kind));
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+
+		for (int k = 0; k < n->nout; k++) {
+			struct operand *f = graph_find(g, n->out[k]);
+
+			if (!f || f->kind != OPND_NODE || f->producer != n ||
+			    f->outidx != k)
+				verr(v, n->pos, "node \"%s\": output \"%s\": "
+				    "duplicate name (an earlier %s has it)",
+				    n->id, n->out[k],
+				    f ? kindname(f->kind) : "operand");
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(g->nodes[j]->id, n->id) == 0) {
+				verr(v, n->pos, "node \"%s\": duplicate node "
+				    "id", n->id);
+				break;
+			}
+	}
+}
+
+static int
+isint(const cJSON *x, double lo, double hi)
+{
+	return cJSON_IsNumber(x) && x->valuedouble == floor(x->valuedouble) &&
+	    x->valuedouble >= lo && x->valuedouble <= hi;
+}
+
+/* Does x fit type t (one element, not the sequence)? */
+static int
+fits1(const cJSON *x, enum argtype t, const struct argdesc *a)
+{
+	switch (t) {
+	case AT_U32:
+		return isint(x, 0, 4294967295.0);
+	case AT_I32:
+		return isint(x, -2147483648.0, 2147483647.0);
+	case AT_F64:
+	case AT_NUMBER:
+		return cJSON_IsNumber(x);
+	case AT_BOOL:
+		return cJSON_IsBool(x);
+	case AT_DTYPE:
+		return cJSON_IsString(x) &&
+		    dtype_from_name(x->valuestring) != DT_NONE;
+	case AT_STR:
+	case AT_OPERAND:
+		return cJSON_IsString(x);
+	case AT_ENUM:
+		if (!cJSON_IsString(x))
+			return 0;
+		for (char **e = a->enumvals; *e; e++)
+			if (strcmp(*e, x->valuestring) == 0)
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+static int
+fits(const cJSON *x, enum argtype t, int seq, const struct argdesc *a)
+{
+	const cJSON *it;
+
+	if (!seq)
+		return fits1(x, t, a);
+	if (!cJSON_IsArray(x))
+		return 0;
+	cJSON_ArrayForEach(it, x)
+		if (!fits1(it, t, a))
+			return 0;
+	return 1;
+}
+
+static void
+describe(const struct argdesc *a, struct buf *b)
+{
+	static const char *tn[] = { "an integer from 0 to 4294967295",
+	    "a 32-bit integer", "a number", "true or false", "a number",
+	    "a data type name", "a string", "an operand name", "one of" };
+
+	if (a->seq)
+		buf_puts(b, "an array of ");
+	if (a->type == AT_ENUM) {
+		buf_puts(b, "one of");
+		for (char **e = a->enumvals; *e; e++)
+			buf_printf(b, "%s \"%s\"", e == a->enumvals ? "" : ",",
+			    *e);
+	} else {
+		buf_puts(b, tn[a->type]);
+	}
+	if (a->hasalt)
+		buf_puts(b, a->altseq ? " or an array of them" : " or one");
+}
+
+static void
+checkoptions(struct vctx *v, struct node *n, const struct opdesc *d)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, n->options) {
+		const struct argdesc *a = op_arg(d, it->string);
+
+		if (!a) {
+			const char *best = NULL;
+			int bestd = 1 << 30;
+
+			if (strcmp(it->string, "label") == 0) {
+				if (!cJSON_IsString(it))
+					verr(v, n->pos, "node \"%s\": option "
+					    "\"label\": expected a string",
+					    n->id);
+				continue;
+			}
+			for (int k = 0; k < d->nparams + d->noptions; k++) {
+				const struct argdesc *c = k < d->nparams ?
+				    &d->params[k] :
+				    &d->options[k - d->nparams];
+				int dist = editdistance(it->string, c->name);
+
+				if (dist < bestd) {
+					bestd = dist;
+					best = c->name;
+				}
+			}
+			if (best && bestd <= 1 + (int)strlen(it->string) / 3)
+				verr(v, n->pos, "node \"%s\": %s has no option "
+				    "\"%s\" (did you mean \"%s\"?)", n->id,
+				    d->name, it->string, best);
+			else
+				verr(v, n->pos, "node \"%s\": %s has no option "
+				    "\"%s\"", n->id, d->name, it->string);
+			continue;
+		}
+		if (cJSON_IsNull(it) && a >= d->options &&
+		    a < d->options + d->noptions)
+			continue;	/* an optional member left out */
+		if (!fits(it, a->type, a->seq, a) &&
+		    !(a->hasalt && fits(it, a->alt, a->altseq, a))) {
+			struct buf b = { 0 };
+
+			describe(a, &b);
+			verr(v, n->pos, "node \"%s\": option \"%s\": expected "
+			    "%s", n->id, it->string, b.s);
+			free(b.s);
+		}
+	}
+	for (int k = 0; k < d->nparams; k++)
+		if (!cJSON_GetObjectItemCaseSensitive(n->options,
+		    d->params[k].name))
+			verr(v, n->pos, "node \"%s\": %s needs its parameter "
+			    "\"%s\"", n->id, d->name, d->params[k].name);
+}
+
+static void
+checknode(struct vctx *v, struct node *n)
+{
+	const struct opdesc *d = op_get(n->op);
+	const char **reads;
+	int nr;
+
+	if (!d) {
+		const char *s = op_suggest(n->opname);
+
+		if (s)
+			verr(v, n->pos, "node \"%s\": field \"op\": unknown op "
+			    "\"%s\" (did you mean \"%s\"?)", n->id, n->opname,
+			    s);
+		else
+			verr(v, n->pos, "node \"%s\": field \"op\": unknown op "
+			    "\"%s\"", n->id, n->opname);
+		return;
+	}
+	if (d->variadic ? n->nin < 1 : n->nin != d->nOperands) {
+		struct buf b = { 0 };
+
+		for (int k = 0; k < d->nOperands; k++)
+			buf_printf(&b, "%s%s", k ? ", " : "", d->operands[k]);
+		if (d->variadic)
+			verr(v, n->pos, "node \"%s\": field \"inputs\": %s "
+			    "needs at least one input", n->id, d->name);
+		else
+			verr(v, n->pos, "node \"%s\": field \"inputs\": %s "
+			    "takes %d input%s (%s), found %d", n->id, d->name,
+			    d->nOperands, d->nOperands == 1 ? "" : "s", b.s,
+			    n->nin);
+		free(b.s);
+	}
+	if (d->nout == 1 && n->nout != 1)
+		verr(v, n->pos, "node \"%s\": field \"outputs\": %s has one "
+		    "output, found %d", n->id, d->name, n->nout);
+	checkoptions(v, n, d);
+	nr = node_reads(n, &reads);
+	for (int k = 0; k < nr; k++)
+		if (!graph_find(v->g, reads[k])) {
+			const char *field = k < n->nin ? "inputs" : "options";
+
+			verr(v, n->pos, "node \"%s\": field \"%s\": undefined "
+			    "operand \"%s\"", n->id, field, reads[k]);
+		}
+	free(reads);
+}
+
+static void
+checkconst(struct vctx *v, struct operand *c)
+{
+	uint64_t numel = tdesc_numel(&c->desc);
+	enum dtype dt = c->desc.dt;
+
+	if (numel == UINT64_MAX) {
+		verr(v, c->pos, "const \"%s\": field \"shape\": too many "
+		    "elements", c->name);
+		return;
+	}
+	if (c->init == INIT_BYTES && c->nbytes != dtype_bytes(dt, numel))
+		verr(v, c->pos, "const \"%s\": field \"init.bytes\": %s needs "
+		    "%llu bytes, found %zu", c->name, dtype_name(dt),
+		    (unsigned long long)dtype_bytes(dt, numel), c->nbytes);
+	if (c->init == INIT_SCALAR && !dtype_isfloat(dt)) {
+		int bits = dtype_bits(dt);
+		double lo = dtype_issigned(dt) ? -ldexp(1, bits - 1) : 0;
+		double hi = dtype_issigned(dt) ? ldexp(1, bits - 1) - 1 :
+		    ldexp(1, bits) - 1;
+
+		if (c->value != floor(c->value) || c->value < lo ||
+		    c->value > hi)
+			verr(v, c->pos, "const \"%s\": field \"init.value\": "
+			    "%.17g is not a %s value", c->name, c->value,
+			    dtype_name(dt));
+	}
+}
+
+static int
+sameshape(const struct wtensor *t, const struct tdesc *d)
+{
+	if (t->rank != d->rank)
+		return 0;
+	for (int i = 0; i < d->rank; i++)
+		if (t->shape[i] != d->dims[i])
+			return 0;
+	return 1;
+}
+
+static char *
+wshape(const struct wtensor *t)
+{
+	struct tdesc d = { t->dt, t->rank, t->shape };
+
+	return tdesc_str(&d);
+}
+
+/* Consts of kind "weights" against the manifest the graph names. */
+static void
+checkweights(struct vctx *v)
+{
+	struct graph *g = v->g;
+	struct weights w;
+
+	if (!g->weights_file)
+		return;
+	if (weights_open(&w, g->weights_file, g->manifest_file) != 0) {
+		v->nerr++;
+		return;
+	}
+	for (size_t i = 0; i < g->nconsts; i++) {
+		struct operand *c = g->consts[i];
+		struct wtensor *t;
+
+		if (c->init != INIT_WEIGHTS)
+			continue;
+		t = manifest_find(&w.m, c->ref);
+		if (!t) {
+			verr(v, c->pos, "const \"%s\": weights \"%s\" not in "
+			    "manifest %s", c->name, c->ref, g->manifest_file);
+		} else if (t->dt != c->desc.dt || !sameshape(t, &c->desc)) {
+			char *a = tdesc_str(&c->desc), *b = wshape(t);
+
+			verr(v, c->pos, "const \"%s\": declared %s, manifest "
+			    "%s has %s", c->name, a, g->manifest_file, b);
+			free(a);
+			free(b);
+		} else if (t->length != dtype_bytes(t->dt,
+		    tdesc_numel(&c->desc))) {
+			verr(v, c->pos, "const \"%s\": manifest byteLength %llu "
+			    "disagrees with %s", c->name,
+			    (unsigned long long)t->length,
+			    dtype_name(t->dt));
+		}
+	}
+	weights_close(&w);
+}
+
+int
+graph_validate(struct graph *g)
+{
+	struct vctx v = { g, 0 };
+	size_t i;
+
+	checknames(&v);
+	for (i = 0; i < g->nconsts; i++)
+		checkconst(&v, g->consts[i]);
+	for (i = 0; i < g->nnodes; i++)
+		checknode(&v, g->nodes[i]);
+	for (i = 0; i < g->noutputs; i++) {
+		struct goutput *o = &g->outputs[i];
+
+		if (!graph_find(g, o->ref))
+			verr(&v, o->pos, "output \"%s\": undefined operand "
+			    "\"%s\"", o->name, o->ref);
+		else if (graph_find(g, o->ref)->kind != OPND_NODE)
+			/* WebNN's build() takes operands a node produced */
+			verr(&v, o->pos, "output \"%s\": \"%s\" is a graph %s, "
+			    "not the output of a node", o->name, o->ref,
+			    kindname(graph_find(g, o->ref)->kind));
+	}
+	if (g->noutputs == 0)
+		verr(&v, (struct pos){ 0, 0 }, "the graph has no outputs");
+	checkweights(&v);
+	return v.nerr;
+}
