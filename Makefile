@@ -49,9 +49,7 @@ build/tests/%: tests/unit/%.c build/libnnl.a tests/unit/check.h
 	    build/libnnl.a $(LDLIBS)
 
 check: all $(TESTBINS)
-	@sh tests/run-unit.sh $(TESTBINS)
-	@sh tests/run-golden.sh
-	@bats --formatter tap tests/cli
+	@sh tests/run-all.sh $(TESTBINS)
 
 # Regenerate golden outputs after an intended change; review the diff.
 golden: all

@@ -1,0 +1,21 @@
+#!/bin/sh
+# install-deps: install the Debian packages nnl builds and tests with,
+# only those missing.  Run as root (or with sudo available).
+set -eu
+pkgs="make gcc libc6-dev pkg-config libcjson-dev libxxhash-dev libzip-dev
+zlib1g-dev bats mandoc python3 python3-numpy python3-jsonschema"
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+	    grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

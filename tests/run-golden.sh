@@ -1,0 +1,40 @@
+#!/bin/sh
+# run-golden: for every tests/golden/PASS/CASE.in.EXT, run bin/nnl-PASS
+# on it (with the arguments in CASE.args, if present) and compare the
+# output with CASE.out.* byte for byte.  --update rewrites the .out
+# files instead; review the diff before committing.
+set -u
+cd "$(dirname "$0")/.."
+update=0
+[ "${1:-}" = --update ] && update=1
+pass=0 fail=0
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+for in in tests/golden/*/*.in.*; do
+	[ -e "$in" ] || continue
+	dir=$(dirname "$in")
+	prog=bin/nnl-$(basename "$dir")
+	case=${in%.in.*}
+	args=""
+	[ -f "$case.args" ] && args=$(cat "$case.args")
+	out=$(ls "$case".out.* 2>/dev/null | head -n 1)
+	[ -n "$out" ] || out=$case.out.json
+	# shellcheck disable=SC2086
+	if ! LC_ALL=C "$prog" $args "$in" >"$tmp"; then
+		echo "not ok - $case: $prog exited non-zero"
+		fail=$((fail + 1))
+		continue
+	fi
+	if [ $update = 1 ]; then
+		cp "$tmp" "$out"
+	fi
+	if diff -u "$out" "$tmp" >/dev/null; then
+		pass=$((pass + 1))
+	else
+		echo "not ok - $case"
+		diff -u "$out" "$tmp" | head -n 40
+		fail=$((fail + 1))
+	fi
+done
+echo "golden: $pass passed, $fail failed"
+[ $fail -eq 0 ]
