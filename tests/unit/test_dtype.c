@@ -1,0 +1,96 @@
+/* test_dtype: the dtype table and the op table against hand-derived facts. */
+#include "check.h"
+#include "dtype.h"
+#include "ops.h"
+
+TEST(dtype_names_round_trip)
+{
+	for (int t = 0; t < DT_COUNT; t++) {
+		CHECK(dtype_from_name(dtype_name(t)) == t);
+		CHECK(dtype_from_short(dtype_short(t)) == t);
+	}
+	CHECK(dtype_from_name("float64") == DT_NONE);
+	CHECK(dtype_from_short("f64") == DT_NONE);
+}
+
+TEST(dtype_sizes)
+{
+	CHECK(dtype_bytes(DT_FLOAT32, 10) == 40);
+	CHECK(dtype_bytes(DT_FLOAT16, 3) == 6);
+	CHECK(dtype_bytes(DT_INT64, 2) == 16);
+	CHECK(dtype_bytes(DT_UINT8, 7) == 7);
+	CHECK(dtype_bytes(DT_INT4, 5) == 3);	/* two per byte, rounded up */
+	CHECK(dtype_bytes(DT_UINT4, 4) == 2);
+}
+
+TEST(dtype_npy_descriptors)
+{
+	CHECK(dtype_from_npy("<f4") == DT_FLOAT32);
+	CHECK(dtype_from_npy("<f2") == DT_FLOAT16);
+	CHECK(dtype_from_npy("|u1") == DT_UINT8);
+	CHECK(dtype_from_npy("|i1") == DT_INT8);
+	CHECK(dtype_from_npy("<i8") == DT_INT64);
+	CHECK(dtype_from_npy(">f4") == DT_NONE);	/* big endian */
+	CHECK(dtype_from_npy("<f8") == DT_NONE);	/* not a WebNN type */
+	CHECK(dtype_from_npy("|b1") == DT_NONE);
+}
+
+TEST(op_table_has_the_95_builder_ops)
+{
+	CHECK(OP_COUNT == 95);
+	CHECK(op_lookup("conv2d") && op_lookup("conv2d")->id == OP_CONV2D);
+	CHECK(op_lookup("Conv2d") == NULL);
+	CHECK(op_lookup("input") == NULL);	/* not an operation */
+}
+
+TEST(op_table_operands_and_options)
+{
+	const struct opdesc *d = op_lookup("conv2d");
+	const struct argdesc *a;
+
+	CHECK(d->nOperands == 2);
+	CHECK_STR(d->operands[0], "input");
+	CHECK_STR(d->operands[1], "filter");
+	a = op_arg(d, "bias");
+	CHECK(a && a->type == AT_OPERAND);
+	a = op_arg(d, "strides");
+	CHECK(a && a->type == AT_U32 && a->seq);
+	a = op_arg(d, "filterLayout");
+	CHECK(a && a->type == AT_ENUM);
+	CHECK_STR(a->enumvals[0], "oihw");
+	CHECK_STR(a->def, "oihw");
+	CHECK(op_arg(d, "axis") == NULL);
+	d = op_lookup("concat");
+	CHECK(d->variadic);
+	CHECK(d->nparams == 1);
+	CHECK_STR(d->params[0].name, "axis");
+	d = op_lookup("split");
+	a = op_arg(d, "splits");
+	CHECK(a && a->type == AT_U32 && !a->seq && a->hasalt && a->altseq);
+	CHECK(d->nout == 0);
+	d = op_lookup("lstm");
+	CHECK(d->nOperands == 3 && d->nparams == 2);
+	a = op_arg(d, "activations");
+	CHECK(a && a->type == AT_ENUM && a->seq);
+}
+
+TEST(op_suggestions)
+{
+	CHECK_STR(op_suggest("matmull"), "matmul");
+	CHECK_STR(op_suggest("Relu"), "relu");
+	CHECK_STR(op_suggest("softmx"), "softmax");
+	CHECK(op_suggest("frobnicatewidget") == NULL);
+	CHECK(editdistance("kitten", "sitting") == 3);
+}
+
+int
+main(void)
+{
+	RUN(dtype_names_round_trip);
+	RUN(dtype_sizes);
+	RUN(dtype_npy_descriptors);
+	RUN(op_table_has_the_95_builder_ops);
+	RUN(op_table_operands_and_options);
+	RUN(op_suggestions);
+	return DONE();
+}
