@@ -44,7 +44,43 @@ node_free(struct node *n)
 		free(n->out[i]);
 	free(n->out);
 	cJSON_Delete(n->extra);
+	if (n->types)
+		for (int i = 0; i < n->nout; i++)
+			free(n->types[i].dims);
+	free(n->types);
 	free(n);
+}
+
+void
+node_set_type(struct node *n, int k, enum dtype dt, int rank,
+    const int64_t *dims)
+{
+	if (!n->types) {
+		n->types = xcalloc((size_t)n->nout, sizeof *n->types);
+		for (int i = 0; i < n->nout; i++) {
+			n->types[i].dt = DT_NONE;
+			n->types[i].rank = -1;
+		}
+	}
+	if (rank < 0) {
+		free(n->types[k].dims);
+		n->types[k].dims = NULL;
+		n->types[k].dt = dt;
+		n->types[k].rank = -1;
+		return;
+	}
+	tdesc_set(&n->types[k], dt, rank, dims);
+}
+
+const struct tdesc *
+operand_type(const struct operand *o)
+{
+	if (o->kind == OPND_NODE) {
+		const struct node *n = o->producer;
+
+		return n->types ? &n->types[o->outidx] : &o->desc;
+	}
+	return &o->desc;
 }
 
 static void
@@ -199,6 +235,13 @@ node_add_output(struct node *n, const char *name)
 {
 	n->out = xrealloc(n->out, (size_t)(n->nout + 1) * sizeof *n->out);
 	n->out[n->nout++] = xstrdup(name);
+	if (n->types) {
+		n->types = xrealloc(n->types, (size_t)n->nout *
+		    sizeof *n->types);
+		n->types[n->nout - 1].dt = DT_NONE;
+		n->types[n->nout - 1].rank = -1;
+		n->types[n->nout - 1].dims = NULL;
+	}
 }
 
 void

@@ -58,6 +58,7 @@ struct node {
 	char **out;			/* output operand names */
 	int nout;
 	int multi;			/* written with an "outputs" array */
+	struct tdesc *types;		/* nout output types, or NULL */
 	cJSON *extra;
 	struct pos pos;
 };
@@ -105,6 +106,12 @@ struct node *graph_add_node(struct graph *g, const char *id,
 void node_add_input(struct node *n, const char *name);
 void node_add_output(struct node *n, const char *name);
 void graph_add_output(struct graph *g, const char *name, const char *ref);
+
+/* Give node n's outputs types (allocating n->types); rank -1 unknown. */
+void node_set_type(struct node *n, int k, enum dtype dt, int rank,
+    const int64_t *dims);
+/* The type of an operand: declared, or its producer's "types" entry. */
+const struct tdesc *operand_type(const struct operand *o);
 
 /* Rebuild the name table after nodes were added or changed. */
 void graph_index(struct graph *g);

@@ -285,7 +285,7 @@ static const char *const desckeys[] = { "dataType", "shape", NULL };
 static const char *const constkeys[] = { "dataType", "shape", "init",
     NULL };
 static const char *const nodekeys[] = { "id", "op", "inputs", "options",
-    "outputs", NULL };
+    "outputs", "types", NULL };
 
 static void
 readinputs(struct rd *r, struct graph *g, const cJSON *o)
@@ -439,6 +439,37 @@ readnames(struct rd *r, const cJSON *a, const char *what, const char *field,
 	return 0;
 }
 
+/* "types": [{"dataType", "shape"}, ...], one per output. */
+static void
+readtypes(struct rd *r, struct node *n, const cJSON *a, const char *what)
+{
+	const cJSON *it;
+	int k = 0;
+
+	if (!a)
+		return;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n->nout) {
+		rderr(r, "%s: field \"types\": expected an array of %d type%s, "
+		    "one per output", what, n->nout, n->nout == 1 ? "" : "s");
+		return;
+	}
+	cJSON_ArrayForEach(it, a) {
+		char *w = xasprintf("%s: field \"types\"[%d]", what, k);
+		enum dtype dt;
+		int rank;
+		int64_t *dims;
+
+		if (!cJSON_IsObject(it))
+			rderr(r, "%s: expected an object", w);
+		else if (readdesc(r, it, w, &dt, &rank, &dims) == 0) {
+			node_set_type(n, k, dt, rank, dims);
+			free(dims);
+		}
+		free(w);
+		k++;
+	}
+}
+
 static void
 readnodes(struct rd *r, struct graph *g, const cJSON *a)
 {
@@ -496,6 +527,8 @@ readnodes(struct rd *r, struct graph *g, const cJSON *a)
 		} else {
 			node_add_output(n, n->id);
 		}
+		readtypes(r, n, cJSON_GetObjectItemCaseSensitive(it, "types"),
+		    what);
 		n->extra = extras(it, nodekeys);
 		free(what);
 		k++;
@@ -708,6 +741,15 @@ putdesc(struct buf *b, const struct tdesc *t)
 	buf_putc(b, ']');
 }
 
+static int
+typesknown(const struct node *n)
+{
+	for (int k = 0; k < n->nout; k++)
+		if (n->types[k].rank < 0 || n->types[k].dt == DT_NONE)
+			return 0;
+	return 1;
+}
+
 /* Members of an extras object, each as ", \"key\": value". */
 static void
 putextras(struct buf *b, const cJSON *x)
@@ -831,6 +873,15 @@ graph_to_json(const struct graph *g, const char *outdir)
 				if (k)
 					buf_puts(&b, ", ");
 				json_put_string(&b, n->out[k]);
+			}
+			buf_putc(&b, ']');
+		}
+		if (n->types && typesknown(n)) {
+			buf_puts(&b, ", \"types\": [");
+			for (int k = 0; k < n->nout; k++) {
+				buf_puts(&b, k ? ", {" : "{");
+				putdesc(&b, &n->types[k]);
+				buf_putc(&b, '}');
 			}
 			buf_putc(&b, ']');
 		}
