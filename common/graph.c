@@ -364,3 +364,106 @@ graph_loc(const struct graph *g, struct pos p)
 	l.len = g->textlen;
 	return l;
 }
+
+/* Min-heap of node indices, for the stable order. */
+struct heap {
+	size_t *v, n;
+};
+
+static void
+heap_push(struct heap *h, size_t x)
+{
+	size_t i = h->n++;
+
+	while (i > 0 && h->v[(i - 1) / 2] > x) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = x;
+}
+
+static size_t
+heap_pop(struct heap *h)
+{
+	size_t top = h->v[0], x = h->v[--h->n], i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->v[c + 1] < h->v[c])
+			c++;
+		if (h->v[c] >= x)
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = x;
+	return top;
+}
+
+size_t
+graph_toposort(struct graph *g, size_t *order)
+{
+	size_t nn = g->nnodes, placed = 0;
+	size_t *indeg = xcalloc(nn + 1, sizeof *indeg);
+	size_t *start = xcalloc(nn + 2, sizeof *start);	/* CSR of users */
+	size_t *users, nedges = 0;
+	struct heap h = { xmalloc((nn + 1) * sizeof *h.v), 0 };
+
+	users = NULL;
+	for (size_t i = 0; i < nn; i++)
+		g->nodes[i]->index = i;
+	/* Count edges: for each read of a node output, producer -> i. */
+	for (int pass = 0; pass < 2; pass++) {
+		size_t *fill = NULL;
+
+		if (pass == 1) {
+			for (size_t i = 1; i <= nn + 1; i++)
+				start[i] += start[i - 1];
+			users = xmalloc((nedges + 1) * sizeof *users);
+			fill = xmalloc((nn + 1) * sizeof *fill);
+			memcpy(fill, start, nn * sizeof *fill);
+		}
+		for (size_t i = 0; i < nn; i++) {
+			const char **reads;
+			int nr = node_reads(g->nodes[i], &reads);
+
+			for (int k = 0; k < nr; k++) {
+				struct operand *o = graph_find(g, reads[k]);
+				size_t p;
+
+				if (!o || o->kind != OPND_NODE)
+					continue;
+				p = o->producer->index;
+				if (pass == 0) {
+					start[p + 1]++;
+					indeg[i]++;
+					nedges++;
+				} else {
+					users[fill[p]++] = i;
+				}
+			}
+			free(reads);
+		}
+		free(fill);
+	}
+	for (size_t i = 0; i < nn; i++)
+		if (indeg[i] == 0)
+			heap_push(&h, i);
+	while (h.n) {
+		size_t i = heap_pop(&h);
+
+		order[placed++] = i;
+		for (size_t e = start[i]; e < start[i + 1]; e++)
+			if (--indeg[users[e]] == 0)
+				heap_push(&h, users[e]);
+	}
+	free(users);
+	free(indeg);
+	free(start);
+	free(h.v);
+	return placed;
+}

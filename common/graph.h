@@ -59,6 +59,7 @@ struct node {
 	int nout;
 	int multi;			/* written with an "outputs" array */
 	struct tdesc *types;		/* nout output types, or NULL */
+	size_t index;			/* position in g->nodes (scratch) */
 	cJSON *extra;
 	struct pos pos;
 };
@@ -117,6 +118,14 @@ const struct tdesc *operand_type(const struct operand *o);
 void graph_index(struct graph *g);
 /* The operand of that name (input, const or node output), or NULL. */
 struct operand *graph_find(const struct graph *g, const char *name);
+
+/*
+ * A stable topological order of the nodes: order[] receives node
+ * indices, each node after the producers of everything it reads and,
+ * among ready nodes, the one listed first in g->nodes first.  Returns
+ * how many were placed; the rest are in a cycle or depend on one.
+ */
+size_t graph_toposort(struct graph *g, size_t *order);
 
 /* Operands a node reads: its inputs then operand-valued options. */
 int node_reads(const struct node *n, const char ***names);

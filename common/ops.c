@@ -13,7 +13,7 @@ static const struct {
 	const char *name, *operands, *params, *options;
 	int nout;
 } rows[] = {
-#define OP(id, name, operands, params, options, nout) \
+#define OP(id, name, operands, params, options, nout, rule) \
 	{ name, operands, params, options, nout },
 #include "ops.def"
 #undef OP

@@ -8,7 +8,7 @@
 
 enum op {
 	OP_NONE = -1,
-#define OP(id, name, operands, params, options, nout) OP_##id,
+#define OP(id, name, operands, params, options, nout, rule) OP_##id,
 #include "ops.def"
 #undef OP
 	OP_COUNT

@@ -1,0 +1,470 @@
+/*
+ * shape: the driver of type inference and the helpers every op's rule
+ * uses: option access with the op table's defaults, broadcasting,
+ * dtype and rank checks, and error reporting that names the node.
+ * The rules themselves are in shape_ew.c, shape_nn.c and
+ * shape_tensor.c.
+ */
+#include "shape.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const enum dtype DTS_FLOAT[] = { DT_FLOAT32, DT_FLOAT16, DT_NONE };
+const enum dtype DTS_ALL[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32, DT_UINT32,
+    DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_INT4, DT_UINT4, DT_NONE };
+const enum dtype DTS_SIGNED[] = { DT_FLOAT32, DT_FLOAT16, DT_INT64,
+    DT_INT32, DT_INT8, DT_NONE };
+
+int
+shape_err(struct shapectx *c, const char *fmt, ...)
+{
+	struct srcloc l = graph_loc(c->g, c->n->pos);
+	va_list ap;
+	char *msg;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	msg = xmalloc((size_t)len + 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	error_at(&l, "node \"%s\": %s", c->n->id, msg);
+	free(msg);
+	c->bad = 1;
+	return -1;
+}
+
+void
+shape_out(struct shapectx *c, int k, enum dtype dt, int rank,
+    const int64_t *dims)
+{
+	if (k < 0 || k >= c->n->nout)
+		BUG("shape_out: no such output");
+	node_set_type(c->n, k, dt, rank, dims);
+}
+
+int
+shape_nout(struct shapectx *c, int n)
+{
+	if (c->n->nout != n)
+		return shape_err(c, "%s produces %d output%s here, the node "
+		    "names %d", c->d->name, n, n == 1 ? "" : "s", c->n->nout);
+	return 0;
+}
+
+/* The member and its table entry; NULL when absent or null. */
+static const cJSON *
+member(struct shapectx *c, const char *name, const struct argdesc **a)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->n->options,
+	    name);
+
+	*a = op_arg(c->d, name);
+	if (!*a)
+		BUG("rule asks for an option its op does not have");
+	return cJSON_IsNull(v) ? NULL : v;
+}
+
+static int
+badtype(struct shapectx *c, const char *name, const char *want)
+{
+	return shape_err(c, "option \"%s\": expected %s", name, want);
+}
+
+int
+opt_present(struct shapectx *c, const char *name)
+{
+	const struct argdesc *a;
+
+	return member(c, name, &a) != NULL;
+}
+
+static int
+getnum(struct shapectx *c, const char *name, double *v, double lo,
+    double hi, int integral, const char *want)
+{
+	const struct argdesc *a;
+	const cJSON *m = member(c, name, &a);
+
+	if (!m) {
+		if (a->def)
+			*v = strcmp(a->def, "true") == 0 ? 1 :
+			    strcmp(a->def, "false") == 0 ? 0 :
+			    strtod(a->def, NULL);
+		return 0;
+	}
+	if (!cJSON_IsNumber(m) || m->valuedouble < lo || m->valuedouble > hi ||
+	    (integral && m->valuedouble != floor(m->valuedouble)))
+		return badtype(c, name, want);
+	*v = m->valuedouble;
+	return 1;
+}
+
+int
+opt_u32(struct shapectx *c, const char *name, uint32_t *v)
+{
+	double d = *v;
+	int r = getnum(c, name, &d, 0, 4294967295.0, 1,
+	    "an integer from 0 to 4294967295");
+
+	if (r >= 0)
+		*v = (uint32_t)d;
+	return r;
+}
+
+int
+opt_i32(struct shapectx *c, const char *name, int32_t *v)
+{
+	double d = *v;
+	int r = getnum(c, name, &d, -2147483648.0, 2147483647.0, 1,
+	    "a 32-bit integer");
+
+	if (r >= 0)
+		*v = (int32_t)d;
+	return r;
+}
+
+int
+opt_f64(struct shapectx *c, const char *name, double *v)
+{
+	return getnum(c, name, v, -HUGE_VAL, HUGE_VAL, 0, "a number");
+}
+
+int
+opt_bool(struct shapectx *c, const char *name, int *v)
+{
+	const struct argdesc *a;
+	const cJSON *m = member(c, name, &a);
+
+	if (!m) {
+		if (a->def)
+			*v = strcmp(a->def, "true") == 0;
+		return 0;
+	}
+	if (!cJSON_IsBool(m))
+		return badtype(c, name, "true or false");
+	*v = cJSON_IsTrue(m);
+	return 1;
+}
+
+int
+opt_str(struct shapectx *c, const char *name, const char **v)
+{
+	const struct argdesc *a;
+	const cJSON *m = member(c, name, &a);
+
+	if (!m) {
+		if (a->def)
+			*v = a->def;
+		return 0;
+	}
+	if (!cJSON_IsString(m))
+		return badtype(c, name, "a string");
+	if (a->type == AT_ENUM) {
+		char **e;
+
+		for (e = a->enumvals; *e; e++)
+			if (strcmp(*e, m->valuestring) == 0)
+				break;
+		if (!*e)
+			return shape_err(c, "option \"%s\": \"%s\" is not a "
+			    "valid value", name, m->valuestring);
+	}
+	*v = m->valuestring;
+	return 1;
+}
+
+int
+opt_dtype(struct shapectx *c, const char *name, enum dtype *v)
+{
+	const char *s = NULL;
+	int r = opt_str(c, name, &s);
+
+	if (r < 0 || !s)
+		return r;
+	*v = dtype_from_name(s);
+	if (*v == DT_NONE)
+		return shape_err(c, "option \"%s\": unknown data type \"%s\"",
+		    name, s);
+	return r;
+}
+
+static int
+getnums(struct shapectx *c, const char *name, double *v, int max, int *n,
+    int u32)
+{
+	const struct argdesc *a;
+	const cJSON *m = member(c, name, &a), *it;
+	const char *want = u32 ? "an array of integers from 0 to 4294967295" :
+	    "an array of numbers";
+
+	*n = 0;
+	if (!m)
+		return 0;
+	if (u32 && cJSON_IsNumber(m) && a->hasalt) {
+		if (m->valuedouble < 0 || m->valuedouble > 4294967295.0 ||
+		    m->valuedouble != floor(m->valuedouble))
+			return badtype(c, name, want);
+		v[0] = m->valuedouble;
+		*n = 1;
+		return 1;
+	}
+	if (!cJSON_IsArray(m))
+		return badtype(c, name, want);
+	cJSON_ArrayForEach(it, m) {
+		if (!cJSON_IsNumber(it) || (u32 && (it->valuedouble < 0 ||
+		    it->valuedouble > 4294967295.0 ||
+		    it->valuedouble != floor(it->valuedouble))))
+			return badtype(c, name, want);
+		if (*n >= max)
+			return shape_err(c, "option \"%s\": more than %d "
+			    "values", name, max);
+		v[(*n)++] = it->valuedouble;
+	}
+	return 1;
+}
+
+int
+opt_u32s(struct shapectx *c, const char *name, uint32_t *v, int max, int *n)
+{
+	double *d = xmalloc((size_t)(max > 0 ? max : 1) * sizeof *d);
+	int r = getnums(c, name, d, max, n, 1);
+
+	for (int i = 0; r > 0 && i < *n; i++)
+		v[i] = (uint32_t)d[i];
+	free(d);
+	return r;
+}
+
+int
+opt_f64s(struct shapectx *c, const char *name, double *v, int max, int *n)
+{
+	return getnums(c, name, v, max, n, 0);
+}
+
+const struct tdesc *
+opt_operand(struct shapectx *c, const char *name)
+{
+	const struct argdesc *a;
+	const cJSON *m = member(c, name, &a);
+	struct operand *o;
+
+	if (!m || !cJSON_IsString(m))
+		return NULL;
+	o = graph_find(c->g, m->valuestring);
+	return o ? operand_type(o) : NULL;
+}
+
+int
+shape_want_dtype(struct shapectx *c, const char *what, const struct tdesc *t,
+    const enum dtype *allowed)
+{
+	struct buf b = { 0 };
+
+	for (const enum dtype *p = allowed; *p != DT_NONE; p++)
+		if (*p == t->dt)
+			return 0;
+	for (const enum dtype *p = allowed; *p != DT_NONE; p++)
+		buf_printf(&b, "%s%s", p == allowed ? "" : ", ",
+		    dtype_name(*p));
+	shape_err(c, "%s: data type %s is not allowed (%s)", what,
+	    dtype_name(t->dt), b.s);
+	free(b.s);
+	return -1;
+}
+
+int
+shape_want_rank(struct shapectx *c, const char *what, const struct tdesc *t,
+    int rank)
+{
+	if (t->rank != rank)
+		return shape_err(c, "%s: expected rank %d, found rank %d %s",
+		    what, rank, t->rank, shape_str(t));
+	return 0;
+}
+
+int
+shape_broadcast(struct shapectx *c, const struct tdesc *a,
+    const struct tdesc *b, int *rank, int64_t *dims)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+
+	for (int i = 0; i < r; i++) {
+		int ia = i - (r - a->rank), ib = i - (r - b->rank);
+		int64_t da = ia >= 0 ? a->dims[ia] : 1;
+		int64_t db = ib >= 0 ? b->dims[ib] : 1;
+
+		if (da != db && da != 1 && db != 1) {
+			char sa[256];
+
+			snprintf(sa, sizeof sa, "%s", shape_str(a));
+			return shape_err(c, "shapes %s and %s do not broadcast "
+			    "(dimension %d: %lld against %lld)", sa,
+			    shape_str(b), i, (long long)da, (long long)db);
+		}
+		dims[i] = da == 1 ? db : da;
+	}
+	*rank = r;
+	return 0;
+}
+
+int
+shape_unibroadcastable(const struct tdesc *a, const struct tdesc *b)
+{
+	if (a->rank > b->rank)
+		return 0;
+	for (int i = 0; i < a->rank; i++) {
+		int64_t da = a->dims[a->rank - 1 - i];
+		int64_t db = b->dims[b->rank - 1 - i];
+
+		if (da != db && da != 1)
+			return 0;
+	}
+	return 1;
+}
+
+const char *
+shape_str(const struct tdesc *t)
+{
+	static char bufs[4][256];
+	static int k;
+	char *s = bufs[k++ & 3];
+	size_t n = 0;
+
+	n += (size_t)snprintf(s + n, 256 - n, "[");
+	for (int i = 0; i < t->rank && n < 200; i++)
+		n += (size_t)snprintf(s + n, 256 - n, "%s%lld", i ? ", " : "",
+		    (long long)t->dims[i]);
+	snprintf(s + n, 256 - n, "]");
+	return s;
+}
+
+typedef int rulefn(struct shapectx *);
+
+static rulefn *const rules[] = {
+#define OP(id, name, operands, params, options, nout, rule) shape_##rule,
+#include "ops.def"
+#undef OP
+};
+
+static int
+sametype(const struct tdesc *a, const struct tdesc *b)
+{
+	if (a->dt != b->dt || a->rank != b->rank)
+		return 0;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return 0;
+	return 1;
+}
+
+/* Infer one node whose inputs are typed.  Types the node came with are
+ * checked against the inferred ones. */
+static int
+infer1(struct graph *g, struct node *n)
+{
+	struct shapectx c = { g, n, op_get(n->op), n->nin, NULL, 0 };
+	struct tdesc *given = n->types;
+	const char **reads;
+	int nr, rc = 0;
+
+	if (!c.d)
+		BUG("unknown op after validation");
+	c.in = xcalloc((size_t)n->nin + 1, sizeof *c.in);
+	for (int i = 0; i < n->nin; i++)
+		c.in[i] = operand_type(graph_find(g, n->in[i]));
+	nr = node_reads(n, &reads);
+	for (int i = 0; i < nr; i++) {
+		const struct tdesc *t = operand_type(graph_find(g, reads[i]));
+
+		if (t->rank < 0 || t->dt == DT_NONE) {
+			free(reads);
+			free(c.in);
+			BUG("input not typed in dependency order");
+		}
+	}
+	free(reads);
+	n->types = NULL;
+	if (rules[n->op](&c) != 0 || c.bad) {
+		rc = -1;
+	} else {
+		for (int k = 0; k < n->nout; k++)
+			if (!n->types || n->types[k].rank < 0)
+				BUG("rule left an output untyped");
+		for (int k = 0; given && k < n->nout; k++)
+			if (!sametype(&given[k], &n->types[k])) {
+				char *a = tdesc_str(&given[k]);
+				char *b = tdesc_str(&n->types[k]);
+
+				shape_err(&c, "output \"%s\": the graph says "
+				    "%s, the %s rule gives %s", n->out[k], a,
+				    c.d->name, b);
+				free(a);
+				free(b);
+				rc = -1;
+			}
+	}
+	if (given) {
+		for (int k = 0; k < n->nout; k++)
+			free(given[k].dims);
+		free(given);
+	}
+	free(c.in);
+	return rc;
+}
+
+/* Nodes in dependency order; a node whose input failed is skipped
+ * (its error is already out); nodes in a cycle are named. */
+int
+shape_infer(struct graph *g)
+{
+	size_t nn = g->nnodes, placed;
+	size_t *order = xmalloc((nn + 1) * sizeof *order);
+	char *failed = xcalloc(nn + 1, 1);
+	int nerr = 0;
+
+	placed = graph_toposort(g, order);
+	for (size_t k = 0; k < placed; k++) {
+		struct node *n = g->nodes[order[k]];
+		const char **reads;
+		int nr = node_reads(n, &reads), skip = 0;
+
+		for (int i = 0; i < nr; i++) {
+			struct operand *o = graph_find(g, reads[i]);
+
+			if (o->kind == OPND_NODE && failed[o->producer->index])
+				skip = 1;
+		}
+		free(reads);
+		if (skip || infer1(g, n) != 0) {
+			failed[order[k]] = 1;
+			nerr += !skip;
+		}
+	}
+	if (placed < nn) {
+		struct buf b = { 0 };
+		char *in = xcalloc(nn + 1, 1);
+		int k = 0;
+
+		for (size_t i = 0; i < placed; i++)
+			in[order[i]] = 1;
+		for (size_t i = 0; i < nn; i++)
+			if (!in[i] && k++ < 10)
+				buf_printf(&b, "%s\"%s\"", k > 1 ? ", " : "",
+				    g->nodes[i]->id);
+		error_at(&(struct srcloc){ g->src, 0, 0, NULL, 0 },
+		    "cycle: nodes %s%s are in or depend on a cycle", b.s,
+		    k > 10 ? ", ..." : "");
+		free(b.s);
+		free(in);
+		nerr++;
+	}
+	free(order);
+	free(failed);
+	return nerr;
+}

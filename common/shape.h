@@ -1,0 +1,95 @@
+/*
+ * shape: type and shape inference by the W3C WebNN rules.  Each op's
+ * rule (the last column of ops.def) is a function shape_<rule>() that
+ * reads its inputs' types and its options through the helpers below,
+ * checks them as the specification's "create an MLOperand" steps do,
+ * and sets the types of its outputs.  Errors name the node, the option
+ * and the offending value.
+ */
+#ifndef NNL_SHAPE_H
+#define NNL_SHAPE_H
+
+#include <stdint.h>
+
+#include "graph.h"
+
+enum { SHAPE_MAXRANK = 8 };	/* WebNN implementations' limit is lower */
+
+struct shapectx {
+	struct graph *g;
+	struct node *n;
+	const struct opdesc *d;
+	int nin;
+	const struct tdesc **in;	/* types of n->in[], all known */
+	int bad;			/* an error was reported */
+};
+
+/* A rule: 0 on success, -1 after reporting through shape_err. */
+#define OP(id, name, operands, params, options, nout, rule) \
+	int shape_##rule(struct shapectx *c);
+#include "ops.def"
+#undef OP
+
+/* "node \"x\": <message>", at the node's position. Returns -1. */
+int shape_err(struct shapectx *c, const char *fmt, ...) NNL_PRINTF(2, 3);
+
+/* Set output k's type (k < n->nout; a rule with a variable count first
+ * calls shape_nout). */
+void shape_out(struct shapectx *c, int k, enum dtype dt, int rank,
+    const int64_t *dims);
+/* Require exactly n outputs (split, gru, lstm): error otherwise. */
+int shape_nout(struct shapectx *c, int n);
+
+/*
+ * Options and positional parameters, by name.  Absent members take the
+ * op table's default (when it has one) and the getters return 0;
+ * present ones return 1; a value of the wrong type is reported and -1
+ * returned.  (validate.c already checked types on load, so -1 means a
+ * pass built a bad node.)
+ */
+int opt_present(struct shapectx *c, const char *name);
+int opt_u32(struct shapectx *c, const char *name, uint32_t *v);
+int opt_i32(struct shapectx *c, const char *name, int32_t *v);
+int opt_f64(struct shapectx *c, const char *name, double *v);
+int opt_bool(struct shapectx *c, const char *name, int *v);
+/* Enum or string option; *v points into the node or the table. */
+int opt_str(struct shapectx *c, const char *name, const char **v);
+int opt_dtype(struct shapectx *c, const char *name, enum dtype *v);
+/* Sequence of u32 (or the u32 alternative of a union, as one element),
+ * at most max elements: *n set to the count. */
+int opt_u32s(struct shapectx *c, const char *name, uint32_t *v, int max,
+    int *n);
+int opt_f64s(struct shapectx *c, const char *name, double *v, int max,
+    int *n);
+/* The type of an operand-valued option (bias, scale, ...), or NULL
+ * when absent. */
+const struct tdesc *opt_operand(struct shapectx *c, const char *name);
+
+/* Shared checks. Each reports and returns -1, or returns 0. */
+/* dtype of input i (or of option operand, name for messages) is one of
+ * the listed types (DT_NONE-terminated). */
+int shape_want_dtype(struct shapectx *c, const char *what,
+    const struct tdesc *t, const enum dtype *allowed);
+int shape_want_rank(struct shapectx *c, const char *what,
+    const struct tdesc *t, int rank);
+/* Bidirectional broadcast of a and b into out (rank, dims); -1 after
+ * reporting when incompatible. */
+int shape_broadcast(struct shapectx *c, const struct tdesc *a,
+    const struct tdesc *b, int *rank, int64_t *dims);
+/* Can a be unidirectionally broadcast to b? */
+int shape_unibroadcastable(const struct tdesc *a, const struct tdesc *b);
+/* Text of a shape "[1, 2, 3]" in a static rotating buffer, for messages. */
+const char *shape_str(const struct tdesc *t);
+
+/* Dtype sets used by many ops. */
+extern const enum dtype DTS_FLOAT[];	/* float32 float16 */
+extern const enum dtype DTS_ALL[];	/* every WebNN type */
+extern const enum dtype DTS_SIGNED[];	/* float32 float16 int64 int32 int8 */
+
+/*
+ * Infer every node's output types, in dependency order, checking any
+ * types the graph already gives.  Returns the number of errors.
+ */
+int shape_infer(struct graph *g);
+
+#endif

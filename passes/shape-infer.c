@@ -1,0 +1,51 @@
+/*
+ * shape-infer: gives every node's outputs their data type and shape by
+ * the W3C WebNN rules (the "types" field), checking option values and
+ * any types the graph already states.  Also installed as nnl-infer.
+ */
+#define _DEFAULT_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "graph.h"
+#include "shape.h"
+#include "util.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-o file] [file]\n", getprogname_nnl());
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *out = NULL;
+	struct graph *g;
+	int c;
+
+	setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		default: usage();
+		}
+	}
+	if (argc - optind > 1)
+		usage();
+	g = graph_load(optind < argc ? argv[optind] : "-");
+	if (!g)
+		return 1;
+	if (shape_infer(g) != 0 || graph_save(g, out) != 0) {
+		graph_free(g);
+		return 1;
+	}
+	graph_free(g);
+	return close_stdout();
+}
