@@ -83,6 +83,20 @@ operand_type(const struct operand *o)
 	return &o->desc;
 }
 
+void
+graph_drop_node(struct graph *g, struct node *n)
+{
+	(void)g;
+	node_free(n);
+}
+
+void
+graph_drop_const(struct graph *g, struct operand *c)
+{
+	(void)g;
+	operand_free(c);
+}
+
 static void
 freetab(struct graph *g)
 {
@@ -295,6 +309,12 @@ tabput(struct graph *g, struct operand *o)
 		}
 	g->tab[i] = o;
 	g->tabn++;
+}
+
+void
+graph_unindex(struct graph *g)
+{
+	freetab(g);
 }
 
 void

@@ -114,6 +114,15 @@ void node_set_type(struct node *n, int k, enum dtype dt, int rank,
 /* The type of an operand: declared, or its producer's "types" entry. */
 const struct tdesc *operand_type(const struct operand *o);
 
+/*
+ * Removing items: drop the name table first (graph_unindex), free the
+ * items with graph_drop_* after taking them out of their arrays, then
+ * graph_index again.
+ */
+void graph_unindex(struct graph *g);
+void graph_drop_node(struct graph *g, struct node *n);
+void graph_drop_const(struct graph *g, struct operand *c);
+
 /* Rebuild the name table after nodes were added or changed. */
 void graph_index(struct graph *g);
 /* The operand of that name (input, const or node output), or NULL. */
