@@ -445,7 +445,8 @@ graph_toposort(struct graph *g, size_t *order)
 				start[i] += start[i - 1];
 			users = xmalloc((nedges + 1) * sizeof *users);
 			fill = xmalloc((nn + 1) * sizeof *fill);
-			memcpy(fill, start, nn * sizeof *fill);
+			for (size_t i = 0; i < nn; i++)
+				fill[i] = start[i];
 		}
 		for (size_t i = 0; i < nn; i++) {
 			const char **reads;

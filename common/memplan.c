@@ -1,0 +1,557 @@
+/*
+ * memplan: places every node output in one arena.  Buffers are live
+ * from the step that produces them to the last step that reads them
+ * (graph outputs to the end); an elementwise op may take over the
+ * buffer of an input whose life ends at that op, and reshape/identity
+ * alias their input.  Offsets come from greedy best-fit placement
+ * tried in several orders (by size, by start, by conflict), keeping
+ * the smallest arena; the lower bound is the most bytes live at once.
+ */
+#include "memplan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct buffer {
+	uint64_t size;		/* aligned */
+	size_t first, last;	/* live steps, inclusive */
+	uint64_t off;
+	int placed;
+};
+
+uint64_t
+memplan_bytes(const struct tdesc *t)
+{
+	return dtype_bytes(t->dt, tdesc_numel(t));
+}
+
+static uint64_t
+alignup(uint64_t v, unsigned a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* Ops whose kernel may write its output over an input of the same size:
+ * elementwise, reading each element once before writing it. */
+static int
+elementwise(enum op op)
+{
+	switch (op) {
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MAX:
+	case OP_MIN: case OP_POW: case OP_ABS: case OP_CEIL: case OP_COS:
+	case OP_ERF: case OP_EXP: case OP_FLOOR: case OP_LOG: case OP_NEG:
+	case OP_RECIPROCAL: case OP_ROUND_EVEN: case OP_SIN: case OP_SIGN:
+	case OP_SQRT: case OP_TAN: case OP_ELU: case OP_GELU:
+	case OP_HARD_SIGMOID: case OP_HARD_SWISH: case OP_LEAKY_RELU:
+	case OP_LINEAR: case OP_RELU: case OP_SIGMOID: case OP_SOFTPLUS:
+	case OP_SOFTSIGN: case OP_TANH: case OP_CLAMP: case OP_PRELU:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int
+aliasing(enum op op)
+{
+	return op == OP_RESHAPE || op == OP_IDENTITY;
+}
+
+struct plan {
+	struct graph *g;
+	struct buffer *b;
+	size_t nb;
+	size_t *bufof;		/* per (node, output) slot: buffer index */
+	size_t *slot0;		/* first slot of node i */
+	size_t nsteps;
+};
+
+/* Buffer of an operand, or SIZE_MAX for inputs and consts. */
+static size_t
+bufferof(struct plan *p, const char *name)
+{
+	struct operand *o = graph_find(p->g, name);
+
+	if (!o || o->kind != OPND_NODE)
+		return SIZE_MAX;
+	return p->bufof[p->slot0[o->producer->index] + (size_t)o->outidx];
+}
+
+static int
+overlap(const struct buffer *a, const struct buffer *b)
+{
+	return a->first <= b->last && b->first <= a->last;
+}
+
+/* Best-fit placement in the given order; returns the arena size. */
+static uint64_t
+place(struct buffer *b, size_t nb, const size_t *order, unsigned align,
+    int firstfit)
+{
+	uint64_t top = 0;
+	struct { uint64_t lo, hi; } *iv = xmalloc((nb + 1) * sizeof *iv);
+
+	for (size_t i = 0; i < nb; i++)
+		b[i].placed = 0;
+	for (size_t k = 0; k < nb; k++) {
+		struct buffer *x = &b[order[k]];
+		size_t n = 0;
+		uint64_t best = UINT64_MAX, bestgap = UINT64_MAX, at = 0;
+
+		if (x->size == 0) {
+			x->off = 0;
+			x->placed = 1;
+			continue;
+		}
+		/* placed buffers live at the same time, sorted by offset */
+		for (size_t i = 0; i < nb; i++)
+			if (b[i].placed && b[i].size && overlap(&b[i], x)) {
+				size_t j = n++;
+
+				while (j > 0 && iv[j - 1].lo > b[i].off) {
+					iv[j] = iv[j - 1];
+					j--;
+				}
+				iv[j].lo = b[i].off;
+				iv[j].hi = b[i].off + b[i].size;
+			}
+		/* the smallest gap between them that fits, else the end */
+		for (size_t i = 0; i < n; i++) {
+			uint64_t gap = iv[i].lo >= at ? iv[i].lo - at : 0;
+
+			if (gap >= x->size && gap < bestgap) {
+				best = at;
+				bestgap = gap;
+				if (firstfit)
+					break;
+			}
+			if (iv[i].hi > at)
+				at = alignup(iv[i].hi, align);
+		}
+		if (best == UINT64_MAX)
+			best = at;
+		x->off = best;
+		x->placed = 1;
+		if (best + x->size > top)
+			top = best + x->size;
+	}
+	free(iv);
+	return top;
+}
+
+
+/*
+ * Place every buffer under a target arena size, each either as low or
+ * as high as it fits (dir[i]), in the given order.  Returns 0 when all
+ * fit, -1 otherwise.
+ */
+static int
+place_under(struct buffer *b, size_t nb, const size_t *order, unsigned align,
+    uint64_t target, const char *dir)
+{
+	struct { uint64_t lo, hi; } *iv = xmalloc((nb + 1) * sizeof *iv);
+	int rc = 0;
+
+	for (size_t i = 0; i < nb; i++)
+		b[i].placed = 0;
+	for (size_t k = 0; k < nb && rc == 0; k++) {
+		struct buffer *x = &b[order[k]];
+		size_t n = 0;
+		uint64_t at = 0, lo = UINT64_MAX, hi = UINT64_MAX;
+
+		x->placed = 1;
+		x->off = 0;
+		if (x->size == 0)
+			continue;
+		for (size_t i = 0; i < nb; i++)
+			if (b[i].placed && b[i].size && &b[i] != x &&
+			    overlap(&b[i], x)) {
+				size_t j = n++;
+
+				while (j > 0 && iv[j - 1].lo > b[i].off) {
+					iv[j] = iv[j - 1];
+					j--;
+				}
+				iv[j].lo = b[i].off;
+				iv[j].hi = b[i].off + b[i].size;
+			}
+		/* free gaps [at, next.lo), then [at, target) */
+		for (size_t i = 0; i <= n; i++) {
+			uint64_t end = i < n ? iv[i].lo : target;
+
+			if (end > at && end - at >= x->size) {
+				if (lo == UINT64_MAX)
+					lo = at;
+				/* highest aligned start in this gap */
+				hi = (end - x->size) / align * align;
+				if (hi < at)
+					hi = at;
+			}
+			if (i < n && iv[i].hi > at)
+				at = alignup(iv[i].hi, align);
+		}
+		if (lo == UINT64_MAX)
+			rc = -1;
+		else
+			x->off = dir[order[k]] ? hi : lo;
+	}
+	free(iv);
+	return rc;
+}
+
+static struct buffer *sortbase;
+
+static int
+bysize(const void *a, const void *b)
+{
+	const struct buffer *x = &sortbase[*(const size_t *)a];
+	const struct buffer *y = &sortbase[*(const size_t *)b];
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int
+bystart(const void *a, const void *b)
+{
+	const struct buffer *x = &sortbase[*(const size_t *)a];
+	const struct buffer *y = &sortbase[*(const size_t *)b];
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+static int
+bylength(const void *a, const void *b)
+{
+	const struct buffer *x = &sortbase[*(const size_t *)a];
+	const struct buffer *y = &sortbase[*(const size_t *)b];
+	uint64_t lx = (x->last - x->first + 1) * x->size;
+	uint64_t ly = (y->last - y->first + 1) * y->size;
+
+	if (lx != ly)
+		return lx < ly ? 1 : -1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static uint64_t jitter_state;
+static double *jitter;
+
+/* Size scaled by a random factor in [0.5, 1.5): a perturbed order. */
+static int
+byjittered(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	double x = (double)sortbase[i].size * jitter[i];
+	double y = (double)sortbase[j].size * jitter[j];
+
+	return x < y ? 1 : x > y ? -1 : (i > j) - (i < j);
+}
+
+static double
+uniform(void)
+{
+	jitter_state = jitter_state * 6364136223846793005ull +
+	    1442695040888963407ull;
+	return (double)(jitter_state >> 11) / 9007199254740992.0;
+}
+
+/*
+ * Try the classic orders with best and first fit, then perturbed
+ * size orders while the work stays small (a fixed seed keeps the plan
+ * reproducible); leave the smallest layout in p->b.
+ */
+static uint64_t
+layout(struct plan *p, unsigned align, uint64_t lower)
+{
+	int (*cmps[])(const void *, const void *) = { bysize, bystart,
+	    bylength };
+	size_t *order = xmalloc((p->nb + 1) * sizeof *order);
+	uint64_t *best = xmalloc((p->nb + 1) * sizeof *best), bestsz = 0;
+	size_t tries = 2 * sizeof cmps / sizeof *cmps, extra;
+	int have = 0;
+
+	jitter = xmalloc((p->nb + 1) * sizeof *jitter);
+	jitter_state = 0x9e3779b97f4a7c15ull;
+	/* perturbed tries: about 2^26 pair checks in all */
+	extra = p->nb ? (size_t)(67108864.0 / ((double)p->nb * p->nb)) : 0;
+	if (extra > 128)
+		extra = 128;
+	for (size_t t = 0; t < tries + extra; t++) {
+		uint64_t sz;
+
+		for (size_t i = 0; i < p->nb; i++) {
+			order[i] = i;
+			jitter[i] = 0.5 + uniform();
+		}
+		sortbase = p->b;
+		qsort(order, p->nb, sizeof *order, t < tries ?
+		    cmps[t / 2] : byjittered);
+		sz = place(p->b, p->nb, order, align, (int)(t & 1));
+		if (!have || sz < bestsz) {
+			have = 1;
+			bestsz = sz;
+			for (size_t i = 0; i < p->nb; i++)
+				best[i] = p->b[i].off;
+		}
+	}
+	/* Then ever smaller targets below the best layout, each tried
+	 * with random orders and sides, while the budget lasts. */
+	if (p->nb > 1 && bestsz > lower) {
+		char *dir = xmalloc(p->nb + 1);
+		double work = (double)p->nb * (double)p->nb;
+		size_t budget = (size_t)(536870912.0 / work), r;
+		uint64_t step = alignup(lower / 200 + 1, align);
+
+		if (budget > 65536)
+			budget = 65536;
+		while (budget && bestsz > lower) {
+			uint64_t t = bestsz > step ? bestsz - step : 0;
+
+			if (t < lower)
+				t = lower;
+			for (r = 0; r < 2048 && budget; r++, budget--) {
+				for (size_t i = 0; i < p->nb; i++) {
+					order[i] = i;
+					jitter[i] = 0.25 + 1.5 * uniform();
+					dir[i] = uniform() < 0.5;
+				}
+				sortbase = p->b;
+				qsort(order, p->nb, sizeof *order, byjittered);
+				if (place_under(p->b, p->nb, order, align, t,
+				    dir) == 0)
+					break;
+			}
+			if (r == 2048 || !budget)
+				break;
+			bestsz = 0;
+			for (size_t i = 0; i < p->nb; i++) {
+				best[i] = p->b[i].off;
+				if (best[i] + p->b[i].size > bestsz)
+					bestsz = best[i] + p->b[i].size;
+			}
+		}
+		free(dir);
+	}
+	for (size_t i = 0; i < p->nb; i++)
+		p->b[i].off = best[i];
+	free(jitter);
+	free(order);
+	free(best);
+	return bestsz;
+}
+
+static uint64_t
+lowerbound(const struct plan *p)
+{
+	uint64_t most = 0;
+	int64_t *delta = xcalloc(p->nsteps + 2, sizeof *delta);
+	int64_t live = 0;
+
+	for (size_t i = 0; i < p->nb; i++) {
+		delta[p->b[i].first] += (int64_t)p->b[i].size;
+		delta[p->b[i].last + 1] -= (int64_t)p->b[i].size;
+	}
+	for (size_t s = 0; s <= p->nsteps; s++) {
+		live += delta[s];
+		if ((uint64_t)live > most)
+			most = (uint64_t)live;
+	}
+	free(delta);
+	return most;
+}
+
+/* Last step reading each slot; graph outputs live to the end. */
+static size_t *
+lastuses(struct plan *p, size_t nslots)
+{
+	struct graph *g = p->g;
+	size_t *last = xcalloc(nslots + 1, sizeof *last);
+
+	for (size_t i = 0; i < g->nnodes; i++)
+		for (int k = 0; k < g->nodes[i]->nout; k++)
+			last[p->slot0[i] + (size_t)k] = i;
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const char **reads;
+		int nr = node_reads(g->nodes[i], &reads);
+
+		for (int k = 0; k < nr; k++) {
+			struct operand *o = graph_find(g, reads[k]);
+			size_t s;
+
+			if (!o || o->kind != OPND_NODE)
+				continue;
+			s = p->slot0[o->producer->index] + (size_t)o->outidx;
+			if (last[s] < i)
+				last[s] = i;
+		}
+		free(reads);
+	}
+	for (size_t i = 0; i < g->noutputs; i++) {
+		struct operand *o = graph_find(g, g->outputs[i].ref);
+
+		if (o && o->kind == OPND_NODE)
+			last[p->slot0[o->producer->index] +
+			    (size_t)o->outidx] = g->nnodes;
+	}
+	return last;
+}
+
+/* Create buffers, merging in-place outputs and aliases into their
+ * input's buffer; compute live ranges. */
+static int
+buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
+{
+	struct graph *g = p->g;
+	size_t nslots = 0, *last;
+
+	p->slot0 = xmalloc((g->nnodes + 1) * sizeof *p->slot0);
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+
+		p->slot0[i] = nslots;
+		nslots += (size_t)n->nout;
+		if (!n->types) {
+			error("node \"%s\" has no types: run nnl-shape-infer "
+			    "first", n->id);
+			return -1;
+		}
+	}
+	p->bufof = xmalloc((nslots + 1) * sizeof *p->bufof);
+	for (size_t s = 0; s < nslots; s++)
+		p->bufof[s] = SIZE_MAX;
+	p->b = xcalloc(nslots + 1, sizeof *p->b);
+	p->nsteps = g->nnodes;
+	last = lastuses(p, nslots);
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		const char **reads;
+		int nr = node_reads(n, &reads);
+
+		for (int k = 0; k < nr; k++) {
+			struct operand *x = graph_find(g, reads[k]);
+
+			if (x && x->kind == OPND_NODE &&
+			    x->producer->index >= i) {
+				error("node \"%s\" reads \"%s\" before it is "
+				    "computed: run nnl-reorder first", n->id,
+				    reads[k]);
+				free(reads);
+				free(last);
+				return -1;
+			}
+		}
+		free(reads);
+		for (int k = 0; k < n->nout; k++) {
+			size_t s = p->slot0[i] + (size_t)k, take = SIZE_MAX;
+			uint64_t sz = alignup(memplan_bytes(&n->types[k]),
+			    o->align);
+			int alias = aliasing(n->op);
+
+			for (int j = 0; k == 0 && j < n->nin &&
+			    (alias || (o->inplace && elementwise(n->op)));
+			    j++) {
+				size_t bi = bufferof(p, n->in[j]);
+
+				if (bi == SIZE_MAX || p->b[bi].size != sz)
+					continue;
+				/* an alias shares the bytes; an in-place
+				 * write needs the input dead after here */
+				if (alias || p->b[bi].last <= i) {
+					take = bi;
+					break;
+				}
+			}
+			if (take == SIZE_MAX) {
+				take = p->nb++;
+				p->b[take].size = sz;
+				p->b[take].first = i;
+				p->b[take].last = i;
+			} else if (!alias) {
+				(*ninplace)++;
+			}
+			if (p->b[take].last < last[s])
+				p->b[take].last = last[s];
+			p->bufof[s] = take;
+		}
+	}
+	free(last);
+	return 0;
+}
+
+static void
+record(struct plan *p, const struct memplan_opts *o,
+    const struct memplan_stats *st)
+{
+	struct graph *g = p->g;
+	cJSON *m;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		cJSON *a = cJSON_CreateArray();
+
+		for (int k = 0; k < n->nout; k++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber((double)
+			    p->b[p->bufof[p->slot0[i] + (size_t)k]].off));
+		if (!n->extra)
+			n->extra = cJSON_CreateObject();
+		if (cJSON_GetObjectItemCaseSensitive(n->extra, "arena"))
+			cJSON_ReplaceItemInObjectCaseSensitive(n->extra,
+			    "arena", a);
+		else
+			cJSON_AddItemToObject(n->extra, "arena", a);
+	}
+	m = cJSON_CreateObject();
+	cJSON_AddNumberToObject(m, "align", o->align);
+	cJSON_AddNumberToObject(m, "arenaBytes", (double)st->arena);
+	cJSON_AddNumberToObject(m, "lowerBoundBytes", (double)st->lower);
+	cJSON_AddNumberToObject(m, "weightsBytes", (double)st->weights);
+	if (!g->extra)
+		g->extra = cJSON_CreateObject();
+	if (cJSON_GetObjectItemCaseSensitive(g->extra, "memory"))
+		cJSON_ReplaceItemInObjectCaseSensitive(g->extra, "memory", m);
+	else
+		cJSON_AddItemToObject(g->extra, "memory", m);
+}
+
+int
+memplan(struct graph *g, const struct memplan_opts *o,
+    struct memplan_stats *st)
+{
+	struct plan p = { g, NULL, 0, NULL, NULL, 0 };
+	int rc = -1;
+
+	memset(st, 0, sizeof *st);
+	for (size_t i = 0; i < g->nnodes; i++)
+		g->nodes[i]->index = i;
+	for (size_t i = 0; i < g->nconsts; i++)
+		st->weights += memplan_bytes(&g->consts[i]->desc);
+	if (buffers(&p, o, &st->inplace) == 0) {
+		st->lower = lowerbound(&p);
+		st->arena = layout(&p, o->align, st->lower);
+		record(&p, o, st);
+		rc = 0;
+	}
+	free(p.b);
+	free(p.bufof);
+	free(p.slot0);
+	return rc;
+}
+#ifdef MEMPLAN_DEBUG
+void memplan_debug(struct graph *g, const struct memplan_opts *o);
+void
+memplan_debug(struct graph *g, const struct memplan_opts *o)
+{
+	struct plan p = { g, NULL, 0, NULL, NULL, 0 };
+	int ni = 0;
+
+	for (size_t i = 0; i < g->nnodes; i++)
+		g->nodes[i]->index = i;
+	buffers(&p, o, &ni);
+	for (size_t i = 0; i < p.nb; i++)
+		printf("B %llu %zu %zu\n", (unsigned long long)p.b[i].size,
+		    p.b[i].first, p.b[i].last);
+}
+#endif

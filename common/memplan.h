@@ -1,0 +1,37 @@
+/*
+ * memplan: liveness analysis and arena layout of every intermediate
+ * operand (the plan-memory pass).  The plan is recorded in the graph:
+ * each node gets "arena": [byte offset of each output], the graph gets
+ * "memory": {"align", "arenaBytes", "lowerBoundBytes", "weightsBytes"}.
+ */
+#ifndef NNL_MEMPLAN_H
+#define NNL_MEMPLAN_H
+
+#include <stdint.h>
+
+#include "graph.h"
+
+struct memplan_opts {
+	unsigned align;		/* bytes, a power of two */
+	int inplace;		/* let elementwise ops overwrite an input */
+	int verbose;
+};
+
+struct memplan_stats {
+	uint64_t arena;		/* bytes the layout needs */
+	uint64_t lower;		/* most bytes live at any one step */
+	uint64_t weights;	/* bytes of constants */
+	int inplace;		/* outputs placed over an input */
+};
+
+/*
+ * Plan g (nodes in a runnable order, every output typed).  Errors are
+ * reported naming the node; returns 0 or -1.
+ */
+int memplan(struct graph *g, const struct memplan_opts *o,
+    struct memplan_stats *st);
+
+/* Byte size of a typed operand. */
+uint64_t memplan_bytes(const struct tdesc *t);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * plan-memory: lays every intermediate operand out in one static arena
+ * (liveness over the graph's order, in-place reuse for elementwise ops)
+ * and records the plan for the emitters.  --report prints the arena
+ * against its lower bound; the reference's memory checks apply: W003
+ * above 256 MB of static memory, E009 above the model's memory_limit.
+ */
+#define _DEFAULT_SOURCE
+#include <ctype.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "memplan.h"
+#include "util.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: nnl-plan-memory [-rv] [-a align] "
+	    "[-l limit] [-n] [-o file] [file]\n");
+	exit(2);
+}
+
+/* "128MB", "64 KB", "1GB", "4096": bytes, or -1. */
+static int64_t
+parsesize(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	int64_t mul = 1;
+
+	if (end == s || v < 0)
+		return -1;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (!strcasecmp(end, "KB"))
+		mul = 1024;
+	else if (!strcasecmp(end, "MB"))
+		mul = 1024 * 1024;
+	else if (!strcasecmp(end, "GB"))
+		mul = 1024LL * 1024 * 1024;
+	else if (*end && strcasecmp(end, "B"))
+		return -1;
+	return (int64_t)(v * (double)mul);
+}
+
+/* The NNL config block, when the graph came from an .nnl model. */
+static const cJSON *
+config(const struct graph *g, const char *key)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(g->extra, "nnl");
+
+	return cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(n, "config"), key);
+}
+
+static const char *
+human(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 1024 * 1024)
+		snprintf(buf, len, "%.2f MB", (double)b / (1024 * 1024));
+	else
+		snprintf(buf, len, "%.1f KB", (double)b / 1024);
+	return buf;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "align", required_argument, NULL, 'a' },
+		{ "memory-limit", required_argument, NULL, 'l' },
+		{ "no-inplace", no_argument, NULL, 'n' },
+		{ "report", no_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct memplan_opts o = { 0, 1, 0 };
+	struct memplan_stats st;
+	const char *out = NULL, *limitarg = NULL;
+	const cJSON *cf;
+	struct graph *g;
+	int c, report = 0;
+	int64_t limit = -1;
+	uint64_t total;
+	char b1[32], b2[32];
+
+	setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "o:a:l:nrvh", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'a':
+			o.align = (unsigned)strtoul(optarg, NULL, 10);
+			if (!o.align || (o.align & (o.align - 1)))
+				usage();
+			break;
+		case 'l': limitarg = optarg; break;
+		case 'n': o.inplace = 0; break;
+		case 'r': report = 1; break;
+		case 'v': o.verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (argc - optind > 1)
+		usage();
+	if (limitarg && (limit = parsesize(limitarg)) < 0)
+		usage();
+	g = graph_load(optind < argc ? argv[optind] : "-");
+	if (!g)
+		return 1;
+	if (!o.align) {
+		cf = config(g, "align");
+		o.align = 64;
+		if (cJSON_IsNumber(cf)) {
+			unsigned a = (unsigned)cf->valuedouble;
+
+			if (a == 0 || (a & (a - 1)) || a != cf->valuedouble) {
+				error("%s: config align %g is not a power of "
+				    "two", g->src, cf->valuedouble);
+				graph_free(g);
+				return 1;
+			}
+			o.align = a;
+		}
+	}
+	if (!limitarg && cJSON_IsString(cf = config(g, "memory_limit")) &&
+	    (limit = parsesize(cf->valuestring)) < 0) {
+		error("%s: config memory_limit \"%s\": expected a size such "
+		    "as \"128MB\" (units KB, MB, GB)", g->src, cf->valuestring);
+		graph_free(g);
+		return 1;
+	}
+	if (memplan(g, &o, &st) != 0) {
+		graph_free(g);
+		return 1;
+	}
+	total = st.arena + st.weights;
+	if (limit >= 0 && total > (uint64_t)limit) {
+		error("E009: static memory %s (weights %s + arena %s) exceeds "
+		    "memory_limit %s", human(total, b1, sizeof b1),
+		    human(st.weights, b2, sizeof b2),
+		    human(st.arena, (char[32]){ 0 }, 32),
+		    human((uint64_t)limit, (char[32]){ 0 }, 32));
+		graph_free(g);
+		return 1;
+	}
+	if (total > 256ull * 1024 * 1024)
+		warn("W003: static memory %s exceeds 256 MB (set memory_limit "
+		    "to make this an error)", human(total, b1, sizeof b1));
+	if (report)
+		fprintf(stderr, "arena: %llu bytes, lower bound: %llu bytes, "
+		    "weights: %llu bytes\n", (unsigned long long)st.arena,
+		    (unsigned long long)st.lower,
+		    (unsigned long long)st.weights);
+	if (o.verbose)
+		fprintf(stderr, "%s: %d outputs written over their input\n",
+		    getprogname_nnl(), st.inplace);
+	if (graph_save(g, out) != 0) {
+		graph_free(g);
+		return 1;
+	}
+	graph_free(g);
+	return close_stdout();
+}
