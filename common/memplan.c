@@ -539,19 +539,3 @@ memplan(struct graph *g, const struct memplan_opts *o,
 	free(p.slot0);
 	return rc;
 }
-#ifdef MEMPLAN_DEBUG
-void memplan_debug(struct graph *g, const struct memplan_opts *o);
-void
-memplan_debug(struct graph *g, const struct memplan_opts *o)
-{
-	struct plan p = { g, NULL, 0, NULL, NULL, 0 };
-	int ni = 0;
-
-	for (size_t i = 0; i < g->nnodes; i++)
-		g->nodes[i]->index = i;
-	buffers(&p, o, &ni);
-	for (size_t i = 0; i < p.nb; i++)
-		printf("B %llu %zu %zu\n", (unsigned long long)p.b[i].size,
-		    p.b[i].first, p.b[i].last);
-}
-#endif
