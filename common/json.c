@@ -602,6 +602,9 @@ graph_from_json(const char *text, size_t len, const char *name,
 	struct rd r = { name, 0 };
 
 	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (root)	/* white space may follow the value */
+		while (end < text + len && strchr(" \t\r\n", *end) && *end)
+			end++;
 	if (!root || (size_t)(end - text) < len) {
 		struct srcloc l = { name, 0, 0, text, len };
 		size_t off = end ? (size_t)(end - text) : len;
