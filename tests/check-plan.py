@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""check-plan: independent check of a planned graph (nnl-plan-memory).
+
+Usage: check-plan.py PLANNED.json
+Recomputes every node output's live range from the node order and the
+operands each node reads, then checks: offsets are aligned; no two
+operands live at the same step share bytes, except an elementwise
+output written over an input whose life ends at that node, or a
+reshape/identity sharing its input's bytes; every operand fits in the
+arena.  Prints "arena A lower L ratio R" and exits 1 on any violation.
+"""
+import json
+import sys
+
+DT = {"float32": 4, "float16": 2, "int32": 4, "uint32": 4, "int64": 8,
+      "uint64": 8, "int8": 1, "uint8": 1}
+EW = set("add sub mul div max min pow abs ceil cos erf exp floor log neg "
+         "reciprocal roundEven sin sign sqrt tan elu gelu hardSigmoid "
+         "hardSwish leakyRelu linear relu sigmoid softplus softsign tanh "
+         "clamp prelu".split())
+OPERAND_OPTS = {"bias", "scale", "c", "recurrentBias", "initialHiddenState",
+                "initialCellState", "peepholeWeight"}
+
+g = json.load(open(sys.argv[1]))
+mem = g["memory"]
+align = mem["align"]
+slots = []      # name, size, def, last, off, node index
+where = {}
+for i, n in enumerate(g["nodes"]):
+    outs = n.get("outputs", [n["id"]])
+    for k, name in enumerate(outs):
+        t = n["types"][k]
+        size = DT[t["dataType"]]
+        for d in t["shape"]:
+            size *= d
+        where[name] = len(slots)
+        slots.append([name, size, i, i, n["arena"][k], i])
+for i, n in enumerate(g["nodes"]):
+    reads = list(n["inputs"]) + [v for k, v in n["options"].items()
+                                 if k in OPERAND_OPTS and isinstance(v, str)]
+    for r in reads:
+        if r in where:
+            s = slots[where[r]]
+            s[3] = max(s[3], i)
+for ref in g["outputs"].values():
+    if ref in where:
+        slots[where[ref]][3] = len(g["nodes"])
+
+
+def root(j):
+    """The slot whose bytes j shares through reshape/identity chains."""
+    while True:
+        n = g["nodes"][slots[j][5]]
+        if n["op"] in ("reshape", "identity") and n["inputs"][0] in where \
+                and slots[where[n["inputs"][0]]][4] == slots[j][4]:
+            j = where[n["inputs"][0]]
+        else:
+            return j
+
+
+bad = 0
+for j, (name, size, d, l, off, ni) in enumerate(slots):
+    if off % align:
+        print("unaligned", name)
+        bad = 1
+    if off + size > mem["arenaBytes"]:
+        print("outside the arena", name)
+        bad = 1
+    for i in range(j):
+        a = slots[i]
+        if not (a[2] <= l and d <= a[3]):
+            continue
+        if not (size and a[1] and a[4] < off + size and off < a[4] + a[1]):
+            continue
+        n = g["nodes"][ni]
+        inplace = (n["op"] in EW and a[0] in n["inputs"] and a[3] == ni
+                   and a[4] == off)
+        if inplace or root(i) == root(j):
+            continue
+        print("overlap:", a[0], a[2:5], name, (d, l, off))
+        bad = 1
+lower = mem["lowerBoundBytes"]
+ratio = mem["arenaBytes"] / lower if lower else 1.0
+print("arena %d lower %d ratio %.4f" % (mem["arenaBytes"], lower, ratio))
+sys.exit(bad)

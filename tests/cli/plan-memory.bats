@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# nnl-plan-memory on every example: the report line, an independent
+# overlap check, the 1.10 bound; W003 and E009.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	BIN="$BATS_TEST_DIRNAME/../../bin"
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	T="$BATS_TEST_TMPDIR"
+}
+
+plan() {
+	"$BIN/nnl-parse" -w "$T/w.weights" -m "$T/w.manifest.json" "$1" |
+	    "$BIN/nnl-reorder" | "$BIN/nnl-shape-infer" |
+	    "$BIN/nnl-plan-memory" --report > "$T/planned.json"
+}
+
+@test "every example plans within 1.10 of the lower bound, no overlaps" {
+	n=0
+	for m in "$ROOT"/examples/*/*.nnl "$ROOT"/examples/*/*.webnn; do
+		[ -e "$m" ] || continue
+		run --separate-stderr plan "$m"
+		echo "$m: $stderr"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" =~ arena:\ [0-9]+\ bytes,\ lower\ bound:\ [0-9]+\ bytes,\ weights:\ [0-9]+\ bytes ]]
+		run python3 "$ROOT/tests/check-plan.py" "$T/planned.json"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+assert m["arenaBytes"] <= 1.10 * m["lowerBoundBytes"], m' "$T/planned.json"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ]
+}
+
+big_graph() {
+	cat > "$T/big.json" <<JSON
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [1, 1000]}},
+ "consts": {"w": {"dataType": "float32", "shape": [1000, $1],
+   "init": {"kind": "weights", "ref": "w"}}},
+ "nodes": [{"id": "y", "op": "matmul", "inputs": ["x", "w"], "options": {}}],
+ "outputs": {"y": "y"}}
+JSON
+	"$BIN/nnl-shape-infer" "$T/big.json" > "$T/big.typed.json"
+}
+
+@test "W003 warns above 256 MB of static memory" {
+	big_graph 70000
+	run --separate-stderr "$BIN/nnl-plan-memory" "$T/big.typed.json"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning: W003: static memory 267.30 MB exceeds 256 MB"* ]]
+}
+
+@test "E009 when the memory limit is exceeded, and no output file" {
+	big_graph 1000
+	run --separate-stderr "$BIN/nnl-plan-memory" -l 1MB -o "$T/o.json" \
+	    "$T/big.typed.json"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"error: E009: static memory 3.82 MB"*"exceeds memory_limit 1.00 MB"* ]]
+	[ ! -e "$T/o.json" ]
+}
+
+@test "an unordered graph is refused with advice" {
+	cat > "$T/u.json" <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2]}},
+ "nodes": [{"id": "b", "op": "relu", "inputs": ["a"], "options": {},
+            "types": [{"dataType": "float32", "shape": [2]}]},
+           {"id": "a", "op": "relu", "inputs": ["x"], "options": {},
+            "types": [{"dataType": "float32", "shape": [2]}]}],
+ "outputs": {"b": "b"}}
+JSON
+	run --separate-stderr "$BIN/nnl-plan-memory" "$T/u.json"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'node "b" reads "a" before it is computed: run nnl-reorder first'* ]]
+}
+
+@test "a chain of elementwise ops runs in one buffer" {
+	cat > "$T/chain.json" <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [1000]}},
+ "nodes": [{"id": "a", "op": "sigmoid", "inputs": ["x"], "options": {}},
+           {"id": "b", "op": "relu", "inputs": ["a"], "options": {}},
+           {"id": "c", "op": "tanh", "inputs": ["b"], "options": {}}],
+ "outputs": {"c": "c"}}
+JSON
+	"$BIN/nnl-shape-infer" "$T/chain.json" |
+	    "$BIN/nnl-plan-memory" -r > "$T/chain.out.json" 2> "$T/err"
+	grep -q "arena: 4032 bytes, lower bound: 4032 bytes" "$T/err"
+	# without in-place writes, a and c can still share: two buffers
+	"$BIN/nnl-plan-memory" -n -r "$T/chain.out.json" 2>&1 >/dev/null |
+	    grep -q "arena: 8064 bytes, lower bound: 8064 bytes"
+}
