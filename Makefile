@@ -18,7 +18,7 @@ PASSES  = parse pack-weights
 COMMON  = util dtype ops graph json validate webnn_read webnn_write \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
-COMMON_TESTS = test_dtype test_json test_npy test_weights
+COMMON_TESTS = test_dtype test_json test_npy test_weights test_webnn
 
 LIBOBJ  = $(COMMON:%=build/common/%.o)
 BINS    = $(PASSES:%=bin/nnl-%)
