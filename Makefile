@@ -15,7 +15,7 @@ LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
 PASSES  = parse pack-weights
 # Modules of the shared library, each common/NAME.c.
-COMMON  = util dtype ops graph json validate webnn_read webnn_write \
+COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_npy test_weights test_webnn

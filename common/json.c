@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "graph.h"
+#include "jsonerr.h"
 
 #include <errno.h>
 #include <math.h>
@@ -607,30 +608,16 @@ graph_from_json(const char *text, size_t len, const char *name,
 			end++;
 	if (!root || (size_t)(end - text) < len) {
 		struct srcloc l = { name, 0, 0, text, len };
-		size_t off = end ? (size_t)(end - text) : len;
-		const char *p;
+		size_t off = 0;
+		const char *msg = NULL;
 
-		if (root) {
-			/* trailing bytes: skip white space to the culprit */
-			for (p = end; p < text + len && strchr(" \t\r\n", *p);
-			    p++)
-				;
-			off = (size_t)(p - text);
+		if (json_syntax_error(text, len, &off, &msg) == 0) {
+			/* cJSON refused what the grammar allows: a limit */
+			off = 0;
+			msg = "JSON value too large or too deep to read";
 		}
-		if (!root && !end)
-			off = (size_t)(cJSON_GetErrorPtr() ?
-			    cJSON_GetErrorPtr() - text : 0);
-		if (off > len)
-			off = len;
 		linecol(text, off, &l.line, &l.col);
-		if (root)
-			error_at(&l, "unexpected data after the JSON value");
-		else if (off >= len)
-			error_at(&l, "invalid JSON: unexpected end of input");
-		else
-			error_at(&l, "invalid JSON near '%c'",
-			    (unsigned char)text[off] >= 0x20 &&
-			    (unsigned char)text[off] < 0x7f ? text[off] : '?');
+		error_at(&l, "invalid JSON: %s", msg);
 		cJSON_Delete(root);
 		return NULL;
 	}
@@ -684,7 +671,7 @@ graph_parse(const char *text, size_t len, const char *name, const char *dir)
 
 	while (p < text + len && strchr(" \t\r\n", *p))
 		p++;
-	if (p < text + len && *p == '{')
+	if (p < text + len && (*p == '{' || *p == '['))
 		g = graph_from_json(text, len, name, dir);
 	else {
 		g = webnn_parse(text, len, name);

@@ -19,9 +19,10 @@ setup() {
 
 @test "every malformed input fails cleanly with a located error" {
 	fails=0
+	dir="$BATS_TEST_TMPDIR/out"
+	mkdir -p "$dir"
 	while IFS="$(printf '\t')" read -r file expect; do
-		out="$BATS_TEST_TMPDIR/out.json"
-		rm -f "$out"
+		out="$dir/out.json"
 		run --separate-stderr "$BIN/nnl-parse" -o "$out" "$DATA/$file"
 		msg="$file: status $status; stderr: $stderr"
 		if [ "$status" -ne 1 ]; then
@@ -36,10 +37,10 @@ setup() {
 		*"$expect"*) ;;
 		*) echo "missing '$expect': $msg"; fails=$((fails + 1)) ;;
 		esac
-		if ls "$BATS_TEST_TMPDIR" | grep -q .; then
-			echo "output left behind: $file"; ls "$BATS_TEST_TMPDIR"
+		if ls "$dir" | grep -q .; then
+			echo "output left behind: $file"; ls "$dir"
 			fails=$((fails + 1))
-			rm -f "$BATS_TEST_TMPDIR"/*
+			rm -f "$dir"/*
 		fi
 	done < "$DATA/cases.tsv"
 	[ "$fails" -eq 0 ]
