@@ -1,0 +1,202 @@
+/*
+ * eval: the host interpreter.  Every operand gets its own buffer (no
+ * planning: this is the reference, not the fast path); nodes run in
+ * dependency order through kernel_prepare and the kernel it chose.
+ */
+#include "eval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "weights.h"
+
+static void
+fill(void *dst, enum dtype dt, uint64_t n, double v)
+{
+	for (uint64_t i = 0; i < n; i++)
+		switch (dt) {
+		case DT_FLOAT32: ((float *)dst)[i] = (float)v; break;
+		case DT_FLOAT16:
+			((nnl_f16 *)dst)[i] = nnl_f32_to_f16((float)v); break;
+		case DT_INT32: ((int32_t *)dst)[i] = (int32_t)v; break;
+		case DT_UINT32: ((uint32_t *)dst)[i] = (uint32_t)v; break;
+		case DT_INT64: ((int64_t *)dst)[i] = (int64_t)v; break;
+		case DT_UINT64: ((uint64_t *)dst)[i] = (uint64_t)v; break;
+		case DT_INT8: ((int8_t *)dst)[i] = (int8_t)v; break;
+		case DT_UINT8: ((uint8_t *)dst)[i] = (uint8_t)v; break;
+		default: break;
+		}
+}
+
+void *
+const_bytes(struct graph *g, struct operand *c, uint64_t *nbytes)
+{
+	uint64_t n = tdesc_numel(&c->desc);
+	void *p;
+
+	*nbytes = dtype_bytes(c->desc.dt, n);
+	if (c->init == INIT_BYTES) {
+		p = xmalloc(c->nbytes + 1);
+		memcpy(p, c->bytes, c->nbytes);
+		return p;
+	}
+	if (c->init == INIT_SCALAR) {
+		if (dtype_bits(c->desc.dt) == 4) {
+			error("const \"%s\": 4-bit scalar constants are not "
+			    "supported", c->name);
+			return NULL;
+		}
+		p = xmalloc(*nbytes + 1);
+		fill(p, c->desc.dt, n, c->value);
+		return p;
+	}
+	{
+		struct weights w;
+		struct wtensor *t;
+
+		if (!g->weights_file) {
+			error("const \"%s\": weights \"%s\" but the graph names "
+			    "no weights file", c->name, c->ref);
+			return NULL;
+		}
+		if (weights_open(&w, g->weights_file, g->manifest_file) != 0)
+			return NULL;
+		t = manifest_find(&w.m, c->ref);
+		if (!t || t->length != *nbytes) {
+			error("const \"%s\": weights \"%s\" missing or of the "
+			    "wrong size in %s", c->name, c->ref,
+			    g->manifest_file);
+			weights_close(&w);
+			return NULL;
+		}
+		p = xmalloc(*nbytes + 1);
+		memcpy(p, weights_bytes(&w, t), *nbytes);
+		weights_close(&w);
+		return p;
+	}
+}
+
+struct slot {
+	struct operand *o;
+	void *data;
+};
+
+static void **
+slotof(struct graph *g, void **inbuf, void **constbuf, void ***nodebuf,
+    const char *name)
+{
+	struct operand *o = graph_find(g, name);
+
+	if (!o)
+		return NULL;
+	if (o->kind == OPND_INPUT) {
+		for (size_t i = 0; i < g->ninputs; i++)
+			if (g->inputs[i] == o)
+				return &inbuf[i];
+	} else if (o->kind == OPND_CONST) {
+		for (size_t i = 0; i < g->nconsts; i++)
+			if (g->consts[i] == o)
+				return &constbuf[i];
+	} else {
+		return &nodebuf[o->producer->index][o->outidx];
+	}
+	return NULL;
+}
+
+int
+graph_eval(struct graph *g, const struct evalbuf *inputs, int ninputs,
+    struct evalbuf *outputs)
+{
+	size_t nn = g->nnodes, placed, i;
+	size_t *order = xmalloc((nn + 1) * sizeof *order);
+	void **inbuf = xcalloc(g->ninputs + 1, sizeof *inbuf);
+	void **constbuf = xcalloc(g->nconsts + 1, sizeof *constbuf);
+	void ***nodebuf = xcalloc(nn + 1, sizeof *nodebuf);
+	int rc = -1;
+
+	placed = graph_toposort(g, order);
+	if (placed < nn) {
+		error("the graph has a cycle: run nnl-reorder to see it");
+		goto out;
+	}
+	for (i = 0; i < g->ninputs; i++) {
+		struct operand *o = g->inputs[i];
+		uint64_t want = dtype_bytes(o->desc.dt, tdesc_numel(&o->desc));
+		int k;
+
+		for (k = 0; k < ninputs; k++)
+			if (strcmp(inputs[k].name, o->name) == 0)
+				break;
+		if (k == ninputs) {
+			error("no data for input \"%s\"", o->name);
+			goto out;
+		}
+		if (inputs[k].nbytes != want) {
+			error("input \"%s\": %llu bytes given, %s needs %llu",
+			    o->name, (unsigned long long)inputs[k].nbytes,
+			    tdesc_str(&o->desc), (unsigned long long)want);
+			goto out;
+		}
+		inbuf[i] = inputs[k].data;
+	}
+	for (i = 0; i < g->nconsts; i++) {
+		uint64_t nb;
+
+		constbuf[i] = const_bytes(g, g->consts[i], &nb);
+		if (!constbuf[i])
+			goto out;
+	}
+	for (size_t s = 0; s < placed; s++) {
+		struct node *n = g->nodes[order[s]];
+		struct kcall k;
+		const void *ins[KMAXIO];
+		void *outs[KMAXIO], *scratch = NULL;
+
+		if (kernel_prepare(g, n, &k) != 0)
+			goto out;
+		nodebuf[n->index] = xcalloc((size_t)n->nout + 1, sizeof(void *));
+		for (int j = 0; j < k.nin; j++) {
+			void **p = k.in[j] ? slotof(g, inbuf, constbuf, nodebuf,
+			    k.in[j]) : NULL;
+
+			ins[j] = p ? *p : NULL;
+		}
+		for (int j = 0; j < n->nout; j++) {
+			uint64_t nb = dtype_bytes(n->types[j].dt,
+			    tdesc_numel(&n->types[j]));
+
+			nodebuf[n->index][j] = xcalloc(nb + 1, 1);
+			outs[j] = nodebuf[n->index][j];
+		}
+		if (k.scratch)
+			scratch = xcalloc(k.scratch, 1);
+		k.fn(k.ip, k.fp, ins, outs, scratch);
+		free(scratch);
+	}
+	for (i = 0; i < g->noutputs; i++) {
+		struct operand *o = graph_find(g, g->outputs[i].ref);
+		const struct tdesc *t = operand_type(o);
+
+		outputs[i].name = g->outputs[i].name;
+		outputs[i].nbytes = dtype_bytes(t->dt, tdesc_numel(t));
+		outputs[i].data = xmalloc(outputs[i].nbytes + 1);
+		memcpy(outputs[i].data, *slotof(g, inbuf, constbuf, nodebuf,
+		    o->name), outputs[i].nbytes);
+	}
+	rc = 0;
+out:
+	for (i = 0; i < nn; i++) {
+		if (nodebuf[i])
+			for (int j = 0; j < g->nodes[i]->nout; j++)
+				free(nodebuf[i][j]);
+		free(nodebuf[i]);
+	}
+	for (i = 0; i < g->nconsts; i++)
+		free(constbuf[i]);
+	free(nodebuf);
+	free(constbuf);
+	free(inbuf);
+	free(order);
+	return rc;
+}

@@ -1,0 +1,122 @@
+/*
+ * kernel: dispatch from a node to its op's prepare function, and the
+ * helpers those functions build calls with.  The kernel table comes
+ * from rt/kernels.def.
+ */
+#include "kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape.h"
+
+#define K(name) void nnl_k_##name(const int64_t *ip, const double *fp, \
+    const void *const *in, void *const *out, void *scratch);
+#include "rt/kernels.def"
+#undef K
+
+static const struct {
+	const char *name;
+	nnl_kernel_fn *fn;
+} table[] = {
+#define K(name) { #name, nnl_k_##name },
+#include "rt/kernels.def"
+#undef K
+	{ NULL, NULL }
+};
+
+typedef int preparefn(struct kctx *);
+
+static preparefn *const prepares[] = {
+#define OP(id, name, operands, params, options, nout, rule) prepare_##rule,
+#include "ops.def"
+#undef OP
+};
+
+nnl_kernel_fn *
+kernel_lookup(const char *name)
+{
+	for (int i = 0; table[i].name; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return table[i].fn;
+	return NULL;
+}
+
+int
+kset(struct kctx *c, const char *name)
+{
+	for (int i = 0; table[i].name; i++)
+		if (strcmp(table[i].name, name) == 0) {
+			c->k->name = table[i].name;
+			c->k->fn = table[i].fn;
+			return 0;
+		}
+	return shape_err(c->sc, "no %s kernel for these types (wanted "
+	    "%s)", c->d->name, name);
+}
+
+void
+kip(struct kctx *c, int64_t v)
+{
+	if (c->k->nip >= KMAXP)
+		BUG("too many integer kernel parameters");
+	c->k->ip[c->k->nip++] = v;
+}
+
+void
+kfp(struct kctx *c, double v)
+{
+	if (c->k->nfp >= KMAXP)
+		BUG("too many floating kernel parameters");
+	c->k->fp[c->k->nfp++] = v;
+}
+
+void
+kin(struct kctx *c, const char *operand)
+{
+	if (c->k->nin >= KMAXIO)
+		BUG("too many kernel operands");
+	c->k->in[c->k->nin++] = operand;
+}
+
+void
+kshape(struct kctx *c, const struct tdesc *t)
+{
+	kip(c, t->rank);
+	for (int i = 0; i < t->rank; i++)
+		kip(c, t->dims[i]);
+}
+
+int
+kdt(const struct tdesc *t)
+{
+	return (int)t->dt;
+}
+
+const char *
+kdtname(enum dtype dt)
+{
+	return dtype_short(dt);
+}
+
+int
+kernel_prepare(struct graph *g, struct node *n, struct kcall *k)
+{
+	struct shapectx sc = { g, n, op_get(n->op), n->nin, NULL, 0 };
+	struct kctx c = { g, n, sc.d, NULL, n->types, k, &sc };
+	int rc;
+
+	memset(k, 0, sizeof *k);
+	if (!sc.d || !n->types)
+		BUG("kernel_prepare on an untyped or unknown node");
+	c.in = xcalloc((size_t)n->nin + 1, sizeof *c.in);
+	for (int i = 0; i < n->nin; i++)
+		c.in[i] = operand_type(graph_find(g, n->in[i]));
+	sc.in = c.in;
+	k->nout = n->nout;
+	rc = prepares[n->op](&c);
+	if (rc == 0 && !k->fn)
+		rc = shape_err(&sc, "%s: no kernel chosen", sc.d->name);
+	free(c.in);
+	return rc;
+}

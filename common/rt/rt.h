@@ -1,0 +1,129 @@
+/*
+ * rt: the runtime of generated code.  Every kernel has one signature,
+ *
+ *	void nnl_k_NAME(const int64_t *ip, const double *fp,
+ *	    const void *const *in, void *const *out, void *scratch);
+ *
+ * ip and fp are the kernel's integer and floating parameters, laid out
+ * as the kernel's comment documents (libnnl's prepare functions fill
+ * them: common/kernel.h); in and out point at operand data, out at
+ * bytes the kernel may write before it has read all of in only where
+ * its comment says so (in-place safe).  scratch is the node's
+ * workspace from the memory plan.
+ *
+ * The files of common/rt/ are compiled into libnnl (for constant
+ * folding and tests) and pasted into every generated C file, where
+ * NNL_RT makes each kernel static.  They use only C99, <stdint.h>,
+ * <string.h> and <math.h>: no heap, no I/O, no globals that change.
+ */
+#ifndef NNL_RT_H
+#define NNL_RT_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Kernels: static in generated code; libnnl builds with -DNNL_RT= */
+#ifndef NNL_RT
+#if defined(__GNUC__)
+#define NNL_RT static __attribute__((unused))
+#else
+#define NNL_RT static
+#endif
+#endif
+/* Helpers of this header: private to each file that includes it. */
+#define NNL_RT_INLINE static inline
+
+#define NNL_MAXRANK 8
+
+typedef void nnl_kernel_fn(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch);
+
+/* Data type codes in ip[] (the order of common/dtype.h). */
+enum {
+	NNL_F32, NNL_F16, NNL_I32, NNL_U32, NNL_I64, NNL_U64, NNL_I8,
+	NNL_U8, NNL_I4, NNL_U4
+};
+
+/* IEEE 754 binary16, stored as its bits. */
+typedef uint16_t nnl_f16;
+
+NNL_RT_INLINE float
+nnl_f16_to_f32(nnl_f16 h)
+{
+	uint32_t s = (uint32_t)(h & 0x8000) << 16, e = h >> 10 & 0x1f,
+	    m = h & 0x3ff, bits;
+	float f;
+
+	if (e == 0) {
+		if (m == 0) {
+			bits = s;
+		} else {	/* subnormal: normalise */
+			e = 113;
+			while (!(m & 0x400)) {
+				m <<= 1;
+				e--;
+			}
+			bits = s | e << 23 | (m & 0x3ff) << 13;
+		}
+	} else if (e == 31) {
+		bits = s | 0x7f800000 | m << 13;
+	} else {
+		bits = s | (e + 112) << 23 | m << 13;
+	}
+	memcpy(&f, &bits, 4);
+	return f;
+}
+
+/* Round to nearest, ties to even; overflow to infinity; NaN kept. */
+NNL_RT_INLINE nnl_f16
+nnl_f32_to_f16(float f)
+{
+	uint32_t x, s, e, m;
+
+	memcpy(&x, &f, 4);
+	s = x >> 16 & 0x8000;
+	e = x >> 23 & 0xff;
+	m = x & 0x7fffff;
+	if (e == 0xff)
+		return (nnl_f16)(s | 0x7c00 | (m ? 0x200 | m >> 13 : 0));
+	if (e > 142)
+		return (nnl_f16)(s | 0x7c00);
+	if (e < 113) {		/* subnormal half, or zero */
+		uint32_t shift;
+
+		if (e < 102)
+			return (nnl_f16)s;
+		m |= 0x800000;
+		shift = 126 - e;
+		{
+			uint32_t half = m >> shift, rem = m & ((1u << shift) - 1),
+			    mid = 1u << (shift - 1);
+
+			if (rem > mid || (rem == mid && (half & 1)))
+				half++;
+			return (nnl_f16)(s | half);
+		}
+	}
+	{
+		uint32_t h = s | (e - 112) << 10 | m >> 13, rem = m & 0x1fff;
+
+		if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+			h++;	/* may carry into the exponent: correct */
+		return (nnl_f16)h;
+	}
+}
+
+/* Elements of a shape. */
+NNL_RT_INLINE int64_t
+nnl_numel(int rank, const int64_t *dims)
+{
+	int64_t n = 1;
+
+	for (int i = 0; i < rank; i++)
+		n *= dims[i];
+	return n;
+}
+
+#endif

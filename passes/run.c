@@ -1,0 +1,106 @@
+/*
+ * run: executes a graph on this machine with the reference kernels of
+ * common/rt/ and writes each output as an .npy file.  It needs no
+ * compiler, so it is how the other back ends are checked, and a quick
+ * way to try a model.
+ */
+#define _DEFAULT_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+#include "graph.h"
+#include "npy.h"
+#include "shape.h"
+#include "util.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: nnl-run [-d dir] graph [input=file.npy ...]\n");
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *dir = ".";
+	struct graph *g;
+	struct evalbuf *in, *out;
+	struct npy *arrs;
+	int c, nin, rc = 1;
+
+	setprogname(argv[0]);
+	while ((c = getopt(argc, argv, "d:h")) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		default: usage();
+		}
+	}
+	if (optind >= argc)
+		usage();
+	g = graph_load(argv[optind]);
+	if (!g)
+		return 1;
+	if (shape_infer(g) != 0) {
+		graph_free(g);
+		return 1;
+	}
+	nin = argc - optind - 1;
+	in = xcalloc((size_t)nin + 1, sizeof *in);
+	arrs = xcalloc((size_t)nin + 1, sizeof *arrs);
+	out = xcalloc(g->noutputs + 1, sizeof *out);
+	for (int i = 0; i < nin; i++) {
+		char *arg = argv[optind + 1 + i], *eq = strchr(arg, '=');
+		struct operand *o;
+
+		if (!eq)
+			usage();
+		*eq = '\0';
+		o = graph_find(g, arg);
+		if (!o || o->kind != OPND_INPUT) {
+			error("\"%s\" is not an input of the graph", arg);
+			goto done;
+		}
+		if (npy_load(eq + 1, &arrs[i]) != 0)
+			goto done;
+		if (arrs[i].dt != o->desc.dt) {
+			error("%s: %s data for input \"%s\" of type %s",
+			    eq + 1, dtype_name(arrs[i].dt), arg,
+			    dtype_name(o->desc.dt));
+			goto done;
+		}
+		in[i].name = arg;
+		in[i].data = arrs[i].data;
+		in[i].nbytes = arrs[i].nbytes;
+	}
+	if (graph_eval(g, in, nin, out) != 0)
+		goto done;
+	rc = 0;
+	for (size_t i = 0; i < g->noutputs; i++) {
+		const struct tdesc *t = operand_type(graph_find(g,
+		    g->outputs[i].ref));
+		char *path = xasprintf("%s/%s.npy", dir, out[i].name);
+		char *ts = tdesc_str(t);
+
+		if (npy_save(path, t->dt, t->rank, t->dims, out[i].data,
+		    out[i].nbytes) != 0)
+			rc = 1;
+		else
+			printf("%s %s %s\n", out[i].name, ts, path);
+		free(ts);
+		free(path);
+		free(out[i].data);
+	}
+done:
+	for (int i = 0; i < nin; i++)
+		npy_free(&arrs[i]);
+	free(arrs);
+	free(in);
+	free(out);
+	graph_free(g);
+	if (rc)
+		return rc;
+	return close_stdout();
+}
