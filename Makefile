@@ -13,23 +13,31 @@ DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
 LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
-PASSES  = parse pack-weights
+PASSES  = parse pack-weights reorder plan-memory
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_npy test_weights test_webnn
 
-LIBOBJ  = $(COMMON:%=build/common/%.o)
+# Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
+# generated code, where they are static.
+RT      =
+LIBOBJ  = $(COMMON:%=build/common/%.o) $(RT:%=build/common/rt/%.o)
 BINS    = $(PASSES:%=bin/nnl-%)
 TESTBINS = $(COMMON_TESTS:%=build/tests/%)
-HDRS    = $(wildcard common/*.h) common/ops.def
+HDRS    = $(wildcard common/*.h) common/ops.def common/rt/rt.h \
+          common/rt/kernels.def
 
 all: $(BINS)
 
 build/common/%.o: common/%.c $(HDRS)
 	@mkdir -p build/common
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ $<
+
+build/common/rt/%.o: common/rt/%.c common/rt/rt.h
+	@mkdir -p build/common/rt
+	$(CC) $(CFLAGS) -DNNL_RT= -Icommon -c -o $@ $<
 
 build/libnnl.a: $(LIBOBJ)
 	rm -f $@
