@@ -1,0 +1,461 @@
+/*
+ * emitc: writes the C of a planned graph.  Each node becomes one call
+ * of a runtime kernel prepared by kernel_prepare(); its parameters are
+ * static const arrays, its operands pointers into the arena, the
+ * weights, the caller's inputs or small constant arrays.  Graph outputs
+ * are copied from the arena to the caller's buffers at the end.
+ */
+#define _DEFAULT_SOURCE
+#include "emitc.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+#include "kernel.h"
+#include "weights.h"
+
+extern const char nnl_rtsrc[];
+
+static const char *const ckeywords[] = { "auto", "break", "case", "char",
+    "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "float", "for", "goto", "if", "inline", "int", "long",
+    "register", "restrict", "return", "short", "signed", "sizeof",
+    "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+    "volatile", "while", "main", NULL };
+
+char *
+emitc_ident(const char *name)
+{
+	char *s = xmalloc(strlen(name) + 3), *p = s;
+
+	if (!*name || isdigit((unsigned char)*name))
+		*p++ = 'm', *p++ = '_';
+	for (; *name; name++)
+		*p++ = isalnum((unsigned char)*name) ? *name : '_';
+	*p = '\0';
+	for (int i = 0; ckeywords[i]; i++)
+		if (strcmp(s, ckeywords[i]) == 0) {
+			char *t = xasprintf("%s_", s);
+
+			free(s);
+			return t;
+		}
+	return s;
+}
+
+struct em {
+	struct graph *g;
+	const struct emitc_opts *o;
+	const char *pfx;
+	struct buf data, body;
+	struct weights w;
+	int haveweights;
+	int64_t *cidx;		/* const index -> inline array number */
+	uint64_t arena;
+};
+
+static int64_t
+jsonint(const cJSON *v)
+{
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+}
+
+static void
+putdouble(struct buf *b, double v)
+{
+	if (isnan(v))
+		buf_puts(b, "NAN");
+	else if (isinf(v))
+		buf_puts(b, v > 0 ? "INFINITY" : "-INFINITY");
+	else
+		buf_printf(b, "%.17g", v);
+}
+
+/* Constants not in the weights file become static arrays. */
+static int
+inlineconst(struct em *e, size_t ci)
+{
+	struct operand *c = e->g->consts[ci];
+	uint64_t nb;
+	unsigned char *p = const_bytes(e->g, c, &nb);
+
+	if (!p)
+		return -1;
+	buf_printf(&e->data, "/* const \"%s\" %s */\n", c->name,
+	    dtype_name(c->desc.dt));
+	buf_printf(&e->data, "static const unsigned char %s_c%zu[%llu] "
+	    "NNL_ALIGNED = {", e->pfx, ci, (unsigned long long)(nb ? nb : 1));
+	for (uint64_t i = 0; i < nb; i++)
+		buf_printf(&e->data, "%s%u,", i % 16 ? "" : "\n\t", p[i]);
+	if (!nb)
+		buf_puts(&e->data, "0");
+	buf_puts(&e->data, "\n};\n\n");
+	free(p);
+	e->cidx[ci] = (int64_t)ci;
+	return 0;
+}
+
+/* The C expression for an operand's bytes. */
+static char *
+operandptr(struct em *e, const char *name)
+{
+	struct operand *o = graph_find(e->g, name);
+
+	if (o->kind == OPND_INPUT) {
+		for (size_t i = 0; i < e->g->ninputs; i++)
+			if (e->g->inputs[i] == o)
+				return xasprintf("in[%zu]", i);
+	} else if (o->kind == OPND_CONST) {
+		for (size_t i = 0; i < e->g->nconsts; i++) {
+			if (e->g->consts[i] != o)
+				continue;
+			if (o->init == INIT_WEIGHTS) {
+				struct wtensor *t = manifest_find(&e->w.m,
+				    o->ref);
+
+				return xasprintf("(%s_weights + %llu)", e->pfx,
+				    (unsigned long long)t->offset);
+			}
+			return xasprintf("%s_c%zu", e->pfx, i);
+		}
+	} else {
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+		    o->producer->extra, "arena");
+
+		return xasprintf("(A + %lld)", (long long)jsonint(
+		    cJSON_GetArrayItem(a, o->outidx)));
+	}
+	BUG("operand without a place");
+}
+
+static int
+emitnode(struct em *e, struct node *n, size_t idx)
+{
+	struct kcall k;
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(n->extra, "arena");
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "scratch");
+
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n->nout) {
+		error("node \"%s\" has no arena offsets: run nnl-plan-memory "
+		    "first", n->id);
+		return -1;
+	}
+	if (kernel_prepare(e->g, n, &k) != 0)
+		return -1;
+	if (k.scratch && !cJSON_IsNumber(sc)) {
+		error("node \"%s\" needs %llu bytes of workspace the plan does "
+		    "not give: run nnl-plan-memory again", n->id,
+		    (unsigned long long)k.scratch);
+		return -1;
+	}
+	buf_printf(&e->data, "/* %s: %s */\nstatic const int64_t %s_i%zu[] = "
+	    "{", n->id, n->opname, e->pfx, idx);
+	for (int i = 0; i < k.nip; i++)
+		buf_printf(&e->data, "%s%lld,", i % 8 ? " " : "\n\t",
+		    (long long)k.ip[i]);
+	buf_printf(&e->data, "%s\n};\n", k.nip ? "" : "0");
+	if (k.nfp) {
+		buf_printf(&e->data, "static const double %s_f%zu[] = {",
+		    e->pfx, idx);
+		for (int i = 0; i < k.nfp; i++) {
+			buf_puts(&e->data, i % 4 ? " " : "\n\t");
+			putdouble(&e->data, k.fp[i]);
+			buf_putc(&e->data, ',');
+		}
+		buf_puts(&e->data, "\n};\n");
+	}
+	buf_printf(&e->body, "\t{\t/* %s = %s(...) */\n\t\tconst void *i[] = "
+	    "{", n->id, n->opname);
+	for (int i = 0; i < k.nin; i++) {
+		char *p = k.in[i] ? operandptr(e, k.in[i]) : xstrdup("0");
+
+		buf_printf(&e->body, "%s%s", i ? ", " : " ", p);
+		free(p);
+	}
+	buf_printf(&e->body, "%s };\n\t\tvoid *o[] = {", k.nin ? "" : " 0");
+	for (int i = 0; i < n->nout; i++)
+		buf_printf(&e->body, "%s(A + %lld)", i ? ", " : " ",
+		    (long long)jsonint(cJSON_GetArrayItem(a, i)));
+	{
+		char *fparg = k.nfp ? xasprintf("%s_f%zu", e->pfx, idx) :
+		    xstrdup("0");
+		char *sarg = k.scratch ? xasprintf("(A + %lld)",
+		    (long long)jsonint(sc)) : xstrdup("0");
+
+		buf_printf(&e->body, " };\n\t\tnnl_k_%s(%s_i%zu, %s, i, o, "
+		    "%s);\n\t}\n", k.name, e->pfx, idx, fparg, sarg);
+		free(fparg);
+		free(sarg);
+	}
+	return 0;
+}
+
+static uint64_t
+bytesof(const struct tdesc *t)
+{
+	return dtype_bytes(t->dt, tdesc_numel(t));
+}
+
+/* The weights file through the assembler: no giant C literal for the
+ * compiler to parse. */
+static void
+putweights(struct em *e)
+{
+	char *path = realpath(e->g->weights_file, NULL);
+	const char *p;
+
+	if (e->o->embed == EMBED_ARRAY) {
+		buf_printf(&e->data, "static const unsigned char %s_weights[] "
+		    "NNL_ALIGNED = {", e->pfx);
+		for (size_t i = 0; i < e->w.size; i++)
+			buf_printf(&e->data, "%s%u,", i % 20 ? "" : "\n\t",
+			    e->w.data[i]);
+		buf_puts(&e->data, "\n};\n\n");
+		free(path);
+		return;
+	}
+	buf_printf(&e->data, "/* %s, %zu bytes, included by the assembler */\n"
+	    "__asm__(\"\\t.section .rodata\\n\\t.balign 64\\n\"\n"
+	    "    \"%s_weights:\\n\\t.incbin \\\"", e->g->weights_file,
+	    e->w.size, e->pfx);
+	for (p = path ? path : e->g->weights_file; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			buf_puts(&e->data, "\\\\\\");
+		buf_putc(&e->data, *p);
+	}
+	buf_printf(&e->data, "\\\"\\n\\t.previous\\n\");\n"
+	    "extern const unsigned char %s_weights[];\n\n", e->pfx);
+	free(path);
+}
+
+static void
+putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
+    uint64_t inel, uint64_t outel)
+{
+	char *guard = xasprintf("%s_H", e->pfx);
+
+	for (char *q = guard; *q; q++)
+		*q = (char)toupper((unsigned char)*q);
+	buf_printf(h, "/* %s.h: the API of model \"%s\", generated by "
+	    "nnl-emit-c. */\n#ifndef %s\n#define %s\n\n#include <stddef.h>\n"
+	    "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n"
+	    "#endif\n\n", e->pfx, e->g->name ? e->g->name : e->pfx, guard,
+	    guard);
+	buf_printf(h, "/*\n * Inputs, in this order (the bytes of each, "
+	    "packed one after another\n * for %s_infer):\n", e->pfx);
+	for (size_t i = 0; i < e->g->ninputs; i++) {
+		char *t = tdesc_str(&e->g->inputs[i]->desc);
+
+		buf_printf(h, " *   %s %s\n", e->g->inputs[i]->name, t);
+		free(t);
+	}
+	buf_puts(h, " * Outputs:\n");
+	for (size_t i = 0; i < e->g->noutputs; i++) {
+		struct operand *o = graph_find(e->g, e->g->outputs[i].ref);
+		char *t = tdesc_str(operand_type(o));
+
+		buf_printf(h, " *   %s %s\n", e->g->outputs[i].name, t);
+		free(t);
+	}
+	buf_printf(h, " */\nenum {\n\t%s_NUM_INPUTS = %zu,\n\t"
+	    "%s_NUM_OUTPUTS = %zu\n};\n\n", guard, e->g->ninputs, guard,
+	    e->g->noutputs);
+	buf_printf(h,
+	    "/* Run the model on the static workspace: input holds every input,\n"
+	    " * output receives every output, each packed in order.  Returns 0,\n"
+	    " * or 1 for a null pointer.  Not reentrant: see %s_run. */\n"
+	    "int %s_infer(const void *input, void *output);\n"
+	    "/* Elements of all inputs (%llu) and of all outputs (%llu). */\n"
+	    "int %s_input_size(void);\nint %s_output_size(void);\n"
+	    "/* Bytes of all inputs (%llu) and of all outputs (%llu). */\n"
+	    "size_t %s_input_bytes(void);\nsize_t %s_output_bytes(void);\n"
+	    "/* Bytes of workspace %s_run needs, 64-byte aligned (%llu). */\n"
+	    "size_t %s_workspace_size(void);\n"
+	    "/* Reentrant: inputs[i] and outputs[i] point at each input and\n"
+	    " * output; workspace is the caller's, %s_workspace_size() bytes\n"
+	    " * aligned to 64.  Returns 0, 1 for a null pointer, 2 for a\n"
+	    " * misaligned workspace. */\n"
+	    "int %s_run(void *workspace, const void *const *inputs,\n"
+	    "    void *const *outputs);\n\n"
+	    "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n",
+	    e->pfx, e->pfx, (unsigned long long)inel,
+	    (unsigned long long)outel, e->pfx, e->pfx,
+	    (unsigned long long)inbytes, (unsigned long long)outbytes, e->pfx,
+	    e->pfx, e->pfx, (unsigned long long)e->arena, e->pfx, e->pfx,
+	    e->pfx, guard);
+	free(guard);
+}
+
+static void
+putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
+    uint64_t inel, uint64_t outel)
+{
+	struct graph *g = e->g;
+
+	buf_printf(s, "static unsigned char %s_arena[%llu] NNL_ALIGNED;\n\n",
+	    e->pfx, (unsigned long long)(e->arena ? e->arena : 1));
+	buf_printf(s, "int\n%s_run(void *workspace, const void *const *in, "
+	    "void *const *out)\n{\n\tunsigned char *A = workspace;\n\n"
+	    "\tif (!workspace || !in || !out)\n\t\treturn 1;\n"
+	    "\tif ((uintptr_t)workspace %% 64)\n\t\treturn 2;\n", e->pfx);
+	for (size_t i = 0; i < g->ninputs; i++)
+		buf_printf(s, "\tif (!in[%zu])\n\t\treturn 1;\n", i);
+	for (size_t i = 0; i < g->noutputs; i++)
+		buf_printf(s, "\tif (!out[%zu])\n\t\treturn 1;\n", i);
+	buf_puts(s, e->body.s ? e->body.s : "");
+	for (size_t i = 0; i < g->noutputs; i++) {
+		char *p = operandptr(e, g->outputs[i].ref);
+		struct operand *o = graph_find(g, g->outputs[i].ref);
+
+		buf_printf(s, "\tmemcpy(out[%zu], %s, %llu);\n", i, p,
+		    (unsigned long long)bytesof(operand_type(o)));
+		free(p);
+	}
+	buf_puts(s, "\treturn 0;\n}\n\n");
+	buf_printf(s, "int\n%s_infer(const void *input, void *output)\n{\n"
+	    "\tconst unsigned char *ip = input;\n\tunsigned char *op = "
+	    "output;\n\tconst void *in[%zu];\n\tvoid *out[%zu];\n\n"
+	    "\tif (!input || !output)\n\t\treturn 1;\n", e->pfx,
+	    g->ninputs ? g->ninputs : 1, g->noutputs);
+	{
+		uint64_t off = 0;
+
+		for (size_t i = 0; i < g->ninputs; i++) {
+			buf_printf(s, "\tin[%zu] = ip + %llu;\n", i,
+			    (unsigned long long)off);
+			off += bytesof(&g->inputs[i]->desc);
+		}
+		off = 0;
+		for (size_t i = 0; i < g->noutputs; i++) {
+			struct operand *o = graph_find(g, g->outputs[i].ref);
+
+			buf_printf(s, "\tout[%zu] = op + %llu;\n", i,
+			    (unsigned long long)off);
+			off += bytesof(operand_type(o));
+		}
+	}
+	buf_printf(s, "\treturn %s_run(%s_arena, in, out);\n}\n\n", e->pfx,
+	    e->pfx);
+	buf_printf(s, "int %s_input_size(void) { return %llu; }\n"
+	    "int %s_output_size(void) { return %llu; }\n"
+	    "size_t %s_input_bytes(void) { return %llu; }\n"
+	    "size_t %s_output_bytes(void) { return %llu; }\n"
+	    "size_t %s_workspace_size(void) { return %llu; }\n", e->pfx,
+	    (unsigned long long)inel, e->pfx, (unsigned long long)outel,
+	    e->pfx, (unsigned long long)inbytes, e->pfx,
+	    (unsigned long long)outbytes, e->pfx,
+	    (unsigned long long)(e->arena ? e->arena : 1));
+	if (e->o->main)
+		buf_printf(s, "\n#include <stdio.h>\n\n"
+		    "/* io \"stdio\": raw input bytes on standard input, raw "
+		    "output bytes\n * on standard output. */\n"
+		    "int\nmain(void)\n{\n"
+		    "\tstatic unsigned char in[%llu + 1], out[%llu + 1];\n"
+		    "\tsize_t n = fread(in, 1, sizeof in, stdin);\n\n"
+		    "\tif (n != %llu) {\n\t\tfprintf(stderr, \"%s: expected "
+		    "%llu bytes of input, got %%s%%zu\\n\",\n\t\t    n > %llu ? "
+		    "\"more than \" : \"\", n > %llu ? (size_t)%llu : n);\n"
+		    "\t\treturn 1;\n\t}\n"
+		    "\tif (%s_infer(in, out) != 0)\n\t\treturn 1;\n"
+		    "\tif (fwrite(out, 1, %llu, stdout) != %llu || "
+		    "fflush(stdout) != 0) {\n\t\tfprintf(stderr, \"%s: write "
+		    "error\\n\");\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n",
+		    (unsigned long long)inbytes, (unsigned long long)outbytes,
+		    (unsigned long long)inbytes, e->pfx,
+		    (unsigned long long)inbytes, (unsigned long long)inbytes,
+		    (unsigned long long)inbytes, (unsigned long long)inbytes,
+		    e->pfx, (unsigned long long)outbytes,
+		    (unsigned long long)outbytes, e->pfx);
+}
+
+int
+emitc(struct graph *g, const struct emitc_opts *o, char **source,
+    char **header)
+{
+	struct em e;
+	struct buf s = { 0 }, h = { 0 };
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(g->extra,
+	    "memory");
+	uint64_t inbytes = 0, outbytes = 0, inel = 0, outel = 0;
+	char *pfx = emitc_ident(o->prefix ? o->prefix :
+	    g->name ? g->name : "model");
+	int rc = -1;
+
+	memset(&e, 0, sizeof e);
+	e.g = g;
+	e.o = o;
+	e.pfx = pfx;
+	e.cidx = xcalloc(g->nconsts + 1, sizeof *e.cidx);
+	if (!cJSON_IsObject(mem)) {
+		error("%s: the graph has no memory plan: run nnl-plan-memory "
+		    "first", g->src);
+		goto out;
+	}
+	e.arena = (uint64_t)jsonint(cJSON_GetObjectItemCaseSensitive(mem,
+	    "arenaBytes"));
+	for (size_t i = 0; i < g->nconsts; i++)
+		if (g->consts[i]->init == INIT_WEIGHTS && !e.haveweights) {
+			if (!g->weights_file) {
+				error("const \"%s\": the graph names no weights "
+				    "file", g->consts[i]->name);
+				goto out;
+			}
+			if (weights_open(&e.w, g->weights_file,
+			    g->manifest_file) != 0)
+				goto out;
+			e.haveweights = 1;
+		}
+	for (size_t i = 0; i < g->ninputs; i++) {
+		inbytes += bytesof(&g->inputs[i]->desc);
+		inel += tdesc_numel(&g->inputs[i]->desc);
+	}
+	for (size_t i = 0; i < g->noutputs; i++) {
+		const struct tdesc *t = operand_type(graph_find(g,
+		    g->outputs[i].ref));
+
+		outbytes += bytesof(t);
+		outel += tdesc_numel(t);
+	}
+	for (size_t i = 0; i < g->nconsts; i++)
+		if (g->consts[i]->init != INIT_WEIGHTS &&
+		    inlineconst(&e, i) != 0)
+			goto out;
+	if (e.haveweights)
+		putweights(&e);
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (emitnode(&e, g->nodes[i], i) != 0)
+			goto out;
+	buf_printf(&s, "/*\n * %s.c: model \"%s\", generated by nnl-emit-c "
+	    "from %s.\n * Plain C99: no heap, no I/O%s.  Do not edit.\n */\n"
+	    "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n"
+	    "#include \"%s\"\n\n#if defined(__GNUC__)\n#define NNL_ALIGNED "
+	    "__attribute__((aligned(64)))\n#else\n#define NNL_ALIGNED\n"
+	    "#endif\n\n/* The runtime kernels (common/rt/ of nnl). */\n",
+	    pfx, g->name ? g->name : pfx, g->src,
+	    o->main ? " but main()" : "",
+	    o->header ? o->header : "model.h");
+	buf_puts(&s, nnl_rtsrc);
+	buf_puts(&s, "\n/* ---- the model ---- */\n\n");
+	buf_puts(&s, e.data.s ? e.data.s : "");
+	putapi(&e, &s, inbytes, outbytes, inel, outel);
+	putheader(&e, &h, inbytes, outbytes, inel, outel);
+	*source = s.s;
+	*header = h.s;
+	s.s = h.s = NULL;
+	rc = 0;
+out:
+	if (e.haveweights)
+		weights_close(&e.w);
+	free(e.cidx);
+	free(e.data.s);
+	free(e.body.s);
+	free(s.s);
+	free(h.s);
+	free(pfx);
+	return rc;
+}

@@ -1,0 +1,32 @@
+/*
+ * emitc: a planned graph as C99 source and header.  The source holds
+ * the runtime kernels the graph needs, its parameters as static const
+ * data, the weights (through the assembler's .incbin, or as an array),
+ * one static arena, and the model's API; no heap, no I/O but an
+ * optional stdio main().
+ */
+#ifndef NNL_EMITC_H
+#define NNL_EMITC_H
+
+#include "graph.h"
+
+enum embed { EMBED_INCBIN, EMBED_ARRAY };
+
+struct emitc_opts {
+	const char *prefix;	/* C prefix of every symbol; NULL: model */
+	const char *header;	/* name the source includes, "model.h" */
+	enum embed embed;
+	int main;		/* a main() reading stdin, writing stdout */
+};
+
+/* The C identifier for a model name ("my-net" -> "my_net"), malloc'd. */
+char *emitc_ident(const char *name);
+
+/*
+ * Generate the source and the header (both malloc'd).  Errors name
+ * the node at fault; returns 0 or -1.
+ */
+int emitc(struct graph *g, const struct emitc_opts *o, char **source,
+    char **header);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * emit-c: a shape-inferred, memory-planned graph as C99 source and
+ * header that a C compiler turns into an object with no dependency:
+ * static arena, read-only weights, the model's API and, with -m, a
+ * main() that reads raw input on stdin and writes raw output.
+ */
+#define _DEFAULT_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emitc.h"
+#include "graph.h"
+#include "util.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: nnl-emit-c [-m] [-e incbin|array] "
+	    "[-p prefix] [-H header] [-o file] [file]\n");
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "header", required_argument, NULL, 'H' },
+		{ "prefix", required_argument, NULL, 'p' },
+		{ "embed", required_argument, NULL, 'e' },
+		{ "main", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct emitc_opts o = { NULL, NULL, EMBED_INCBIN, 0 };
+	const char *out = NULL, *hdr = NULL;
+	char *src = NULL, *h = NULL, *hdrpath = NULL;
+	struct graph *g;
+	int c, rc = 1;
+
+	setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "o:H:p:e:mh", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'H': hdr = optarg; break;
+		case 'p': o.prefix = optarg; break;
+		case 'm': o.main = 1; break;
+		case 'e':
+			if (strcmp(optarg, "incbin") == 0)
+				o.embed = EMBED_INCBIN;
+			else if (strcmp(optarg, "array") == 0)
+				o.embed = EMBED_ARRAY;
+			else
+				usage();
+			break;
+		default: usage();
+		}
+	}
+	if (argc - optind > 1)
+		usage();
+	/* model.c -> model.h beside it, unless -H says otherwise */
+	if (hdr)
+		hdrpath = xstrdup(hdr);
+	else if (out && strcmp(out, "-") != 0) {
+		size_t n = strlen(out);
+
+		hdrpath = n > 2 && strcmp(out + n - 2, ".c") == 0 ?
+		    xasprintf("%.*s.h", (int)(n - 2), out) :
+		    xasprintf("%s.h", out);
+	}
+	g = graph_load(optind < argc ? argv[optind] : "-");
+	if (!g) {
+		free(hdrpath);
+		return 1;
+	}
+	if (!o.prefix && !g->name)
+		o.prefix = "model";
+	{
+		char *id = emitc_ident(o.prefix ? o.prefix : g->name);
+		char *dflt = xasprintf("%s.h", id);
+
+		o.header = hdrpath ? path_basename(hdrpath) : dflt;
+		if (emitc(g, &o, &src, &h) == 0 &&
+		    (!hdrpath || writefile_atomic(hdrpath, h, strlen(h)) == 0) &&
+		    writefile_atomic(out, src, strlen(src)) == 0)
+			rc = 0;
+		free(dflt);
+		free(id);
+	}
+	free(src);
+	free(h);
+	free(hdrpath);
+	graph_free(g);
+	if (rc)
+		return rc;
+	return close_stdout();
+}
