@@ -1,0 +1,733 @@
+/*
+ * nnc: the driver.  compile, test and inspect compose the nnl passes as
+ * separate processes on pipes, exactly as a shell or Make pipeline
+ * would, then hand the C to the system compiler.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "graph.h"
+#include "npy.h"
+#include "pipeline.h"
+#include "util.h"
+
+#define NNC_VERSION "0.1.0"
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: nnc compile [-v] [--save-temps] [--passes file] "
+	    "[--emit kind] [-o out]\n"
+	    "           [--target-triple triple] model\n"
+	    "       nnc test [-v] [--tolerance t] --input in.npy "
+	    "--expected out.npy model\n"
+	    "       nnc inspect model\n"
+	    "       nnc --version\n");
+	exit(2);
+}
+
+struct opts {
+	const char *model, *out, *emit, *triple, *passes;
+	int verbose, savetemps;
+};
+
+static char *tmpdir;
+
+static void
+rmtmp(void)
+{
+	if (tmpdir) {
+		char *argv[] = { "rm", "-rf", tmpdir, NULL };
+
+		run_command(argv, 0);
+		free(tmpdir);
+		tmpdir = NULL;
+	}
+}
+
+static const char *
+maketmp(void)
+{
+	if (!tmpdir) {
+		const char *t = getenv("TMPDIR");
+		char *tpl = xasprintf("%s/nnc.XXXXXX", t && *t ? t : "/tmp");
+
+		if (!mkdtemp(tpl))
+			die("mkdtemp %s: %s", tpl, strerror(errno));
+		tmpdir = tpl;
+		atexit(rmtmp);
+	}
+	return tmpdir;
+}
+
+/* "dir/model.nnl" -> "model" */
+static char *
+stem(const char *path)
+{
+	const char *b = path_basename(path), *dot = strrchr(b, '.');
+
+	return dot && dot != b ? xstrndup(b, (size_t)(dot - b)) : xstrdup(b);
+}
+
+static int
+endswith(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* The pass list: --passes FILE, else pipelines/c.passes beside the
+ * programs, else the built-in default. */
+static char **
+readpasses(const char *file, int *n)
+{
+	char *path = file ? xstrdup(file) : NULL, *text, *line, *save = NULL;
+	char **v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!path) {
+		static const char *const tries[] = {
+		    "../pipelines/c.passes", "../share/nnl/pipelines/c.passes"
+		};
+		char *self = find_program("nnc");
+		char *dir = path_dirname(self);
+
+		for (size_t i = 0; i < 2 && !path; i++) {
+			char *p = path_join(dir, tries[i]);
+
+			if (access(p, R_OK) == 0)
+				path = p;
+			else
+				free(p);
+		}
+		free(self);
+		free(dir);
+	}
+	text = path ? readfile(path, NULL) : xstrdup("nnl-reorder\n"
+	    "nnl-shape-infer\nnl-plan-memory\n");
+	if (!text)
+		die("%s: %s", path, strerror(errno));
+	for (line = strtok_r(text, "\n", &save); line;
+	    line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		GROW(v, cap, (size_t)*n + 2);
+		v[(*n)++] = xstrdup(line);
+	}
+	free(text);
+	free(path);
+	return v;
+}
+
+/* Split a pass line into argv; the program found beside nnc. */
+static char **
+splitargs(const char *line)
+{
+	char *s = xstrdup(line), *tok, *save = NULL;
+	char **v = NULL;
+	size_t cap = 0, n = 0;
+
+	for (tok = strtok_r(s, " \t", &save); tok;
+	    tok = strtok_r(NULL, " \t", &save)) {
+		GROW(v, cap, n + 2);
+		v[n] = n == 0 && !strchr(tok, '/') ? find_program(tok) :
+		    xstrdup(tok);
+		n++;
+	}
+	GROW(v, cap, n + 1);
+	v[n] = NULL;
+	free(s);
+	return v;
+}
+
+/*
+ * Front end and passes: model -> planned JSON at jsonpath.  .nnl
+ * models pack their weights into the temporary directory.
+ */
+static int
+tojson(const struct opts *o, const char *jsonpath)
+{
+	int npass, rc, ns = 0;
+	char **lines = readpasses(o->passes, &npass);
+	struct stage *st = xcalloc((size_t)npass + 2, sizeof *st);
+	char *parse = find_program("nnl-parse");
+	char *w = xasprintf("%s/model.weights", maketmp());
+	char *m = xasprintf("%s/model.manifest.json", tmpdir);
+	char *stemp = NULL;
+
+	if (endswith(o->model, ".nnl")) {
+		char **a = xcalloc(7, sizeof *a);
+
+		a[0] = parse;
+		a[1] = "-w";
+		a[2] = w;
+		a[3] = "-m";
+		a[4] = m;
+		a[5] = (char *)o->model;
+		st[ns++].argv = a;
+	} else {
+		char **a = xcalloc(3, sizeof *a);
+
+		a[0] = parse;
+		a[1] = (char *)o->model;
+		st[ns++].argv = a;
+	}
+	for (int i = 0; i < npass; i++)
+		st[ns++].argv = splitargs(lines[i]);
+	if (o->savetemps)
+		stemp = stem(o->out ? o->out : o->model);
+	rc = pipeline_run(st, ns, NULL, jsonpath, stemp, o->verbose);
+	for (int i = 0; i < ns; i++) {
+		if (i > 0)
+			for (char **p = st[i].argv; *p; p++)
+				free(*p);
+		free(st[i].argv);
+	}
+	for (int i = 0; i < npass; i++)
+		free(lines[i]);
+	free(lines);
+	free(st);
+	free(parse);
+	free(w);
+	free(m);
+	free(stemp);
+	return rc;
+}
+
+static const cJSON *
+config(const struct graph *g, const char *key)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(g->extra, "nnl");
+
+	return cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(n, "config"), key);
+}
+
+/* The C compiler: $CC, or TRIPLE-gcc, or cc. */
+static char *
+compiler(const char *triple, const char *tool)
+{
+	const char *cc = getenv(strcmp(tool, "ar") ? "CC" : "AR");
+
+	if (triple)
+		return xasprintf("%s-%s", triple, strcmp(tool, "ar") ? "gcc" :
+		    "ar");
+	if (cc && *cc)
+		return xstrdup(cc);
+	return xstrdup(tool);
+}
+
+/* SIMD target hints of the model's config, as compiler flags. */
+static const char *
+targetflag(const struct graph *g, const char *triple)
+{
+	const cJSON *t = config(g, "target");
+
+	if (!cJSON_IsString(t))
+		return NULL;
+	if (!strcmp(t->valuestring, "avx2"))
+		return "-mavx2";
+	if (!strcmp(t->valuestring, "avx512"))
+		return "-mavx512f";
+	if (!strcmp(t->valuestring, "arm_neon"))
+		/* NEON is part of AArch64; 32-bit ARM must ask for it */
+		return triple && !strncmp(triple, "aarch64", 7) ? NULL :
+		    "-mfpu=neon";
+	return NULL;
+}
+
+static int
+copyfile(const char *from, const char *to)
+{
+	size_t n;
+	char *b = readfile(from, &n);
+	int rc;
+
+	if (!b) {
+		error("%s: %s", from, strerror(errno));
+		return -1;
+	}
+	rc = writefile_atomic(to, b, n);
+	free(b);
+	return rc;
+}
+
+/* Compile o->model into the artifact o->emit; *artifact gets its path. */
+static int
+compile(struct opts *o, char **artifact)
+{
+	char *st = stem(o->model), *json, *csrc, *chdr, *out, *outdir, *hdr;
+	const char *kind = o->emit ? o->emit : "exe";
+	struct graph *g;
+	char *emit = find_program("nnl-emit-c");
+	char *cc = compiler(o->triple, "cc");
+	const char *tflag, *io;
+	int rc = -1, isexe = !strcmp(kind, "exe");
+
+	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
+	    strcmp(kind, "shared") && strcmp(kind, "header") &&
+	    strcmp(kind, "c"))
+		die("--emit %s: expected exe, obj, lib, shared, header or c",
+		    kind);
+	json = o->savetemps ? xasprintf("%s.json", st) :
+	    xasprintf("%s/model.json", maketmp());
+	if (tojson(o, json) != 0)
+		goto out0;
+	g = graph_load(json);
+	if (!g)
+		goto out0;
+	io = cJSON_IsString(config(g, "io")) ?
+	    config(g, "io")->valuestring : "stdio";
+	if (isexe && strcmp(io, "none") == 0) {
+		error("%s: io \"none\" makes a library without main(): use "
+		    "--emit obj, lib or shared", o->model);
+		graph_free(g);
+		goto out0;
+	}
+	if (strcmp(io, "stdio") && strcmp(io, "none")) {
+		error("%s: io \"%s\": expected \"stdio\" or \"none\"",
+		    o->model, io);
+		graph_free(g);
+		goto out0;
+	}
+	tflag = targetflag(g, o->triple);
+	graph_free(g);
+	if (o->out)
+		out = xstrdup(o->out);
+	else if (!strcmp(kind, "exe"))
+		out = xstrdup(st);
+	else if (!strcmp(kind, "obj"))
+		out = xasprintf("%s.o", st);
+	else if (!strcmp(kind, "lib"))
+		out = xasprintf("lib%s.a", st);
+	else if (!strcmp(kind, "shared"))
+		out = xasprintf("lib%s.so", st);
+	else if (!strcmp(kind, "header"))
+		out = xasprintf("%s.h", st);
+	else
+		out = xasprintf("%s.c", st);
+	outdir = path_dirname(out);
+	hdr = !strcmp(kind, "header") ? xstrdup(out) :
+	    xasprintf("%s/%s.h", outdir, st);
+	if (o->savetemps || !strcmp(kind, "c")) {
+		csrc = !strcmp(kind, "c") ? xstrdup(out) :
+		    xasprintf("%s.c", st);
+		chdr = !strcmp(kind, "c") ? xstrdup(hdr) :
+		    xasprintf("%s.h", st);
+	} else {
+		csrc = xasprintf("%s/%s.c", maketmp(), st);
+		chdr = xasprintf("%s/%s.h", tmpdir, st);
+	}
+	{
+		char *ea[] = { emit, "-p", st, "-H", chdr, "-o", csrc, json,
+		    isexe ? "-m" : NULL, NULL };
+
+		if (run_command(ea, o->verbose) != 0)
+			goto out;
+	}
+	if (!strcmp(kind, "c")) {
+		rc = 0;
+	} else if (!strcmp(kind, "header")) {
+		rc = strcmp(chdr, hdr) ? copyfile(chdr, hdr) : 0;
+	} else {
+		char *incdir = path_dirname(chdr);
+		char *inc = xasprintf("-I%s", incdir);
+		char *obj = xasprintf("%s/%s.o", maketmp(), st);
+		char *a[16];
+		int k = 0;
+
+		a[k++] = cc;
+		a[k++] = "-O2";
+		if (tflag)
+			a[k++] = (char *)tflag;
+		a[k++] = inc;
+		if (!strcmp(kind, "shared")) {
+			a[k++] = "-shared";
+			a[k++] = "-fPIC";
+		} else if (strcmp(kind, "exe")) {
+			a[k++] = "-c";
+		}
+		a[k++] = "-o";
+		a[k++] = !strcmp(kind, "lib") ? obj : out;
+		a[k++] = csrc;
+		if (isexe || !strcmp(kind, "shared"))
+			a[k++] = "-lm";
+		a[k] = NULL;
+		rc = run_command(a, o->verbose);
+		if (rc == 0 && !strcmp(kind, "lib")) {
+			char *ar = compiler(o->triple, "ar");
+			char *aa[] = { ar, "rcs", out, obj, NULL };
+
+			unlink(out);
+			rc = run_command(aa, o->verbose);
+			free(ar);
+		}
+		if (rc == 0 && !isexe && strcmp(chdr, hdr))
+			rc = copyfile(chdr, hdr);
+		free(obj);
+		free(inc);
+		free(incdir);
+	}
+	if (rc == 0 && artifact)
+		*artifact = xstrdup(out);
+out:
+	free(csrc);
+	free(chdr);
+	free(hdr);
+	free(outdir);
+	free(out);
+out0:
+	free(json);
+	free(st);
+	free(emit);
+	free(cc);
+	return rc;
+}
+
+/* The index of flat element i in a shape, as "[a, b, c]". */
+static void
+putindex(const struct npy *a, int64_t i, char *buf, size_t len)
+{
+	int64_t idx[NPY_MAXDIM];
+	size_t n = 0;
+
+	for (int d = a->rank - 1; d >= 0; d--) {
+		idx[d] = a->shape[d] ? i % a->shape[d] : 0;
+		i = a->shape[d] ? i / a->shape[d] : 0;
+	}
+	n += (size_t)snprintf(buf, len, "[");
+	for (int d = 0; d < a->rank && n < len; d++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%lld", d ? ", " : "",
+		    (long long)idx[d]);
+	if (a->rank == 0)
+		n += (size_t)snprintf(buf + n, len - n, "0");
+	snprintf(buf + n, len - n, "]");
+}
+
+static int
+test(struct opts *o, const char *input, const char *expected, double tol)
+{
+	char *exe = NULL, *inraw, *outraw, *cmd;
+	struct npy in, want;
+	size_t n;
+	unsigned char *got;
+	int64_t count, bad = 0, shown = 0;
+	double maxdiff = 0;
+	int rc;
+
+	if (npy_load(input, &in) != 0 || npy_load(expected, &want) != 0)
+		return 1;
+	if (in.dt != DT_FLOAT32 || want.dt != DT_FLOAT32) {
+		error("%s: expected float32 arrays", in.dt != DT_FLOAT32 ?
+		    input : expected);
+		return 1;
+	}
+	o->emit = "exe";
+	o->out = NULL;
+	{
+		char *st = stem(o->model);
+
+		o->out = xasprintf("%s/%s", maketmp(), st);
+		free(st);
+	}
+	if (compile(o, &exe) != 0)
+		return 1;
+	inraw = xasprintf("%s/input.bin", tmpdir);
+	outraw = xasprintf("%s/output.bin", tmpdir);
+	if (writefile_atomic(inraw, in.data, in.nbytes) != 0)
+		return 1;
+	cmd = xasprintf("'%s' < '%s' > '%s'", exe, inraw, outraw);
+	if (o->verbose)
+		fprintf(stderr, "%s\n", cmd);
+	fflush(NULL);
+	rc = system(cmd);
+	free(cmd);
+	if (rc != 0) {
+		error("%s: the compiled model failed (status %d)", o->model,
+		    rc);
+		return 1;
+	}
+	got = (unsigned char *)readfile(outraw, &n);
+	if (!got)
+		die("%s: %s", outraw, strerror(errno));
+	count = (int64_t)(want.nbytes / 4);
+	if (n != want.nbytes) {
+		printf("FAIL: output has %zu elements, expected %lld\n", n / 4,
+		    (long long)count);
+		return 1;
+	}
+	for (int64_t i = 0; i < count; i++) {
+		float g, w;
+		double d;
+
+		memcpy(&g, got + 4 * i, 4);
+		memcpy(&w, want.data + 4 * i, 4);
+		d = fabs((double)g - (double)w);
+		if (isnan(g) != isnan(w) || (!isnan(g) && isnan(d)))
+			d = INFINITY;
+		if (isnan(g) && isnan(w))
+			d = 0;
+		if (d > maxdiff)
+			maxdiff = d;
+		if (d > tol) {
+			char idx[128];
+
+			bad++;
+			if (shown++ < 10) {
+				putindex(&want, i, idx, sizeof idx);
+				printf("  mismatch at %s: got %.8f, expected "
+				    "%.8f, diff %.2e\n", idx, g, w, d);
+			}
+		}
+	}
+	if (bad)
+		printf("FAIL: %lld/%lld elements exceed tolerance %.1e (max "
+		    "diff: %.2e)\n", (long long)bad, (long long)count, tol,
+		    maxdiff);
+	else
+		printf("PASS: %lld/%lld elements within tolerance %.1e (max "
+		    "diff: %.2e)\n", (long long)count, (long long)count, tol,
+		    maxdiff);
+	free(got);
+	free(exe);
+	free(inraw);
+	free(outraw);
+	npy_free(&in);
+	npy_free(&want);
+	return bad ? 1 : 0;
+}
+
+static char *
+commas(uint64_t v)
+{
+	char digits[32], *out = xmalloc(48), *p = out;
+	int n = snprintf(digits, sizeof digits, "%llu",
+	    (unsigned long long)v);
+
+	for (int i = 0; i < n; i++) {
+		*p++ = digits[i];
+		if ((n - i - 1) % 3 == 0 && i < n - 1)
+			*p++ = ',';
+	}
+	*p = '\0';
+	return out;
+}
+
+static void
+human(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 1024 * 1024)
+		snprintf(buf, len, "%.2f MB", (double)b / (1024 * 1024));
+	else
+		snprintf(buf, len, "%.1f KB", (double)b / 1024);
+}
+
+/* Shape text, without the batch dimension for NNL models. */
+static char *
+shapetext(const struct tdesc *t, int nobatch)
+{
+	struct buf b = { 0 };
+	int from = nobatch && t->rank > 0 ? 1 : 0;
+
+	buf_putc(&b, '[');
+	for (int i = from; i < t->rank; i++)
+		buf_printf(&b, "%s%lld", i > from ? ", " : "",
+		    (long long)t->dims[i]);
+	buf_putc(&b, ']');
+	return b.s;
+}
+
+static uint64_t
+nodeparams(struct graph *g, struct node *n)
+{
+	const char **reads;
+	int nr = node_reads(n, &reads);
+	uint64_t p = 0;
+
+	for (int i = 0; i < nr; i++) {
+		struct operand *o = graph_find(g, reads[i]);
+
+		if (o && o->kind == OPND_CONST)
+			p += tdesc_numel(&o->desc);
+	}
+	free(reads);
+	return p;
+}
+
+static void
+row(const char *layer, const char *type, const char *shape, uint64_t params)
+{
+	char *pc = commas(params);
+
+	printf("%-15s %-11s %-16s %9s\n", layer, type, shape, pc);
+	free(pc);
+}
+
+static int
+inspect(struct opts *o)
+{
+	char *json = xasprintf("%s/model.json", maketmp());
+	struct graph *g;
+	const cJSON *nnl, *mem, *c;
+	uint64_t total = 0, weights = 0, arena = 0;
+	static const char rule[] = "──────────────────────────────────────"
+	    "────────────────";
+	char b1[32], b2[32], b3[32], *tp;
+	int isnnl;
+
+	if (tojson(o, json) != 0 || !(g = graph_load(json))) {
+		free(json);
+		return 1;
+	}
+	nnl = cJSON_GetObjectItemCaseSensitive(g->extra, "nnl");
+	isnnl = nnl != NULL;
+	c = cJSON_GetObjectItemCaseSensitive(nnl, "version");
+	printf("Model: %s (%s%s)\n", g->name ? g->name : "(unnamed)",
+	    isnnl ? "version " : "webnn-graph v1",
+	    isnnl && cJSON_IsString(c) ? c->valuestring : "");
+	printf("Precision: %s | Target: %s | Batch: %lld\n",
+	    cJSON_IsString(config(g, "precision")) ?
+	    config(g, "precision")->valuestring :
+	    g->ninputs ? dtype_name(g->inputs[0]->desc.dt) : "float32",
+	    cJSON_IsString(config(g, "target")) ?
+	    config(g, "target")->valuestring : "generic",
+	    g->ninputs && g->inputs[0]->desc.rank > 0 ?
+	    (long long)g->inputs[0]->desc.dims[0] : 1LL);
+	printf("\n%-15s %-11s %-16s %9s\n%s\n", "Layer", "Type",
+	    "Output Shape", "Params", rule);
+	for (size_t i = 0; i < g->ninputs; i++) {
+		char *s = shapetext(&g->inputs[i]->desc, isnnl);
+
+		row(g->inputs[i]->name, "Input", s, 0);
+		free(s);
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		const cJSON *layer = cJSON_GetObjectItemCaseSensitive(n->extra,
+		    "layer");
+		const cJSON *ltype = cJSON_GetObjectItemCaseSensitive(n->extra,
+		    "layerType");
+		uint64_t p = nodeparams(g, n);
+		char *s;
+
+		/* NNL layers lower to several nodes: one row per layer,
+		 * printed at its last node, the one named after it */
+		if (cJSON_IsString(layer)) {
+			for (size_t j = i + 1; j < g->nnodes; j++) {
+				const cJSON *l2 = cJSON_GetObjectItemCaseSensitive(
+				    g->nodes[j]->extra, "layer");
+
+				if (!cJSON_IsString(l2) ||
+				    strcmp(l2->valuestring, layer->valuestring))
+					break;
+				p += nodeparams(g, g->nodes[j]);
+				i = j;
+			}
+			n = g->nodes[i];
+		}
+		total += p;
+		s = shapetext(&n->types[0], isnnl);
+		row(cJSON_IsString(layer) ? layer->valuestring : n->id,
+		    cJSON_IsString(ltype) ? ltype->valuestring : n->opname, s,
+		    p);
+		free(s);
+	}
+	for (size_t i = 0; i < g->nconsts; i++)
+		weights += dtype_bytes(g->consts[i]->desc.dt,
+		    tdesc_numel(&g->consts[i]->desc));
+	mem = cJSON_GetObjectItemCaseSensitive(g->extra, "memory");
+	c = cJSON_GetObjectItemCaseSensitive(mem, "arenaBytes");
+	if (cJSON_IsNumber(c))
+		arena = (uint64_t)c->valuedouble;
+	tp = commas(total);
+	human(weights, b1, sizeof b1);
+	human(arena, b2, sizeof b2);
+	human(weights + arena, b3, sizeof b3);
+	printf("%s\nTotal params:    %s\nWeight memory:   %s\nWorkspace:       "
+	    "%s (static buffer)\nTotal memory:    %s\n", rule, tp, b1, b2, b3);
+	free(tp);
+	graph_free(g);
+	free(json);
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "emit", required_argument, NULL, 'e' },
+		{ "target-triple", required_argument, NULL, 't' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "save-temps", no_argument, NULL, 's' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "expected", required_argument, NULL, 'x' },
+		{ "tolerance", required_argument, NULL, 'T' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct opts o;
+	const char *cmd, *input = NULL, *expected = NULL;
+	double tol = 1e-5;
+	int c;
+
+	memset(&o, 0, sizeof o);
+	setprogname(argv[0]);
+	if (argc >= 2 && (!strcmp(argv[1], "--version") ||
+	    !strcmp(argv[1], "-V"))) {
+		printf("nnc %s\n", NNC_VERSION);
+		return close_stdout();
+	}
+	if (argc < 2 || argv[1][0] == '-')
+		usage();
+	cmd = argv[1];
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "o:vVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.out = optarg; break;
+		case 'e': o.emit = optarg; break;
+		case 't': o.triple = optarg; break;
+		case 'p': o.passes = optarg; break;
+		case 's': o.savetemps = 1; break;
+		case 'i': input = optarg; break;
+		case 'x': expected = optarg; break;
+		case 'T': {
+			char *end;
+
+			tol = strtod(optarg, &end);
+			if (*end || !(tol >= 0))
+				usage();
+			break;
+		}
+		case 'v': o.verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (argc - optind != 1)
+		usage();
+	o.model = argv[optind];
+	if (!strcmp(cmd, "compile"))
+		return compile(&o, NULL) == 0 ? close_stdout() : 1;
+	if (!strcmp(cmd, "test")) {
+		if (!input || !expected)
+			usage();
+		return test(&o, input, expected, tol) ? 1 : close_stdout();
+	}
+	if (!strcmp(cmd, "inspect"))
+		return inspect(&o) ? 1 : close_stdout();
+	usage();
+	return 2;
+}
