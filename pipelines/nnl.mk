@@ -1,0 +1,51 @@
+# nnl.mk: pattern rules that turn models into C, objects, libraries and
+# programs, one file per stage so every intermediate graph can be read:
+#
+#   include pipelines/nnl.mk
+#   app: app.o mnist.o          # mnist.o from mnist.nnl, mnist.webnn
+#                               # or mnist.json
+#
+#   MODEL.nnl / .webnn / .json   -> MODEL.parsed.json   nnl-parse
+#                                -> MODEL.ordered.json  nnl-reorder
+#                                -> MODEL.typed.json    nnl-shape-infer
+#                                -> MODEL.planned.json  nnl-plan-memory
+#                                -> MODEL.c MODEL.h     nnl-emit-c
+#   MODEL.o, libMODEL.a, libMODEL.so from MODEL.c; the program MODEL
+#   (main() reading raw input on stdin) from MODEL.main.c.
+#
+# Set NNL_BIN to the directory of the nnl programs (empty: $PATH), and
+# NNL_PASSES to run other passes between shape inference and planning.
+
+NNL_BIN     ?=
+NNL_CC      ?= $(CC)
+NNL_CFLAGS  ?= -O2
+NNL_PASSES  ?=
+
+%.parsed.json: %.nnl
+	$(NNL_BIN)nnl-parse -w $*.weights -m $*.manifest.json -o $@ $<
+%.parsed.json: %.webnn
+	$(NNL_BIN)nnl-parse -o $@ $<
+%.parsed.json: %.json
+	$(NNL_BIN)nnl-parse -o $@ $<
+%.ordered.json: %.parsed.json
+	$(NNL_BIN)nnl-reorder -o $@ $<
+%.typed.json: %.ordered.json
+	$(NNL_BIN)nnl-shape-infer -o $@ $<
+%.planned.json: %.typed.json
+	cat $< $(NNL_PASSES:%=| $(NNL_BIN)%) | $(NNL_BIN)nnl-plan-memory -o $@
+%.c %.h: %.planned.json
+	$(NNL_BIN)nnl-emit-c -p $(notdir $*) -H $*.h -o $*.c $<
+%.main.c: %.planned.json
+	$(NNL_BIN)nnl-emit-c -m -p $(notdir $*) -H $*.h -o $@ $<
+%.o: %.c
+	$(NNL_CC) $(NNL_CFLAGS) -c -o $@ $<
+lib%.a: %.o
+	rm -f $@
+	$(AR) rcs $@ $<
+lib%.so: %.c
+	$(NNL_CC) $(NNL_CFLAGS) -shared -fPIC -o $@ $< -lm
+%: %.main.c
+	$(NNL_CC) $(NNL_CFLAGS) -o $@ $< -lm
+
+.PRECIOUS: %.parsed.json %.ordered.json %.typed.json %.planned.json \
+    %.c %.h %.main.c
