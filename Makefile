@@ -16,9 +16,11 @@ LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip
 PASSES  = parse pack-weights reorder plan-memory
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
+          order memplan constdata pipeline \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
-COMMON_TESTS = test_dtype test_json test_npy test_weights test_webnn
+COMMON_TESTS = test_dtype test_json test_npy test_weights test_webnn \
+          test_memplan
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.
