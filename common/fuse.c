@@ -1,0 +1,719 @@
+/*
+ * fuse: each rewrite looks for its pattern over the nodes, checks that
+ * the intermediate it removes has no other reader, and rewires the
+ * readers of the removed output.  Rewrites repeat until none applies.
+ */
+#include "fuse.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+#include "kernel.h"
+
+struct fx {
+	struct graph *g;
+	const struct fuse_opts *o;
+	int changes;
+};
+
+static void
+note(struct fx *f, const char *fmt, ...) NNL_PRINTF(2, 3);
+
+static void
+note(struct fx *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->changes++;
+	if (!f->o->verbose)
+		return;
+	fprintf(stderr, "%s: ", getprogname_nnl());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Readers of an operand: node reads plus graph outputs. */
+static int
+uses(struct graph *g, const char *name)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const char **r;
+		int nr = node_reads(g->nodes[i], &r);
+
+		for (int k = 0; k < nr; k++)
+			n += strcmp(r[k], name) == 0;
+		free(r);
+	}
+	for (size_t i = 0; i < g->noutputs; i++)
+		n += strcmp(g->outputs[i].ref, name) == 0;
+	return n;
+}
+
+static int
+isgraphoutput(struct graph *g, const char *name)
+{
+	for (size_t i = 0; i < g->noutputs; i++)
+		if (strcmp(g->outputs[i].ref, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every read of from now reads to (node inputs and operand options). */
+static void
+rewire(struct graph *g, const char *from, const char *to)
+{
+	char *f = xstrdup(from);
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		const struct opdesc *d = op_get(n->op);
+		cJSON *it;
+
+		for (int k = 0; k < n->nin; k++)
+			if (strcmp(n->in[k], f) == 0) {
+				free(n->in[k]);
+				n->in[k] = xstrdup(to);
+			}
+		cJSON_ArrayForEach(it, n->options)
+			if (cJSON_IsString(it) && d &&
+			    op_isoperandarg(d, it->string) &&
+			    strcmp(it->valuestring, f) == 0)
+				cJSON_SetValuestring(it, to);
+	}
+	for (size_t i = 0; i < g->noutputs; i++)
+		if (strcmp(g->outputs[i].ref, f) == 0) {
+			free(g->outputs[i].ref);
+			g->outputs[i].ref = xstrdup(to);
+		}
+	free(f);
+}
+
+/* Remove node n from the graph (its output is already unread). */
+static void
+dropnode(struct graph *g, struct node *n)
+{
+	size_t j = 0;
+
+	graph_unindex(g);
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (g->nodes[i] != n)
+			g->nodes[j++] = g->nodes[i];
+	g->nnodes = j;
+	graph_drop_node(g, n);
+	graph_index(g);
+}
+
+/* Rename node p's single output to name (the node it absorbed). */
+static void
+renameout(struct graph *g, struct node *p, const char *name)
+{
+	char *nm = xstrdup(name);
+
+	graph_unindex(g);
+	free(p->out[0]);
+	p->out[0] = xstrdup(nm);
+	if (!p->multi) {
+		free(p->id);
+		p->id = xstrdup(nm);
+	}
+	free(nm);
+	graph_index(g);
+}
+
+static struct node *
+producer(struct graph *g, const char *name)
+{
+	struct operand *o = graph_find(g, name);
+
+	return o && o->kind == OPND_NODE ? o->producer : NULL;
+}
+
+static struct operand *
+constant(struct graph *g, const char *name)
+{
+	struct operand *o = name ? graph_find(g, name) : NULL;
+
+	return o && o->kind == OPND_CONST ? o : NULL;
+}
+
+/* A fresh operand name based on base. */
+static char *
+freshname(struct graph *g, const char *base, const char *suffix)
+{
+	char *s = xasprintf("%s__%s", base, suffix);
+
+	for (int k = 2; graph_find(g, s); k++) {
+		free(s);
+		s = xasprintf("%s__%s%d", base, suffix, k);
+	}
+	return s;
+}
+
+/* A new inline constant holding data (copied). */
+static char *
+newconst(struct graph *g, const char *base, const char *suffix,
+    enum dtype dt, int rank, const int64_t *dims, const void *data,
+    size_t nbytes)
+{
+	char *name = freshname(g, base, suffix);
+	struct operand *c;
+
+	graph_unindex(g);
+	c = graph_add_const(g, name, dt, rank, dims);
+	c->init = INIT_BYTES;
+	c->bytes = xmalloc(nbytes + 1);
+	memcpy(c->bytes, data, nbytes);
+	c->nbytes = nbytes;
+	graph_index(g);
+	return name;
+}
+
+/* float32 data of a constant (malloc'd), n elements, or NULL. */
+static float *
+floats(struct graph *g, struct operand *c, uint64_t *n)
+{
+	uint64_t nb;
+
+	if (!c || c->desc.dt != DT_FLOAT32)
+		return NULL;
+	*n = tdesc_numel(&c->desc);
+	return const_bytes(g, c, &nb);
+}
+
+static const char *
+optstr(struct node *n, const char *name, const char *dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
+
+	return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+static double
+optnum(struct node *n, const char *name, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static void
+setopt(struct node *n, const char *name, cJSON *v)
+{
+	if (cJSON_GetObjectItemCaseSensitive(n->options, name))
+		cJSON_ReplaceItemInObjectCaseSensitive(n->options, name, v);
+	else
+		cJSON_AddItemToObject(n->options, name, v);
+}
+
+/* ---- no-ops ---- */
+
+static int
+sametype(const struct tdesc *a, const struct tdesc *b)
+{
+	if (a->dt != b->dt || a->rank != b->rank)
+		return 0;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return 0;
+	return 1;
+}
+
+/* Is node n an identity on its first input? */
+static int
+isnoop(struct graph *g, struct node *n)
+{
+	const struct tdesc *in, *out;
+	const cJSON *v, *it;
+	int k = 0;
+
+	if (n->nin < 1 || n->nout != 1 || !n->types)
+		return 0;
+	in = operand_type(graph_find(g, n->in[0]));
+	out = &n->types[0];
+	if (!sametype(in, out))
+		return 0;
+	switch (n->op) {
+	case OP_IDENTITY: case OP_RESHAPE: case OP_CAST: case OP_EXPAND:
+		return 1;
+	case OP_CONCAT:
+		return n->nin == 1;
+	case OP_TRANSPOSE:
+		v = cJSON_GetObjectItemCaseSensitive(n->options, "permutation");
+		if (!v)
+			return in->rank <= 1;
+		cJSON_ArrayForEach(it, v)
+			if (!cJSON_IsNumber(it) || it->valuedouble != k++)
+				return 0;
+		return 1;
+	case OP_SLICE:	/* the same shape: start 0, the whole axis */
+	case OP_PAD:	/* the same shape: no padding, whatever the mode */
+	case OP_TILE:	/* the same shape: every repetition is 1 */
+		return 1;
+	case OP_CLAMP:
+		return !cJSON_GetObjectItemCaseSensitive(n->options,
+		    "minValue") && !cJSON_GetObjectItemCaseSensitive(
+		    n->options, "maxValue");
+	default:
+		return 0;
+	}
+}
+
+static int
+dropnoops(struct fx *f)
+{
+	struct graph *g = f->g;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		struct operand *src;
+		char *out, *in;
+
+		if (!isnoop(g, n))
+			continue;
+		src = graph_find(g, n->in[0]);
+		/* a graph output must stay the output of some node */
+		if (isgraphoutput(g, n->out[0]) && src->kind != OPND_NODE)
+			continue;
+		out = xstrdup(n->out[0]);
+		in = xstrdup(n->in[0]);
+		note(f, "removing no-op %s \"%s\"", n->opname, n->id);
+		rewire(g, out, in);
+		dropnode(g, n);
+		free(out);
+		free(in);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- constant folding ---- */
+
+enum { FOLDMAX = 64 << 20 };	/* bytes: bigger results stay computed */
+
+static int
+foldconsts(struct fx *f)
+{
+	struct graph *g = f->g;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		const char **r;
+		int nr = node_reads(n, &r), allconst = nr > 0;
+		struct kcall k;
+		const void *ins[KMAXIO];
+		void *outs[KMAXIO];
+		void *scratch = NULL;
+		uint64_t nb;
+		int ok = 1;
+
+		for (int j = 0; j < nr; j++)
+			allconst &= constant(g, r[j]) != NULL;
+		free(r);
+		if (!allconst || n->nout != 1 || !n->types ||
+		    (nb = dtype_bytes(n->types[0].dt,
+		    tdesc_numel(&n->types[0]))) > FOLDMAX ||
+		    isgraphoutput(g, n->out[0]))
+			continue;
+		if (kernel_prepare(g, n, &k) != 0)
+			return -1;
+		memset(ins, 0, sizeof ins);
+		for (int j = 0; j < k.nin; j++) {
+			uint64_t cb;
+
+			if (k.in[j] && !(ins[j] = const_bytes(g,
+			    constant(g, k.in[j]), &cb)))
+				ok = 0;
+		}
+		outs[0] = xcalloc(nb + 1, 1);
+		if (ok) {
+			char *name = xstrdup(n->out[0]), *c;
+
+			if (k.scratch)
+				scratch = xcalloc(k.scratch, 1);
+			k.fn(k.ip, k.fp, ins, outs, scratch);
+			free(scratch);
+			c = newconst(g, n->out[0], "folded", n->types[0].dt,
+			    n->types[0].rank, n->types[0].dims, outs[0], nb);
+			note(f, "folding %s \"%s\" into constant \"%s\"",
+			    n->opname, n->id, c);
+			rewire(g, name, c);
+			dropnode(g, n);
+			free(name);
+			free(c);
+		}
+		for (int j = 0; j < k.nin; j++)
+			free((void *)ins[j]);
+		free(outs[0]);
+		if (!ok)
+			return -1;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- batchNormalization into conv2d, gemm, matmul ---- */
+
+/* Axis of the output channels in a conv2d filter. */
+static int
+filteroc(const char *layout)
+{
+	return !strcmp(layout, "hwio") || !strcmp(layout, "ihwo") ? 3 : 0;
+}
+
+/* Scale W along axis ax by s[], writing into a new array. */
+static float *
+scaleaxis(const float *w, const struct tdesc *t, int ax, const float *s)
+{
+	uint64_t n = tdesc_numel(t), inner = 1;
+	float *o = xmalloc((n + 1) * sizeof *o);
+
+	for (int i = ax + 1; i < t->rank; i++)
+		inner *= (uint64_t)t->dims[i];
+	for (uint64_t i = 0; i < n; i++)
+		o[i] = w[i] * s[(i / inner) % (uint64_t)t->dims[ax]];
+	return o;
+}
+
+/* s = scale / sqrt(var + eps), t = bias - mean * s, from BN node n. */
+static int
+bnparams(struct graph *g, struct node *n, int64_t ch, float **s, float **t)
+{
+	uint64_t nm, nv, ns = 0, nbb = 0;
+	const char *scn = optstr(n, "scale", NULL), *bn = optstr(n, "bias",
+	    NULL);
+	float *mean = floats(g, constant(g, n->in[1]), &nm);
+	float *var = floats(g, constant(g, n->in[2]), &nv);
+	float *sc = scn ? floats(g, constant(g, scn), &ns) : NULL;
+	float *bb = bn ? floats(g, constant(g, bn), &nbb) : NULL;
+	double eps = optnum(n, "epsilon", 1e-5);
+	int ok = mean && var && nm == (uint64_t)ch && nv == (uint64_t)ch &&
+	    (!scn || (sc && ns == (uint64_t)ch)) &&
+	    (!bn || (bb && nbb == (uint64_t)ch));
+
+	*s = *t = NULL;
+	if (ok) {
+		*s = xmalloc((size_t)ch * sizeof **s);
+		*t = xmalloc((size_t)ch * sizeof **t);
+		for (int64_t c = 0; c < ch; c++) {
+			double k = (sc ? sc[c] : 1.0) / sqrt((double)var[c] +
+			    eps);
+
+			(*s)[c] = (float)k;
+			(*t)[c] = (float)((bb ? bb[c] : 0.0) - mean[c] * k);
+		}
+	}
+	free(mean);
+	free(var);
+	free(sc);
+	free(bb);
+	return ok ? 0 : -1;
+}
+
+static int
+foldbn(struct fx *f)
+{
+	struct graph *g = f->g;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i], *p;
+		const struct tdesc *wt;
+		struct operand *wc, *bc = NULL;
+		float *s, *t, *w, *nw, *nb;
+		uint64_t nwn, nbn = 0;
+		int64_t ch;
+		int chaxis, wax;
+		char *wname, *bname, *out;
+		const char *oldb;
+
+		if (n->op != OP_BATCH_NORMALIZATION || !n->types ||
+		    n->types[0].dt != DT_FLOAT32 ||
+		    !(p = producer(g, n->in[0])) || p->multi ||
+		    uses(g, n->in[0]) != 1 || cJSON_GetObjectItemCaseSensitive(
+		    p->extra, "activation"))
+			continue;
+		chaxis = (int)optnum(n, "axis", 1);
+		if (p->op == OP_CONV2D) {
+			if (chaxis != (strcmp(optstr(p, "inputLayout", "nchw"),
+			    "nhwc") ? 1 : 3))
+				continue;
+			wax = filteroc(optstr(p, "filterLayout", "oihw"));
+			oldb = optstr(p, "bias", NULL);
+		} else if (p->op == OP_GEMM || (p->op == OP_MATMUL &&
+		    p->types[0].rank == 2 &&
+		    operand_type(graph_find(g, p->in[1]))->rank == 2)) {
+			const cJSON *bt = cJSON_GetObjectItemCaseSensitive(
+			    p->options, "bTranspose");
+
+			if (chaxis != 1)
+				continue;
+			wax = cJSON_IsTrue(bt) ? 0 : 1;
+			oldb = p->op == OP_GEMM ? optstr(p, "c", NULL) : NULL;
+			if (p->op == OP_GEMM && (optnum(p, "beta", 1) != 1 ||
+			    optnum(p, "alpha", 1) != 1))
+				continue;
+		} else {
+			continue;
+		}
+		ch = p->types[0].dims[chaxis];
+		wc = constant(g, p->in[1]);
+		if (!wc || !(w = floats(g, wc, &nwn)))
+			continue;
+		if (oldb && (!(bc = constant(g, oldb)) ||
+		    tdesc_numel(&bc->desc) != (uint64_t)ch ||
+		    bc->desc.dt != DT_FLOAT32)) {
+			free(w);
+			continue;
+		}
+		if (bnparams(g, n, ch, &s, &t) != 0) {
+			free(w);
+			continue;
+		}
+		wt = &wc->desc;
+		nw = scaleaxis(w, wt, wax, s);
+		nb = xmalloc((size_t)ch * sizeof *nb);
+		{
+			float *ob = bc ? floats(g, bc, &nbn) : NULL;
+
+			for (int64_t c = 0; c < ch; c++)
+				nb[c] = (ob ? ob[c] : 0.0f) * s[c] + t[c];
+			free(ob);
+		}
+		wname = newconst(g, p->id, "w", DT_FLOAT32, wt->rank, wt->dims,
+		    nw, nwn * sizeof(float));
+		bname = newconst(g, p->id, "b", DT_FLOAT32, 1, &ch, nb,
+		    (size_t)ch * sizeof(float));
+		note(f, "folding batchNormalization \"%s\" into %s \"%s\"",
+		    n->id, p->opname, p->id);
+		free(p->in[1]);
+		p->in[1] = wname;
+		if (p->op == OP_MATMUL) {
+			free(p->opname);
+			p->opname = xstrdup("gemm");
+			p->op = OP_GEMM;
+		}
+		setopt(p, p->op == OP_CONV2D ? "bias" : "c",
+		    cJSON_CreateString(bname));
+		out = xstrdup(n->out[0]);
+		dropnode(g, n);
+		renameout(g, p, out);
+		free(out);
+		free(bname);
+		free(w);
+		free(nw);
+		free(nb);
+		free(s);
+		free(t);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- bias adds into conv2d and gemm ---- */
+
+/* Does constant b broadcast only along axis ax of the rank-r output,
+ * with ch elements? */
+static int
+perchannel(const struct tdesc *b, int r, int ax, int64_t ch)
+{
+	if (tdesc_numel(b) != (uint64_t)ch || b->rank > r)
+		return 0;
+	for (int i = 0; i < b->rank; i++) {
+		int oi = r - b->rank + i;	/* aligned to the right */
+
+		if (oi != ax && b->dims[i] != 1)
+			return 0;
+		if (oi == ax && b->dims[i] != ch)
+			return 0;
+	}
+	return ch == 1 || b->rank >= r - ax;
+}
+
+static int
+mergebias(struct fx *f)
+{
+	struct graph *g = f->g;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i], *p = NULL;
+		struct operand *b = NULL, *ob = NULL;
+		const char *x = NULL, *oldb;
+		float *bv, *obv = NULL, *nv;
+		uint64_t nn, on = 0;
+		int64_t ch;
+		int ax;
+		char *name, *out;
+
+		if (n->op != OP_ADD || !n->types ||
+		    n->types[0].dt != DT_FLOAT32)
+			continue;
+		for (int k = 0; k < 2 && !p; k++) {
+			struct node *q = producer(g, n->in[k]);
+
+			if (q && (q->op == OP_CONV2D || q->op == OP_GEMM) &&
+			    !q->multi && constant(g, n->in[1 - k]) &&
+			    !cJSON_GetObjectItemCaseSensitive(q->extra,
+			    "activation")) {
+				p = q;
+				x = n->in[k];
+				b = constant(g, n->in[1 - k]);
+			}
+		}
+		if (!p || uses(g, x) != 1 ||
+		    !sametype(&p->types[0], &n->types[0]))
+			continue;
+		if (p->op == OP_CONV2D) {
+			ax = strcmp(optstr(p, "inputLayout", "nchw"), "nhwc") ?
+			    1 : 3;
+			oldb = optstr(p, "bias", NULL);
+		} else {
+			ax = 1;
+			oldb = optstr(p, "c", NULL);
+			if (oldb && optnum(p, "beta", 1) != 1)
+				continue;
+		}
+		ch = p->types[0].dims[ax];
+		if (!perchannel(&b->desc, p->types[0].rank, ax, ch))
+			continue;
+		if (oldb && (!(ob = constant(g, oldb)) ||
+		    tdesc_numel(&ob->desc) != (uint64_t)ch))
+			continue;
+		if (!(bv = floats(g, b, &nn)))
+			continue;
+		if (ob && !(obv = floats(g, ob, &on))) {
+			free(bv);
+			continue;
+		}
+		nv = xmalloc((size_t)ch * sizeof *nv);
+		for (int64_t c = 0; c < ch; c++)
+			nv[c] = bv[c] + (obv ? obv[c] : 0.0f);
+		name = newconst(g, p->id, "b", DT_FLOAT32, 1, &ch, nv,
+		    (size_t)ch * sizeof *nv);
+		note(f, "merging add \"%s\" into the bias of %s \"%s\"",
+		    n->id, p->opname, p->id);
+		setopt(p, p->op == OP_CONV2D ? "bias" : "c",
+		    cJSON_CreateString(name));
+		if (p->op == OP_GEMM)
+			cJSON_DeleteItemFromObjectCaseSensitive(p->options,
+			    "beta");
+		out = xstrdup(n->out[0]);
+		dropnode(g, n);
+		renameout(g, p, out);
+		free(out);
+		free(name);
+		free(bv);
+		free(obv);
+		free(nv);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- activations into the op that produces their input ---- */
+
+static int
+fusable(enum op op)
+{
+	return op == OP_RELU || op == OP_CLAMP || op == OP_SIGMOID ||
+	    op == OP_HARD_SWISH || op == OP_LEAKY_RELU;
+}
+
+static int
+fuseact(struct fx *f)
+{
+	struct graph *g = f->g;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i], *p;
+		cJSON *act, *opts;
+		char *out;
+
+		if (!fusable(n->op) || !n->types ||
+		    !dtype_isfloat(n->types[0].dt) ||
+		    !(p = producer(g, n->in[0])) || p->multi ||
+		    uses(g, n->in[0]) != 1 || !(p->op == OP_CONV2D ||
+		    p->op == OP_CONV_TRANSPOSE2D || p->op == OP_GEMM ||
+		    p->op == OP_MATMUL) ||
+		    cJSON_GetObjectItemCaseSensitive(p->extra, "activation"))
+			continue;
+		act = cJSON_CreateObject();
+		cJSON_AddStringToObject(act, "op", n->opname);
+		opts = cJSON_Duplicate(n->options, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(opts, "label");
+		cJSON_AddItemToObject(act, "options", opts);
+		if (!p->extra)
+			p->extra = cJSON_CreateObject();
+		cJSON_AddItemToObject(p->extra, "activation", act);
+		note(f, "fusing %s \"%s\" into %s \"%s\"", n->opname, n->id,
+		    p->opname, p->id);
+		out = xstrdup(n->out[0]);
+		dropnode(g, n);
+		renameout(g, p, out);
+		free(out);
+		return 1;
+	}
+	return 0;
+}
+
+/* Constants no node reads any more. */
+static void
+prune(struct graph *g)
+{
+	size_t j = 0;
+	struct operand **dead = xcalloc(g->nconsts + 1, sizeof *dead);
+	size_t nd = 0;
+
+	for (size_t i = 0; i < g->nconsts; i++) {
+		if (uses(g, g->consts[i]->name))
+			g->consts[j++] = g->consts[i];
+		else
+			dead[nd++] = g->consts[i];
+	}
+	if (nd) {
+		graph_unindex(g);
+		g->nconsts = j;
+		for (size_t i = 0; i < nd; i++)
+			graph_drop_const(g, dead[i]);
+		graph_index(g);
+	}
+	free(dead);
+}
+
+int
+graph_fuse(struct graph *g, const struct fuse_opts *o)
+{
+	struct fx f = { g, o, 0 };
+
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (!g->nodes[i]->types) {
+			error("node \"%s\" has no types: run nnl-shape-infer "
+			    "before nnl-fuse", g->nodes[i]->id);
+			return -1;
+		}
+	for (;;) {
+		int r = 0;
+
+		if (o->noop)
+			r = dropnoops(&f);
+		if (!r && o->fold)
+			r = foldconsts(&f);
+		if (!r && o->bn)
+			r = foldbn(&f);
+		if (!r && o->bias)
+			r = mergebias(&f);
+		if (!r && o->act)
+			r = fuseact(&f);
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+	}
+	prune(g);
+	return f.changes;
+}

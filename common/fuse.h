@@ -1,0 +1,27 @@
+/*
+ * fuse: graph simplifications that keep the function and make the
+ * generated code smaller and faster (the fuse pass).
+ */
+#ifndef NNL_FUSE_H
+#define NNL_FUSE_H
+
+#include "graph.h"
+
+struct fuse_opts {
+	int verbose;		/* report every change with warn-less notes */
+	int noop, fold, bn, bias, act;	/* which rewrites to do */
+};
+
+/*
+ * Rewrite g (typed): drop identity and no-op nodes, fold nodes whose
+ * inputs are all constants, fold batchNormalization into the conv2d,
+ * gemm or 2-D matmul before it, merge bias adds into conv2d and gemm,
+ * and fuse relu, clamp, sigmoid, hardSwish and leakyRelu into the
+ * conv2d, convTranspose2d, gemm or matmul that produces their input
+ * (the node's "activation" field).  New tensors are inline constants;
+ * the pass moves large ones into a new weights file.  Returns the
+ * number of rewrites, or -1 after an error.
+ */
+int graph_fuse(struct graph *g, const struct fuse_opts *o);
+
+#endif
