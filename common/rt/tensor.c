@@ -1,0 +1,523 @@
+/*
+ * tensor: kernels that move data (copy, transpose, slice, split,
+ * concat, the gather and scatter families) and reductions.  Data
+ * movement works on element sizes, not types, so one kernel serves
+ * every data type.  Parameters, in ip[] order, are listed above each.
+ */
+#include "rt.h"
+
+/* Copy element i of size es. */
+#define NNL_MOVE(dst, di, src, si, es) \
+	memcpy((char *)(dst) + (size_t)(di) * (es), \
+	    (const char *)(src) + (size_t)(si) * (es), (size_t)(es))
+
+/* Row-major strides of a shape (in elements). */
+NNL_RT_INLINE void
+nnl_strides(int r, const int64_t *dims, int64_t *st)
+{
+	int64_t s = 1;
+
+	for (int i = r - 1; i >= 0; i--) {
+		st[i] = s;
+		s *= dims[i];
+	}
+}
+
+/* Read index element i of an index tensor of type dt. */
+NNL_RT_INLINE int64_t
+nnl_index(const void *p, int64_t i, int64_t dt)
+{
+	if (dt == NNL_I64)
+		return ((const int64_t *)p)[i];
+	if (dt == NNL_U32)
+		return (int64_t)((const uint32_t *)p)[i];
+	return ((const int32_t *)p)[i];
+}
+
+/* An index into a dimension of size n: negative counts from the end,
+ * out-of-range values are clamped (WebNN's gather rule). */
+NNL_RT_INLINE int64_t
+nnl_fixindex(int64_t v, int64_t n)
+{
+	if (v < 0)
+		v += n;
+	if (v < 0)
+		v = 0;
+	if (v >= n)
+		v = n - 1;
+	return v;
+}
+
+/* copy: nbytes.  Reshape and identity; safe in place. */
+NNL_RT void
+nnl_k_copy(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	(void)fp;
+	(void)scratch;
+	if (out[0] != in[0])
+		memmove(out[0], in[0], (size_t)ip[0]);
+}
+
+/* transpose: es, r, in dims[r], permutation[r] */
+NNL_RT void
+nnl_k_transpose(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], r = ip[1];
+	const int64_t *dims = ip + 2, *perm = ip + 2 + r;
+	int64_t ist[NNL_MAXRANK], odims[NNL_MAXRANK], ost[NNL_MAXRANK];
+	int64_t idx[NNL_MAXRANK] = { 0 }, n = nnl_numel((int)r, dims);
+
+	(void)fp;
+	(void)scratch;
+	nnl_strides((int)r, dims, ist);
+	for (int i = 0; i < r; i++) {
+		odims[i] = dims[perm[i]];
+		ost[i] = ist[perm[i]];	/* input stride of output axis i */
+	}
+	for (int64_t o = 0; o < n; o++) {
+		int64_t src = 0;
+
+		for (int i = 0; i < r; i++)
+			src += idx[i] * ost[i];
+		NNL_MOVE(out[0], o, in[0], src, es);
+		for (int i = (int)r - 1; i >= 0; i--) {
+			if (++idx[i] < odims[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+}
+
+/* slice: es, r, in dims[r], starts[r], sizes[r], strides[r] */
+NNL_RT void
+nnl_k_slice(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], r = ip[1];
+	const int64_t *dims = ip + 2, *start = dims + r, *size = start + r,
+	    *step = size + r;
+	int64_t ist[NNL_MAXRANK], odims[NNL_MAXRANK], idx[NNL_MAXRANK] = { 0 };
+	int64_t n = 1;
+
+	(void)fp;
+	(void)scratch;
+	nnl_strides((int)r, dims, ist);
+	for (int i = 0; i < r; i++) {
+		odims[i] = (size[i] + step[i] - 1) / step[i];
+		n *= odims[i];
+	}
+	for (int64_t o = 0; o < n; o++) {
+		int64_t src = 0;
+
+		for (int i = 0; i < r; i++)
+			src += (start[i] + idx[i] * step[i]) * ist[i];
+		NNL_MOVE(out[0], o, in[0], src, es);
+		for (int i = (int)r - 1; i >= 0; i--) {
+			if (++idx[i] < odims[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+}
+
+/* split: es, outer, axis dim, inner, nout, size[nout] (along the axis) */
+NNL_RT void
+nnl_k_split(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], outer = ip[1], ax = ip[2], inner = ip[3],
+	    nout = ip[4];
+	const char *src = in[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t o = 0; o < outer; o++) {
+		int64_t at = 0;
+
+		for (int64_t k = 0; k < nout; k++) {
+			size_t chunk = (size_t)(ip[5 + k] * inner * es);
+
+			memcpy((char *)out[k] + (size_t)o * chunk,
+			    src + (size_t)((o * ax + at) * inner * es), chunk);
+			at += ip[5 + k];
+		}
+	}
+}
+
+/* concat: es, outer, axis dim of the output, inner, nin, size[nin] */
+NNL_RT void
+nnl_k_concat(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], outer = ip[1], ax = ip[2], inner = ip[3],
+	    nin = ip[4];
+	char *dst = out[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t o = 0; o < outer; o++) {
+		int64_t at = 0;
+
+		for (int64_t k = 0; k < nin; k++) {
+			size_t chunk = (size_t)(ip[5 + k] * inner * es);
+
+			memcpy(dst + (size_t)((o * ax + at) * inner * es),
+			    (const char *)in[k] + (size_t)o * chunk, chunk);
+			at += ip[5 + k];
+		}
+	}
+}
+
+/* gather: es, index type, outer, axis dim, inner, index count */
+NNL_RT void
+nnl_k_gather(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], it = ip[1], outer = ip[2], ax = ip[3],
+	    inner = ip[4], ni = ip[5];
+	const char *src = in[0];
+	char *dst = out[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t k = 0; k < ni; k++) {
+			int64_t j = nnl_fixindex(nnl_index(in[1], k, it), ax);
+
+			memcpy(dst + (size_t)((o * ni + k) * inner * es),
+			    src + (size_t)((o * ax + j) * inner * es),
+			    (size_t)(inner * es));
+		}
+}
+
+/* gatherElements: es, index type, r, in dims[r], index dims[r], axis */
+NNL_RT void
+nnl_k_gather_elements(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t es = ip[0], it = ip[1], r = ip[2];
+	const int64_t *dims = ip + 3, *idims = dims + r;
+	int64_t axis = idims[r], ist[NNL_MAXRANK], idx[NNL_MAXRANK] = { 0 };
+	int64_t n = nnl_numel((int)r, idims);
+
+	(void)fp;
+	(void)scratch;
+	nnl_strides((int)r, dims, ist);
+	for (int64_t o = 0; o < n; o++) {
+		int64_t src = 0;
+
+		for (int i = 0; i < r; i++)
+			src += (i == axis ? nnl_fixindex(nnl_index(in[1], o,
+			    it), dims[i]) : idx[i]) * ist[i];
+		NNL_MOVE(out[0], o, in[0], src, es);
+		for (int i = (int)r - 1; i >= 0; i--) {
+			if (++idx[i] < idims[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+}
+
+/* gatherND: es, index type, r, in dims[r], k (last index dim), number
+ * of index tuples.  Each tuple selects a slice of the trailing r-k
+ * dimensions. */
+NNL_RT void
+nnl_k_gather_nd(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], it = ip[1], r = ip[2];
+	const int64_t *dims = ip + 3;
+	int64_t k = dims[r], nt = dims[r + 1], ist[NNL_MAXRANK], slice = 1;
+
+	(void)fp;
+	(void)scratch;
+	nnl_strides((int)r, dims, ist);
+	for (int64_t i = k; i < r; i++)
+		slice *= dims[i];
+	for (int64_t t = 0; t < nt; t++) {
+		int64_t src = 0;
+
+		for (int64_t j = 0; j < k; j++)
+			src += nnl_fixindex(nnl_index(in[1], t * k + j, it),
+			    dims[j]) * ist[j];
+		memcpy((char *)out[0] + (size_t)(t * slice * es),
+		    (const char *)in[0] + (size_t)(src * es),
+		    (size_t)(slice * es));
+	}
+}
+
+/* scatterElements: es, index type, r, in dims[r], index dims[r], axis.
+ * in: input, indices, updates. */
+NNL_RT void
+nnl_k_scatter_elements(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t es = ip[0], it = ip[1], r = ip[2];
+	const int64_t *dims = ip + 3, *idims = dims + r;
+	int64_t axis = idims[r], ist[NNL_MAXRANK], idx[NNL_MAXRANK] = { 0 };
+	int64_t n = nnl_numel((int)r, idims);
+
+	(void)fp;
+	(void)scratch;
+	if (out[0] != in[0])
+		memmove(out[0], in[0], (size_t)(nnl_numel((int)r, dims) * es));
+	nnl_strides((int)r, dims, ist);
+	for (int64_t u = 0; u < n; u++) {
+		int64_t dst = 0;
+
+		for (int i = 0; i < r; i++)
+			dst += (i == axis ? nnl_fixindex(nnl_index(in[1], u,
+			    it), dims[i]) : idx[i]) * ist[i];
+		NNL_MOVE(out[0], dst, in[2], u, es);
+		for (int i = (int)r - 1; i >= 0; i--) {
+			if (++idx[i] < idims[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+}
+
+/* scatterND: es, index type, r, in dims[r], k, number of tuples. */
+NNL_RT void
+nnl_k_scatter_nd(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], it = ip[1], r = ip[2];
+	const int64_t *dims = ip + 3;
+	int64_t k = dims[r], nt = dims[r + 1], ist[NNL_MAXRANK], slice = 1;
+
+	(void)fp;
+	(void)scratch;
+	if (out[0] != in[0])
+		memmove(out[0], in[0], (size_t)(nnl_numel((int)r, dims) * es));
+	nnl_strides((int)r, dims, ist);
+	for (int64_t i = k; i < r; i++)
+		slice *= dims[i];
+	for (int64_t t = 0; t < nt; t++) {
+		int64_t dst = 0;
+
+		for (int64_t j = 0; j < k; j++)
+			dst += nnl_fixindex(nnl_index(in[1], t * k + j, it),
+			    dims[j]) * ist[j];
+		memcpy((char *)out[0] + (size_t)(dst * es),
+		    (const char *)in[2] + (size_t)(t * slice * es),
+		    (size_t)(slice * es));
+	}
+}
+
+/* Element i of a numeric tensor of type dt, as double / as int64. */
+NNL_RT_INLINE double
+nnl_loadf(const void *p, int64_t i, int64_t dt)
+{
+	switch (dt) {
+	case NNL_F32: return ((const float *)p)[i];
+	case NNL_F16: return nnl_f16_to_f32(((const nnl_f16 *)p)[i]);
+	case NNL_I32: return ((const int32_t *)p)[i];
+	case NNL_U32: return ((const uint32_t *)p)[i];
+	case NNL_I64: return (double)((const int64_t *)p)[i];
+	case NNL_U64: return (double)((const uint64_t *)p)[i];
+	case NNL_I8: return ((const int8_t *)p)[i];
+	default: return ((const uint8_t *)p)[i];
+	}
+}
+
+NNL_RT_INLINE int64_t
+nnl_loadi(const void *p, int64_t i, int64_t dt)
+{
+	switch (dt) {
+	case NNL_I32: return ((const int32_t *)p)[i];
+	case NNL_U32: return ((const uint32_t *)p)[i];
+	case NNL_I64: return ((const int64_t *)p)[i];
+	case NNL_U64: return (int64_t)((const uint64_t *)p)[i];
+	case NNL_I8: return ((const int8_t *)p)[i];
+	case NNL_U8: return ((const uint8_t *)p)[i];
+	default: return (int64_t)nnl_loadf(p, i, dt);
+	}
+}
+
+NNL_RT_INLINE void
+nnl_storef(void *p, int64_t i, int64_t dt, double v)
+{
+	if (dt == NNL_F32)
+		((float *)p)[i] = (float)v;
+	else
+		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
+}
+
+NNL_RT_INLINE void
+nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
+{
+	switch (dt) {
+	case NNL_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+	case NNL_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+	case NNL_I64: ((int64_t *)p)[i] = v; break;
+	case NNL_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+	case NNL_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	default: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	}
+}
+
+enum {
+	NNL_R_L1, NNL_R_L2, NNL_R_LOGSUM, NNL_R_LOGSUMEXP, NNL_R_MAX,
+	NNL_R_MEAN, NNL_R_MIN, NNL_R_PRODUCT, NNL_R_SUM, NNL_R_SUMSQUARE
+};
+
+/* Output element of input element i: the reduced axes collapse. */
+NNL_RT_INLINE int64_t
+nnl_reduced(int64_t i, int r, const int64_t *dims, int64_t mask,
+    const int64_t *ost)
+{
+	int64_t o = 0;
+
+	for (int d = r - 1; d >= 0; d--) {
+		int64_t c = i % dims[d];
+
+		i /= dims[d];
+		if (!(mask >> d & 1))
+			o += c * ost[d];
+	}
+	return o;
+}
+
+/* reduce: op (NNL_R_*), dt, r, dims[r], axis mask.  scratch: one double
+ * per output element (the planner reserves it). */
+NNL_RT void
+nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t op = ip[0], dt = ip[1], r = ip[2], mask = ip[3 + r];
+	const int64_t *dims = ip + 3;
+	int64_t ost[NNL_MAXRANK], n = nnl_numel((int)r, dims), no = 1, cnt;
+	int isf = dt == NNL_F32 || dt == NNL_F16;
+	double *acc = scratch, *mx = NULL;
+
+	(void)fp;
+	for (int d = (int)r - 1; d >= 0; d--) {
+		ost[d] = no;
+		if (!(mask >> d & 1))
+			no *= dims[d];
+	}
+	cnt = no ? n / no : 0;
+	for (int64_t o = 0; o < no; o++)
+		acc[o] = op == NNL_R_PRODUCT ? 1 : op == NNL_R_MAX ? -INFINITY :
+		    op == NNL_R_MIN ? INFINITY : 0;
+	if (op == NNL_R_LOGSUMEXP) {
+		/* the max first, kept in the output, for a stable sum */
+		mx = acc + no;
+		for (int64_t o = 0; o < no; o++)
+			mx[o] = -INFINITY;
+		for (int64_t i = 0; i < n; i++) {
+			int64_t o = nnl_reduced(i, (int)r, dims, mask, ost);
+			double v = nnl_loadf(in[0], i, dt);
+
+			if (v > mx[o])
+				mx[o] = v;
+		}
+	}
+	for (int64_t i = 0; i < n; i++) {
+		int64_t o = nnl_reduced(i, (int)r, dims, mask, ost);
+		double v = nnl_loadf(in[0], i, dt);
+
+		switch (op) {
+		case NNL_R_L1: acc[o] += fabs(v); break;
+		case NNL_R_L2: case NNL_R_SUMSQUARE: acc[o] += v * v; break;
+		case NNL_R_LOGSUMEXP: acc[o] += exp(v - mx[o]); break;
+		case NNL_R_MAX: if (v > acc[o]) acc[o] = v; break;
+		case NNL_R_MIN: if (v < acc[o]) acc[o] = v; break;
+		case NNL_R_PRODUCT: acc[o] *= v; break;
+		default: acc[o] += v; break;
+		}
+	}
+	for (int64_t o = 0; o < no; o++) {
+		double v = acc[o];
+
+		if (op == NNL_R_L2)
+			v = sqrt(v);
+		else if (op == NNL_R_LOGSUM)
+			v = log(v);
+		else if (op == NNL_R_LOGSUMEXP)
+			v = log(v) + mx[o];
+		else if (op == NNL_R_MEAN)
+			v = cnt ? v / (double)cnt : NAN;
+		if (isf)
+			nnl_storef(out[0], o, dt, v);
+		else
+			nnl_storei(out[0], o, dt, (int64_t)v);
+	}
+}
+
+/* reduce on integers, exactly: op, dt, r, dims[r], mask.  scratch: one
+ * int64 per output element. */
+NNL_RT void
+nnl_k_reduce_int(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t op = ip[0], dt = ip[1], r = ip[2], mask = ip[3 + r];
+	const int64_t *dims = ip + 3;
+	int64_t ost[NNL_MAXRANK], n = nnl_numel((int)r, dims), no = 1;
+	int64_t *acc = scratch;
+	int uns = dt == NNL_U32 || dt == NNL_U64 || dt == NNL_U8;
+
+	(void)fp;
+	for (int d = (int)r - 1; d >= 0; d--) {
+		ost[d] = no;
+		if (!(mask >> d & 1))
+			no *= dims[d];
+	}
+	for (int64_t o = 0; o < no; o++)
+		acc[o] = op == NNL_R_PRODUCT ? 1 : op == NNL_R_MAX ?
+		    (uns ? 0 : INT64_MIN) : op == NNL_R_MIN ?
+		    (uns ? -1 : INT64_MAX) : 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t o = nnl_reduced(i, (int)r, dims, mask, ost);
+		int64_t v = nnl_loadi(in[0], i, dt);
+
+		switch (op) {
+		case NNL_R_L1: acc[o] += v < 0 && !uns ? -v : v; break;
+		case NNL_R_SUMSQUARE: acc[o] += v * v; break;
+		case NNL_R_MAX:
+			if (uns ? (uint64_t)v > (uint64_t)acc[o] : v > acc[o])
+				acc[o] = v;
+			break;
+		case NNL_R_MIN:
+			if (uns ? (uint64_t)v < (uint64_t)acc[o] : v < acc[o])
+				acc[o] = v;
+			break;
+		case NNL_R_PRODUCT: acc[o] *= v; break;
+		default: acc[o] += v; break;
+		}
+	}
+	for (int64_t o = 0; o < no; o++)
+		nnl_storei(out[0], o, dt, acc[o]);
+}
+
+/* argMin/argMax: dt, output type, outer, axis dim, inner, is max.
+ * The first index of the extreme value wins. */
+NNL_RT void
+nnl_k_argminmax(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], ot = ip[1], outer = ip[2], ax = ip[3],
+	    inner = ip[4], ismax = ip[5];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			int64_t best = 0;
+			double bv = nnl_loadf(in[0], o * ax * inner + i, dt);
+
+			for (int64_t k = 1; k < ax; k++) {
+				double v = nnl_loadf(in[0], (o * ax + k) *
+				    inner + i, dt);
+
+				if (ismax ? v > bv : v < bv) {
+					bv = v;
+					best = k;
+				}
+			}
+			nnl_storei(out[0], o * inner + i, ot, best);
+		}
+}
