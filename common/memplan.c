@@ -63,6 +63,7 @@ struct plan {
 	size_t nb;
 	size_t *bufof;		/* per (node, output) slot: buffer index */
 	size_t *slot0;		/* first slot of node i */
+	size_t *scratchof;	/* workspace buffer of node i, or SIZE_MAX */
 	size_t nsteps;
 };
 
@@ -422,7 +423,11 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 	p->bufof = xmalloc((nslots + 1) * sizeof *p->bufof);
 	for (size_t s = 0; s < nslots; s++)
 		p->bufof[s] = SIZE_MAX;
-	p->b = xcalloc(nslots + 1, sizeof *p->b);
+	/* a buffer per output, plus one of workspace per node */
+	p->b = xcalloc(nslots + g->nnodes + 1, sizeof *p->b);
+	p->scratchof = xmalloc((g->nnodes + 1) * sizeof *p->scratchof);
+	for (size_t i = 0; i < g->nnodes; i++)
+		p->scratchof[i] = SIZE_MAX;
 	p->nsteps = g->nnodes;
 	last = lastuses(p, nslots);
 	for (size_t i = 0; i < g->nnodes; i++) {
@@ -476,6 +481,22 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 				p->b[take].last = last[s];
 			p->bufof[s] = take;
 		}
+		if (o->scratch) {
+			int64_t need = o->scratch(g, n);
+
+			if (need < 0) {
+				free(last);
+				return -1;
+			}
+			p->scratchof[i] = SIZE_MAX;
+			if (need > 0) {
+				size_t b = p->nb++;
+
+				p->b[b].size = alignup((uint64_t)need, o->align);
+				p->b[b].first = p->b[b].last = i;
+				p->scratchof[i] = b;
+			}
+		}
 	}
 	free(last);
 	return 0;
@@ -497,11 +518,15 @@ record(struct plan *p, const struct memplan_opts *o,
 			    p->b[p->bufof[p->slot0[i] + (size_t)k]].off));
 		if (!n->extra)
 			n->extra = cJSON_CreateObject();
+		cJSON_DeleteItemFromObjectCaseSensitive(n->extra, "scratch");
 		if (cJSON_GetObjectItemCaseSensitive(n->extra, "arena"))
 			cJSON_ReplaceItemInObjectCaseSensitive(n->extra,
 			    "arena", a);
 		else
 			cJSON_AddItemToObject(n->extra, "arena", a);
+		if (p->scratchof && p->scratchof[i] != SIZE_MAX)
+			cJSON_AddNumberToObject(n->extra, "scratch", (double)
+			    p->b[p->scratchof[i]].off);
 	}
 	m = cJSON_CreateObject();
 	cJSON_AddNumberToObject(m, "align", o->align);
@@ -520,7 +545,7 @@ int
 memplan(struct graph *g, const struct memplan_opts *o,
     struct memplan_stats *st)
 {
-	struct plan p = { g, NULL, 0, NULL, NULL, 0 };
+	struct plan p = { g, NULL, 0, NULL, NULL, NULL, 0 };
 	int rc = -1;
 
 	memset(st, 0, sizeof *st);
@@ -537,5 +562,6 @@ memplan(struct graph *g, const struct memplan_opts *o,
 	free(p.b);
 	free(p.bufof);
 	free(p.slot0);
+	free(p.scratchof);
 	return rc;
 }

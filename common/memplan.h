@@ -1,7 +1,8 @@
 /*
  * memplan: liveness analysis and arena layout of every intermediate
  * operand (the plan-memory pass).  The plan is recorded in the graph:
- * each node gets "arena": [byte offset of each output], the graph gets
+ * each node gets "arena": [byte offset of each output] and, when its
+ * kernel needs workspace, "scratch": its byte offset; the graph gets
  * "memory": {"align", "arenaBytes", "lowerBoundBytes", "weightsBytes"}.
  */
 #ifndef NNL_MEMPLAN_H
@@ -15,6 +16,9 @@ struct memplan_opts {
 	unsigned align;		/* bytes, a power of two */
 	int inplace;		/* let elementwise ops overwrite an input */
 	int verbose;
+	/* workspace bytes node n's kernel needs (NULL: none needs any);
+	 * -1 after an error */
+	int64_t (*scratch)(struct graph *g, struct node *n);
 };
 
 struct memplan_stats {

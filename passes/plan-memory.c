@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "kernel.h"
 #include "memplan.h"
 #include "util.h"
 
@@ -44,6 +45,17 @@ parsesize(const char *s)
 	else if (*end && strcasecmp(end, "B"))
 		return -1;
 	return (int64_t)(v * (double)mul);
+}
+
+/* The workspace a node's kernel needs; -1 after an error. */
+static int64_t
+kscratch(struct graph *g, struct node *n)
+{
+	struct kcall k;
+
+	if (kernel_prepare(g, n, &k) != 0)
+		return -1;
+	return (int64_t)k.scratch;
 }
 
 /* The NNL config block, when the graph came from an .nnl model. */
@@ -79,7 +91,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct memplan_opts o = { 0, 1, 0 };
+	struct memplan_opts o = { 0, 1, 0, kscratch };
 	struct memplan_stats st;
 	const char *out = NULL, *limitarg = NULL;
 	const cJSON *cf;

@@ -214,7 +214,7 @@ TEST(random_dags_never_overlap_and_stay_near_the_bound)
 
 	for (int t = 0; t < 1000; t++) {
 		struct graph *g = randomdag(2 + (int)rnd(60));
-		struct memplan_opts o = { 64, 1, 0 };
+		struct memplan_opts o = { 64, 1, 0, NULL };
 		struct memplan_stats st;
 		double ratio;
 
@@ -241,7 +241,7 @@ TEST(chain_of_relus_reuses_one_buffer)
 {
 	struct graph *g = graph_new();
 	int64_t len = 1000;
-	struct memplan_opts o = { 64, 1, 0 };
+	struct memplan_opts o = { 64, 1, 0, NULL };
 	struct memplan_stats st;
 	const char *prev = "x";
 	char name[8];
