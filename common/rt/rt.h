@@ -30,6 +30,70 @@
 #define NNL_RT static __attribute__((unused))
 #else
 #define NNL_RT static
+/* Row-major strides of a shape (in elements). */
+NNL_RT_INLINE void
+nnl_strides(int r, const int64_t *dims, int64_t *st)
+{
+	int64_t s = 1;
+
+	for (int i = r - 1; i >= 0; i--) {
+		st[i] = s;
+		s *= dims[i];
+	}
+}
+
+/* Element i of a numeric tensor of type dt, as double / as int64. */
+NNL_RT_INLINE double
+nnl_loadf(const void *p, int64_t i, int64_t dt)
+{
+	switch (dt) {
+	case NNL_F32: return ((const float *)p)[i];
+	case NNL_F16: return nnl_f16_to_f32(((const nnl_f16 *)p)[i]);
+	case NNL_I32: return ((const int32_t *)p)[i];
+	case NNL_U32: return ((const uint32_t *)p)[i];
+	case NNL_I64: return (double)((const int64_t *)p)[i];
+	case NNL_U64: return (double)((const uint64_t *)p)[i];
+	case NNL_I8: return ((const int8_t *)p)[i];
+	default: return ((const uint8_t *)p)[i];
+	}
+}
+
+NNL_RT_INLINE int64_t
+nnl_loadi(const void *p, int64_t i, int64_t dt)
+{
+	switch (dt) {
+	case NNL_I32: return ((const int32_t *)p)[i];
+	case NNL_U32: return ((const uint32_t *)p)[i];
+	case NNL_I64: return ((const int64_t *)p)[i];
+	case NNL_U64: return (int64_t)((const uint64_t *)p)[i];
+	case NNL_I8: return ((const int8_t *)p)[i];
+	case NNL_U8: return ((const uint8_t *)p)[i];
+	default: return (int64_t)nnl_loadf(p, i, dt);
+	}
+}
+
+NNL_RT_INLINE void
+nnl_storef(void *p, int64_t i, int64_t dt, double v)
+{
+	if (dt == NNL_F32)
+		((float *)p)[i] = (float)v;
+	else
+		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
+}
+
+NNL_RT_INLINE void
+nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
+{
+	switch (dt) {
+	case NNL_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+	case NNL_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+	case NNL_I64: ((int64_t *)p)[i] = v; break;
+	case NNL_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+	case NNL_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	default: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	}
+}
+
 #endif
 #endif
 /* Helpers of this header: private to each file that includes it. */
@@ -124,6 +188,70 @@ nnl_numel(int rank, const int64_t *dims)
 	for (int i = 0; i < rank; i++)
 		n *= dims[i];
 	return n;
+}
+
+/* Row-major strides of a shape (in elements). */
+NNL_RT_INLINE void
+nnl_strides(int r, const int64_t *dims, int64_t *st)
+{
+	int64_t s = 1;
+
+	for (int i = r - 1; i >= 0; i--) {
+		st[i] = s;
+		s *= dims[i];
+	}
+}
+
+/* Element i of a numeric tensor of type dt, as double / as int64. */
+NNL_RT_INLINE double
+nnl_loadf(const void *p, int64_t i, int64_t dt)
+{
+	switch (dt) {
+	case NNL_F32: return ((const float *)p)[i];
+	case NNL_F16: return nnl_f16_to_f32(((const nnl_f16 *)p)[i]);
+	case NNL_I32: return ((const int32_t *)p)[i];
+	case NNL_U32: return ((const uint32_t *)p)[i];
+	case NNL_I64: return (double)((const int64_t *)p)[i];
+	case NNL_U64: return (double)((const uint64_t *)p)[i];
+	case NNL_I8: return ((const int8_t *)p)[i];
+	default: return ((const uint8_t *)p)[i];
+	}
+}
+
+NNL_RT_INLINE int64_t
+nnl_loadi(const void *p, int64_t i, int64_t dt)
+{
+	switch (dt) {
+	case NNL_I32: return ((const int32_t *)p)[i];
+	case NNL_U32: return ((const uint32_t *)p)[i];
+	case NNL_I64: return ((const int64_t *)p)[i];
+	case NNL_U64: return (int64_t)((const uint64_t *)p)[i];
+	case NNL_I8: return ((const int8_t *)p)[i];
+	case NNL_U8: return ((const uint8_t *)p)[i];
+	default: return (int64_t)nnl_loadf(p, i, dt);
+	}
+}
+
+NNL_RT_INLINE void
+nnl_storef(void *p, int64_t i, int64_t dt, double v)
+{
+	if (dt == NNL_F32)
+		((float *)p)[i] = (float)v;
+	else
+		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
+}
+
+NNL_RT_INLINE void
+nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
+{
+	switch (dt) {
+	case NNL_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+	case NNL_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+	case NNL_I64: ((int64_t *)p)[i] = v; break;
+	case NNL_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+	case NNL_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	default: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	}
 }
 
 #endif

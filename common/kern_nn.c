@@ -1,0 +1,462 @@
+/*
+ * kern_nn: prepares the kernels of rt/nn.c: conv2d, the pools, gemm,
+ * matmul, the normalizations, pad and resample2d.  Float16 operands run
+ * through the float32 kernels (f16finish); a fused activation (the
+ * node's "activation" field, from nnl-fuse) becomes the kernel's
+ * epilogue.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "shape.h"
+
+/* rt/nn.c's packing space, in floats. */
+#define PACK ((uint64_t)64 * 256 + (uint64_t)256 * 1024)
+
+enum { ACT_NONE, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_HARDSWISH,
+    ACT_LEAKYRELU };
+
+/* Push the fused activation: its code in ip, two parameters in fp. */
+static int
+activation(struct kctx *c)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(c->n->extra,
+	    "activation");
+	const cJSON *op = cJSON_GetObjectItemCaseSensitive(a, "op");
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(a, "options");
+	const cJSON *v;
+	double p0 = 0, p1 = 0;
+	int code = ACT_NONE;
+
+	if (a) {
+		const char *s = cJSON_IsString(op) ? op->valuestring : "";
+
+		if (!strcmp(s, "relu"))
+			code = ACT_RELU;
+		else if (!strcmp(s, "sigmoid"))
+			code = ACT_SIGMOID;
+		else if (!strcmp(s, "hardSwish"))
+			code = ACT_HARDSWISH;
+		else if (!strcmp(s, "clamp")) {
+			code = ACT_CLAMP;
+			v = cJSON_GetObjectItemCaseSensitive(o, "minValue");
+			p0 = cJSON_IsNumber(v) ? v->valuedouble : -INFINITY;
+			v = cJSON_GetObjectItemCaseSensitive(o, "maxValue");
+			p1 = cJSON_IsNumber(v) ? v->valuedouble : INFINITY;
+		} else if (!strcmp(s, "leakyRelu")) {
+			code = ACT_LEAKYRELU;
+			v = cJSON_GetObjectItemCaseSensitive(o, "alpha");
+			p0 = cJSON_IsNumber(v) ? v->valuedouble : 0.01;
+		} else {
+			return shape_err(c->sc, "field \"activation\": cannot "
+			    "fuse \"%s\"", s);
+		}
+	}
+	kip(c, code);
+	kfp(c, p0);
+	kfp(c, p1);
+	return 0;
+}
+
+static int
+wantfloat(struct kctx *c, const struct tdesc *t)
+{
+	if (t->dt != DT_FLOAT32 && t->dt != DT_FLOAT16)
+		return shape_err(c->sc, "%s on %s data is not supported",
+		    c->d->name, dtype_name(t->dt));
+	return 0;
+}
+
+/*
+ * Choose NAME_f32, or NAME_f16 with its conversion header in front of
+ * the parameters built so far: the first nconv inputs are converted.
+ */
+static int
+f16finish(struct kctx *c, const char *name, int nconv)
+{
+	struct kcall *k = c->k;
+	int64_t hdr[KMAXIO + 3];
+	int nh = 0;
+	uint64_t floats = 0;
+	char kname[64];
+
+	if (c->out[0].dt != DT_FLOAT16) {
+		snprintf(kname, sizeof kname, "%s_f32", name);
+		return kset(c, kname);
+	}
+	hdr[nh++] = nconv;
+	hdr[nh++] = k->nin;
+	for (int i = 0; i < nconv; i++) {
+		struct operand *o = k->in[i] ? graph_find(c->g, k->in[i]) :
+		    NULL;
+		uint64_t n = o ? tdesc_numel(operand_type(o)) : 0;
+
+		hdr[nh++] = (int64_t)n;
+		floats += n;
+	}
+	hdr[nh++] = (int64_t)tdesc_numel(&c->out[0]);
+	floats += tdesc_numel(&c->out[0]);
+	if (k->nip + nh > KMAXP)
+		BUG("too many kernel parameters");
+	memmove(k->ip + nh, k->ip, (size_t)k->nip * sizeof *k->ip);
+	memcpy(k->ip, hdr, (size_t)nh * sizeof *hdr);
+	k->nip += nh;
+	k->scratch += 4 * floats;
+	snprintf(kname, sizeof kname, "%s_f16", name);
+	return kset(c, kname);
+}
+
+/* Spatial geometry of a 4-D tensor in a layout. */
+static void
+nchw(const struct tdesc *t, int nhwc, int64_t *n, int64_t *ch, int64_t *h,
+    int64_t *w)
+{
+	*n = t->dims[0];
+	*ch = t->dims[nhwc ? 3 : 1];
+	*h = t->dims[nhwc ? 1 : 2];
+	*w = t->dims[nhwc ? 2 : 3];
+}
+
+static int
+pairs(struct kctx *c, const char *name, uint32_t *v, int n, uint32_t dflt)
+{
+	int got = 0;
+
+	if (opt_u32s(c->sc, name, v, n, &got) < 0)
+		return -1;
+	if (!got)
+		for (int i = 0; i < n; i++)
+			v[i] = dflt;
+	return 0;
+}
+
+int
+prepare_conv2d(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0], *f = c->in[1], *y = &c->out[0];
+	const char *il = "nchw", *fl = "oihw", *bias = NULL;
+	uint32_t pad[4], st[2], dl[2], groups = 1;
+	int64_t N, C, H, W, O, OH, OW, kh, kw, icg, P;
+	int nhwc, flc, direct;
+	const cJSON *b;
+
+	if (wantfloat(c, x) || pairs(c, "padding", pad, 4, 0) ||
+	    pairs(c, "strides", st, 2, 1) || pairs(c, "dilations", dl, 2, 1) ||
+	    opt_u32(c->sc, "groups", &groups) < 0 ||
+	    opt_str(c->sc, "inputLayout", &il) < 0 ||
+	    opt_str(c->sc, "filterLayout", &fl) < 0)
+		return -1;
+	b = cJSON_GetObjectItemCaseSensitive(c->n->options, "bias");
+	if (cJSON_IsString(b))
+		bias = b->valuestring;
+	nhwc = !strcmp(il, "nhwc");
+	flc = !strcmp(fl, "oihw") ? 0 : !strcmp(fl, "hwio") ? 1 :
+	    !strcmp(fl, "ohwi") ? 2 : 3;
+	nchw(x, nhwc, &N, &C, &H, &W);
+	nchw(y, nhwc, &N, &O, &OH, &OW);
+	kh = f->dims[flc == 0 ? 2 : flc == 3 ? 1 : flc == 1 ? 0 : 1];
+	kw = f->dims[flc == 0 ? 3 : flc == 3 ? 2 : flc == 1 ? 1 : 2];
+	kip(c, nhwc);
+	kip(c, N); kip(c, C); kip(c, H); kip(c, W);
+	kip(c, O); kip(c, OH); kip(c, OW);
+	kip(c, kh); kip(c, kw);
+	kip(c, st[0]); kip(c, st[1]);
+	kip(c, dl[0]); kip(c, dl[1]);
+	for (int i = 0; i < 4; i++)
+		kip(c, pad[i]);
+	kip(c, groups);
+	kip(c, flc);
+	kip(c, bias != NULL);
+	if (activation(c))
+		return -1;
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	kin(c, bias);
+	icg = C / groups;
+	P = OH * OW;
+	direct = kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 &&
+	    !pad[0] && !pad[1] && !pad[2] && !pad[3] && groups == 1;
+	c->k->scratch = 4 * (PACK + (direct ? 0 :
+	    (uint64_t)(icg * kh * kw * P)));
+	return f16finish(c, "conv2d", 3);
+}
+
+int
+prepare_pool2d(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0], *y = &c->out[0];
+	const char *layout = "nchw";
+	uint32_t win[2], pad[4], st[2], dl[2];
+	int64_t N, C, H, W, OH, OW;
+	int nhwc, nw = 0;
+
+	if (wantfloat(c, x) || opt_str(c->sc, "layout", &layout) < 0 ||
+	    opt_u32s(c->sc, "windowDimensions", win, 2, &nw) < 0 ||
+	    pairs(c, "padding", pad, 4, 0) || pairs(c, "strides", st, 2, 1) ||
+	    pairs(c, "dilations", dl, 2, 1))
+		return -1;
+	nhwc = !strcmp(layout, "nhwc");
+	nchw(x, nhwc, &N, &C, &H, &W);
+	nchw(y, nhwc, &N, &C, &OH, &OW);
+	if (!nw) {
+		win[0] = (uint32_t)H;
+		win[1] = (uint32_t)W;
+	}
+	/* outputSizes replace the padding (the specification) */
+	if (opt_present(c->sc, "outputSizes"))
+		memset(pad, 0, sizeof pad);
+	kip(c, c->n->op == OP_AVERAGE_POOL2D ? 0 :
+	    c->n->op == OP_L2_POOL2D ? 1 : 2);
+	kip(c, nhwc);
+	kip(c, N); kip(c, C); kip(c, H); kip(c, W);
+	kip(c, OH); kip(c, OW);
+	kip(c, win[0]); kip(c, win[1]);
+	kip(c, st[0]); kip(c, st[1]);
+	kip(c, dl[0]); kip(c, dl[1]);
+	for (int i = 0; i < 4; i++)
+		kip(c, pad[i]);
+	kin(c, c->n->in[0]);
+	return f16finish(c, "pool2d", 1);
+}
+
+int
+prepare_gemm(struct kctx *c)
+{
+	const struct tdesc *a = c->in[0], *y = &c->out[0], *ct;
+	int ta = 0, tb = 0;
+	double alpha = 1, beta = 1;
+	const cJSON *cv = cJSON_GetObjectItemCaseSensitive(c->n->options,
+	    "c");
+	const char *cn = cJSON_IsString(cv) ? cv->valuestring : NULL;
+	int64_t cs0 = 0, cs1 = 0;
+
+	if (wantfloat(c, a) || opt_bool(c->sc, "aTranspose", &ta) < 0 ||
+	    opt_bool(c->sc, "bTranspose", &tb) < 0 ||
+	    opt_f64(c->sc, "alpha", &alpha) < 0 ||
+	    opt_f64(c->sc, "beta", &beta) < 0)
+		return -1;
+	if (cn) {
+		ct = operand_type(graph_find(c->g, cn));
+		if (ct->rank == 1)
+			cs1 = ct->dims[0] == 1 ? 0 : 1;
+		else if (ct->rank == 2) {
+			cs0 = ct->dims[0] == 1 ? 0 : ct->dims[1];
+			cs1 = ct->dims[1] == 1 ? 0 : 1;
+		}
+	}
+	kip(c, y->dims[0]);
+	kip(c, y->dims[1]);
+	kip(c, a->dims[ta ? 0 : 1]);
+	kip(c, ta);
+	kip(c, tb);
+	kip(c, cn != NULL);
+	kip(c, cs0);
+	kip(c, cs1);
+	kfp(c, alpha);
+	kfp(c, beta);
+	if (activation(c))
+		return -1;
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	kin(c, cn);
+	c->k->scratch = 4 * PACK;
+	return f16finish(c, "gemm", 3);
+}
+
+int
+prepare_matmul(struct kctx *c)
+{
+	const struct tdesc *a = c->in[0], *b = c->in[1], *y = &c->out[0];
+	int R = y->rank >= 2 ? y->rank - 2 : 0;
+	int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
+	int64_t K = a->dims[a->rank - 1];
+	int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+
+	if (wantfloat(c, a))
+		return -1;
+	kip(c, M);
+	kip(c, N);
+	kip(c, K);
+	kip(c, R);
+	for (int i = 0; i < R; i++)
+		kip(c, y->dims[i]);
+	for (int i = 0; i < R; i++) {
+		int j = i - (R - (a->rank - 2));
+
+		kip(c, j >= 0 ? a->dims[j] : 1);
+	}
+	for (int i = 0; i < R; i++) {
+		int j = i - (R - (b->rank - 2));
+
+		kip(c, j >= 0 ? b->dims[j] : 1);
+	}
+	if (activation(c))
+		return -1;
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	c->k->scratch = 4 * PACK;
+	return f16finish(c, "matmul", 2);
+}
+
+int
+prepare_batch_norm(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0];
+	uint32_t axis = 1;
+	double eps = 1e-5;
+	int64_t outer = 1, inner = 1;
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->n->options,
+	    "scale");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(c->n->options,
+	    "bias");
+
+	if (wantfloat(c, x) || opt_u32(c->sc, "axis", &axis) < 0 ||
+	    opt_f64(c->sc, "epsilon", &eps) < 0)
+		return -1;
+	for (int i = 0; i < (int)axis; i++)
+		outer *= x->dims[i];
+	for (int i = (int)axis + 1; i < x->rank; i++)
+		inner *= x->dims[i];
+	kip(c, outer);
+	kip(c, x->dims[axis]);
+	kip(c, inner);
+	kip(c, cJSON_IsString(s));
+	kip(c, cJSON_IsString(b));
+	kfp(c, eps);
+	if (activation(c))
+		return -1;
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	kin(c, c->n->in[2]);
+	kin(c, cJSON_IsString(s) ? s->valuestring : NULL);
+	kin(c, cJSON_IsString(b) ? b->valuestring : NULL);
+	return f16finish(c, "batchnorm", 5);
+}
+
+static int
+normalize(struct kctx *c, int64_t nmask, int64_t smask)
+{
+	const struct tdesc *x = c->in[0];
+	double eps = 1e-5;
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(c->n->options,
+	    "scale");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(c->n->options,
+	    "bias");
+	uint64_t groups = 1;
+
+	if (opt_f64(c->sc, "epsilon", &eps) < 0)
+		return -1;
+	kshape(c, x);
+	kip(c, nmask);
+	kip(c, smask);
+	kip(c, cJSON_IsString(s));
+	kip(c, cJSON_IsString(b));
+	kfp(c, eps);
+	kin(c, c->n->in[0]);
+	kin(c, cJSON_IsString(s) ? s->valuestring : NULL);
+	kin(c, cJSON_IsString(b) ? b->valuestring : NULL);
+	for (int i = 0; i < x->rank; i++)
+		if (!(nmask >> i & 1))
+			groups *= (uint64_t)x->dims[i];
+	c->k->scratch = 16 * (groups + 1);
+	return f16finish(c, "normalize", 3);
+}
+
+int
+prepare_layer_norm(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0];
+	uint32_t axes[NNL_MAXRANK];
+	int na = 0;
+	int64_t mask = 0;
+
+	if (wantfloat(c, x) || x->rank > NNL_MAXRANK ||
+	    opt_u32s(c->sc, "axes", axes, NNL_MAXRANK, &na) < 0)
+		return -1;
+	if (!opt_present(c->sc, "axes"))
+		for (int i = 1; i < x->rank; i++)
+			axes[na++] = (uint32_t)i;
+	for (int i = 0; i < na; i++) {
+		if (i && axes[i] <= axes[i - 1])
+			return shape_err(c->sc, "option \"axes\": the C back "
+			    "end needs them in increasing order");
+		mask |= (int64_t)1 << axes[i];
+	}
+	return normalize(c, mask, mask);
+}
+
+int
+prepare_instance_norm(struct kctx *c)
+{
+	const char *layout = "nchw";
+
+	if (wantfloat(c, c->in[0]) || opt_str(c->sc, "layout", &layout) < 0)
+		return -1;
+	if (!strcmp(layout, "nhwc"))
+		return normalize(c, 1 << 1 | 1 << 2, 1 << 3);
+	return normalize(c, 1 << 2 | 1 << 3, 1 << 1);
+}
+
+int
+prepare_pad(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0];
+	uint32_t beg[NNL_MAXRANK], end[NNL_MAXRANK];
+	int nb, ne;
+	const char *mode = "constant";
+	double value = 0;
+
+	if (x->rank > NNL_MAXRANK || dtype_bits(x->dt) < 8 ||
+	    opt_u32s(c->sc, "beginningPadding", beg, NNL_MAXRANK, &nb) < 0 ||
+	    opt_u32s(c->sc, "endingPadding", end, NNL_MAXRANK, &ne) < 0 ||
+	    opt_str(c->sc, "mode", &mode) < 0 ||
+	    opt_f64(c->sc, "value", &value) < 0)
+		return -1;
+	if (!strcmp(mode, "symmetric"))
+		return shape_err(c->sc, "pad mode \"symmetric\" is not "
+		    "supported");
+	kip(c, dtype_bits(x->dt) / 8);
+	kip(c, !strcmp(mode, "constant") ? 0 : !strcmp(mode, "edge") ? 1 : 2);
+	kip(c, kdt(x));
+	kshape(c, x);
+	for (int i = 0; i < x->rank; i++)
+		kip(c, beg[i]);
+	for (int i = 0; i < x->rank; i++)
+		kip(c, end[i]);
+	kfp(c, value);
+	kin(c, c->n->in[0]);
+	return kset(c, "pad");
+}
+
+int
+prepare_resample2d(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0], *y = &c->out[0];
+	const char *mode = "nearest-neighbor";
+	uint32_t axes[2] = { 2, 3 };
+	int na = 0;
+
+	if (wantfloat(c, x) || opt_str(c->sc, "mode", &mode) < 0 ||
+	    opt_u32s(c->sc, "axes", axes, 2, &na) < 0)
+		return -1;
+	if (na == 0) {
+		axes[0] = 2;
+		axes[1] = 3;
+	}
+	if (axes[0] > axes[1]) {
+		uint32_t t = axes[0];
+
+		axes[0] = axes[1];
+		axes[1] = t;
+	}
+	kip(c, !strcmp(mode, "linear"));
+	for (int i = 0; i < 4; i++)
+		kip(c, x->dims[i]);
+	kip(c, axes[0]);
+	kip(c, axes[1]);
+	kip(c, y->dims[axes[0]]);
+	kip(c, y->dims[axes[1]]);
+	kin(c, c->n->in[0]);
+	return f16finish(c, "resample2d", 1);
+}

@@ -1,0 +1,580 @@
+/*
+ * nn: the compute-heavy kernels: a packed, blocked SGEMM that conv2d,
+ * gemm and matmul share (conv2d through im2col, skipped for 1x1
+ * convolutions), the pools, normalizations, pad and resample2d.
+ * Float32 throughout; float16 operands go through the f32 kernels by
+ * the wrappers at the end.  A fused activation (the fuse pass) is
+ * applied as an epilogue: code and its two parameters.
+ */
+#include "rt.h"
+
+enum { NNL_MC = 64, NNL_KC = 256, NNL_NC = 1024 };
+
+/* Floats of SGEMM packing space. */
+#define NNL_PACK ((int64_t)NNL_MC * NNL_KC + (int64_t)NNL_KC * NNL_NC)
+
+enum {
+	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
+	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
+};
+
+NNL_RT_INLINE void
+nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
+{
+	int64_t i;
+
+	switch (act) {
+	case NNL_ACT_RELU:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] > 0 ? y[i] : 0;
+		break;
+	case NNL_ACT_CLAMP:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] < (float)a ? (float)a :
+			    y[i] > (float)b ? (float)b : y[i];
+		break;
+	case NNL_ACT_SIGMOID:
+		for (i = 0; i < n; i++)
+			y[i] = (float)(1 / (1 + exp(-(double)y[i])));
+		break;
+	case NNL_ACT_HARDSWISH:
+		for (i = 0; i < n; i++) {
+			float t = y[i] + 3;
+
+			t = t < 0 ? 0 : t > 6 ? 6 : t;
+			y[i] = y[i] * t / 6;
+		}
+		break;
+	case NNL_ACT_LEAKYRELU:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] >= 0 ? y[i] : (float)a * y[i];
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * C[M,N] (row stride ldc) += alpha * op(A) * op(B), op(A) M x K and
+ * op(B) K x N; element (i,k) of A is A[k*lda+i] when ta, A[i*lda+k]
+ * otherwise, and likewise for B.  Blocks of B and A are packed into
+ * pack (NNL_PACK floats) so the inner loop runs over contiguous rows.
+ */
+NNL_RT_INLINE void
+nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+    int64_t lda, int ta, const float *B, int64_t ldb, int tb, float *C,
+    int64_t ldc, float *pack)
+{
+	float *ap = pack, *bp = pack + (int64_t)NNL_MC * NNL_KC;
+
+	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
+		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;
+
+		for (int64_t pc = 0; pc < K; pc += NNL_KC) {
+			int64_t kb = K - pc < NNL_KC ? K - pc : NNL_KC;
+
+			for (int64_t k = 0; k < kb; k++) {
+				float *restrict d = bp + k * nb;
+
+				if (tb)
+					for (int64_t j = 0; j < nb; j++)
+						d[j] = B[(jc + j) * ldb + pc + k];
+				else
+					memcpy(d, B + (pc + k) * ldb + jc,
+					    (size_t)nb * sizeof *d);
+			}
+			for (int64_t ic = 0; ic < M; ic += NNL_MC) {
+				int64_t mb = M - ic < NNL_MC ? M - ic : NNL_MC;
+				int64_t i = 0;
+
+				for (int64_t r = 0; r < mb; r++)
+					for (int64_t k = 0; k < kb; k++)
+						ap[r * kb + k] = alpha * (ta ?
+						    A[(pc + k) * lda + ic + r] :
+						    A[(ic + r) * lda + pc + k]);
+				/* four rows of C share each row of B */
+				for (; i + 4 <= mb; i += 4) {
+					float *restrict c0 = C + (ic + i) * ldc + jc;
+					float *restrict c1 = c0 + ldc;
+					float *restrict c2 = c1 + ldc;
+					float *restrict c3 = c2 + ldc;
+					const float *a = ap + i * kb;
+
+					for (int64_t k = 0; k < kb; k++) {
+						const float *restrict b = bp + k * nb;
+						float a0 = a[k], a1 = a[kb + k],
+						    a2 = a[2 * kb + k],
+						    a3 = a[3 * kb + k];
+
+						for (int64_t j = 0; j < nb; j++) {
+							float bv = b[j];
+
+							c0[j] += a0 * bv;
+							c1[j] += a1 * bv;
+							c2[j] += a2 * bv;
+							c3[j] += a3 * bv;
+						}
+					}
+				}
+				for (; i < mb; i++) {
+					float *restrict c = C + (ic + i) * ldc + jc;
+					const float *a = ap + i * kb;
+
+					for (int64_t k = 0; k < kb; k++) {
+						const float *restrict b = bp + k * nb;
+						float av = a[k];
+
+						for (int64_t j = 0; j < nb; j++)
+							c[j] += av * b[j];
+					}
+				}
+			}
+		}
+	}
+}
+
+/*
+ * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
+ * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo), has
+ * bias, activation; fp: activation parameters.  in: input, filter,
+ * bias.  scratch: im2col rows plus SGEMM packing (see prepare).
+ */
+NNL_RT void
+nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t nhwc = ip[0], N = ip[1], C = ip[2], H = ip[3], W = ip[4],
+	    O = ip[5], OH = ip[6], OW = ip[7], kh = ip[8], kw = ip[9],
+	    sh = ip[10], sw = ip[11], dh = ip[12], dw = ip[13], pt = ip[14],
+	    pl = ip[16], G = ip[18], fl = ip[19], hasb = ip[20],
+	    act = ip[21];
+	const float *x = in[0], *w = in[1], *bias = hasb ? in[2] : 0;
+	float *y = out[0], *pack = scratch, *col = pack + NNL_PACK;
+	int64_t icg = C / G, ocg = O / G, P = OH * OW, Kd = icg * kh * kw;
+	int hwi = fl == 1 || fl == 2;		/* kd order h, w, i */
+	int wko = fl == 1 || fl == 3;		/* filter is [Kd, O] */
+	int direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
+	    ip[14] == 0 && ip[15] == 0 && ip[16] == 0 && ip[17] == 0 &&
+	    G == 1;
+
+	for (int64_t n = 0; n < N; n++) {
+		const float *xn = x + n * C * H * W;
+		float *yn = y + n * O * P;
+
+		/* start from the bias (or zero) */
+		for (int64_t o = 0; o < O; o++)
+			for (int64_t p = 0; p < P; p++)
+				yn[nhwc ? p * O + o : o * P + p] =
+				    bias ? bias[o] : 0;
+		for (int64_t g = 0; g < G; g++) {
+			const float *cm = xn;
+
+			if (!direct) {
+				/* col[kd][p] for nchw output, col[p][kd]
+				 * for nhwc; kd runs over (i,h,w) or (h,w,i) */
+				for (int64_t c = 0; c < icg; c++)
+				for (int64_t a = 0; a < kh; a++)
+				for (int64_t b = 0; b < kw; b++) {
+					int64_t kd = hwi ? (a * kw + b) * icg + c :
+					    (c * kh + a) * kw + b;
+					int64_t ch = g * icg + c;
+
+					for (int64_t oy = 0; oy < OH; oy++)
+					for (int64_t ox = 0; ox < OW; ox++) {
+						int64_t iy = oy * sh - pt + a * dh;
+						int64_t ix = ox * sw - pl + b * dw;
+						int64_t p = oy * OW + ox;
+						float v = 0;
+
+						if (iy >= 0 && iy < H && ix >= 0 &&
+						    ix < W)
+							v = xn[nhwc ?
+							    (iy * W + ix) * C + ch :
+							    (ch * H + iy) * W + ix];
+						col[nhwc ? p * Kd + kd :
+						    kd * P + p] = v;
+					}
+				}
+				cm = col;
+			}
+			if (nhwc)
+				nnl_sgemm(P, ocg, Kd, 1, cm, direct ? C : Kd,
+				    0, wko ? w + g * ocg : w + g * ocg * Kd,
+				    wko ? O : Kd, !wko, yn + g * ocg, O, pack);
+			else
+				nnl_sgemm(ocg, P, Kd, 1, wko ? w + g * ocg :
+				    w + g * ocg * Kd, wko ? O : Kd, wko, cm, P,
+				    0, yn + g * ocg * P, P, pack);
+		}
+	}
+	nnl_activate(y, N * O * P, act, fp[0], fp[1]);
+}
+
+/*
+ * gemm: M, N, K, aTranspose, bTranspose, has c, c row stride, c column
+ * stride (0 where c broadcasts), activation; fp: alpha, beta,
+ * activation parameters.  in: a, b, c.  scratch: SGEMM packing.
+ */
+NNL_RT void
+nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t M = ip[0], N = ip[1], K = ip[2], ta = ip[3], tb = ip[4],
+	    hasc = ip[5], cs0 = ip[6], cs1 = ip[7], act = ip[8];
+	const float *a = in[0], *b = in[1], *c = hasc ? in[2] : 0;
+	float *y = out[0];
+
+	for (int64_t i = 0; i < M; i++)
+		for (int64_t j = 0; j < N; j++)
+			y[i * N + j] = c ? (float)(fp[1] * c[i * cs0 +
+			    j * cs1]) : 0;
+	nnl_sgemm(M, N, K, (float)fp[0], a, ta ? M : K, (int)ta, b,
+	    tb ? K : N, (int)tb, y, N, scratch);
+	nnl_activate(y, M * N, act, fp[2], fp[3]);
+}
+
+/*
+ * matmul: M, N, K, batch rank R, output batch dims[R], a batch dims[R],
+ * b batch dims[R] (1 where broadcast), activation; fp: activation
+ * parameters.  scratch: SGEMM packing.
+ */
+NNL_RT void
+nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t M = ip[0], N = ip[1], K = ip[2], R = ip[3];
+	const int64_t *ob = ip + 4, *ab = ob + R, *bb = ab + R;
+	int64_t act = bb[R], nb = nnl_numel((int)R, ob);
+	const float *a = in[0], *b = in[1];
+	float *y = out[0];
+
+	memset(y, 0, (size_t)(nb * M * N) * sizeof *y);
+	for (int64_t t = 0; t < nb; t++) {
+		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;
+
+		for (int64_t d = R - 1; d >= 0; d--) {
+			int64_t c = rem % ob[d];
+
+			rem /= ob[d];
+			ai += (ab[d] == 1 ? 0 : c) * as;
+			bi += (bb[d] == 1 ? 0 : c) * bs;
+			as *= ab[d];
+			bs *= bb[d];
+		}
+		nnl_sgemm(M, N, K, 1, a + ai * M * K, K, 0, b + bi * K * N, N,
+		    0, y + t * M * N, N, scratch);
+	}
+	nnl_activate(y, nb * M * N, act, fp[0], fp[1]);
+}
+
+/*
+ * pool2d: kind (0 average, 1 l2, 2 max), nhwc, N, C, H, W, OH, OW, kh,
+ * kw, sh, sw, dh, dw, pt, pb, pl, pr.  Padding cells take no part: the
+ * average divides by the real cells of the window.
+ */
+NNL_RT void
+nnl_k_pool2d_f32(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t kind = ip[0], nhwc = ip[1], N = ip[2], C = ip[3], H = ip[4],
+	    W = ip[5], OH = ip[6], OW = ip[7], kh = ip[8], kw = ip[9],
+	    sh = ip[10], sw = ip[11], dh = ip[12], dw = ip[13], pt = ip[14],
+	    pl = ip[16];
+	const float *x = in[0];
+	float *y = out[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t n = 0; n < N; n++)
+	for (int64_t c = 0; c < C; c++)
+	for (int64_t oy = 0; oy < OH; oy++)
+	for (int64_t ox = 0; ox < OW; ox++) {
+		double acc = kind == 2 ? -INFINITY : 0;
+		int64_t cnt = 0;
+
+		for (int64_t a = 0; a < kh; a++) {
+			int64_t iy = oy * sh - pt + a * dh;
+
+			if (iy < 0 || iy >= H)
+				continue;
+			for (int64_t b = 0; b < kw; b++) {
+				int64_t ix = ox * sw - pl + b * dw;
+				double v;
+
+				if (ix < 0 || ix >= W)
+					continue;
+				v = x[nhwc ? ((n * H + iy) * W + ix) * C + c :
+				    ((n * C + c) * H + iy) * W + ix];
+				if (kind == 2)
+					acc = v > acc ? v : acc;
+				else
+					acc += kind == 1 ? v * v : v;
+				cnt++;
+			}
+		}
+		if (kind == 0)
+			acc = cnt ? acc / (double)cnt : 0;
+		else if (kind == 1)
+			acc = sqrt(acc);
+		y[nhwc ? ((n * OH + oy) * OW + ox) * C + c :
+		    ((n * C + c) * OH + oy) * OW + ox] = (float)acc;
+	}
+}
+
+/*
+ * batchnorm: outer, channels, inner, has scale, has bias, activation;
+ * fp: epsilon, activation parameters.  in: input, mean, variance,
+ * scale, bias.  Safe in place.
+ */
+NNL_RT void
+nnl_k_batchnorm_f32(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t outer = ip[0], C = ip[1], inner = ip[2];
+	const float *x = in[0], *mean = in[1], *var = in[2];
+	const float *sc = ip[3] ? in[3] : 0, *bi = ip[4] ? in[4] : 0;
+	float *y = out[0];
+
+	(void)scratch;
+	for (int64_t c = 0; c < C; c++) {
+		double k = (sc ? sc[c] : 1.0) / sqrt((double)var[c] + fp[0]);
+		double t = (bi ? bi[c] : 0.0) - mean[c] * k;
+
+		for (int64_t o = 0; o < outer; o++) {
+			const float *xs = x + (o * C + c) * inner;
+			float *ys = y + (o * C + c) * inner;
+
+			for (int64_t i = 0; i < inner; i++)
+				ys[i] = (float)(xs[i] * k + t);
+		}
+	}
+	nnl_activate(y, outer * C * inner, ip[5], fp[1], fp[2]);
+}
+
+/*
+ * normalize (layerNormalization, instanceNormalization): r, dims[r],
+ * mask of the normalized axes, mask of the axes scale and bias run
+ * over, has scale, has bias; fp: epsilon.  Each group of elements that
+ * differ only on normalized axes is brought to mean 0, variance 1.
+ * scratch: two doubles per group.
+ */
+NNL_RT void
+nnl_k_normalize_f32(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t r = ip[0];
+	const int64_t *dims = ip + 1;
+	int64_t nmask = dims[r], smask = dims[r + 1], hs = dims[r + 2],
+	    hb = dims[r + 3];
+	int64_t n = nnl_numel((int)r, dims), ng = 1, per, gst[NNL_MAXRANK],
+	    sst[NNL_MAXRANK], ss = 1;
+	const float *x = in[0], *sc = hs ? in[1] : 0, *bi = hb ? in[2] : 0;
+	float *y = out[0];
+	double *sum = scratch, *sq;
+
+	for (int64_t d = r - 1; d >= 0; d--) {
+		gst[d] = nmask >> d & 1 ? 0 : ng;
+		if (!(nmask >> d & 1))
+			ng *= dims[d];
+		sst[d] = smask >> d & 1 ? ss : 0;
+		if (smask >> d & 1)
+			ss *= dims[d];
+	}
+	per = ng ? n / ng : 0;
+	sq = sum + ng;
+	for (int64_t g = 0; g < 2 * ng; g++)
+		sum[g] = 0;
+	for (int pass = 0; pass < 3; pass++)
+		for (int64_t i = 0; i < n; i++) {
+			int64_t rem = i, gi = 0, si = 0;
+
+			for (int64_t d = r - 1; d >= 0; d--) {
+				int64_t c = rem % dims[d];
+
+				rem /= dims[d];
+				gi += c * gst[d];
+				si += c * sst[d];
+			}
+			if (pass == 0) {
+				sum[gi] += x[i];
+			} else if (pass == 1) {
+				double dv = x[i] - sum[gi] / (double)per;
+
+				sq[gi] += dv * dv;
+			} else {
+				double mean = sum[gi] / (double)per;
+				double v = (x[i] - mean) /
+				    sqrt(sq[gi] / (double)per + fp[0]);
+
+				y[i] = (float)(v * (sc ? sc[si] : 1.0) +
+				    (bi ? bi[si] : 0.0));
+			}
+		}
+}
+
+/*
+ * pad: es, mode (0 constant, 1 edge, 2 reflection), dt, r, in dims[r],
+ * begin[r], end[r]; fp: the constant value.
+ */
+NNL_RT void
+nnl_k_pad(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], mode = ip[1], dt = ip[2], r = ip[3];
+	const int64_t *dims = ip + 4, *beg = dims + r, *end = beg + r;
+	int64_t odims[NNL_MAXRANK], ist[NNL_MAXRANK], idx[NNL_MAXRANK] = { 0 };
+	int64_t n = 1;
+	unsigned char val[8];
+
+	(void)scratch;
+	for (int i = 0; i < r; i++) {
+		odims[i] = beg[i] + dims[i] + end[i];
+		n *= odims[i];
+	}
+	nnl_strides((int)r, dims, ist);
+	if (dt == NNL_F32 || dt == NNL_F16)
+		nnl_storef(val, 0, dt, fp[0]);
+	else
+		nnl_storei(val, 0, dt, (int64_t)fp[0]);
+	for (int64_t o = 0; o < n; o++) {
+		int64_t src = 0, inside = 1;
+
+		for (int i = 0; i < r; i++) {
+			int64_t c = idx[i] - beg[i];
+
+			if (c < 0 || c >= dims[i]) {
+				if (mode == 0)
+					inside = 0;
+				else if (mode == 1)
+					c = c < 0 ? 0 : dims[i] - 1;
+				else if (dims[i] > 1) {	/* mirror, no repeat */
+					int64_t period = 2 * (dims[i] - 1);
+
+					c %= period;
+					if (c < 0)
+						c += period;
+					if (c >= dims[i])
+						c = period - c;
+				} else {
+					c = 0;
+				}
+			}
+			src += c * ist[i];
+		}
+		if (inside)
+			memcpy((char *)out[0] + o * es,
+			    (const char *)in[0] + src * es, (size_t)es);
+		else
+			memcpy((char *)out[0] + o * es, val, (size_t)es);
+		for (int i = (int)r - 1; i >= 0; i--) {
+			if (++idx[i] < odims[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+}
+
+/*
+ * resample2d: linear, d0..d3 (input dims), axis a, axis b (the two
+ * spatial axes, a < b), output size on a, on b.  Coordinates follow
+ * the specification: half-pixel centres, clamped; nearest takes
+ * ceil(c - 0.5).
+ */
+NNL_RT void
+nnl_k_resample2d_f32(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t lin = ip[0], ax = ip[5], bx = ip[6], oa = ip[7], ob = ip[8];
+	int64_t idims[4], odims[4], ist[4], idx[4] = { 0, 0, 0, 0 }, n;
+	const float *x = in[0];
+	float *y = out[0];
+	double sa, sb;
+
+	(void)fp;
+	(void)scratch;
+	for (int i = 0; i < 4; i++)
+		idims[i] = odims[i] = ip[1 + i];
+	odims[ax] = oa;
+	odims[bx] = ob;
+	sa = (double)oa / (double)idims[ax];
+	sb = (double)ob / (double)idims[bx];
+	nnl_strides(4, idims, ist);
+	n = nnl_numel(4, odims);
+	for (int64_t o = 0; o < n; o++) {
+		double ca = (idx[ax] + 0.5) / sa - 0.5;
+		double cb = (idx[bx] + 0.5) / sb - 0.5;
+		int64_t base = 0;
+
+		ca = ca < 0 ? 0 : ca > idims[ax] - 1 ? (double)(idims[ax] - 1) :
+		    ca;
+		cb = cb < 0 ? 0 : cb > idims[bx] - 1 ? (double)(idims[bx] - 1) :
+		    cb;
+		for (int i = 0; i < 4; i++)
+			if (i != ax && i != bx)
+				base += idx[i] * ist[i];
+		if (!lin) {
+			int64_t ya = (int64_t)ceil(ca - 0.5);
+			int64_t yb = (int64_t)ceil(cb - 0.5);
+
+			y[o] = x[base + ya * ist[ax] + yb * ist[bx]];
+		} else {
+			int64_t a0 = (int64_t)floor(ca), a1 = (int64_t)ceil(ca);
+			int64_t b0 = (int64_t)floor(cb), b1 = (int64_t)ceil(cb);
+			double ta = ca - a0, tb = cb - b0;
+			double v00 = x[base + a0 * ist[ax] + b0 * ist[bx]];
+			double v01 = x[base + a0 * ist[ax] + b1 * ist[bx]];
+			double v10 = x[base + a1 * ist[ax] + b0 * ist[bx]];
+			double v11 = x[base + a1 * ist[ax] + b1 * ist[bx]];
+			double va = v00 * (1 - tb) + v01 * tb;
+			double vb = v10 * (1 - tb) + v11 * tb;
+
+			y[o] = (float)(va * (1 - ta) + vb * ta);
+		}
+		for (int i = 3; i >= 0; i--) {
+			if (++idx[i] < odims[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+}
+
+/*
+ * float16 through float32: NAME_f16 converts its float16 inputs (the
+ * first nconv of its nin inputs, with their element counts in ip) into
+ * the scratch, runs NAME_f32 there and converts the output back.
+ * ip: nconv, nin, counts[nconv], output count, then NAME_f32's
+ * parameters; scratch: the float32 copies, then NAME_f32's scratch.
+ */
+#define NNL_F16_VIA_F32(name) \
+NNL_RT void \
+nnl_k_##name##_f16(const int64_t *ip, const double *fp, \
+    const void *const *in, void *const *out, void *scratch) \
+{ \
+	int64_t nconv = ip[0], nin = ip[1], on = ip[2 + nconv]; \
+	const void *cin[16]; \
+	float *s = scratch, *o; \
+	void *cout[1]; \
+	for (int64_t k = 0; k < nin && k < 16; k++) \
+		cin[k] = in[k]; \
+	for (int64_t k = 0; k < nconv; k++) { \
+		const nnl_f16 *h = in[k]; \
+		if (h) \
+			for (int64_t i = 0; i < ip[2 + k]; i++) \
+				s[i] = nnl_f16_to_f32(h[i]); \
+		cin[k] = h ? s : 0; \
+		s += ip[2 + k]; \
+	} \
+	o = s; \
+	cout[0] = o; \
+	nnl_k_##name##_f32(ip + 3 + nconv, fp, cin, cout, o + on); \
+	for (int64_t i = 0; i < on; i++) \
+		((nnl_f16 *)out[0])[i] = nnl_f32_to_f16(o[i]); \
+}
+
+NNL_F16_VIA_F32(conv2d)
+NNL_F16_VIA_F32(gemm)
+NNL_F16_VIA_F32(matmul)
+NNL_F16_VIA_F32(pool2d)
+NNL_F16_VIA_F32(batchnorm)
+NNL_F16_VIA_F32(normalize)
+NNL_F16_VIA_F32(resample2d)
