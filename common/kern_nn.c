@@ -14,12 +14,9 @@
 /* rt/nn.c's packing space, in floats. */
 #define PACK ((uint64_t)64 * 256 + (uint64_t)256 * 1024)
 
-enum { ACT_NONE, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_HARDSWISH,
-    ACT_LEAKYRELU };
-
 /* Push the fused activation: its code in ip, two parameters in fp. */
-static int
-activation(struct kctx *c)
+int
+kactivation(struct kctx *c)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(c->n->extra,
 	    "activation");
@@ -27,25 +24,25 @@ activation(struct kctx *c)
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(a, "options");
 	const cJSON *v;
 	double p0 = 0, p1 = 0;
-	int code = ACT_NONE;
+	int code = NNL_ACT_NONE;
 
 	if (a) {
 		const char *s = cJSON_IsString(op) ? op->valuestring : "";
 
 		if (!strcmp(s, "relu"))
-			code = ACT_RELU;
+			code = NNL_ACT_RELU;
 		else if (!strcmp(s, "sigmoid"))
-			code = ACT_SIGMOID;
+			code = NNL_ACT_SIGMOID;
 		else if (!strcmp(s, "hardSwish"))
-			code = ACT_HARDSWISH;
+			code = NNL_ACT_HARDSWISH;
 		else if (!strcmp(s, "clamp")) {
-			code = ACT_CLAMP;
+			code = NNL_ACT_CLAMP;
 			v = cJSON_GetObjectItemCaseSensitive(o, "minValue");
 			p0 = cJSON_IsNumber(v) ? v->valuedouble : -INFINITY;
 			v = cJSON_GetObjectItemCaseSensitive(o, "maxValue");
 			p1 = cJSON_IsNumber(v) ? v->valuedouble : INFINITY;
 		} else if (!strcmp(s, "leakyRelu")) {
-			code = ACT_LEAKYRELU;
+			code = NNL_ACT_LEAKYRELU;
 			v = cJSON_GetObjectItemCaseSensitive(o, "alpha");
 			p0 = cJSON_IsNumber(v) ? v->valuedouble : 0.01;
 		} else {
@@ -168,7 +165,7 @@ prepare_conv2d(struct kctx *c)
 	kip(c, groups);
 	kip(c, flc);
 	kip(c, bias != NULL);
-	if (activation(c))
+	if (kactivation(c))
 		return -1;
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
@@ -255,7 +252,7 @@ prepare_gemm(struct kctx *c)
 	kip(c, cs1);
 	kfp(c, alpha);
 	kfp(c, beta);
-	if (activation(c))
+	if (kactivation(c))
 		return -1;
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
@@ -291,7 +288,7 @@ prepare_matmul(struct kctx *c)
 
 		kip(c, j >= 0 ? b->dims[j] : 1);
 	}
-	if (activation(c))
+	if (kactivation(c))
 		return -1;
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
@@ -324,7 +321,7 @@ prepare_batch_norm(struct kctx *c)
 	kip(c, cJSON_IsString(s));
 	kip(c, cJSON_IsString(b));
 	kfp(c, eps);
-	if (activation(c))
+	if (kactivation(c))
 		return -1;
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);

@@ -61,6 +61,8 @@ void kfp(struct kctx *c, double v);
 void kin(struct kctx *c, const char *operand);	/* NULL: absent */
 /* Push a shape: rank, then the dims. */
 void kshape(struct kctx *c, const struct tdesc *t);
+/* Push the node's fused activation (nnl-fuse): code, 2 parameters. */
+int kactivation(struct kctx *c);
 /* The dtype code of rt.h for a type. */
 int kdt(const struct tdesc *t);
 /* Kernel suffix of a dtype: "f32", "f16", "i32", ... */

@@ -13,47 +13,6 @@ enum { NNL_MC = 64, NNL_KC = 256, NNL_NC = 1024 };
 /* Floats of SGEMM packing space. */
 #define NNL_PACK ((int64_t)NNL_MC * NNL_KC + (int64_t)NNL_KC * NNL_NC)
 
-enum {
-	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
-	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
-};
-
-NNL_RT_INLINE void
-nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
-{
-	int64_t i;
-
-	switch (act) {
-	case NNL_ACT_RELU:
-		for (i = 0; i < n; i++)
-			y[i] = y[i] > 0 ? y[i] : 0;
-		break;
-	case NNL_ACT_CLAMP:
-		for (i = 0; i < n; i++)
-			y[i] = y[i] < (float)a ? (float)a :
-			    y[i] > (float)b ? (float)b : y[i];
-		break;
-	case NNL_ACT_SIGMOID:
-		for (i = 0; i < n; i++)
-			y[i] = (float)(1 / (1 + exp(-(double)y[i])));
-		break;
-	case NNL_ACT_HARDSWISH:
-		for (i = 0; i < n; i++) {
-			float t = y[i] + 3;
-
-			t = t < 0 ? 0 : t > 6 ? 6 : t;
-			y[i] = y[i] * t / 6;
-		}
-		break;
-	case NNL_ACT_LEAKYRELU:
-		for (i = 0; i < n; i++)
-			y[i] = y[i] >= 0 ? y[i] : (float)a * y[i];
-		break;
-	default:
-		break;
-	}
-}
-
 /*
  * C[M,N] (row stride ldc) += alpha * op(A) * op(B), op(A) M x K and
  * op(B) K x N; element (i,k) of A is A[k*lda+i] when ta, A[i*lda+k]

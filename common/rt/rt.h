@@ -94,6 +94,48 @@ nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 	}
 }
 
+/* Fused activations (nnl-fuse): code and two parameters. */
+enum {
+	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
+	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
+};
+
+NNL_RT_INLINE void
+nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
+{
+	int64_t i;
+
+	switch (act) {
+	case NNL_ACT_RELU:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] > 0 ? y[i] : 0;
+		break;
+	case NNL_ACT_CLAMP:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] < (float)a ? (float)a :
+			    y[i] > (float)b ? (float)b : y[i];
+		break;
+	case NNL_ACT_SIGMOID:
+		for (i = 0; i < n; i++)
+			y[i] = (float)(1 / (1 + exp(-(double)y[i])));
+		break;
+	case NNL_ACT_HARDSWISH:
+		for (i = 0; i < n; i++) {
+			float t = y[i] + 3;
+
+			t = t < 0 ? 0 : t > 6 ? 6 : t;
+			y[i] = y[i] * t / 6;
+		}
+		break;
+	case NNL_ACT_LEAKYRELU:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] >= 0 ? y[i] : (float)a * y[i];
+		break;
+	default:
+		break;
+	}
+}
+
 #endif
 #endif
 /* Helpers of this header: private to each file that includes it. */
@@ -251,6 +293,48 @@ nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 	case NNL_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
 	case NNL_I8: ((int8_t *)p)[i] = (int8_t)v; break;
 	default: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	}
+}
+
+/* Fused activations (nnl-fuse): code and two parameters. */
+enum {
+	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
+	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
+};
+
+NNL_RT_INLINE void
+nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
+{
+	int64_t i;
+
+	switch (act) {
+	case NNL_ACT_RELU:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] > 0 ? y[i] : 0;
+		break;
+	case NNL_ACT_CLAMP:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] < (float)a ? (float)a :
+			    y[i] > (float)b ? (float)b : y[i];
+		break;
+	case NNL_ACT_SIGMOID:
+		for (i = 0; i < n; i++)
+			y[i] = (float)(1 / (1 + exp(-(double)y[i])));
+		break;
+	case NNL_ACT_HARDSWISH:
+		for (i = 0; i < n; i++) {
+			float t = y[i] + 3;
+
+			t = t < 0 ? 0 : t > 6 ? 6 : t;
+			y[i] = y[i] * t / 6;
+		}
+		break;
+	case NNL_ACT_LEAKYRELU:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] >= 0 ? y[i] : (float)a * y[i];
+		break;
+	default:
+		break;
 	}
 }
 
