@@ -13,7 +13,7 @@ DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
 LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
-PASSES  = parse pack-weights reorder plan-memory
+PASSES  = parse pack-weights reorder
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
