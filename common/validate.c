@@ -6,7 +6,11 @@
  * Each failure names the item and field, with the position when the
  * graph came from text.
  */
+#define _DEFAULT_SOURCE
 #include "graph.h"
+
+#include <errno.h>
+#include <unistd.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -331,6 +335,16 @@ checkweights(struct vctx *v)
 
 	if (!g->weights_file)
 		return;
+	/* a missing file is the graph's fault: say so where it is named */
+	if (access(g->weights_file, R_OK) != 0 ||
+	    access(g->manifest_file, R_OK) != 0) {
+		const char *f = access(g->weights_file, R_OK) != 0 ?
+		    g->weights_file : g->manifest_file;
+
+		verr(v, (struct pos){ 0, 0 }, "field \"weights\": %s: %s", f,
+		    strerror(errno));
+		return;
+	}
 	if (weights_open(&w, g->weights_file, g->manifest_file) != 0) {
 		v->nerr++;
 		return;

@@ -9,7 +9,7 @@ make -s
 ex=examples/resnet_head
 out=${TMPDIR:-/tmp}/nnl-demo
 mkdir -p "$out"
-python3 $ex/make_weights.py "$out/weights"
+/usr/bin/python3 $ex/make_weights.py "$out/weights"
 bin/nnl-pack-weights pack -o "$out/resnet_head.weights" \
     -m "$out/resnet_head.manifest.json" "$out/weights"
 bin/nnl-pack-weights verify -m "$out/resnet_head.manifest.json" \

@@ -13,7 +13,7 @@ setup() {
 
 # JSON equality with python, independent of our printer.
 json_equal() {
-	python3 -c 'import json, sys
+	/usr/bin/python3 -c 'import json, sys
 a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 sys.exit(0 if a == b else 1)' "$1" "$2"
 }
@@ -22,7 +22,7 @@ sys.exit(0 if a == b else 1)' "$1" "$2"
 	run --separate-stderr "$BIN/nnl-parse" "$EX/resnet_head.webnn"
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" > "$T/parsed.json"
-	python3 -c 'import json, sys
+	/usr/bin/python3 -c 'import json, sys
 got = json.load(open(sys.argv[1])); seed = json.load(open(sys.argv[2]))
 assert got.pop("name") == "resnet_head", "name"
 assert got == seed, (got, seed)' "$T/parsed.json" "$EX/resnet_head.json"

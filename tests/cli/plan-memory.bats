@@ -25,10 +25,10 @@ plan() {
 		echo "$m: $stderr"
 		[ "$status" -eq 0 ]
 		[[ "$stderr" =~ arena:\ [0-9]+\ bytes,\ lower\ bound:\ [0-9]+\ bytes,\ weights:\ [0-9]+\ bytes ]]
-		run python3 "$ROOT/tests/check-plan.py" "$T/planned.json"
+		run /usr/bin/python3 "$ROOT/tests/check-plan.py" "$T/planned.json"
 		echo "$output"
 		[ "$status" -eq 0 ]
-		python3 -c 'import json, sys
+		/usr/bin/python3 -c 'import json, sys
 m = json.load(open(sys.argv[1]))["memory"]
 assert m["arenaBytes"] <= 1.10 * m["lowerBoundBytes"], m' "$T/planned.json"
 		n=$((n + 1))

@@ -13,7 +13,7 @@ setup() {
 # Independent check: every node reads only inputs, consts and outputs
 # of nodes listed before it.
 runnable() {
-	python3 -c 'import json, sys
+	/usr/bin/python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))
 have = set(g["inputs"]) | set(g.get("consts", {}))
 for n in g["nodes"]:
@@ -32,7 +32,7 @@ print(len(g["nodes"]))' "$1"
 	run runnable "$T/o.json"
 	[ "$status" -eq 0 ]
 	[ "$output" = 3 ]
-	python3 -c 'import json, sys
+	/usr/bin/python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))
 assert [n["id"] for n in g["nodes"]] == ["h1", "h2", "out"]
 assert list(g["consts"]) == ["w", "b"]' "$T/o.json"
@@ -46,7 +46,7 @@ assert list(g["consts"]) == ["w", "b"]' "$T/o.json"
 
 @test "a runnable order is kept as it is" {
 	"$BIN/nnl-reorder" "$G/already-ordered.in.json" > "$T/a.json"
-	python3 -c 'import json, sys
+	/usr/bin/python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))
 assert [n["id"] for n in g["nodes"]] == ["b", "a", "s"]' "$T/a.json"
 }

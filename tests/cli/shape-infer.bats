@@ -15,7 +15,7 @@ setup() {
 @test "golden types agree with independently computed shapes" {
 	n=0
 	for s in "$G"/expect_*.py; do
-		run python3 "$s"
+		run /usr/bin/python3 "$s"
 		echo "$output"
 		[ "$status" -eq 0 ]
 		n=$((n + 1))
