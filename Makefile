@@ -19,7 +19,7 @@ COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
-COMMON_TESTS = test_dtype test_json test_webnn \
+COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
