@@ -13,7 +13,7 @@
 #include "graph.h"
 #include "util.h"
 
-static void
+NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-emit-c [-m] [-e incbin|array] "

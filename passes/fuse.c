@@ -18,7 +18,7 @@
 
 enum { INLINE_MAX = 64 };	/* bytes: smaller new tensors stay inline */
 
-static void
+NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-fuse [-v] [-d rewrite] [-w weights "

@@ -19,7 +19,7 @@
 
 #define NNC_VERSION "0.1.0"
 
-static void
+NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr,

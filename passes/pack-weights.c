@@ -17,7 +17,7 @@
 #include "util.h"
 #include "weights.h"
 
-static void
+NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr,

@@ -16,7 +16,7 @@
 #include "memplan.h"
 #include "util.h"
 
-static void
+NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-plan-memory [-rv] [-a align] "

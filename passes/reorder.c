@@ -11,7 +11,7 @@
 #include "order.h"
 #include "util.h"
 
-static void
+NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-reorder [-v] [-o file] [file]\n");

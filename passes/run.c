@@ -15,7 +15,7 @@
 #include "shape.h"
 #include "util.h"
 
-static void
+NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-run [-d dir] graph [input=file.npy ...]\n");

@@ -11,7 +11,7 @@
 #include "shape.h"
 #include "util.h"
 
-static void
+NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: %s [-o file] [file]\n", getprogname_nnl());
