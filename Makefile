@@ -61,6 +61,12 @@ build/tests/%: tests/unit/%.c build/libnnl.a tests/unit/check.h
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)
 
+# Every source must also be warning-free under clang.
+check-clang:
+	@for f in common/*.c common/rt/*.c passes/*.c tests/unit/*.c; do \
+	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) -Icommon -Itests/unit \
+	        -fsyntax-only $$f || exit 1; done; echo "clang: clean"
+
 # Regenerate golden outputs after an intended change; review the diff.
 golden: all
 	@sh tests/run-golden.sh --update
@@ -82,5 +88,5 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all check golden lint-man install clean
+.PHONY: all check check-clang golden lint-man install clean
 .PRECIOUS: build/passes/%.o build/common/%.o

@@ -5,3 +5,4 @@ cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
 make -s
 make -s check
+make -s check-clang
