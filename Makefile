@@ -13,10 +13,11 @@ DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
 LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
-PASSES  = parse pack-weights reorder
+PASSES  = parse pack-weights reorder shape-infer
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
+          shape shape_ew shape_nn shape_tensor \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
@@ -31,7 +32,7 @@ TESTBINS = $(COMMON_TESTS:%=build/tests/%)
 HDRS    = $(wildcard common/*.h) common/ops.def common/rt/rt.h \
           common/rt/kernels.def
 
-all: $(BINS)
+all: $(BINS) bin/nnl-infer
 
 build/common/%.o: common/%.c $(HDRS)
 	@mkdir -p build/common
@@ -52,6 +53,10 @@ build/passes/%.o: passes/%.c $(HDRS)
 bin/nnl-%: build/passes/%.o build/libnnl.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $< build/libnnl.a $(LDLIBS)
+
+# nnl-infer is nnl-shape-infer by another name.
+bin/nnl-infer: bin/nnl-shape-infer
+	ln -sf nnl-shape-infer $@
 
 build/tests/%: tests/unit/%.c build/libnnl.a tests/unit/check.h
 	@mkdir -p build/tests
@@ -80,6 +85,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/man/man7 \
 	    $(DESTDIR)$(PREFIX)/share/nnl/schema
 	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	ln -sf nnl-shape-infer $(DESTDIR)$(PREFIX)/bin/nnl-infer
 	cp man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	cp man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
