@@ -13,11 +13,13 @@ DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
 LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
-PASSES  = parse pack-weights reorder shape-infer
+PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
+          emit-c run
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
+          kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse emitc \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
@@ -25,9 +27,9 @@ COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.
-RT      =
+RT      = ew nn rnn tensor
 LIBOBJ  = $(COMMON:%=build/common/%.o) $(RT:%=build/common/rt/%.o)
-BINS    = $(PASSES:%=bin/nnl-%)
+BINS    = $(PASSES:%=bin/nnl-%) bin/nnc
 TESTBINS = $(COMMON_TESTS:%=build/tests/%)
 HDRS    = $(wildcard common/*.h) common/ops.def common/rt/rt.h \
           common/rt/kernels.def
@@ -53,6 +55,24 @@ build/passes/%.o: passes/%.c $(HDRS)
 bin/nnl-%: build/passes/%.o build/libnnl.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $< build/libnnl.a $(LDLIBS)
+
+bin/nnc: build/passes/nnc.o build/libnnl.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ build/passes/nnc.o build/libnnl.a $(LDLIBS)
+
+# The runtime's sources, embedded in nnl-emit-c for generated code.
+build/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh
+	@mkdir -p build
+	sh scripts/embed.sh nnl_rtsrc common/rt/rt.h \
+	    $(RT:%=common/rt/%.c) > $@
+
+build/rtsrc.o: build/rtsrc.c
+	$(CC) -c -o $@ build/rtsrc.c
+
+bin/nnl-emit-c: build/passes/emit-c.o build/rtsrc.o build/libnnl.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ build/passes/emit-c.o build/rtsrc.o \
+	    build/libnnl.a $(LDLIBS)
 
 # nnl-infer is nnl-shape-infer by another name.
 bin/nnl-infer: bin/nnl-shape-infer

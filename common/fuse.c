@@ -385,7 +385,7 @@ scaleaxis(const float *w, const struct tdesc *t, int ax, const float *s)
 static int
 bnparams(struct graph *g, struct node *n, int64_t ch, float **s, float **t)
 {
-	uint64_t nm, nv, ns = 0, nbb = 0;
+	uint64_t nm = 0, nv = 0, ns = 0, nbb = 0;
 	const char *scn = optstr(n, "scale", NULL), *bn = optstr(n, "bias",
 	    NULL);
 	float *mean = floats(g, constant(g, n->in[1]), &nm);
@@ -517,6 +517,15 @@ foldbn(struct fx *f)
 
 /* ---- bias adds into conv2d and gemm ---- */
 
+/* A matmul of two matrices, which gemm can take over. */
+static int
+ismatmul2d(struct graph *g, struct node *p)
+{
+	return p->op == OP_MATMUL && p->types && p->types[0].rank == 2 &&
+	    operand_type(graph_find(g, p->in[0]))->rank == 2 &&
+	    operand_type(graph_find(g, p->in[1]))->rank == 2;
+}
+
 /* Does constant b broadcast only along axis ax of the rank-r output,
  * with ch elements? */
 static int
@@ -556,7 +565,8 @@ mergebias(struct fx *f)
 		for (int k = 0; k < 2 && !p; k++) {
 			struct node *q = producer(g, n->in[k]);
 
-			if (q && (q->op == OP_CONV2D || q->op == OP_GEMM) &&
+			if (q && (q->op == OP_CONV2D || q->op == OP_GEMM ||
+			    ismatmul2d(g, q)) &&
 			    !q->multi && constant(g, n->in[1 - k]) &&
 			    !cJSON_GetObjectItemCaseSensitive(q->extra,
 			    "activation")) {
@@ -572,6 +582,9 @@ mergebias(struct fx *f)
 			ax = strcmp(optstr(p, "inputLayout", "nchw"), "nhwc") ?
 			    1 : 3;
 			oldb = optstr(p, "bias", NULL);
+		} else if (p->op == OP_MATMUL) {
+			ax = 1;
+			oldb = NULL;
 		} else {
 			ax = 1;
 			oldb = optstr(p, "c", NULL);
@@ -597,6 +610,11 @@ mergebias(struct fx *f)
 		    (size_t)ch * sizeof *nv);
 		note(f, "merging add \"%s\" into the bias of %s \"%s\"",
 		    n->id, p->opname, p->id);
+		if (p->op == OP_MATMUL) {	/* a 2-D matmul is a gemm */
+			free(p->opname);
+			p->opname = xstrdup("gemm");
+			p->op = OP_GEMM;
+		}
 		setopt(p, p->op == OP_CONV2D ? "bias" : "c",
 		    cJSON_CreateString(name));
 		if (p->op == OP_GEMM)

@@ -11,8 +11,17 @@
 #include "kernel.h"
 #include "shape.h"
 
-/* rt/nn.c's packing space, in floats. */
-#define PACK ((uint64_t)64 * 256 + (uint64_t)256 * 1024)
+/* rt/nn.c's packing space for an M x N x K product, in floats (its
+ * nnl_packsize: a 64 x 256 block of A, a 256 x 1024 one of B when B
+ * is transposed). */
+static uint64_t
+pack(int64_t M, int64_t N, int64_t K, int tb)
+{
+	int64_t mc = M < 64 ? M : 64, kc = K < 256 ? K : 256;
+	int64_t nc = N < 1024 ? N : 1024;
+
+	return (uint64_t)(mc * kc + (tb ? kc * nc : 0));
+}
 
 /* Push the fused activation: its code in ip, two parameters in fp. */
 int
@@ -174,7 +183,9 @@ prepare_conv2d(struct kctx *c)
 	P = OH * OW;
 	direct = kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 &&
 	    !pad[0] && !pad[1] && !pad[2] && !pad[3] && groups == 1;
-	c->k->scratch = 4 * (PACK + (direct ? 0 :
+	c->k->scratch = 4 * ((nhwc ? pack(P, O / groups, icg * kh * kw,
+	    flc == 0 || flc == 2) : pack(O / groups, P, icg * kh * kw, 0)) +
+	    (direct ? 0 :
 	    (uint64_t)(icg * kh * kw * P)));
 	return f16finish(c, "conv2d", 3);
 }
@@ -257,7 +268,8 @@ prepare_gemm(struct kctx *c)
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
 	kin(c, cn);
-	c->k->scratch = 4 * PACK;
+	c->k->scratch = 4 * pack(y->dims[0], y->dims[1], a->dims[ta ? 0 : 1],
+	    tb);
 	return f16finish(c, "gemm", 3);
 }
 
@@ -292,7 +304,7 @@ prepare_matmul(struct kctx *c)
 		return -1;
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
-	c->k->scratch = 4 * PACK;
+	c->k->scratch = 4 * pack(M, N, K, 0);
 	return f16finish(c, "matmul", 2);
 }
 

@@ -10,21 +10,32 @@
 
 enum { NNL_MC = 64, NNL_KC = 256, NNL_NC = 1024 };
 
-/* Floats of SGEMM packing space. */
-#define NNL_PACK ((int64_t)NNL_MC * NNL_KC + (int64_t)NNL_KC * NNL_NC)
+/* Floats of SGEMM packing space for an M x N x K product: a block of
+ * A, and a block of B when B is transposed (otherwise its rows are
+ * read in place). */
+NNL_RT_INLINE int64_t
+nnl_packsize(int64_t M, int64_t N, int64_t K, int tb)
+{
+	int64_t mc = M < NNL_MC ? M : NNL_MC, kc = K < NNL_KC ? K : NNL_KC;
+	int64_t nc = N < NNL_NC ? N : NNL_NC;
+
+	return mc * kc + (tb ? kc * nc : 0);
+}
 
 /*
  * C[M,N] (row stride ldc) += alpha * op(A) * op(B), op(A) M x K and
  * op(B) K x N; element (i,k) of A is A[k*lda+i] when ta, A[i*lda+k]
  * otherwise, and likewise for B.  Blocks of B and A are packed into
- * pack (NNL_PACK floats) so the inner loop runs over contiguous rows.
+ * pack (nnl_packsize floats) so the inner loop runs over contiguous
+ * rows.
  */
 NNL_RT_INLINE void
 nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
     int64_t lda, int ta, const float *B, int64_t ldb, int tb, float *C,
     int64_t ldc, float *pack)
 {
-	float *ap = pack, *bp = pack + (int64_t)NNL_MC * NNL_KC;
+	float *ap = pack;
+	float *bp = pack + (M < NNL_MC ? M : NNL_MC) * (K < NNL_KC ? K : NNL_KC);
 
 	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
 		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;
@@ -32,15 +43,17 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 		for (int64_t pc = 0; pc < K; pc += NNL_KC) {
 			int64_t kb = K - pc < NNL_KC ? K - pc : NNL_KC;
 
-			for (int64_t k = 0; k < kb; k++) {
-				float *restrict d = bp + k * nb;
+			const float *bb = bp;
+			int64_t ldbb = nb;
 
-				if (tb)
+			if (tb) {
+				for (int64_t k = 0; k < kb; k++)
 					for (int64_t j = 0; j < nb; j++)
-						d[j] = B[(jc + j) * ldb + pc + k];
-				else
-					memcpy(d, B + (pc + k) * ldb + jc,
-					    (size_t)nb * sizeof *d);
+						bp[k * nb + j] =
+						    B[(jc + j) * ldb + pc + k];
+			} else {
+				bb = B + pc * ldb + jc;
+				ldbb = ldb;
 			}
 			for (int64_t ic = 0; ic < M; ic += NNL_MC) {
 				int64_t mb = M - ic < NNL_MC ? M - ic : NNL_MC;
@@ -60,7 +73,7 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 					const float *a = ap + i * kb;
 
 					for (int64_t k = 0; k < kb; k++) {
-						const float *restrict b = bp + k * nb;
+						const float *restrict b = bb + k * ldbb;
 						float a0 = a[k], a1 = a[kb + k],
 						    a2 = a[2 * kb + k],
 						    a3 = a[3 * kb + k];
@@ -80,7 +93,7 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 					const float *a = ap + i * kb;
 
 					for (int64_t k = 0; k < kb; k++) {
-						const float *restrict b = bp + k * nb;
+						const float *restrict b = bb + k * ldbb;
 						float av = a[k];
 
 						for (int64_t j = 0; j < nb; j++)
@@ -108,10 +121,12 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    pl = ip[16], G = ip[18], fl = ip[19], hasb = ip[20],
 	    act = ip[21];
 	const float *x = in[0], *w = in[1], *bias = hasb ? in[2] : 0;
-	float *y = out[0], *pack = scratch, *col = pack + NNL_PACK;
 	int64_t icg = C / G, ocg = O / G, P = OH * OW, Kd = icg * kh * kw;
 	int hwi = fl == 1 || fl == 2;		/* kd order h, w, i */
 	int wko = fl == 1 || fl == 3;		/* filter is [Kd, O] */
+	float *y = out[0], *pack = scratch;
+	float *col = pack + (nhwc ? nnl_packsize(P, ocg, Kd, !wko) :
+	    nnl_packsize(ocg, P, Kd, 0));
 	int direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
 	    ip[14] == 0 && ip[15] == 0 && ip[16] == 0 && ip[17] == 0 &&
 	    G == 1;

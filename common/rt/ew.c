@@ -1,0 +1,602 @@
+/*
+ * ew: elementwise kernels.  One generic loop per kind of op, stamped
+ * out per data type by macros; float16 computes in float32.  Binary
+ * ops broadcast through strides (0 on broadcast axes) with a
+ * contiguous fast path.  Unary, activation and same-shape binary
+ * kernels are safe in place (out[0] == in[0]): each element is read
+ * before it is written.
+ */
+#include "rt.h"
+
+enum {
+	NNL_ADD, NNL_SUB, NNL_MUL, NNL_DIV, NNL_MAX, NNL_MIN, NNL_POW,
+	NNL_EQ, NNL_NE, NNL_GT, NNL_GE, NNL_LT, NNL_LE,
+	NNL_AND, NNL_OR, NNL_XOR
+};
+
+/* Advance a row-major multi-index over dims. */
+NNL_RT_INLINE void
+nnl_next(int64_t r, const int64_t *dims, int64_t *idx)
+{
+	for (int64_t d = r - 1; d >= 0; d--) {
+		if (++idx[d] < dims[d])
+			return;
+		idx[d] = 0;
+	}
+}
+
+NNL_RT_INLINE int64_t
+nnl_off(int64_t r, const int64_t *idx, const int64_t *st)
+{
+	int64_t o = 0;
+
+	for (int64_t d = 0; d < r; d++)
+		o += idx[d] * st[d];
+	return o;
+}
+
+NNL_RT_INLINE double
+nnl_binop(int64_t op, double a, double b, int isint)
+{
+	switch (op) {
+	case NNL_ADD: return a + b;
+	case NNL_SUB: return a - b;
+	case NNL_MUL: return a * b;
+	case NNL_DIV:
+		if (isint)	/* integer division truncates; by 0 gives 0 */
+			return b == 0 ? 0 : trunc(a / b);
+		return a / b;
+	case NNL_MAX: return a > b ? a : b;
+	case NNL_MIN: return a < b ? a : b;
+	case NNL_POW: return pow(a, b);
+	case NNL_EQ: return a == b;
+	case NNL_NE: return a != b;
+	case NNL_GT: return a > b;
+	case NNL_GE: return a >= b;
+	case NNL_LT: return a < b;
+	case NNL_LE: return a <= b;
+	case NNL_AND: return a != 0 && b != 0;
+	case NNL_OR: return a != 0 || b != 0;
+	default: return (a != 0) != (b != 0);
+	}
+}
+
+/*
+ * binary: op, dt (input), out dt, r, out dims[r], a strides[r],
+ * b strides[r].  Arithmetic on int64/uint64 goes exact for add, sub,
+ * mul, max and min; the rest through double.
+ */
+NNL_RT void
+nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t op = ip[0], dt = ip[1], odt = ip[2], r = ip[3];
+	const int64_t *dims = ip + 4, *as = dims + r, *bs = as + r;
+	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
+	int isf = dt == NNL_F32 || dt == NNL_F16;
+	int exact = !isf && (op == NNL_ADD || op == NNL_SUB || op == NNL_MUL ||
+	    op == NNL_MAX || op == NNL_MIN);
+
+	(void)fp;
+	(void)scratch;
+	if (dt == NNL_F32 && odt == NNL_F32 && op <= NNL_MIN) {
+		/* the common case, vectorisable when contiguous */
+		const float *a = in[0], *b = in[1];
+		float *y = out[0];
+		int same = 1;
+
+		for (int64_t d = 0; d < r && same; d++)
+			same = as[d] == bs[d] && (d == r - 1 ? as[d] == 1 :
+			    as[d] == as[d + 1] * dims[d + 1]);
+		if (same) {
+			switch (op) {
+			case NNL_ADD:
+				for (int64_t i = 0; i < n; i++)
+					y[i] = a[i] + b[i];
+				return;
+			case NNL_SUB:
+				for (int64_t i = 0; i < n; i++)
+					y[i] = a[i] - b[i];
+				return;
+			case NNL_MUL:
+				for (int64_t i = 0; i < n; i++)
+					y[i] = a[i] * b[i];
+				return;
+			case NNL_DIV:
+				for (int64_t i = 0; i < n; i++)
+					y[i] = a[i] / b[i];
+				return;
+			case NNL_MAX:
+				for (int64_t i = 0; i < n; i++)
+					y[i] = a[i] > b[i] ? a[i] : b[i];
+				return;
+			default:
+				for (int64_t i = 0; i < n; i++)
+					y[i] = a[i] < b[i] ? a[i] : b[i];
+				return;
+			}
+		}
+		for (int64_t i = 0; i < n; i++) {
+			float x = a[nnl_off(r, idx, as)];
+			float z = b[nnl_off(r, idx, bs)];
+
+			y[i] = (float)nnl_binop(op, x, z, 0);
+			nnl_next(r, dims, idx);
+		}
+		return;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		int64_t ia = nnl_off(r, idx, as), ib = nnl_off(r, idx, bs);
+
+		if (exact) {
+			int64_t x = nnl_loadi(in[0], ia, dt);
+			int64_t z = nnl_loadi(in[1], ib, dt);
+			int uns = dt == NNL_U64 || dt == NNL_U32 ||
+			    dt == NNL_U8;
+			int64_t v;
+
+			switch (op) {
+			case NNL_ADD: v = (int64_t)((uint64_t)x + (uint64_t)z);
+				break;
+			case NNL_SUB: v = (int64_t)((uint64_t)x - (uint64_t)z);
+				break;
+			case NNL_MUL: v = (int64_t)((uint64_t)x * (uint64_t)z);
+				break;
+			case NNL_MAX:
+				v = uns ? ((uint64_t)x > (uint64_t)z ? x : z) :
+				    (x > z ? x : z);
+				break;
+			default:
+				v = uns ? ((uint64_t)x < (uint64_t)z ? x : z) :
+				    (x < z ? x : z);
+				break;
+			}
+			nnl_storei(out[0], i, odt, v);
+		} else {
+			double v = nnl_binop(op, nnl_loadf(in[0], ia, dt),
+			    nnl_loadf(in[1], ib, dt), !isf);
+
+			if (odt == NNL_F32 || odt == NNL_F16)
+				nnl_storef(out[0], i, odt, v);
+			else
+				nnl_storei(out[0], i, odt, (int64_t)v);
+		}
+		nnl_next(r, dims, idx);
+	}
+}
+
+enum {
+	NNL_U_ABS, NNL_U_CEIL, NNL_U_COS, NNL_U_ERF, NNL_U_EXP, NNL_U_FLOOR,
+	NNL_U_IDENTITY, NNL_U_LOG, NNL_U_NEG, NNL_U_RECIPROCAL,
+	NNL_U_ROUNDEVEN, NNL_U_SIN, NNL_U_SIGN, NNL_U_SQRT, NNL_U_TAN,
+	NNL_U_ELU, NNL_U_GELU, NNL_U_HARDSIGMOID, NNL_U_HARDSWISH,
+	NNL_U_LEAKYRELU, NNL_U_LINEAR, NNL_U_RELU, NNL_U_SIGMOID,
+	NNL_U_SOFTPLUS, NNL_U_SOFTSIGN, NNL_U_TANH, NNL_U_CLAMP,
+	NNL_U_LOGICALNOT, NNL_U_ISNAN, NNL_U_ISINF
+};
+
+/* Round half to even. */
+NNL_RT_INLINE double
+nnl_roundeven(double x)
+{
+	double r = floor(x), d = x - r;
+
+	if (d > 0.5 || (d == 0.5 && fmod(r, 2) != 0))
+		r += 1;
+	return r;
+}
+
+NNL_RT_INLINE double
+nnl_unop(int64_t op, double x, double a, double b)
+{
+	switch (op) {
+	case NNL_U_ABS: return fabs(x);
+	case NNL_U_CEIL: return ceil(x);
+	case NNL_U_COS: return cos(x);
+	case NNL_U_ERF: return erf(x);
+	case NNL_U_EXP: return exp(x);
+	case NNL_U_FLOOR: return floor(x);
+	case NNL_U_LOG: return log(x);
+	case NNL_U_NEG: return -x;
+	case NNL_U_RECIPROCAL: return 1 / x;
+	case NNL_U_ROUNDEVEN: return nnl_roundeven(x);
+	case NNL_U_SIN: return sin(x);
+	case NNL_U_SIGN: return x > 0 ? 1 : x < 0 ? -1 : x;
+	case NNL_U_SQRT: return sqrt(x);
+	case NNL_U_TAN: return tan(x);
+	case NNL_U_ELU: return x >= 0 ? x : a * (exp(x) - 1);
+	case NNL_U_GELU: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
+	case NNL_U_HARDSIGMOID: {
+		double v = a * x + b;
+
+		return v < 0 ? 0 : v > 1 ? 1 : v;
+	}
+	case NNL_U_HARDSWISH: {
+		double v = x + 3;
+
+		return x * (v < 0 ? 0 : v > 6 ? 6 : v) / 6;
+	}
+	case NNL_U_LEAKYRELU: return x >= 0 ? x : a * x;
+	case NNL_U_LINEAR: return a * x + b;
+	case NNL_U_RELU: return x > 0 ? x : 0;
+	case NNL_U_SIGMOID: return 1 / (1 + exp(-x));
+	case NNL_U_SOFTPLUS: return x > 30 ? x : log1p(exp(x));
+	case NNL_U_SOFTSIGN: return x / (1 + fabs(x));
+	case NNL_U_TANH: return tanh(x);
+	case NNL_U_CLAMP: return x < a ? a : x > b ? b : x;
+	case NNL_U_LOGICALNOT: return x == 0;
+	case NNL_U_ISNAN: return isnan(x) != 0;
+	case NNL_U_ISINF: return isinf(x) != 0;
+	default: return x;
+	}
+}
+
+/*
+ * unary: op, dt (input), out dt, n; fp: parameters (alpha, beta, or
+ * clamp's bounds).  Integer types go exact where the op allows (abs,
+ * neg, sign, relu, clamp, identity, logicalNot).
+ */
+NNL_RT void
+nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t op = ip[0], dt = ip[1], odt = ip[2], n = ip[3];
+	int isf = dt == NNL_F32 || dt == NNL_F16;
+
+	(void)scratch;
+	if (dt == NNL_F32 && odt == NNL_F32) {
+		const float *x = in[0];
+		float *y = out[0];
+
+		switch (op) {
+		case NNL_U_RELU:
+			for (int64_t i = 0; i < n; i++)
+				y[i] = x[i] > 0 ? x[i] : 0;
+			return;
+		case NNL_U_IDENTITY:
+			if (y != x)
+				memmove(y, x, (size_t)n * sizeof *y);
+			return;
+		default:
+			for (int64_t i = 0; i < n; i++)
+				y[i] = (float)nnl_unop(op, x[i], fp[0], fp[1]);
+			return;
+		}
+	}
+	for (int64_t i = 0; i < n; i++) {
+		if (isf) {
+			double v = nnl_unop(op, nnl_loadf(in[0], i, dt), fp[0],
+			    fp[1]);
+
+			if (odt == NNL_F32 || odt == NNL_F16)
+				nnl_storef(out[0], i, odt, v);
+			else
+				nnl_storei(out[0], i, odt, (int64_t)v);
+		} else {
+			int64_t x = nnl_loadi(in[0], i, dt), v = x;
+			int uns = dt == NNL_U64 || dt == NNL_U32 ||
+			    dt == NNL_U8;
+
+			switch (op) {
+			case NNL_U_ABS: v = !uns && x < 0 ? -x : x; break;
+			case NNL_U_NEG: v = (int64_t)(0 - (uint64_t)x); break;
+			case NNL_U_SIGN: v = x > 0 ? 1 : x < 0 && !uns ? -1 : 0;
+				break;
+			case NNL_U_RELU: v = !uns && x < 0 ? 0 : x; break;
+			case NNL_U_CLAMP:
+				if ((double)x < fp[0])
+					v = (int64_t)ceil(fp[0]);
+				else if ((double)x > fp[1])
+					v = (int64_t)floor(fp[1]);
+				break;
+			case NNL_U_LOGICALNOT: v = x == 0; break;
+			default: break;
+			}
+			nnl_storei(out[0], i, odt, v);
+		}
+	}
+}
+
+/* prelu: dt, r, dims[r], slope strides[r].  Safe in place. */
+NNL_RT void
+nnl_k_prelu(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], r = ip[1];
+	const int64_t *dims = ip + 2, *ss = dims + r;
+	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t si = nnl_off(r, idx, ss);
+
+		if (dt == NNL_F32 || dt == NNL_F16) {
+			double x = nnl_loadf(in[0], i, dt);
+
+			nnl_storef(out[0], i, dt, x >= 0 ? x :
+			    x * nnl_loadf(in[1], si, dt));
+		} else {
+			int64_t x = nnl_loadi(in[0], i, dt);
+
+			nnl_storei(out[0], i, dt, x >= 0 ? x :
+			    x * nnl_loadi(in[1], si, dt));
+		}
+		nnl_next(r, dims, idx);
+	}
+}
+
+/* softmax: dt, outer, axis dim, inner.  Safe in place. */
+NNL_RT void
+nnl_k_softmax(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], outer = ip[1], ax = ip[2], inner = ip[3];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			int64_t base = o * ax * inner + i;
+			double m = -INFINITY, s = 0;
+
+			for (int64_t k = 0; k < ax; k++) {
+				double v = nnl_loadf(in[0], base + k * inner,
+				    dt);
+
+				m = v > m ? v : m;
+			}
+			for (int64_t k = 0; k < ax; k++)
+				s += exp(nnl_loadf(in[0], base + k * inner,
+				    dt) - m);
+			for (int64_t k = 0; k < ax; k++)
+				nnl_storef(out[0], base + k * inner, dt,
+				    exp(nnl_loadf(in[0], base + k * inner,
+				    dt) - m) / s);
+		}
+}
+
+/*
+ * cast: from, to, n.  Float to integer truncates toward zero and
+ * saturates at the type's limits (NaN gives 0); integer to integer
+ * wraps as C conversions to unsigned do.
+ */
+NNL_RT void
+nnl_k_cast(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t from = ip[0], to = ip[1], n = ip[2];
+	int ff = from == NNL_F32 || from == NNL_F16;
+	int tf = to == NNL_F32 || to == NNL_F16;
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t i = 0; i < n; i++) {
+		if (tf) {
+			double v = ff ? nnl_loadf(in[0], i, from) :
+			    from == NNL_U64 ?
+			    (double)((const uint64_t *)in[0])[i] :
+			    (double)nnl_loadi(in[0], i, from);
+
+			nnl_storef(out[0], i, to, v);
+		} else if (ff) {
+			double v = trunc(nnl_loadf(in[0], i, from)), lo, hi;
+
+			switch (to) {
+			case NNL_I8: lo = -128; hi = 127; break;
+			case NNL_U8: lo = 0; hi = 255; break;
+			case NNL_I32: lo = -2147483648.0; hi = 2147483647.0;
+				break;
+			case NNL_U32: lo = 0; hi = 4294967295.0; break;
+			case NNL_I64: lo = -9223372036854775808.0;
+				hi = 9223372036854774784.0; break;
+			default: lo = 0; hi = 18446744073709549568.0; break;
+			}
+			v = isnan(v) ? 0 : v < lo ? lo : v > hi ? hi : v;
+			if (to == NNL_U64)
+				((uint64_t *)out[0])[i] = (uint64_t)v;
+			else
+				nnl_storei(out[0], i, to, (int64_t)v);
+		} else {
+			nnl_storei(out[0], i, to, nnl_loadi(in[0], i, from));
+		}
+	}
+}
+
+/* where: es, r, dims[r], condition, true and false strides.  */
+NNL_RT void
+nnl_k_where(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], r = ip[1];
+	const int64_t *dims = ip + 2, *cs = dims + r, *ts = cs + r,
+	    *fs = ts + r;
+	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
+	const uint8_t *cond = in[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t i = 0; i < n; i++) {
+		int c = cond[nnl_off(r, idx, cs)] != 0;
+		const char *src = c ? in[1] : in[2];
+		int64_t si = nnl_off(r, idx, c ? ts : fs);
+
+		memcpy((char *)out[0] + i * es, src + si * es, (size_t)es);
+		nnl_next(r, dims, idx);
+	}
+}
+
+/*
+ * quantize (0) / dequantize (1): dir, input dt, zero point dt, output
+ * dt, r, dims[r], block[r] (input elements per scale element along each
+ * axis), scale strides[r].  in: input, scale, zero point.
+ */
+NNL_RT void
+nnl_k_quant(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dir = ip[0], dt = ip[1], zdt = ip[2], odt = ip[3], r = ip[4];
+	const int64_t *dims = ip + 5, *blk = dims + r, *ss = blk + r;
+	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
+	int64_t sdt = dir ? odt : dt;
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t si = 0;
+		double s, z, v;
+
+		for (int64_t d = 0; d < r; d++)
+			si += idx[d] / blk[d] * ss[d];
+		s = nnl_loadf(in[1], si, sdt);
+		z = (double)nnl_loadi(in[2], si, zdt);
+		if (dir == 0) {
+			double lo = zdt == NNL_I8 ? -128 : zdt == NNL_U8 ? 0 :
+			    zdt == NNL_I32 ? -2147483648.0 : 0;
+			double hi = zdt == NNL_I8 ? 127 : zdt == NNL_U8 ? 255 :
+			    zdt == NNL_I32 ? 2147483647.0 : 0;
+
+			v = nnl_roundeven(nnl_loadf(in[0], i, dt) / s) + z;
+			v = v < lo ? lo : v > hi ? hi : v;
+			nnl_storei(out[0], i, odt, (int64_t)v);
+		} else {
+			v = ((double)nnl_loadi(in[0], i, dt) - z) * s;
+			nnl_storef(out[0], i, odt, v);
+		}
+		nnl_next(r, dims, idx);
+	}
+}
+
+/* cumsum: dt, outer, axis dim, inner, exclusive, reversed. */
+NNL_RT void
+nnl_k_cumsum(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], outer = ip[1], ax = ip[2], inner = ip[3],
+	    excl = ip[4], rev = ip[5];
+	int isf = dt == NNL_F32 || dt == NNL_F16;
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			double fs = 0;
+			int64_t is = 0;
+
+			for (int64_t k0 = 0; k0 < ax; k0++) {
+				int64_t k = rev ? ax - 1 - k0 : k0;
+				int64_t at = (o * ax + k) * inner + i;
+
+				if (isf) {
+					double v = nnl_loadf(in[0], at, dt);
+
+					if (!excl)
+						fs += v;
+					nnl_storef(out[0], at, dt, fs);
+					if (excl)
+						fs += v;
+				} else {
+					int64_t v = nnl_loadi(in[0], at, dt);
+
+					if (!excl)
+						is += v;
+					nnl_storei(out[0], at, dt, is);
+					if (excl)
+						is += v;
+				}
+			}
+		}
+}
+
+/* triangular: es, outer (matrices), rows, cols, upper, diagonal. */
+NNL_RT void
+nnl_k_triangular(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], outer = ip[1], rows = ip[2], cols = ip[3],
+	    upper = ip[4], diag = ip[5];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < rows; i++)
+			for (int64_t j = 0; j < cols; j++) {
+				int64_t at = (o * rows + i) * cols + j;
+				int keep = upper ? j - i >= diag : j - i <= diag;
+
+				if (keep)
+					memmove((char *)out[0] + at * es,
+					    (const char *)in[0] + at * es,
+					    (size_t)es);
+				else
+					memset((char *)out[0] + at * es, 0,
+					    (size_t)es);
+			}
+}
+
+/* expand: es, r, out dims[r], input strides[r] (0 on broadcast axes). */
+NNL_RT void
+nnl_k_expand(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], r = ip[1];
+	const int64_t *dims = ip + 2, *st = dims + r;
+	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t i = 0; i < n; i++) {
+		memcpy((char *)out[0] + i * es, (const char *)in[0] +
+		    nnl_off(r, idx, st) * es, (size_t)es);
+		nnl_next(r, dims, idx);
+	}
+}
+
+/* tile: es, r, in dims[r], out dims[r]. */
+NNL_RT void
+nnl_k_tile(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], r = ip[1];
+	const int64_t *idims = ip + 2, *odims = idims + r;
+	int64_t n = nnl_numel((int)r, odims), idx[NNL_MAXRANK] = { 0 };
+	int64_t st[NNL_MAXRANK];
+
+	(void)fp;
+	(void)scratch;
+	nnl_strides((int)r, idims, st);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t src = 0;
+
+		for (int64_t d = 0; d < r; d++)
+			src += idx[d] % idims[d] * st[d];
+		memcpy((char *)out[0] + i * es, (const char *)in[0] + src * es,
+		    (size_t)es);
+		nnl_next(r, odims, idx);
+	}
+}
+
+/* reverse: es, r, dims[r], axis mask. */
+NNL_RT void
+nnl_k_reverse(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t es = ip[0], r = ip[1], mask = ip[2 + r];
+	const int64_t *dims = ip + 2;
+	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
+	int64_t st[NNL_MAXRANK];
+
+	(void)fp;
+	(void)scratch;
+	nnl_strides((int)r, dims, st);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t src = 0;
+
+		for (int64_t d = 0; d < r; d++)
+			src += (mask >> d & 1 ? dims[d] - 1 - idx[d] : idx[d]) *
+			    st[d];
+		memcpy((char *)out[0] + i * es, (const char *)in[0] + src * es,
+		    (size_t)es);
+		nnl_next(r, dims, idx);
+	}
+}
