@@ -669,9 +669,16 @@ graph_parse(const char *text, size_t len, const char *name, const char *dir)
 	const char *p = text;
 	struct graph *g;
 
-	while (p < text + len && strchr(" \t\r\n", *p))
+	while (p < text + len && strchr(" \t\r\n", *p) && *p)
 		p++;
-	if (p < text + len && (*p == '{' || *p == '['))
+	if (p == text + len) {
+		struct srcloc l = { name, 0, 0, NULL, 0 };
+
+		error_at(&l, "empty input%s", strcmp(name, "<stdin>") ? "" :
+		    " (did the stage before this one fail?)");
+		return NULL;
+	}
+	if (*p == '{' || *p == '[')
 		g = graph_from_json(text, len, name, dir);
 	else {
 		g = webnn_parse(text, len, name);

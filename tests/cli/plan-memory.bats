@@ -12,8 +12,10 @@ setup() {
 }
 
 plan() {
-	"$BIN/nnl-parse" -w "$T/w.weights" -m "$T/w.manifest.json" "$1" |
-	    "$BIN/nnl-reorder" | "$BIN/nnl-shape-infer" |
+	case $1 in
+	*.nnl) set -- -w "$T/w.weights" -m "$T/w.manifest.json" "$1" ;;
+	esac
+	"$BIN/nnl-parse" "$@" | "$BIN/nnl-reorder" | "$BIN/nnl-shape-infer" |
 	    "$BIN/nnl-plan-memory" --report > "$T/planned.json"
 }
 
