@@ -1,0 +1,35 @@
+#!/usr/bin/env bats
+# The C back end: every op of the table compiled to C and run, against
+# NumPy/PyTorch (tests/ops); no heap in generated code.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	BIN="$BATS_TEST_DIRNAME/../../bin"
+	EX="$BATS_TEST_DIRNAME/../../examples"
+	T="$BATS_TEST_TMPDIR"
+}
+
+@test "every op compiles to C and computes the reference values" {
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/../ops/run.py" --c
+	echo "$output" | grep -v '^ok'
+	[ "$status" -eq 0 ]
+}
+
+@test "generated objects call no allocator" {
+	/usr/bin/python3 -c 'import numpy as np, sys
+d = sys.argv[1]
+r = np.random.default_rng(0)
+np.save(d + "/W.npy", r.standard_normal((2048, 1000)).astype(np.float32))
+np.save(d + "/b.npy", r.standard_normal(1000).astype(np.float32))' "$T"
+	"$BIN/nnl-pack-weights" pack -o "$T/rh.weights" "$T/W.npy" "$T/b.npy"
+	"$BIN/nnl-parse" -w "$T/rh.weights" -m "$T/rh.manifest.json" \
+	    "$EX/resnet_head/resnet_head.webnn" | "$BIN/nnl-shape-infer" |
+	    "$BIN/nnl-plan-memory" | "$BIN/nnl-emit-c" -o "$T/rh.c"
+	cc -O2 -c -o "$T/rh.o" "$T/rh.c"
+	run nm -u "$T/rh.o"
+	echo "$output"
+	[[ "$output" != *malloc* && "$output" != *calloc* && \
+	   "$output" != *realloc* && "$output" != *free* ]]
+}

@@ -1,0 +1,488 @@
+"""cases: one or more cases per WebNN op, with its reference; and the
+invalid graphs shape inference must refuse.  Read by run.py."""
+import numpy as np
+
+import refs
+from run import case, invalid
+
+f32, f16, i32, u32, i64, u8, i8, u64 = ("float32", "float16", "int32",
+                                         "uint32", "int64", "uint8", "int8",
+                                         "uint64")
+
+
+def x(shape, dt=f32, kind="n", name="x"):
+    return (name, dt, shape, kind)
+
+
+def ab(sa, sb, dt=f32, kb="n"):
+    return [("a", dt, sa, "n"), ("b", dt, sb, kb)]
+
+
+# ---- binary, with broadcasting and types ----
+BIN = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
+       "max": np.maximum, "min": np.minimum}
+for op, fn in BIN.items():
+    case(op + "-broadcast", op, ab([2, 3, 4], [3, 1]),
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
+    case(op + "-int32", op, ab([5], [5], i32),
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
+case("div-broadcast", "div", ab([2, 3], [3], kb="pos"),
+     ref=lambda a, c: a["a"] / a["b"])
+case("div-int32", "div", ab([6], [6], i32, "pos"),
+     ref=lambda a, c: np.trunc(a["a"] / a["b"]).astype(np.int32))
+case("pow-float", "pow", [("a", f32, [4], "pos"), ("b", f32, [4], "n")],
+     ref=lambda a, c: np.power(a["a"], a["b"]))
+case("add-float16", "add", ab([3, 2], [2], f16),
+     ref=lambda a, c: (a["a"] + a["b"]).astype(np.float16))
+case("add-int64", "add", ab([4], [1], i64), ref=lambda a, c: a["a"] + a["b"])
+case("mul-uint8", "mul", ab([4], [4], u8), ref=lambda a, c:
+     (a["a"].astype(np.int64) * a["b"]).astype(np.uint8))
+case("add-scalar", "add", ab([2, 2], []), ref=lambda a, c: a["a"] + a["b"])
+
+# ---- comparisons and logic: uint8 results ----
+CMP = {"equal": np.equal, "notEqual": np.not_equal, "greater": np.greater,
+       "greaterOrEqual": np.greater_equal, "lesser": np.less,
+       "lesserOrEqual": np.less_equal}
+for op, fn in CMP.items():
+    case(op, op, ab([3, 4], [4], i32),
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]).astype(np.uint8))
+case("greater-float", "greater", ab([5], [5]),
+     ref=lambda a, c: (a["a"] > a["b"]).astype(np.uint8))
+LOG = {"logicalAnd": np.logical_and, "logicalOr": np.logical_or,
+       "logicalXor": np.logical_xor}
+for op, fn in LOG.items():
+    case(op, op, [("a", u8, [2, 3], "bool"), ("b", u8, [3], "bool")],
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]).astype(np.uint8))
+case("logicalNot", "logicalNot", [("a", u8, [6], "bool")],
+     ref=lambda a, c: (a["a"] == 0).astype(np.uint8))
+case("isNaN", "isNaN", [("a", f32, [4], "n")],
+     ref=lambda a, c: np.isnan(a["a"]).astype(np.uint8))
+case("isInfinite", "isInfinite", [("a", f32, [4], "n")],
+     ref=lambda a, c: np.isinf(a["a"]).astype(np.uint8))
+
+# ---- unary ----
+UN = {"abs": np.abs, "ceil": np.ceil, "cos": np.cos, "erf": refs.erf,
+      "exp": np.exp, "floor": np.floor, "identity": lambda v: v,
+      "neg": np.negative, "reciprocal": lambda v: 1 / v,
+      "roundEven": refs.roundeven, "sin": np.sin, "sign": np.sign,
+      "tan": np.tan}
+for op, fn in UN.items():
+    case(op, op, [x([2, 3], kind="unit")], ref=lambda a, c, fn=fn: fn(a["x"]))
+case("log", "log", [x([5], kind="pos")], ref=lambda a, c: np.log(a["x"]))
+case("sqrt", "sqrt", [x([5], kind="pos")], ref=lambda a, c: np.sqrt(a["x"]))
+case("abs-int32", "abs", [x([5], i32)], ref=lambda a, c: np.abs(a["x"]))
+case("neg-int8", "neg", [x([5], i8)], ref=lambda a, c: -a["x"])
+case("exp-float16", "exp", [x([4], f16, "unit")],
+     ref=lambda a, c: np.exp(a["x"]).astype(np.float16))
+
+# ---- activations ----
+sig = lambda v: 1 / (1 + np.exp(-v))
+case("relu", "relu", [x([3, 4])], ref=lambda a, c: np.maximum(a["x"], 0))
+case("relu-int32", "relu", [x([6], i32)], ref=lambda a, c: np.maximum(a["x"], 0))
+case("sigmoid", "sigmoid", [x([7])], ref=lambda a, c: sig(a["x"]))
+case("tanh", "tanh", [x([7])], ref=lambda a, c: np.tanh(a["x"]))
+case("elu", "elu", [x([7])], {"alpha": 0.5},
+     ref=lambda a, c: np.where(a["x"] >= 0, a["x"], 0.5 * np.expm1(a["x"])))
+case("gelu", "gelu", [x([7])],
+     ref=lambda a, c: 0.5 * a["x"] * (1 + refs.erf(a["x"] / np.sqrt(2))))
+case("hardSigmoid", "hardSigmoid", [x([7])], {"alpha": 0.3, "beta": 0.4},
+     ref=lambda a, c: np.clip(0.3 * a["x"] + 0.4, 0, 1))
+case("hardSwish", "hardSwish", [x([9], kind="n")],
+     ref=lambda a, c: a["x"] * np.clip(a["x"] + 3, 0, 6) / 6)
+case("leakyRelu", "leakyRelu", [x([7])], {"alpha": 0.1},
+     ref=lambda a, c: np.where(a["x"] >= 0, a["x"], 0.1 * a["x"]))
+case("linear", "linear", [x([7])], {"alpha": 2, "beta": -1},
+     ref=lambda a, c: 2 * a["x"] - 1)
+case("softplus", "softplus", [x([7])],
+     ref=lambda a, c: np.log1p(np.exp(a["x"])))
+case("softsign", "softsign", [x([7])],
+     ref=lambda a, c: a["x"] / (1 + np.abs(a["x"])))
+case("clamp", "clamp", [x([8])], {"minValue": -0.5, "maxValue": 0.25},
+     ref=lambda a, c: np.clip(a["x"], -0.5, 0.25))
+case("clamp-int32", "clamp", [x([8], i32)], {"minValue": -3, "maxValue": 7},
+     ref=lambda a, c: np.clip(a["x"], -3, 7))
+case("prelu", "prelu", [x([2, 3, 4]), ("slope", f32, [4], "n")],
+     ref=lambda a, c: np.where(a["x"] >= 0, a["x"], a["x"] * a["slope"]))
+case("softmax-axis1", "softmax", [x([2, 5, 3])], {"axis": 1},
+     ref=lambda a, c: np.exp(a["x"]) / np.exp(a["x"]).sum(1, keepdims=True))
+
+# ---- cast, where, quantization ----
+case("cast-f32-i32", "cast", [x([6], f32, "unit")], {"dataType": "int32"},
+     ref=lambda a, c: np.trunc(a["x"] * 1).astype(np.int32))
+case("cast-i32-f16", "cast", [x([6], i32)], {"dataType": "float16"},
+     ref=lambda a, c: a["x"].astype(np.float16))
+case("cast-u8-i64", "cast", [x([6], u8)], {"dataType": "int64"},
+     ref=lambda a, c: a["x"].astype(np.int64))
+case("where", "where", [("c", u8, [2, 1, 3], "bool"), ("t", f32, [4, 1], "n"),
+                        ("f", f32, [3], "n")],
+     ref=lambda a, c: np.where(a["c"] != 0, a["t"], a["f"]))
+case("quantizeLinear", "quantizeLinear",
+     [x([2, 4]), ("s", f32, [4], "pos"), ("z", u8, [4], "n")],
+     ref=lambda a, c: np.clip(np.round(a["x"] / a["s"]) + a["z"], 0,
+                              255).astype(np.uint8))
+case("dequantizeLinear", "dequantizeLinear",
+     [("q", i8, [2, 4], "n"), ("s", f32, [2, 2], "pos"), ("z", i8, [2, 2], "n")],
+     ref=lambda a, c: (a["q"].astype(np.float64) -
+                       np.repeat(a["z"], 2, 1)) * np.repeat(a["s"], 2, 1))
+
+# ---- cumulativeSum, triangular, expand, tile, reverse ----
+case("cumulativeSum", "cumulativeSum", [x([3, 4])], {"axis": 1},
+     ref=lambda a, c: np.cumsum(a["x"], 1))
+case("cumulativeSum-exclusive-reversed", "cumulativeSum", [x([5], i32)],
+     {"axis": 0, "exclusive": True, "reversed": True},
+     ref=lambda a, c: np.concatenate([np.cumsum(a["x"][::-1])[::-1][1:],
+                                      [0]]))
+case("triangular-upper", "triangular", [x([2, 3, 4])], {"diagonal": 1},
+     ref=lambda a, c: np.triu(a["x"], 1))
+case("triangular-lower", "triangular", [x([4, 4])],
+     {"upper": False, "diagonal": -1}, ref=lambda a, c: np.tril(a["x"], -1))
+case("expand", "expand", [x([3, 1])], {"newShape": [2, 3, 4]},
+     ref=lambda a, c: np.broadcast_to(a["x"], (2, 3, 4)))
+case("tile", "tile", [x([2, 3])], {"repetitions": [2, 1]},
+     ref=lambda a, c: np.tile(a["x"], (2, 1)))
+case("reverse", "reverse", [x([2, 3, 4])], {"axes": [0, 2]},
+     ref=lambda a, c: a["x"][::-1, :, ::-1])
+
+# ---- data movement ----
+case("reshape", "reshape", [x([2, 6])], {"newShape": [3, 2, 2]},
+     ref=lambda a, c: a["x"].reshape(3, 2, 2))
+case("transpose", "transpose", [x([2, 3, 4])], {"permutation": [2, 0, 1]},
+     ref=lambda a, c: a["x"].transpose(2, 0, 1))
+case("transpose-default", "transpose", [x([2, 3])],
+     ref=lambda a, c: a["x"].T)
+case("slice-strided", "slice", [x([5, 6])],
+     {"starts": [1, 0], "sizes": [4, 5], "strides": [2, 3]},
+     ref=lambda a, c: a["x"][1:5:2, 0:5:3])
+case("split-even", "split", [x([2, 6])], {"splits": 3, "axis": 1}, nout=3,
+     ref=lambda a, c: list(np.split(a["x"], 3, 1)))
+case("split-sizes", "split", [x([5, 2])], {"splits": [1, 4]}, nout=2,
+     ref=lambda a, c: [a["x"][:1], a["x"][1:]])
+case("concat", "concat", [("p", f32, [2, 1, 3], "n"), ("q", f32, [2, 2, 3], "n")],
+     {"axis": 1}, ref=lambda a, c: np.concatenate([a["p"], a["q"]], 1))
+case("gather-axis1", "gather", [x([3, 4, 2]), ("i", i32, [2, 2], "idx:4")],
+     {"axis": 1}, ref=lambda a, c: np.take(a["x"], np.where(
+         a["i"] < 0, a["i"] + 4, a["i"]), 1))
+case("gather-int64-index", "gather", [x([5]), ("i", i64, [3], "idx:5")],
+     ref=lambda a, c: np.take(a["x"], np.where(a["i"] < 0, a["i"] + 5,
+                                               a["i"])))
+case("gatherElements", "gatherElements", [x([3, 4]), ("i", i32, [2, 4],
+                                                       "uidx:3")],
+     ref=lambda a, c: np.take_along_axis(a["x"], a["i"], 0))
+case("gatherND", "gatherND", [x([3, 4, 2]), ("i", i32, [2, 2], "uidx:3")],
+     ref=lambda a, c: refs.gather_nd(a["x"], a["i"]))
+case("scatterElements", "scatterElements",
+     [x([3, 3]), ("i", i32, [1, 3], "uidx:3"), ("u", f32, [1, 3], "n")],
+     {"axis": 0}, ref=lambda a, c: _scatter_el(a))
+case("scatterND", "scatterND",
+     [x([4, 3]), ("i", i32, [2, 1], "uidx:2"), ("u", f32, [2, 3], "n")],
+     ref=lambda a, c: refs.scatter_nd(a["x"], np.array([[0], [1]])[
+         :0].reshape(0, 1) if False else a["i"], a["u"]))
+
+
+def _scatter_el(a):
+    y = a["x"].copy()
+    for j in range(3):
+        y[a["i"][0, j], j] = a["u"][0, j]
+    return y
+
+
+# ---- reductions ----
+RED = {"reduceSum": lambda v, ax, k: v.sum(ax, keepdims=k),
+       "reduceMean": lambda v, ax, k: v.mean(ax, keepdims=k),
+       "reduceMax": lambda v, ax, k: v.max(ax, keepdims=k),
+       "reduceMin": lambda v, ax, k: v.min(ax, keepdims=k),
+       "reduceProduct": lambda v, ax, k: v.prod(ax, keepdims=k),
+       "reduceL1": lambda v, ax, k: np.abs(v).sum(ax, keepdims=k),
+       "reduceL2": lambda v, ax, k: np.sqrt((v * v).sum(ax, keepdims=k)),
+       "reduceSumSquare": lambda v, ax, k: (v * v).sum(ax, keepdims=k),
+       "reduceLogSumExp": lambda v, ax, k: np.log(np.exp(v).sum(ax,
+                                                               keepdims=k))}
+for op, fn in RED.items():
+    case(op, op, [x([2, 3, 4])], {"axes": [0, 2], "keepDimensions": True},
+         ref=lambda a, c, fn=fn: fn(a["x"], (0, 2), True))
+case("reduceLogSum", "reduceLogSum", [x([3, 4], kind="pos")], {"axes": [1]},
+     ref=lambda a, c: np.log(a["x"].sum(1)))
+case("reduceSum-all", "reduceSum", [x([2, 3])],
+     ref=lambda a, c: np.array(a["x"].sum()))
+case("reduceSum-int32", "reduceSum", [x([3, 4], i32)], {"axes": [1]},
+     ref=lambda a, c: a["x"].sum(1))
+case("reduceMax-uint8", "reduceMax", [x([3, 4], u8)], {"axes": [0]},
+     ref=lambda a, c: a["x"].max(0))
+case("argMax", "argMax", [x([3, 4])], {"axis": 1},
+     ref=lambda a, c: np.argmax(a["x"], 1).astype(np.int32))
+case("argMin-keep-int64", "argMin", [x([3, 4])],
+     {"axis": 0, "keepDimensions": True, "outputDataType": "int64"},
+     ref=lambda a, c: np.argmin(a["x"], 0)[None])
+
+# ---- convolution and pooling ----
+case("conv2d-nchw", "conv2d", [x([1, 3, 7, 7]), ("w", f32, [4, 3, 3, 3], "n")],
+     {"padding": [1, 1, 0, 2], "strides": [2, 1]},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]), tol=1e-4)
+case("conv2d-nhwc-hwio-bias", "conv2d",
+     [x([2, 6, 5, 4]), ("w", f32, [3, 3, 2, 6], "n")],
+     {"inputLayout": "nhwc", "filterLayout": "hwio", "groups": 2,
+      "dilations": [1, 2]},
+     optins={"bias": ("b", f32, [6], "n")},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], dict(
+         c["opts"], _bias=a["b"])), tol=1e-4)
+case("conv2d-depthwise-ohwi", "conv2d",
+     [x([1, 5, 5, 3]), ("w", f32, [3, 3, 3, 1], "n")],
+     {"inputLayout": "nhwc", "filterLayout": "ohwi", "groups": 3,
+      "padding": [1, 1, 1, 1]},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]), tol=1e-4)
+case("conv2d-1x1-ihwo", "conv2d",
+     [x([1, 4, 3, 3]), ("w", f32, [4, 1, 1, 5], "n")],
+     {"filterLayout": "ihwo"},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]), tol=1e-4)
+case("conv2d-float16", "conv2d",
+     [x([1, 2, 4, 4], f16), ("w", f16, [2, 2, 3, 3], "n")], {},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]).astype(
+         np.float16), tol=2e-2)
+case("convTranspose2d", "convTranspose2d",
+     [x([1, 2, 3, 3]), ("w", f32, [2, 3, 3, 3], "n")],
+     {"strides": [2, 2], "padding": [1, 0, 0, 1], "outputPadding": [1, 1]},
+     optins={"bias": ("b", f32, [3], "n")},
+     ref=lambda a, c: refs.conv_transpose2d(a["x"], a["w"], dict(
+         c["opts"], _bias=a["b"])), tol=1e-4)
+case("convTranspose2d-nhwc-groups", "convTranspose2d",
+     [x([1, 3, 3, 4]), ("w", f32, [4, 2, 2, 2], "n")],
+     {"inputLayout": "nhwc", "groups": 2},
+     ref=lambda a, c: refs.conv_transpose2d(a["x"], a["w"], c["opts"]),
+     tol=1e-4)
+case("averagePool2d-padded", "averagePool2d", [x([1, 2, 5, 5])],
+     {"windowDimensions": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]},
+     ref=lambda a, c: refs.pool2d("avg", a["x"], c["opts"]))
+case("maxPool2d-nhwc-ceil", "maxPool2d", [x([1, 5, 5, 3])],
+     {"windowDimensions": [2, 2], "strides": [2, 2], "layout": "nhwc",
+      "outputShapeRounding": "ceil"},
+     ref=lambda a, c: refs.pool2d("max", a["x"], c["opts"]))
+case("l2Pool2d", "l2Pool2d", [x([1, 1, 4, 4])],
+     {"windowDimensions": [2, 2], "dilations": [2, 2]},
+     ref=lambda a, c: refs.pool2d("l2", a["x"], c["opts"]))
+case("averagePool2d-global", "averagePool2d", [x([2, 3, 4, 4])],
+     ref=lambda a, c: a["x"].mean((2, 3), keepdims=True))
+case("resample2d-nearest", "resample2d", [x([1, 2, 3, 3])],
+     {"scales": [2.0, 2.0]},
+     ref=lambda a, c: refs.resample2d(a["x"], c["opts"]))
+case("resample2d-linear-sizes", "resample2d", [x([1, 4, 5, 2])],
+     {"mode": "linear", "sizes": [3, 7], "axes": [1, 2]},
+     ref=lambda a, c: refs.resample2d(a["x"], c["opts"]))
+case("pad-constant", "pad", [x([2, 3])],
+     {"beginningPadding": [1, 0], "endingPadding": [0, 2], "value": 1.5},
+     ref=lambda a, c: np.pad(a["x"], ((1, 0), (0, 2)), constant_values=1.5))
+case("pad-edge", "pad", [x([2, 3], i32)],
+     {"beginningPadding": [1, 2], "endingPadding": [1, 1], "mode": "edge"},
+     ref=lambda a, c: np.pad(a["x"], ((1, 1), (2, 1)), mode="edge"))
+case("pad-reflection", "pad", [x([3, 4])],
+     {"beginningPadding": [2, 1], "endingPadding": [1, 3],
+      "mode": "reflection"},
+     ref=lambda a, c: np.pad(a["x"], ((2, 1), (1, 3)), mode="reflect"))
+
+# ---- normalization ----
+case("batchNormalization", "batchNormalization",
+     [x([2, 3, 2, 2]), ("m", f32, [3], "n"), ("v", f32, [3], "pos")],
+     {"epsilon": 1e-3}, optins={"scale": ("s", f32, [3], "n"),
+                                "bias": ("b", f32, [3], "n")},
+     ref=lambda a, c: (a["x"] - a["m"][:, None, None]) / np.sqrt(
+         a["v"][:, None, None] + 1e-3) * a["s"][:, None, None] +
+     a["b"][:, None, None])
+case("batchNormalization-axis3", "batchNormalization",
+     [x([2, 2, 2, 4]), ("m", f32, [4], "n"), ("v", f32, [4], "pos")],
+     {"axis": 3}, ref=lambda a, c: (a["x"] - a["m"]) / np.sqrt(a["v"] + 1e-5))
+
+
+def _norm(v, axes, eps):
+    m = v.mean(axes, keepdims=True)
+    return (v - m) / np.sqrt(((v - m) ** 2).mean(axes, keepdims=True) + eps)
+
+
+case("layerNormalization", "layerNormalization", [x([2, 3, 4])],
+     {"axes": [1, 2]}, optins={"scale": ("s", f32, [3, 4], "n"),
+                               "bias": ("b", f32, [3, 4], "n")},
+     ref=lambda a, c: _norm(a["x"], (1, 2), 1e-5) * a["s"] + a["b"])
+case("layerNormalization-default", "layerNormalization", [x([3, 5])],
+     ref=lambda a, c: _norm(a["x"], (1,), 1e-5))
+case("instanceNormalization", "instanceNormalization", [x([2, 3, 4, 4])],
+     optins={"scale": ("s", f32, [3], "n"), "bias": ("b", f32, [3], "n")},
+     ref=lambda a, c: _norm(a["x"], (2, 3), 1e-5) * a["s"][:, None, None] +
+     a["b"][:, None, None])
+case("instanceNormalization-nhwc", "instanceNormalization", [x([1, 3, 3, 2])],
+     {"layout": "nhwc"}, ref=lambda a, c: _norm(a["x"], (1, 2), 1e-5))
+
+# ---- matrix products ----
+case("matmul-batched", "matmul", ab([2, 1, 3, 4], [3, 4, 5]),
+     ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
+case("matmul-2d", "matmul", ab([5, 7], [7, 3]),
+     ref=lambda a, c: a["a"] @ a["b"], tol=1e-4)
+case("gemm", "gemm", ab([4, 3], [5, 4]),
+     {"aTranspose": True, "bTranspose": True, "alpha": 0.5, "beta": 2},
+     optins={"c": ("cc", f32, [1, 5], "n")},
+     ref=lambda a, c: 0.5 * (a["a"].T @ a["b"].T) + 2 * a["cc"], tol=1e-4)
+case("gemm-plain", "gemm", ab([3, 70], [70, 300]),
+     ref=lambda a, c: a["a"] @ a["b"], tol=1e-4)
+
+# ---- recurrent ----
+H, I, B, S = 3, 4, 2, 3
+case("gru", "gru", [x([S, B, I]), ("w", f32, [1, 3 * H, I], "unit"),
+                    ("r", f32, [1, 3 * H, H], "unit")],
+     {"steps": S, "hiddenSize": H, "returnSequence": True},
+     optins={"bias": ("b", f32, [1, 3 * H], "unit"),
+             "recurrentBias": ("rb", f32, [1, 3 * H], "unit")}, nout=2,
+     ref=lambda a, c: refs.gru(a["x"], a["w"], a["r"], S, H, dict(
+         c["opts"], _bias=a["b"], _recurrentBias=a["rb"])), tol=1e-4)
+case("gru-both-before-rzn", "gru", [x([S, B, I]),
+                                    ("w", f32, [2, 3 * H, I], "unit"),
+                                    ("r", f32, [2, 3 * H, H], "unit")],
+     {"steps": S, "hiddenSize": H, "direction": "both", "resetAfter": False,
+      "layout": "rzn"},
+     optins={"initialHiddenState": ("h0", f32, [2, B, H], "unit"),
+             "recurrentBias": ("rb", f32, [2, 3 * H], "unit")},
+     ref=lambda a, c: refs.gru(a["x"], a["w"], a["r"], S, H, dict(
+         c["opts"], _recurrentBias=a["rb"]), h0=a["h0"]), tol=1e-4)
+case("gruCell", "gruCell", [x([B, I]), ("w", f32, [3 * H, I], "unit"),
+                            ("r", f32, [3 * H, H], "unit"),
+                            ("h", f32, [B, H], "unit")],
+     {"hiddenSize": H}, optins={"bias": ("b", f32, [3 * H], "unit")},
+     ref=lambda a, c: refs.gru(a["x"], a["w"], a["r"], 1, H, dict(
+         c["opts"], _bias=a["b"]), cell=True, h0=a["h"]), tol=1e-4)
+case("lstm", "lstm", [x([S, B, I]), ("w", f32, [1, 4 * H, I], "unit"),
+                      ("r", f32, [1, 4 * H, H], "unit")],
+     {"steps": S, "hiddenSize": H, "returnSequence": True},
+     optins={"bias": ("b", f32, [1, 4 * H], "unit"),
+             "peepholeWeight": ("p", f32, [1, 3 * H], "unit")}, nout=3,
+     ref=lambda a, c: refs.lstm(a["x"], a["w"], a["r"], S, H, dict(
+         c["opts"], _bias=a["b"], _peepholeWeight=a["p"])), tol=1e-4)
+case("lstm-backward-ifgo", "lstm", [x([S, B, I]),
+                                    ("w", f32, [1, 4 * H, I], "unit"),
+                                    ("r", f32, [1, 4 * H, H], "unit")],
+     {"steps": S, "hiddenSize": H, "direction": "backward",
+      "layout": "ifgo", "activations": ["sigmoid", "relu", "tanh"]},
+     optins={"initialCellState": ("c0", f32, [1, B, H], "unit")}, nout=2,
+     ref=lambda a, c: refs.lstm(a["x"], a["w"], a["r"], S, H, c["opts"],
+                                c0=a["c0"]), tol=1e-4)
+case("lstmCell", "lstmCell", [x([B, I]), ("w", f32, [4 * H, I], "unit"),
+                              ("r", f32, [4 * H, H], "unit"),
+                              ("h", f32, [B, H], "unit"),
+                              ("cs", f32, [B, H], "unit")],
+     {"hiddenSize": H}, nout=2,
+     ref=lambda a, c: refs.lstm(a["x"], a["w"], a["r"], 1, H, c["opts"],
+                                cell=True, h0=a["h"], c0=a["cs"]), tol=1e-4)
+
+# ---- invalid graphs: one or more per op family ----
+invalid("add-shapes", "add", ab([2, 3], [4]), {}, "do not broadcast")
+invalid("add-types", "add", [("a", f32, [2], "n"), ("b", i32, [2], "n")], {},
+        'input "a" is float32 but input "b" is int32')
+invalid("logicalAnd-float", "logicalAnd", ab([2], [2]), {},
+        "data type float32 is not allowed")
+invalid("sqrt-int", "sqrt", [x([2], i32)], {}, "data type int32 is not allowed")
+invalid("clamp-order", "clamp", [x([2])], {"minValue": 2, "maxValue": 1},
+        'option "minValue": 2 is greater than maxValue 1')
+invalid("softmax-axis", "softmax", [x([2, 3])], {"axis": 2},
+        'option "axis": 2 is out of range for rank 2')
+invalid("prelu-slope", "prelu", [x([2, 3]), ("s", f32, [2], "n")], {},
+        'input "slope" [2] does not broadcast')
+invalid("where-cond", "where", [("c", f32, [2], "n"), ("t", f32, [2], "n"),
+                                ("f", f32, [2], "n")], {},
+        'input "condition": data type float32')
+invalid("expand-shape", "expand", [x([3])], {"newShape": [2, 4]},
+        "does not broadcast to newShape [2, 4]")
+invalid("tile-reps", "tile", [x([2, 3])], {"repetitions": [2]},
+        'option "repetitions": 1 values for rank 2')
+invalid("reverse-axis", "reverse", [x([2])], {"axes": [1]},
+        'option "axes": 1 is out of range')
+invalid("triangular-rank", "triangular", [x([3])], {}, "rank 1 is below 2")
+invalid("cumsum-axis", "cumulativeSum", [x([3])], {"axis": 1},
+        'option "axis": 1 is out of range')
+invalid("quantize-zp", "quantizeLinear",
+        [x([4]), ("s", f32, [4], "n"), ("z", f32, [4], "n")], {},
+        'input "zeroPoint": data type float32')
+invalid("dequantize-scale", "dequantizeLinear",
+        [("q", i8, [4], "n"), ("s", f32, [3], "n"), ("z", i8, [3], "n")], {},
+        'input "scale" [3] neither broadcasts')
+invalid("cast-type", "cast", [x([2])], {"dataType": "float64"},
+        "dataType")
+invalid("reshape-count", "reshape", [x([2, 3])], {"newShape": [4, 2]},
+        'option "newShape": 8 elements, the input [2, 3] has 6')
+invalid("transpose-perm", "transpose", [x([2, 3])], {"permutation": [0, 0]},
+        'option "permutation": not a permutation')
+invalid("slice-bounds", "slice", [x([4])], {"starts": [2], "sizes": [3]},
+        "dimension 0: start 2 + size 3 exceeds 4")
+invalid("split-uneven", "split", [x([5])], {"splits": 2}, nout=2,
+        msg='option "splits": 2 does not divide dimension 0 (5) evenly')
+invalid("concat-dims", "concat", [("p", f32, [2, 3], "n"),
+                                  ("q", f32, [3, 3], "n")], {"axis": 1},
+        "input 1: dimension 0 is 3, input 0 has 2")
+invalid("gather-index-type", "gather", [x([3]), ("i", f32, [2], "n")], {},
+        'input "indices": data type float32')
+invalid("gatherElements-rank", "gatherElements",
+        [x([3, 3]), ("i", i32, [3], "n")], {}, 'input "indices": rank 1')
+invalid("gatherND-k", "gatherND", [x([3]), ("i", i32, [2, 2], "n")], {},
+        "the last dimension must be at most")
+invalid("scatterElements-updates", "scatterElements",
+        [x([3]), ("i", i32, [2], "n"), ("u", i32, [2], "n")], {},
+        'input "updates" is int32')
+invalid("scatterND-updates", "scatterND",
+        [x([4, 3]), ("i", i32, [2, 1], "n"), ("u", f32, [2, 2], "n")], {},
+        'input "updates" [2, 2] does not fit')
+invalid("reduce-axes", "reduceSum", [x([2, 3])], {"axes": [1, 1]},
+        'option "axes": 1 appears twice')
+invalid("reduceMean-int", "reduceMean", [x([2], i32)], {},
+        "data type int32 is not allowed")
+invalid("argMax-type", "argMax", [x([2, 3])],
+        {"axis": 0, "outputDataType": "uint8"},
+        'option "outputDataType": data type uint8')
+invalid("conv2d-channels", "conv2d",
+        [x([1, 3, 5, 5]), ("w", f32, [4, 2, 3, 3], "n")], {},
+        'input "filter" has 2 input channels, input has 3')
+invalid("conv2d-groups", "conv2d",
+        [x([1, 3, 5, 5]), ("w", f32, [4, 1, 3, 3], "n")], {"groups": 2},
+        'option "groups": 2 does not divide')
+invalid("conv2d-too-small", "conv2d",
+        [x([1, 1, 2, 2]), ("w", f32, [1, 1, 3, 3], "n")], {},
+        "does not fit the padded 2x2 input")
+invalid("conv2d-strides", "conv2d",
+        [x([1, 1, 5, 5]), ("w", f32, [1, 1, 3, 3], "n")], {"strides": [1]},
+        'option "strides": expected 2 values, found 1')
+invalid("convTranspose2d-outpad", "convTranspose2d",
+        [x([1, 1, 3, 3]), ("w", f32, [1, 1, 3, 3], "n")],
+        {"outputPadding": [1, 1]}, 'option "outputPadding": 1 must be below')
+invalid("pool-window", "maxPool2d", [x([1, 1, 2, 2])],
+        {"windowDimensions": [3, 3]}, 'option "windowDimensions"')
+invalid("pool-rank", "averagePool2d", [x([1, 4, 4])], {},
+        "expected rank 4, found rank 3")
+invalid("resample-axes", "resample2d", [x([1, 1, 2, 2])], {"axes": [1, 1]},
+        'option "axes": [1, 1] are not two distinct axes')
+invalid("pad-reflection", "pad", [x([2])],
+        {"beginningPadding": [2], "endingPadding": [0], "mode": "reflection"},
+        'mode "reflection": padding of dimension 0 must be below its size 2')
+invalid("batchnorm-mean", "batchNormalization",
+        [x([2, 3]), ("m", f32, [2], "n"), ("v", f32, [3], "n")], {},
+        'input "mean": expected float32[3], found float32[2]')
+invalid("layernorm-scale", "layerNormalization", [x([2, 3])], {"axes": [1]},
+        'option "scale": expected rank 1, found [2, 3]',
+        optins={"scale": ("s", f32, [2, 3], "n")})
+invalid("instancenorm-rank", "instanceNormalization", [x([2, 3])], {},
+        "expected rank 4, found rank 2")
+invalid("matmul-inner", "matmul", ab([2, 3], [4, 2]), {},
+        'input "a" [2, 3] has 3 columns, input "b" [4, 2] has 4 rows')
+invalid("gemm-c", "gemm", ab([2, 3], [3, 4]), {},
+        'option "c" [3] does not broadcast to the output [2, 4]',
+        optins={"c": ("cc", f32, [3], "n")})
+invalid("gru-weight", "gru", [x([2, 1, 3]), ("w", f32, [1, 6, 3], "n"),
+                              ("r", f32, [1, 6, 3], "n")],
+        {"steps": 2, "hiddenSize": 2},
+        'input "recurrentWeight": expected float32[1, 6, 2]')
+invalid("lstm-steps", "lstm", [x([2, 1, 3]), ("w", f32, [1, 8, 3], "n"),
+                               ("r", f32, [1, 8, 2], "n")],
+        {"steps": 3, "hiddenSize": 2}, nout=2,
+        msg='input has 2 steps, option "steps" says 3')
+invalid("gruCell-hidden", "gruCell", [x([1, 3]), ("w", f32, [6, 3], "n"),
+                                      ("r", f32, [6, 2], "n"),
+                                      ("h", f32, [1, 3], "n")],
+        {"hiddenSize": 2}, 'input "hiddenState": expected float32[1, 2]')
+invalid("lstmCell-cell", "lstmCell", [x([1, 3]), ("w", f32, [8, 3], "n"),
+                                      ("r", f32, [8, 2], "n"),
+                                      ("h", f32, [1, 2], "n"),
+                                      ("cs", f32, [2, 2], "n")],
+        {"hiddenSize": 2}, nout=2,
+        msg='input "cellState": expected float32[1, 2]')

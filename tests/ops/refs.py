@@ -1,0 +1,236 @@
+"""refs: NumPy and PyTorch references of the WebNN operations, written
+from the specification's definitions (not from nnl's kernels), for
+tests/ops/run.py."""
+import math
+
+import numpy as np
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:      # the conv and pool cases need it
+    torch = None
+
+
+def roundeven(x):
+    return np.round(x)
+
+
+def erf(x):
+    return np.vectorize(math.erf)(x)
+
+
+ACT = {
+    "relu": lambda x: np.maximum(x, 0),
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "tanh": np.tanh,
+}
+
+
+def conv2d(x, w, o):
+    """WebNN conv2d through torch (NCHW/OIHW), layouts converted."""
+    nhwc = o.get("inputLayout") == "nhwc"
+    fl = o.get("filterLayout", "oihw")
+    X = torch.tensor(x.transpose(0, 3, 1, 2) if nhwc else x, dtype=torch.float64)
+    perm = {"oihw": (0, 1, 2, 3), "hwio": (3, 2, 0, 1),
+            "ohwi": (0, 3, 1, 2), "ihwo": (3, 0, 1, 2)}[fl]
+    W = torch.tensor(w.transpose(perm), dtype=torch.float64)
+    p = o.get("padding", [0, 0, 0, 0])
+    X = F.pad(X, (p[2], p[3], p[0], p[1]))
+    b = o.get("_bias")
+    y = F.conv2d(X, W, None if b is None else torch.tensor(b, dtype=torch.float64),
+                 stride=o.get("strides", [1, 1]),
+                 dilation=o.get("dilations", [1, 1]), groups=o.get("groups", 1))
+    y = y.numpy()
+    return y.transpose(0, 2, 3, 1) if nhwc else y
+
+
+def conv_transpose2d(x, w, o):
+    nhwc = o.get("inputLayout") == "nhwc"
+    fl = o.get("filterLayout", "iohw")
+    X = torch.tensor(x.transpose(0, 3, 1, 2) if nhwc else x, dtype=torch.float64)
+    perm = {"iohw": (0, 1, 2, 3), "hwoi": (3, 2, 0, 1),
+            "ohwi": (3, 0, 1, 2)}[fl]
+    W = torch.tensor(w.transpose(perm), dtype=torch.float64)
+    p = o.get("padding", [0, 0, 0, 0])
+    s = o.get("strides", [1, 1])
+    d = o.get("dilations", [1, 1])
+    op = o.get("outputPadding", [0, 0])
+    full = F.conv_transpose2d(X, W, None, stride=s, dilation=d,
+                              groups=o.get("groups", 1), output_padding=op)
+    y = full[:, :, p[0]:full.shape[2] - p[1], p[2]:full.shape[3] - p[3]]
+    b = o.get("_bias")
+    y = y.numpy()
+    if b is not None:
+        y = y + b.reshape(1, -1, 1, 1)
+    return y.transpose(0, 2, 3, 1) if nhwc else y
+
+
+def pool2d(kind, x, o):
+    """Pools by their definition: padded cells take no part."""
+    nhwc = o.get("layout") == "nhwc"
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    N, C, H, W = x.shape
+    kh, kw = o.get("windowDimensions", [H, W])
+    sh, sw = o.get("strides", [1, 1])
+    dh, dw = o.get("dilations", [1, 1])
+    pt, pb, pl, pr = o.get("padding", [0, 0, 0, 0])
+    rnd = math.ceil if o.get("outputShapeRounding") == "ceil" else math.floor
+    OH = int(rnd((H + pt + pb - (kh - 1) * dh - 1) / sh)) + 1
+    OW = int(rnd((W + pl + pr - (kw - 1) * dw - 1) / sw)) + 1
+    y = np.zeros((N, C, OH, OW))
+    for oy in range(OH):
+        for ox in range(OW):
+            cells = []
+            for a in range(kh):
+                for b in range(kw):
+                    iy, ix = oy * sh - pt + a * dh, ox * sw - pl + b * dw
+                    if 0 <= iy < H and 0 <= ix < W:
+                        cells.append(x[:, :, iy, ix])
+            v = np.stack(cells, -1)
+            y[:, :, oy, ox] = {"avg": lambda v: v.mean(-1),
+                               "max": lambda v: v.max(-1),
+                               "l2": lambda v: np.sqrt((v * v).sum(-1))}[kind](v)
+    return y.transpose(0, 2, 3, 1) if nhwc else y
+
+
+def resample2d(x, o):
+    mode = o.get("mode", "nearest-neighbor")
+    axes = o.get("axes", [2, 3])
+    out = list(x.shape)
+    for i, a in enumerate(axes):
+        out[a] = o["sizes"][i] if "sizes" in o else \
+            int(math.floor(x.shape[a] * o["scales"][i]))
+    y = np.zeros(out)
+    for idx in np.ndindex(*out):
+        c = []
+        for a in axes:
+            s = out[a] / x.shape[a]
+            v = (idx[a] + 0.5) / s - 0.5
+            c.append(min(max(v, 0), x.shape[a] - 1))
+        if mode == "nearest-neighbor":
+            src = list(idx)
+            for a, v in zip(axes, c):
+                src[a] = math.ceil(v - 0.5)
+            y[idx] = x[tuple(src)]
+        else:
+            acc = 0.0
+            for fa in (0, 1):
+                for fb in (0, 1):
+                    src = list(idx)
+                    wgt = 1.0
+                    for a, v, f in zip(axes, c, (fa, fb)):
+                        lo, hi = math.floor(v), math.ceil(v)
+                        t = v - lo
+                        src[a] = hi if f else lo
+                        wgt *= t if f else 1 - t
+                    acc += wgt * x[tuple(src)]
+            y[idx] = acc
+    return y
+
+
+def gather_nd(x, idx):
+    k = idx.shape[-1]
+    flat = idx.reshape(-1, k)
+    out = np.stack([x[tuple(t)] for t in flat])
+    return out.reshape(idx.shape[:-1] + x.shape[k:])
+
+
+def scatter_nd(x, idx, upd):
+    y = x.copy()
+    k = idx.shape[-1]
+    flat = idx.reshape(-1, k)
+    u = upd.reshape((-1,) + x.shape[k:])
+    for t, v in zip(flat, u):
+        y[tuple(t)] = v
+    return y
+
+
+def gru(x, W, R, steps, H, o, cell=False, h0=None):
+    """The GRU of the specification's emulation."""
+    B = x.shape[-2]
+    D = 2 if o.get("direction") == "both" else 1
+    after = o.get("resetAfter", True)
+    f, g = [ACT[a] for a in o.get("activations", ["sigmoid", "tanh"])]
+    zi, ri = (1, 0) if o.get("layout") == "rzn" else (0, 1)
+    if cell:
+        x, W, R = x[None], W[None], R[None]
+        h0 = h0[None]
+    bias = o.get("_bias")
+    rbias = o.get("_recurrentBias")
+    if cell:
+        bias = None if bias is None else bias[None]
+        rbias = None if rbias is None else rbias[None]
+    hs, seq = [], np.zeros((steps, D, B, H))
+    for d in range(D):
+        h = h0[d] if h0 is not None else np.zeros((B, H))
+        back = o.get("direction") == "backward" or d == 1
+        for s in range(steps):
+            t = steps - 1 - s if back else s
+            bb = bias[d] if bias is not None else np.zeros(3 * H)
+            rb = rbias[d] if rbias is not None else np.zeros(3 * H)
+            blk = lambda v, i: v[..., i * H:(i + 1) * H]
+            gx = x[t] @ W[d].T
+            z = f(blk(gx, zi) + blk(bb, zi) + h @ blk(R[d].T, zi) + blk(rb, zi))
+            r = f(blk(gx, ri) + blk(bb, ri) + h @ blk(R[d].T, ri) + blk(rb, ri))
+            if after:
+                n = g(blk(gx, 2) + blk(bb, 2) + r * (h @ blk(R[d].T, 2) + blk(rb, 2)))
+            else:
+                n = g(blk(gx, 2) + blk(bb, 2) + (r * h) @ blk(R[d].T, 2) + blk(rb, 2))
+            h = (1 - z) * n + z * h
+            seq[t, d] = h
+        hs.append(h)
+    if cell:
+        return [hs[0]]
+    out = [np.stack(hs)]
+    if o.get("returnSequence"):
+        out.append(seq)
+    return out
+
+
+def lstm(x, W, R, steps, H, o, cell=False, h0=None, c0=None):
+    B = x.shape[-2]
+    D = 2 if o.get("direction") == "both" else 1
+    f, g, hh = [ACT[a] for a in o.get("activations", ["sigmoid", "tanh", "tanh"])]
+    order = "ifgo" if o.get("layout") == "ifgo" else "iofg"
+    pos = {k: order.index(k) for k in "iofg"}
+    if cell:
+        x, W, R = x[None], W[None], R[None]
+        h0, c0 = h0[None], c0[None]
+    bias, rbias, peep = (o.get("_bias"), o.get("_recurrentBias"),
+                         o.get("_peepholeWeight"))
+    if cell:
+        bias = None if bias is None else bias[None]
+        rbias = None if rbias is None else rbias[None]
+        peep = None if peep is None else peep[None]
+    hs, cs, seq = [], [], np.zeros((steps, D, B, H))
+    for d in range(D):
+        h = h0[d] if h0 is not None else np.zeros((B, H))
+        c = c0[d] if c0 is not None else np.zeros((B, H))
+        back = o.get("direction") == "backward" or d == 1
+        for s in range(steps):
+            t = steps - 1 - s if back else s
+            gates = x[t] @ W[d].T + h @ R[d].T
+            if bias is not None:
+                gates = gates + bias[d]
+            if rbias is not None:
+                gates = gates + rbias[d]
+            G = lambda k: gates[:, pos[k] * H:(pos[k] + 1) * H]
+            P = (lambda i: peep[d][i * H:(i + 1) * H]) if peep is not None \
+                else (lambda i: 0)
+            i_ = f(G("i") + P(0) * c)
+            f_ = f(G("f") + P(2) * c)
+            g_ = g(G("g"))
+            c = f_ * c + i_ * g_
+            o_ = f(G("o") + P(1) * c)
+            h = o_ * hh(c)
+            seq[t, d] = h
+        hs.append(h)
+        cs.append(c)
+    if cell:
+        return [hs[0], cs[0]]
+    out = [np.stack(hs), np.stack(cs)]
+    if o.get("returnSequence"):
+        out.append(seq)
+    return out

@@ -1,0 +1,233 @@
+#!/usr/bin/python3
+"""run: every WebNN op of the table through nnl, against NumPy/PyTorch.
+
+Usage: run.py [--c] [--write-goldens] [--only NAME]
+For each case: a one-node graph is built; nnl-shape-infer's types must
+equal the reference result's shapes and types; nnl-run's outputs must
+equal the reference values (float32 rtol 1e-5 atol 1e-5, float16 per
+half precision, integers exactly); with --c, the graph also goes
+through nnl-plan-memory and nnl-emit-c and the compiled program must
+give the same.  Invalid cases must be refused by nnl-shape-infer with
+the expected message.  Ends with "ops: N passed, M failed".
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import refs
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+BIN = os.path.join(ROOT, "bin")
+RNG = np.random.default_rng(12)
+NP = {"float32": np.float32, "float16": np.float16, "int32": np.int32,
+      "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
+      "int8": np.int8, "uint8": np.uint8}
+
+CASES = []
+INVALID = []
+
+
+def gen(dt, shape, kind):
+    t = NP[dt]
+    if kind == "pos" and np.issubdtype(t, np.integer):
+        a = RNG.integers(1, 10, shape)
+    elif kind == "pos":
+        a = RNG.uniform(0.5, 2.0, shape)
+    elif kind == "unit":
+        a = RNG.uniform(-0.9, 0.9, shape)
+    elif kind == "bool":
+        a = RNG.integers(0, 2, shape)
+    elif kind.startswith("idx:"):
+        n = int(kind[4:])
+        a = RNG.integers(-n, n, shape)
+    elif kind.startswith("uidx:"):
+        a = RNG.integers(0, int(kind[5:]), shape)
+    elif np.issubdtype(t, np.integer):
+        info = np.iinfo(t)
+        a = RNG.integers(max(info.min, -50), min(info.max, 50) + 1, shape)
+    else:
+        a = RNG.standard_normal(shape)
+    return np.asarray(a).astype(t)
+
+
+def case(name, op, ins, opts=None, ref=None, nout=1, optins=None, tol=None):
+    """ins: [(name, dtype, shape, kind)]; optins: {option: same tuple}."""
+    CASES.append(dict(name=name, op=op, ins=ins, opts=opts or {}, ref=ref,
+                      nout=nout, optins=optins or {}, tol=tol))
+
+
+def invalid(name, op, ins, opts, msg, optins=None, nout=1):
+    INVALID.append(dict(name=name, op=op, ins=ins, opts=opts, msg=msg,
+                        optins=optins or {}, nout=nout))
+
+
+def graph(c):
+    inputs = {}
+    for n, dt, shape, _ in c["ins"]:
+        inputs[n] = {"dataType": dt, "shape": list(shape)}
+    opts = dict(c["opts"])
+    for k, (n, dt, shape, _) in c["optins"].items():
+        inputs[n] = {"dataType": dt, "shape": list(shape)}
+        opts[k] = n
+    node = {"id": "y0" if c["nout"] > 1 else "y", "op": c["op"],
+            "inputs": [n for n, _, _, _ in c["ins"]], "options": opts}
+    outs = ["y%d" % i for i in range(c["nout"])] if c["nout"] > 1 else ["y"]
+    if c["nout"] > 1:
+        node["outputs"] = outs
+    return {"format": "webnn-graph-json", "version": 1, "name": c["name"],
+            "inputs": inputs, "consts": {}, "nodes": [node],
+            "outputs": {o: o for o in outs}}
+
+
+def compare(got, want, dt, tol):
+    if dt in ("float32", "float16"):
+        rt, at = (tol, tol) if tol else ((1e-5, 1e-5) if dt == "float32"
+                                         else (2e-3, 2e-3))
+        w = want.astype(np.float64)
+        g = got.astype(np.float64)
+        if not np.allclose(g, w, rtol=rt, atol=at, equal_nan=True):
+            return "max diff %g" % np.nanmax(np.abs(g - w))
+        return None
+    if not np.array_equal(got, want.astype(got.dtype)):
+        return "integers differ: %s vs %s" % (got.ravel()[:8],
+                                             want.ravel()[:8])
+    return None
+
+
+def check(c, tmp, do_c):
+    g = graph(c)
+    gp = os.path.join(tmp, c["name"] + ".json")
+    json.dump(g, open(gp, "w"))
+    data = {}
+    args = []
+    for n, dt, shape, kind in c["ins"] + list(c["optins"].values()):
+        a = gen(dt, shape, kind)
+        data[n] = a
+        p = os.path.join(tmp, n + ".npy")
+        np.save(p, a)
+        args.append("%s=%s" % (n, p))
+    arrays = {n: (a.astype(np.float64) if a.dtype.kind == "f" else a)
+              for n, a in data.items()}
+    want = c["ref"](arrays, c)
+    if not isinstance(want, list):
+        want = [want]
+    # types
+    r = subprocess.run([os.path.join(BIN, "nnl-shape-infer"), gp],
+                       capture_output=True, text=True)
+    if r.returncode:
+        return "shape-infer failed: " + r.stderr.strip()[:300]
+    typed = json.loads(r.stdout)
+    types = typed["nodes"][0]["types"]
+    odts = c.get("odt") or None
+    for k, (t, w) in enumerate(zip(types, want)):
+        if list(t["shape"]) != list(np.shape(w)):
+            return "output %d: shape %s, reference %s" % (
+                k, t["shape"], list(np.shape(w)))
+    if len(types) != len(want):
+        return "%d outputs, reference %d" % (len(types), len(want))
+    # values
+    od = os.path.join(tmp, "out")
+    os.makedirs(od, exist_ok=True)
+    r = subprocess.run([os.path.join(BIN, "nnl-run"), "-d", od, gp] + args,
+                       capture_output=True, text=True)
+    if r.returncode:
+        return "nnl-run failed: " + r.stderr.strip()[:300]
+    outs = list(g["outputs"])
+    for k, o in enumerate(outs):
+        got = np.load(os.path.join(od, o + ".npy"))
+        if got.dtype.name != types[k]["dataType"]:
+            return "nnl-run wrote %s for %s" % (got.dtype, o)
+        err = compare(got, np.asarray(want[k]), types[k]["dataType"], c["tol"])
+        if err:
+            return "nnl-run: output %s: %s" % (o, err)
+    if not do_c:
+        return None
+    src = os.path.join(tmp, "m.c")
+    cmd = "%s/nnl-shape-infer %s | %s/nnl-plan-memory | %s/nnl-emit-c -m -p m -o %s" % (
+        BIN, gp, BIN, BIN, src)
+    r = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+    if r.returncode:
+        return "emit-c failed: " + r.stderr.strip()[:300]
+    exe = os.path.join(tmp, "m")
+    r = subprocess.run(["cc", "-O1", "-o", exe, src, "-lm"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        return "cc failed: " + r.stderr.strip()[:500]
+    blob = b"".join(data[n].tobytes() for n in g["inputs"])
+    r = subprocess.run([exe], input=blob, capture_output=True)
+    if r.returncode:
+        return "compiled model failed: %r" % r.stderr[:200]
+    off = 0
+    for k, o in enumerate(outs):
+        t = types[k]
+        n = int(np.prod(t["shape"])) if t["shape"] else 1
+        dt = np.dtype(NP[t["dataType"]])
+        got = np.frombuffer(r.stdout[off:off + n * dt.itemsize],
+                            dt).reshape(t["shape"])
+        off += n * dt.itemsize
+        err = compare(got, np.asarray(want[k]), t["dataType"], c["tol"])
+        if err:
+            return "C: output %s: %s" % (o, err)
+    return None
+
+
+def check_invalid(c, tmp):
+    gp = os.path.join(tmp, c["name"] + ".json")
+    json.dump(graph(c), open(gp, "w"))
+    r = subprocess.run([os.path.join(BIN, "nnl-shape-infer"), gp],
+                       capture_output=True, text=True)
+    if r.returncode != 1:
+        return "exit %d, expected 1" % r.returncode
+    if c["msg"] not in r.stderr or 'node "' not in r.stderr:
+        return "message %r lacks %r" % (r.stderr.strip(), c["msg"])
+    return None
+
+
+def main():
+    import cases  # noqa: F401  (fills CASES and INVALID)
+    do_c = "--c" in sys.argv
+    write = "--write-goldens" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv \
+        else None
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for c in CASES:
+            if only and c["name"] != only:
+                continue
+            err = check(c, tmp, do_c)
+            print(("ok - %s" % c["name"]) if not err else
+                  "not ok - %s: %s" % (c["name"], err))
+            passed += err is None
+            failed += err is not None
+            if write and not err:
+                d = os.path.join(ROOT, "tests", "golden", "shape-infer")
+                os.makedirs(d, exist_ok=True)
+                ip = os.path.join(d, c["name"] + ".in.json")
+                json.dump(graph(c), open(ip, "w"), indent=1)
+                subprocess.run([os.path.join(BIN, "nnl-parse"), "-o", ip,
+                                ip], check=True)
+                subprocess.run([os.path.join(BIN, "nnl-shape-infer"), "-o",
+                                ip.replace(".in.", ".out."), ip],
+                               check=True)
+        for c in INVALID:
+            if only and c["name"] != only:
+                continue
+            err = check_invalid(c, tmp)
+            print(("ok - invalid %s" % c["name"]) if not err else
+                  "not ok - invalid %s: %s" % (c["name"], err))
+            passed += err is None
+            failed += err is not None
+    ops_seen = {c["op"] for c in CASES}
+    print("# %d ops with value cases" % len(ops_seen))
+    print("ops: %d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    sys.modules["run"] = sys.modules[__name__]
+    main()
