@@ -56,10 +56,11 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 				ldbb = ldb;
 			}
 			for (int64_t ic = 0; ic < M; ic += NNL_MC) {
-				int64_t mb = M - ic < NNL_MC ? M - ic : NNL_MC;
-				int64_t i = 0;
+				/* a block has at most NNL_MC rows: int counters */
+				int mb = (int)(M - ic < NNL_MC ? M - ic : NNL_MC);
+				int i = 0;
 
-				for (int64_t r = 0; r < mb; r++)
+				for (int r = 0; r < mb; r++)
 					for (int64_t k = 0; k < kb; k++)
 						ap[r * kb + k] = alpha * (ta ?
 						    A[(pc + k) * lda + ic + r] :

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""make_goldens: the inputs of the fuse goldens (typed by nnl-shape-infer),
+one per rewrite and a negative twin that must not change.
+
+Usage: make_goldens.py   (writes tests/golden/fuse/*.in.json; the .out.json
+files come from tests/run-golden.sh --update and are checked by
+tests/cli/fuse.bats for the structure each rewrite must produce).
+"""
+import json
+import os
+import struct
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "tests", "golden", "fuse")
+
+
+def f32(*v):
+    return {"kind": "inlineBytes", "bytes": list(struct.pack("<%df" % len(v),
+                                                             *v))}
+
+
+def const(shape, *v):
+    return {"dataType": "float32", "shape": shape, "init": f32(*v)}
+
+
+def g(inputs, consts, nodes, outputs):
+    return {"format": "webnn-graph-json", "version": 1, "inputs": inputs,
+            "consts": consts, "nodes": nodes, "outputs": outputs}
+
+
+X = {"x": {"dataType": "float32", "shape": [1, 2, 3, 3]}}
+W = {"w": const([2, 2, 1, 1], 1, 2, 3, 4)}
+BN = {"mean": const([2], 0.5, -1), "var": const([2], 4, 0.25),
+      "gamma": const([2], 2, 3), "beta": const([2], 0.1, 0.2)}
+conv = {"id": "c", "op": "conv2d", "inputs": ["x", "w"], "options": {}}
+bn = {"id": "bn", "op": "batchNormalization", "inputs": ["c", "mean", "var"],
+      "options": {"scale": "gamma", "bias": "beta"}}
+cases = {
+    "fold-bn-into-conv": g(X, dict(W, **BN), [conv, bn], {"y": "bn"}),
+    "fold-bn-into-conv-shared-negative": g(
+        X, dict(W, **BN), [conv, bn], {"y": "bn", "c": "c"}),
+    "merge-bias-into-conv": g(
+        X, dict(W, b=const([2, 1, 1], 0.5, -0.5)),
+        [conv, {"id": "y", "op": "add", "inputs": ["c", "b"], "options": {}}],
+        {"y": "y"}),
+    "merge-bias-into-conv-negative": g(
+        X, dict(W, b=const([3], 1, 2, 3)),
+        [conv, {"id": "y", "op": "add", "inputs": ["c", "b"], "options": {}}],
+        {"y": "y"}),
+    "fuse-relu-into-conv": g(
+        X, W, [conv, {"id": "r", "op": "relu", "inputs": ["c"],
+                      "options": {}}], {"r": "r"}),
+    "fuse-relu-into-conv-negative": g(
+        X, W, [conv, {"id": "r", "op": "relu", "inputs": ["c"], "options": {}},
+               {"id": "s", "op": "sigmoid", "inputs": ["c"], "options": {}}],
+        {"r": "r", "s": "s"}),
+    "fuse-clamp-into-gemm": g(
+        {"a": {"dataType": "float32", "shape": [2, 3]}},
+        {"b": const([3, 2], 1, 2, 3, 4, 5, 6)},
+        [{"id": "m", "op": "gemm", "inputs": ["a", "b"], "options": {}},
+         {"id": "y", "op": "clamp", "inputs": ["m"],
+          "options": {"minValue": 0, "maxValue": 6}}], {"y": "y"}),
+    "matmul-add-to-gemm": g(
+        {"a": {"dataType": "float32", "shape": [2, 3]}},
+        {"b": const([3, 2], 1, 2, 3, 4, 5, 6), "k": const([2], 1, -1)},
+        [{"id": "m", "op": "matmul", "inputs": ["a", "b"], "options": {}},
+         {"id": "y", "op": "add", "inputs": ["m", "k"], "options": {}}],
+        {"y": "y"}),
+    "drop-identity": g(
+        {"a": {"dataType": "float32", "shape": [4]}}, {},
+        [{"id": "r", "op": "relu", "inputs": ["a"], "options": {}},
+         {"id": "i", "op": "identity", "inputs": ["r"], "options": {}},
+         {"id": "y", "op": "reshape", "inputs": ["i"],
+          "options": {"newShape": [4]}}], {"y": "y"}),
+    "drop-identity-negative": g(
+        {"a": {"dataType": "float32", "shape": [4]}}, {},
+        [{"id": "y", "op": "identity", "inputs": ["a"], "options": {}}],
+        {"y": "y"}),
+    "fold-constants": g(
+        {"a": {"dataType": "float32", "shape": [2]}},
+        {"p": const([2], 1, 2), "q": const([2], 10, 20)},
+        [{"id": "s", "op": "add", "inputs": ["p", "q"], "options": {}},
+         {"id": "y", "op": "mul", "inputs": ["a", "s"], "options": {}}],
+        {"y": "y"}),
+    "fold-constants-negative": g(
+        {"a": {"dataType": "float32", "shape": [2]}},
+        {"p": const([2], 1, 2)},
+        [{"id": "y", "op": "add", "inputs": ["a", "p"], "options": {}}],
+        {"y": "y"}),
+}
+os.makedirs(OUT, exist_ok=True)
+for name, graph in cases.items():
+    p = os.path.join(OUT, name + ".in.json")
+    json.dump(graph, open(p, "w"))
+    subprocess.run([os.path.join(ROOT, "bin", "nnl-shape-infer"), "-o", p, p],
+                   check=True)
