@@ -784,13 +784,15 @@ putinit(struct buf *b, const struct operand *c)
 	buf_putc(b, '}');
 }
 
-/* A relative path valid from outdir (cwd-relative paths in memory). */
+/* A path valid from outdir (cwd-relative paths in memory). */
 static char *
 relpath(const char *path, const char *outdir)
 {
 	char cwd[4096];
 
-	if (path[0] == '/' || !outdir || strcmp(outdir, ".") == 0)
+	/* On standard output the reader is unknown: a later stage may
+	 * read from a file elsewhere.  Only an absolute path is safe. */
+	if (path[0] == '/' || (outdir && strcmp(outdir, ".") == 0))
 		return xstrdup(path);
 	if (!getcwd(cwd, sizeof cwd))
 		return xstrdup(path);

@@ -18,6 +18,14 @@
 
 #include "util.h"
 
+static const char *workdir;
+
+void
+pipeline_workdir(const char *dir)
+{
+	workdir = dir;
+}
+
 static void
 printcmd(char **argv, FILE *fp)
 {
@@ -111,6 +119,11 @@ spawn(char **argv, int in, int out, int *closeme, int nclose)
 	for (int i = 0; i < nclose; i++)
 		if (closeme[i] > 2)
 			close(closeme[i]);
+	if (workdir && chdir(workdir) != 0) {
+		fprintf(stderr, "%s: error: %s: %s\n", getprogname_nnl(),
+		    workdir, strerror(errno));
+		_exit(127);
+	}
 	execvp(argv[0], argv);
 	fprintf(stderr, "%s: error: %s: %s\n", getprogname_nnl(), argv[0],
 	    strerror(errno));

@@ -20,6 +20,10 @@ struct stage {
 int pipeline_run(struct stage *stages, int n, const char *infile,
     const char *outfile, const char *tempstem, int verbose);
 
+/* The directory the stages run in (NULL: the caller's); the files the
+ * pipeline itself opens stay relative to the caller's. */
+void pipeline_workdir(const char *dir);
+
 /* Run one command, waiting for it; 0 when it exits 0. */
 int run_command(char **argv, int verbose);
 

@@ -38,6 +38,8 @@ struct opts {
 	int verbose, savetemps;
 };
 
+static char *modelabs;	/* the model's absolute path */
+
 static char *tmpdir;
 
 static void
@@ -141,8 +143,16 @@ splitargs(const char *line)
 	for (tok = strtok_r(s, " \t", &save); tok;
 	    tok = strtok_r(NULL, " \t", &save)) {
 		GROW(v, cap, n + 2);
-		v[n] = n == 0 && !strchr(tok, '/') ? find_program(tok) :
-		    xstrdup(tok);
+		if (n == 0 && !strchr(tok, '/'))
+			v[n] = find_program(tok);
+		else if (tok[0] != '/' && strchr(tok, '/')) {
+			/* a relative path: from the caller's directory */
+			char *abs = realpath(tok, NULL);
+
+			v[n] = abs ? abs : xstrdup(tok);
+		} else {
+			v[n] = xstrdup(tok);
+		}
 		n++;
 	}
 	GROW(v, cap, n + 1);
@@ -166,6 +176,9 @@ tojson(const struct opts *o, const char *jsonpath)
 	char *m = xasprintf("%s/model.manifest.json", tmpdir);
 	char *stemp = NULL;
 
+	/* the passes run in the temporary directory, where whatever they
+	 * write (fused weights, packed NNL weights) belongs */
+	pipeline_workdir(tmpdir);
 	if (endswith(o->model, ".nnl")) {
 		char **a = xcalloc(7, sizeof *a);
 
@@ -174,13 +187,13 @@ tojson(const struct opts *o, const char *jsonpath)
 		a[2] = w;
 		a[3] = "-m";
 		a[4] = m;
-		a[5] = (char *)o->model;
+		a[5] = modelabs;
 		st[ns++].argv = a;
 	} else {
 		char **a = xcalloc(3, sizeof *a);
 
 		a[0] = parse;
-		a[1] = (char *)o->model;
+		a[1] = modelabs;
 		st[ns++].argv = a;
 	}
 	for (int i = 0; i < npass; i++)
@@ -188,6 +201,7 @@ tojson(const struct opts *o, const char *jsonpath)
 	if (o->savetemps)
 		stemp = stem(o->out ? o->out : o->model);
 	rc = pipeline_run(st, ns, NULL, jsonpath, stemp, o->verbose);
+	pipeline_workdir(NULL);
 	for (int i = 0; i < ns; i++) {
 		if (i > 0)
 			for (char **p = st[i].argv; *p; p++)
@@ -263,11 +277,67 @@ copyfile(const char *from, const char *to)
 	return rc;
 }
 
+/* mkdir -p */
+static int
+makedirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0777);
+			*s = '/';
+		}
+	if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+		error("%s: %s", p, strerror(errno));
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+/*
+ * Generated C that outlives nnc includes its weights by path: keep a
+ * copy beside the source and point the graph at it.
+ */
+static int
+keepweights(const char *json, const char *dir, const char *st)
+{
+	struct graph *g = graph_load(json);
+	char *w, *m, *wa, *ma;
+	int rc = -1;
+
+	if (!g)
+		return -1;
+	if (!g->weights_file) {
+		graph_free(g);
+		return 0;
+	}
+	w = xasprintf("%s/%s.weights", dir, st);
+	m = xasprintf("%s/%s.manifest.json", dir, st);
+	if (copyfile(g->weights_file, w) == 0 &&
+	    copyfile(g->manifest_file, m) == 0 &&
+	    (wa = realpath(w, NULL)) && (ma = realpath(m, NULL))) {
+		free(g->weights_file);
+		free(g->manifest_file);
+		g->weights_file = wa;
+		g->manifest_file = ma;
+		rc = graph_save(g, json);
+	}
+	free(w);
+	free(m);
+	graph_free(g);
+	return rc;
+}
+
 /* Compile o->model into the artifact o->emit; *artifact gets its path. */
 static int
 compile(struct opts *o, char **artifact)
 {
-	char *st = stem(o->model), *json, *csrc, *chdr, *out, *outdir, *hdr;
+	char *st = stem(o->model), *json, *csrc = NULL, *chdr = NULL, *out;
+	char *outdir, *hdr = NULL;
 	const char *kind = o->emit ? o->emit : "exe";
 	struct graph *g;
 	char *emit = find_program("nnl-emit-c");
@@ -318,6 +388,8 @@ compile(struct opts *o, char **artifact)
 	else
 		out = xasprintf("%s.c", st);
 	outdir = path_dirname(out);
+	if (makedirs(outdir) != 0)
+		goto out;
 	hdr = !strcmp(kind, "header") ? xstrdup(out) :
 	    xasprintf("%s/%s.h", outdir, st);
 	if (o->savetemps || !strcmp(kind, "c")) {
@@ -329,6 +401,8 @@ compile(struct opts *o, char **artifact)
 		csrc = xasprintf("%s/%s.c", maketmp(), st);
 		chdr = xasprintf("%s/%s.h", tmpdir, st);
 	}
+	if (!strcmp(kind, "c") && keepweights(json, outdir, st) != 0)
+		goto out;
 	{
 		char *ea[] = { emit, "-p", st, "-H", chdr, "-o", csrc, json,
 		    isexe ? "-m" : NULL, NULL };
@@ -719,6 +793,14 @@ main(int argc, char *argv[])
 	if (argc - optind != 1)
 		usage();
 	o.model = argv[optind];
+	{
+		/* the passes run elsewhere: name the model absolutely */
+		char *abs = realpath(o.model, NULL);
+
+		if (!abs)
+			die("%s: %s", o.model, strerror(errno));
+		modelabs = abs;
+	}
 	if (!strcmp(cmd, "compile"))
 		return compile(&o, NULL) == 0 ? close_stdout() : 1;
 	if (!strcmp(cmd, "test")) {

@@ -10,5 +10,6 @@ case $model in
 *.nnl) parse="nnl-parse -w $stem.weights -m $stem.manifest.json" ;;
 *) parse="nnl-parse" ;;
 esac
-$parse "$model" | nnl-reorder | nnl-shape-infer | nnl-plan-memory |
-    nnl-emit-c -H "$stem.h" -o "$out"
+$parse "$model" | nnl-reorder | nnl-shape-infer |
+    nnl-fuse -w "$stem.fused.weights" -m "$stem.fused.manifest.json" |
+    nnl-plan-memory | nnl-emit-c -H "$stem.h" -o "$out"

@@ -8,13 +8,15 @@
 #   MODEL.nnl / .webnn / .json   -> MODEL.parsed.json   nnl-parse
 #                                -> MODEL.ordered.json  nnl-reorder
 #                                -> MODEL.typed.json    nnl-shape-infer
-#                                -> MODEL.planned.json  nnl-plan-memory
+#                                -> MODEL.planned.json  nnl-fuse (new
+#                                   weights MODEL.fused.weights, if
+#                                   any), nnl-plan-memory
 #                                -> MODEL.c MODEL.h     nnl-emit-c
 #   MODEL.o, libMODEL.a, libMODEL.so from MODEL.c; the program MODEL
 #   (main() reading raw input on stdin) from MODEL.main.c.
 #
 # Set NNL_BIN to the directory of the nnl programs (empty: $PATH), and
-# NNL_PASSES to run other passes between shape inference and planning.
+# NNL_PASSES to run other passes between fusion and planning.
 
 NNL_BIN     ?=
 NNL_CC      ?= $(CC)

@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# nnc: every --emit kind, used from a C program; test, inspect; the
+# pipeline it runs, its temps, a user's pass list; the Make fragment.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	BIN="$ROOT/bin"
+	T="$BATS_TEST_TMPDIR"
+	PY=/usr/bin/python3
+	cp "$ROOT/examples/resnet_head/resnet_head.webnn" "$T/"
+	$PY "$ROOT/examples/resnet_head/make_weights.py" "$T/w"
+	"$BIN/nnl-pack-weights" pack -o "$T/resnet_head.weights" "$T/w"
+	$PY -c 'import numpy as np, sys
+d = sys.argv[1]
+x = np.random.default_rng(5).standard_normal((1, 2048)).astype(np.float32)
+W = np.load(d + "/w/W.npy").astype(np.float64)
+b = np.load(d + "/w/b.npy").astype(np.float64)
+l = x @ W + b
+e = np.exp(l - l.max())
+np.save(d + "/in.npy", x)
+np.save(d + "/want.npy", (e / e.sum()).astype(np.float32))
+open(d + "/in.bin", "wb").write(x.tobytes())' "$T"
+	cd "$T"
+}
+
+@test "nnc test passes against NumPy's result and prints the summary" {
+	run "$BIN/nnc" test --input in.npy --expected want.npy resnet_head.webnn
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^PASS:\ 1000/1000\ elements\ within\ tolerance\ 1\.0e-05\ \(max\ diff:\ [0-9.e+-]+\)$ ]]
+}
+
+@test "nnc test fails with the mismatches on a wrong expectation" {
+	$PY -c 'import numpy as np
+w = np.load("want.npy"); w[0, 3] += 0.5; w[0, 7] -= 0.25
+np.save("bad.npy", w)'
+	run "$BIN/nnc" test --input in.npy --expected bad.npy resnet_head.webnn
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"  mismatch at [0, 3]: got "*", expected "*", diff 5.00e-01"* ]]
+	[[ "$output" == *"FAIL: 2/1000 elements exceed tolerance 1.0e-05"* ]]
+}
+
+@test "exe: raw float32 in, raw float32 out" {
+	"$BIN/nnc" compile resnet_head.webnn
+	[ -x resnet_head ]
+	./resnet_head < in.bin > exe.bin
+	[ "$(stat -c %s exe.bin)" -eq 4000 ]
+	run ./resnet_head < /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"expected 8192 bytes of input, got 0"* ]]
+}
+
+@test "obj, lib and shared link into a C program that matches the exe" {
+	"$BIN/nnc" compile resnet_head.webnn
+	./resnet_head < in.bin > exe.bin
+	"$BIN/nnc" compile --emit obj resnet_head.webnn
+	[ -f resnet_head.o ] && [ -f resnet_head.h ]
+	cc -O2 -I. -o app_o "$ROOT/tests/data/app/app.c" resnet_head.o -lm
+	./app_o < in.bin > o.bin
+	cmp exe.bin o.bin
+	"$BIN/nnc" compile --emit lib -o build/libresnet_head.a resnet_head.webnn
+	[ -f build/libresnet_head.a ] && [ -f build/resnet_head.h ]
+	cc -O2 -Ibuild -o app_a "$ROOT/tests/data/app/app.c" -Lbuild \
+	    -lresnet_head -lm
+	./app_a < in.bin > a.bin
+	cmp exe.bin a.bin
+	"$BIN/nnc" compile --emit shared resnet_head.webnn
+	[ -f libresnet_head.so ]
+	cc -O2 -I. -o app_so "$ROOT/tests/data/app/app.c" -L. -lresnet_head -lm
+	LD_LIBRARY_PATH=. ./app_so < in.bin > so.bin
+	cmp exe.bin so.bin
+}
+
+@test "header and c emit the sources; the C is warning-free C99" {
+	"$BIN/nnc" compile --emit header resnet_head.webnn
+	grep -q "int resnet_head_infer(const void \*input, void \*output);" resnet_head.h
+	grep -q "#ifndef RESNET_HEAD_H" resnet_head.h
+	"$BIN/nnc" compile --emit c -o gen.c resnet_head.webnn
+	[ -f gen.c ] && [ -f gen.h ] || [ -f resnet_head.h ]
+	cc -std=c99 -Wall -Wextra -Werror -O2 -I. -c gen.c -o gen.o
+	clang -std=c99 -Wall -Wextra -Werror -O2 -I. -c gen.c -o gen2.o
+}
+
+@test "-v prints the pipeline; --save-temps keeps every stage" {
+	run --separate-stderr "$BIN/nnc" compile -v --save-temps --emit c resnet_head.webnn
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"nnl-parse"*"nnl-reorder"*"nnl-shape-infer"*"nnl-fuse"*"nnl-plan-memory"* ]]
+	ls resnet_head.1.nnl-parse.json resnet_head.2.nnl-reorder.json \
+	    resnet_head.3.nnl-shape-infer.json resnet_head.4.nnl-fuse.json \
+	    resnet_head.json resnet_head.c resnet_head.h
+}
+
+@test "--passes runs a user's own pass in the pipeline" {
+	cat > mypass <<'SH'
+#!/bin/sh
+# a custom pass: tags the graph, passes everything else through
+/usr/bin/python3 -c 'import json, sys
+g = json.load(sys.stdin); g["x-tagged"] = True; json.dump(g, sys.stdout)'
+SH
+	chmod +x mypass
+	printf 'nnl-shape-infer\n%s/mypass\nnnl-plan-memory\n' "$PWD" > my.passes
+	run --separate-stderr "$BIN/nnc" compile -v --save-temps --passes my.passes \
+	    --emit c resnet_head.webnn
+	[ "$status" -eq 0 ]
+	grep -q '"x-tagged": true' resnet_head.json
+}
+
+@test "inspect prints the table and totals" {
+	run "$BIN/nnc" inspect resnet_head.webnn
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Model: resnet_head"* ]]
+	[[ "$output" == *"Total params:    2,049,000"* ]]
+	[[ "$output" == *"Weight memory:   7.82 MB"* ]]
+	[[ "$output" == *"Workspace:"*"(static buffer)"* ]]
+}
+
+@test "usage and bad input" {
+	run "$BIN/nnc" compile --emit wasm resnet_head.webnn
+	[ "$status" -eq 1 ]
+	run "$BIN/nnc"
+	[ "$status" -eq 2 ]
+	run "$BIN/nnc" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "nnc "* ]]
+	run --separate-stderr "$BIN/nnc" compile missing.webnn
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"missing.webnn: No such file or directory"* ]]
+}
+
+@test "the Make fragment builds a program from a model" {
+	cat > Makefile <<MK
+include $ROOT/pipelines/nnl.mk
+NNL_BIN = $BIN/
+MK
+	make -s resnet_head
+	./resnet_head < in.bin > mk.bin
+	"$BIN/nnc" compile -o ref resnet_head.webnn
+	./ref < in.bin > ref.bin
+	cmp mk.bin ref.bin
+	[ -f resnet_head.typed.json ] && [ -f resnet_head.planned.json ]
+}
