@@ -86,6 +86,11 @@ build/tests/%: tests/unit/%.c build/libnnl.a tests/unit/check.h
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)
 
+# Benchmarks: measurements, not pass/fail tests (shared machines are
+# noisy); see bench/.
+bench: all
+	@sh bench/compile.sh
+
 # Every source must also be warning-free under clang.
 check-clang:
 	@for f in common/*.c common/rt/*.c passes/*.c tests/unit/*.c; do \
@@ -114,5 +119,5 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all check check-clang golden lint-man install clean
+.PHONY: all bench check check-clang golden lint-man install clean
 .PRECIOUS: build/passes/%.o build/common/%.o
