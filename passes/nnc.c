@@ -26,8 +26,9 @@ usage(void)
 	    "usage: nnc compile [-v] [--save-temps] [--passes file] "
 	    "[--emit kind] [-o out]\n"
 	    "           [--target-triple triple] model\n"
-	    "       nnc test [-v] [--tolerance t] --input in.npy "
-	    "--expected out.npy model\n"
+	    "       nnc test [-v] [--tolerance t] [--target-triple triple] "
+	    "--input in.npy\n"
+	    "           --expected out.npy model\n"
 	    "       nnc inspect model\n"
 	    "       nnc --version\n");
 	exit(2);
@@ -521,7 +522,17 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 	outraw = xasprintf("%s/output.bin", tmpdir);
 	if (writefile_atomic(inraw, in.data, in.nbytes) != 0)
 		return 1;
-	cmd = xasprintf("'%s' < '%s' > '%s'", exe, inraw, outraw);
+	if (o->triple) {
+		/* a foreign program runs under qemu-user, with the cross
+		 * libraries Debian installs in /usr/TRIPLE */
+		char *arch = xstrndup(o->triple, strcspn(o->triple, "-"));
+
+		cmd = xasprintf("qemu-%s -L /usr/%s '%s' < '%s' > '%s'", arch,
+		    o->triple, exe, inraw, outraw);
+		free(arch);
+	} else {
+		cmd = xasprintf("'%s' < '%s' > '%s'", exe, inraw, outraw);
+	}
 	if (o->verbose)
 		fprintf(stderr, "%s\n", cmd);
 	fflush(NULL);

@@ -142,3 +142,18 @@ MK
 	cmp mk.bin ref.bin
 	[ -f resnet_head.typed.json ] && [ -f resnet_head.planned.json ]
 }
+
+@test "a cross-compiled aarch64 build passes nnc test under qemu" {
+	run "$BIN/nnc" test --target-triple aarch64-linux-gnu --input in.npy \
+	    --expected want.npy resnet_head.webnn
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 1000/1000"* ]]
+}
+
+@test "the compiled model runs clean under valgrind" {
+	"$BIN/nnc" compile resnet_head.webnn
+	run valgrind -q --error-exitcode=9 --leak-check=full ./resnet_head \
+	    < in.bin
+	[ "$status" -eq 0 ]
+}
