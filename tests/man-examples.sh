@@ -1,0 +1,57 @@
+#!/bin/bash
+# man-examples: run every command of every EXAMPLES section of the
+# section 1 pages, in a scratch copy of examples/ (with the resnet_head
+# weights packed beside its graph) and the repository's tests/.
+# Prints one line per block; exit 1 if any block fails.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$top/examples" "$work/examples"
+ln -s "$top/tests" "$work/tests"
+/usr/bin/python3 "$top/examples/resnet_head/make_weights.py" "$work/w"
+"$top/bin/nnl-pack-weights" pack -o "$work/examples/resnet_head/resnet_head.weights" \
+    "$work/w" || exit 1
+PATH="$top/bin:$PATH"
+export PATH
+fail=0 n=0
+for page in "$top"/man/man1/*.1; do
+	awk '/^\.Sh EXAMPLES/ { f = 1; next } /^\.Sh / { f = 0 }
+	    f && /^\.Bd -literal/ { b = 1; next }
+	    f && /^\.Ed/ { b = 0; print "\036"; next }
+	    f && b { gsub(/\\e/, "\\"); print }' "$page" > "$work/blocks"
+	while IFS= read -r -d "$(printf '\036')" block 2>/dev/null ||
+	    [ -n "${block:-}" ]; do
+		[ -n "$(printf '%s' "$block" | tr -d ' \n')" ] || continue
+		n=$((n + 1))
+		if (cd "$work" && printf '%s\n' "$block" | sh -e) \
+		    > "$work/out" 2>&1; then
+			echo "ok - $(basename "$page"): $(printf '%s' "$block" |
+			    sed '/^$/d' | head -n 1 | cut -c1-60)"
+		else
+			echo "not ok - $(basename "$page"):"
+			printf '%s\n' "$block" | sed 's/^/#   /'
+			sed 's/^/#   /' "$work/out" | head -n 10
+			fail=1
+		fi
+		block=
+	done < "$work/blocks"
+done
+# nnl-graph(5): its .webnn example reads as its JSON example.
+awk '/^\.Sh EXAMPLES/ { f = 1; next } /^\.Sh / { f = 0 }
+    f && /^\.Bd -literal/ { b++; next } f && /^\.Ed/ { next }
+    f && b == 1 { print > "'"$work"'/g.webnn" }
+    f && b == 2 { gsub(/\\e$/, ""); printf "%s", $0 > "'"$work"'/g.json" }' \
+    "$top/man/man5/nnl-graph.5"
+n=$((n + 1))
+if nnl-parse "$work/g.webnn" > "$work/p.json" && /usr/bin/python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(a != b)' "$work/p.json" "$work/g.json"; then
+	echo "ok - nnl-graph.5: the .webnn example reads as the JSON example"
+else
+	echo "not ok - nnl-graph.5: the .webnn and JSON examples disagree"
+	fail=1
+fi
+echo "# $n example blocks"
+exit $fail
