@@ -16,6 +16,7 @@ setup() {
 	echo "$output" | grep -v '^ok'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"# 95 ops with value cases"* ]]
+	[[ "$output" == *"# 95 ops with refusal cases"* ]]
 }
 
 @test "every op of the table has a shape-infer golden" {

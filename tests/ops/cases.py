@@ -486,3 +486,37 @@ invalid("lstmCell-cell", "lstmCell", [x([1, 3]), ("w", f32, [8, 3], "n"),
                                       ("cs", f32, [2, 2], "n")],
         {"hiddenSize": 2}, nout=2,
         msg='input "cellState": expected float32[1, 2]')
+
+# ---- at least one refusal for every other op ----
+for op in ["sub", "mul", "div", "max", "min", "pow"]:
+    invalid(op + "-shapes", op, ab([2, 3], [2]), {}, "do not broadcast")
+for op in CMP:
+    invalid(op + "-types", op, [("a", f32, [2], "n"), ("b", i32, [2], "n")],
+            {}, 'input "a" is float32 but input "b" is int32')
+for op in ["logicalOr", "logicalXor"]:
+    invalid(op + "-float", op, ab([2], [2]), {},
+            "data type float32 is not allowed")
+invalid("logicalNot-float", "logicalNot", [("a", f32, [2], "n")], {},
+        "data type float32 is not allowed")
+for op in ["isNaN", "isInfinite"]:
+    invalid(op + "-int", op, [("a", i32, [2], "n")], {},
+            "data type int32 is not allowed")
+for op in ["ceil", "cos", "erf", "exp", "floor", "log", "reciprocal",
+           "roundEven", "sin", "tan", "elu", "gelu", "hardSigmoid",
+           "hardSwish", "leakyRelu", "linear", "sigmoid", "softplus",
+           "softsign", "tanh"]:
+    invalid(op + "-int", op, [x([2], i32)], {},
+            "data type int32 is not allowed")
+for op in ["abs", "neg", "sign", "relu"]:
+    invalid(op + "-uint8", op, [x([2], u8)], {},
+            "data type uint8 is not allowed")
+invalid("identity-arity", "identity", [x([2]), x([2], name="z")], {},
+        "identity takes 1 input (input), found 2")
+for op in ["reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp",
+           "reduceMax", "reduceMin", "reduceProduct", "reduceSumSquare"]:
+    invalid(op + "-axes", op, [x([2, 3])], {"axes": [2]},
+            'option "axes": 2 is out of range for rank 2')
+invalid("argMin-axis", "argMin", [x([2, 3])], {"axis": 2},
+        'option "axis": 2 is out of range for rank 2')
+invalid("l2Pool2d-int", "l2Pool2d", [x([1, 1, 2, 2], i32)], {},
+        "data type int32 is not allowed")

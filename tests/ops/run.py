@@ -224,6 +224,7 @@ def main():
             failed += err is not None
     ops_seen = {c["op"] for c in CASES}
     print("# %d ops with value cases" % len(ops_seen))
+    print("# %d ops with refusal cases" % len({c["op"] for c in INVALID}))
     print("ops: %d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
 
