@@ -5,12 +5,14 @@
  * also the format's checker.
  */
 #define _DEFAULT_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "graph.h"
+#include "nnl.h"
 #include "util.h"
 
 NNL_NORETURN static void
@@ -46,6 +48,64 @@ sidecars(const char *path, char **w, char **m)
 	}
 }
 
+static int
+isnnl(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && strcmp(path + n - 4, ".nnl") == 0;
+}
+
+/*
+ * An NNL model, its weights packed to -w/-m, or by default to
+ * MODEL.weights and MODEL.manifest.json beside -o (or in the working
+ * directory when writing to standard output).
+ */
+static struct graph *
+loadnnl(const char *in, const char *out, const char *w, const char *m)
+{
+	size_t len;
+	char *text = readfile(in, &len), *dir, *wd = NULL, *md = NULL;
+	struct nnl_opts o;
+	struct graph *g;
+
+	if (!text) {
+		error("%s: %s", in, strerror(errno));
+		return NULL;
+	}
+	if (!w) {
+		const char *b = path_basename(in);
+
+		dir = out && strcmp(out, "-") ? path_dirname(out) :
+		    xstrdup(".");
+		wd = xasprintf("%s/%.*s.weights", dir, (int)(strlen(b) - 4), b);
+		md = xasprintf("%s/%.*s.manifest.json", dir,
+		    (int)(strlen(b) - 4), b);
+		free(dir);
+	}
+	o.path = in;
+	o.weights = w ? w : wd;
+	o.manifest = m ? m : md;
+	g = nnl_parse(text, len, in, &o);
+	if (g) {
+		graph_index(g);
+		if (graph_validate(g) != 0) {
+			graph_free(g);
+			g = NULL;
+		}
+	}
+	if (g) {
+		g->owntext = text;
+		g->ownsrc = xstrdup(in);
+		g->src = g->ownsrc;
+	} else {
+		free(text);
+	}
+	free(wd);
+	free(md);
+	return g;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -78,7 +138,12 @@ main(int argc, char *argv[])
 		usage();
 	if (optind < argc)
 		in = argv[optind];
-	g = graph_load(in);
+	if (isnnl(in)) {
+		g = loadnnl(in, out, wfile, mfile);
+		wfile = mfile = NULL;	/* they named the packed output */
+	} else {
+		g = graph_load(in);
+	}
 	if (!g)
 		return 1;
 	if (!wfile && !g->weights_file && strcmp(in, "-") != 0) {

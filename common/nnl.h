@@ -1,0 +1,26 @@
+/*
+ * nnl: the NNL model language (nnc's .nnl files, through release
+ * 0.9.0) read and lowered to a webnn-graph: HWC activations with a
+ * leading batch dimension, each layer one or a few WebNN operations,
+ * weights loaded from .npy directories or .npz archives and packed
+ * into the graph's weights file.
+ */
+#ifndef NNL_NNL_H
+#define NNL_NNL_H
+
+#include "graph.h"
+
+struct nnl_opts {
+	const char *path;	/* the .nnl file: weights resolve from here */
+	const char *weights;	/* where to pack the weights */
+	const char *manifest;
+};
+
+/* Read, check and lower; errors carry file:line:col.  NULL on error. */
+struct graph *nnl_parse(const char *text, size_t len, const char *name,
+    const struct nnl_opts *o);
+
+/* Does the text look like NNL (version or model first)? */
+int nnl_detect(const char *text, size_t len);
+
+#endif
