@@ -1,0 +1,86 @@
+#!/usr/bin/env bats
+# The NNL examples: each passes nnc test against the NumPy reference's
+# output; the committed data is what make_examples.py makes; the
+# reference itself is checked on cases worked out by hand.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	# the two large weight sets are made, not committed
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/../../examples/make_examples.py" \
+	    vgg_block feature_extractor > /dev/null
+}
+
+setup() {
+	export LC_ALL=C
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	BIN="$ROOT/bin"
+	T="$BATS_TEST_TMPDIR"
+}
+
+@test "every example passes nnc test against its expected output" {
+	n=0
+	for d in "$ROOT"/examples/*/; do
+		e=$(basename "$d")
+		[ -f "$d/$e.nnl" ] || continue
+		run "$BIN/nnc" test --input "$d/test_input.npy" \
+		    --expected "$d/expected_output.npy" "$d/$e.nnl"
+		echo "$e: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == PASS:* ]]
+		n=$((n + 1))
+	done
+	[ "$n" -eq 9 ]
+}
+
+@test "make_examples.py reproduces the committed data exactly" {
+	run /usr/bin/python3 "$ROOT/examples/make_examples.py" --check
+	echo "$output" | grep -v '^ok' || true
+	[ "$status" -eq 0 ]
+}
+
+@test "every example parses to canonical JSON that passes the schema" {
+	mkdir -p "$T/g" "$T/w"
+	for d in "$ROOT"/examples/*/; do
+		e=$(basename "$d")
+		[ -f "$d/$e.nnl" ] || continue
+		"$BIN/nnl-parse" -w "$T/w/$e.weights" -m "$T/w/$e.manifest.json" \
+		    -o "$T/g/$e.json" "$d/$e.nnl"
+		"$BIN/nnl-parse" "$T/g/$e.json" > "$T/again.json"
+		cmp "$T/g/$e.json" "$T/again.json"
+	done
+	run /usr/bin/python3 "$ROOT/tests/validate-schema.py" \
+	    "$ROOT/schema/webnn-graph.schema.json" "$T"/g/*.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "the NumPy reference on hand-worked cases" {
+	cd "$T"
+	mkdir w
+	cat > m.nnl <<'NNL'
+version 0.9;
+model hand {
+    config { weights: "./w"; }
+    layer input = Input(shape: [3, 3, 1]);
+    layer c = Conv2D(filters: 1, kernel: 2, padding: "valid");
+    layer p = AvgPool2D(kernel: 2, stride: 1, padding: [0, 0, 1, 1]);
+    layer q = FakeQuant(scale: 0.5);
+}
+NNL
+	/usr/bin/python3 -c 'import numpy as np
+np.save("w/c.weight.npy", np.ones((1, 1, 2, 2), np.float32))
+np.save("w/c.bias.npy", np.array([0.25], np.float32))
+np.save("x.npy", np.arange(9, dtype=np.float32).reshape(1, 3, 3, 1))'
+	/usr/bin/python3 "$ROOT/examples/reference.py" m.nnl x.npy y.npy
+	# conv of 0..8 with ones(2x2) + 0.25: [[8.25, 12.25], [20.25, 24.25]];
+	# the 2x2 average with the bottom/right padding ignored:
+	#   [[16.25, 18.25], [22.25, 24.25]]; FakeQuant rounds x/0.5 to even
+	/usr/bin/python3 -c 'import numpy as np
+y = np.load("y.npy")[0, :, :, 0]
+want = np.array([[16.0, 18.0], [22.0, 24.0]])
+assert np.array_equal(y, want), y'
+	"$BIN/nnl-run" -d . <("$BIN/nnl-parse" -w m.weights -m m.manifest.json m.nnl) input=x.npy > /dev/null
+	/usr/bin/python3 -c 'import numpy as np
+assert np.array_equal(np.load("q.npy")[0, :, :, 0], np.load("y.npy")[0, :, :, 0])'
+}
