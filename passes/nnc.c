@@ -645,7 +645,9 @@ nodeparams(struct graph *g, struct node *n)
 	for (int i = 0; i < nr; i++) {
 		struct operand *o = graph_find(g, reads[i]);
 
-		if (o && o->kind == OPND_CONST)
+		/* parameters are the trained tensors, not the scalars and
+		 * small constants a lowering introduces */
+		if (o && o->kind == OPND_CONST && o->init == INIT_WEIGHTS)
 			p += tdesc_numel(&o->desc);
 	}
 	free(reads);

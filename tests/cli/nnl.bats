@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# NNL diagnostics: E003 listing every missing weight, shape mismatches,
+# suggestions, the version warning, config and connection errors; each
+# with file:line:col and no output left behind.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	BIN="$ROOT/bin"
+	T="$BATS_TEST_TMPDIR"
+	cd "$T"
+	mkdir -p w
+	cp "$ROOT"/examples/model/weights/*.npy w/
+}
+
+model() {	# model BODY [CONFIG]: a test model file m.nnl
+	cat > m.nnl <<NNL
+version 0.9;
+model m {
+    config { weights: "./w"; ${2:-} }
+$1
+}
+NNL
+}
+
+parse() {
+	run --separate-stderr "$BIN/nnl-parse" -w "$T/o.weights" \
+	    -m "$T/o.manifest.json" -o "$T/o.json" m.nnl
+	[ ! -e "$T/o.json" ] || [ "$status" -eq 0 ]
+}
+
+MLP='    layer input = Input(shape: [4]);
+    layer fc1 = Dense(units: 3);
+    layer fc2 = Dense(units: 2);'
+
+@test "a complete model parses" {
+	model "$MLP"
+	parse
+	[ "$status" -eq 0 ]
+	[ -f o.json ] && [ -f o.weights ] && [ -f o.manifest.json ]
+}
+
+@test "three missing tensors give one E003 error naming all with shapes" {
+	rm w/fc1.bias.npy w/fc2.weight.npy w/fc2.bias.npy
+	model "$MLP"
+	parse
+	[ "$status" -eq 1 ]
+	[ "$(printf '%s\n' "$stderr" | grep -c 'error:')" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:3:23: error: E003: 3 missing weights in the directory of .npy files"* ]]
+	[[ "$stderr" == *"    fc1.bias [3]"* ]]
+	[[ "$stderr" == *"    fc2.weight [3, 2]"* ]]
+	[[ "$stderr" == *"    fc2.bias [2]"* ]]
+	[[ "$stderr" == *"hint: run 'nnc inspect m.nnl'"* ]]
+	[ ! -e o.json ] && [ ! -e o.weights ]
+}
+
+@test "missing tensors of an npz archive say so" {
+	/usr/bin/python3 -c 'import numpy as np; np.savez("w.npz", x=np.ones(1, np.float32))'
+	cat > m.nnl <<'NNL'
+version 0.9;
+model m {
+    config { weights: "w.npz"; }
+    layer input = Input(shape: [4]);
+    layer fc1 = Dense(units: 3);
+}
+NNL
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"E003: 2 missing weights in the .npz archive"* ]]
+}
+
+@test "a transposed Dense weight is a shape mismatch naming both shapes" {
+	/usr/bin/python3 -c 'import numpy as np
+np.save("w/fc1.weight.npy", np.load("w/fc1.weight.npy").T.copy())'
+	model "$MLP"
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:5:11: error: shape mismatch: fc1.weight: expected [4, 3], found [3, 4]"* ]]
+}
+
+@test "an unknown layer type suggests the nearest one" {
+	model '    layer input = Input(shape: [4]);
+    layer fc1 = Dens(units: 3);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:5:17: error: unknown layer type 'Dens' (did you mean 'Dense'?)"* ]]
+	[[ "$stderr" == *"^"* ]]
+}
+
+@test "an unknown parameter suggests the nearest one" {
+	model '    layer input = Input(shape: [4]);
+    layer fc1 = Dense(unit: 3);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"error: Dense has no parameter 'unit' (did you mean 'units'?)"* ]]
+	[[ "$stderr" == *"error: Dense needs the parameter 'units'"* ]]
+}
+
+@test "a missing version line warns and parses" {
+	sed '1d' "$ROOT/examples/model/model.nnl" > nov.nnl
+	mkdir -p weights && cp w/*.npy weights/
+	run --separate-stderr "$BIN/nnl-parse" -w x.weights -m x.manifest.json nov.nnl
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"nov.nnl:1:1: warning: no 'version' line"* ]]
+}
+
+@test "an unsupported precision is an error" {
+	model "$MLP" 'precision: "int8";'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'precision "int8" is not supported'* ]]
+}
+
+@test "an unknown config key suggests the nearest one" {
+	model "$MLP" 'wieghts2: "x"; batchh: 2;'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"unknown config key 'batchh' (did you mean 'batch'?)"* ]]
+}
+
+@test "connections to unknown layers, cycles and orphan inputs" {
+	model "$MLP
+    connections { input -> fc1; fc1 -> fc9; fc2 -> fc2; }"
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"connection to unknown layer 'fc9'"* ]]
+	model "$MLP
+    connections { input -> fc1; fc2 -> fc1; fc1 -> fc2; }"
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"Dense 'fc1' takes 1 input, it has 2"* ]]
+	model '    layer input = Input(shape: [4]);
+    layer a = ReLU();
+    layer b = ReLU();
+    connections { input -> a; b -> a; a -> b; }'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"takes 1 input, it has 2"* ]]
+}
+
+@test "a multi-input layer without connections says what is needed" {
+	model '    layer input = Input(shape: [4]);
+    layer s = Add();'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"multi-input layers need a connections block"* ]]
+}
+
+@test "Add of different shapes names both" {
+	model '    layer input = Input(shape: [4]);
+    layer fc1 = Dense(units: 3);
+    layer s = Add();
+    connections { input -> fc1; [input, fc1] -> s; }'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"Add: inputs 'input' [4] and 'fc1' [3] differ in shape"* ]]
+}
+
+@test "syntax errors point at the token" {
+	printf 'version 0.9;\nmodel m {\n    layer x = Input(shape: [4])\n}\n' > m.nnl
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:4:1: error: expected ';' after the layer declaration, found }"* ]]
+	printf 'version 0.9;\nmodel m { layer x = Input(shape: [4]); @ }\n' > m.nnl
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:2:40: error:"* ]]
+}
+
+@test "io none cannot be an executable" {
+	cp -r "$ROOT/examples/signal_zoo" sz
+	run --separate-stderr "$BIN/nnc" compile sz/signal_zoo.nnl
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'io "none" makes a library without main()'* ]]
+	"$BIN/nnc" compile --emit lib sz/signal_zoo.nnl
+	[ -f libsignal_zoo.a ]
+}
+
+@test "inspect shows the layers, totals and the workspace" {
+	cp -r "$ROOT/examples/mnist" mn
+	run "$BIN/nnc" inspect mn/mnist.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Model: mnist_classifier (version 0.2)"* ]]
+	[[ "$output" == *"Precision: float32 | Target: avx2 | Batch: 1"* ]]
+	[[ "$output" =~ conv1\ +Conv2D\ +\[26,\ 26,\ 32\]\ +320 ]]
+	[[ "$output" =~ fc1\ +Dense\ +\[128\]\ +692,352 ]]
+	[[ "$output" == *"Total params:    693,962"* ]]
+}
