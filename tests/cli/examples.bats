@@ -84,3 +84,20 @@ assert np.array_equal(y, want), y'
 	/usr/bin/python3 -c 'import numpy as np
 assert np.array_equal(np.load("q.npy")[0, :, :, 0], np.load("y.npy")[0, :, :, 0])'
 }
+
+@test "the ONNX import example's generator reproduces its files" {
+	cp "$ROOT"/examples/import_test/gen_mlp.py "$T/"
+	(cd "$T" && /usr/bin/python3 gen_mlp.py)
+	for f in model.onnx input.npy expected.npy; do
+		cmp "$T/$f" "$ROOT/examples/import_test/$f"
+	done
+	# and expected.npy is the MLP of its weights, worked out by hand for
+	# x = [1, 2, 3, 4]: see gen_mlp.py
+	/usr/bin/python3 -c 'import numpy as np
+W1 = (np.arange(12).reshape(3, 4) - 5.5) / 10
+h = np.maximum(np.array([1, 2, 3, 4]) @ W1.T + [0.1, -0.2, 0.3], 0)
+y = h @ ((np.arange(6).reshape(2, 3) - 2.5) / 5).T + [0.05, -0.05]
+import sys
+assert np.allclose(np.load(sys.argv[1])[0], y, atol=1e-6)' \
+	    "$ROOT/examples/import_test/expected.npy"
+}
