@@ -172,19 +172,11 @@ static void
 rderr(struct rd *r, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
-	int len;
 	struct srcloc l = { r->src, 0, 0, NULL, 0 };
 
 	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
+	verror_at(&l, fmt, ap);
 	va_end(ap);
-	msg = xmalloc((size_t)len + 1);
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)len + 1, fmt, ap);
-	va_end(ap);
-	error_at(&l, "%s", msg);
-	free(msg);
 	r->bad = 1;
 }
 

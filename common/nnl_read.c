@@ -22,12 +22,10 @@ nnl_err(struct nmodel *m, struct pos p, const char *fmt, ...)
 {
 	struct srcloc l = { m->name, p.line, p.col, m->text, m->len };
 	va_list ap;
-	char buf[1024];
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	verror_at(&l, fmt, ap);
 	va_end(ap);
-	error_at(&l, "%s", buf);
 	m->nerr++;
 }
 

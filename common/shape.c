@@ -24,14 +24,9 @@ shape_err(struct shapectx *c, const char *fmt, ...)
 	struct srcloc l = graph_loc(c->g, c->n->pos);
 	va_list ap;
 	char *msg;
-	int len;
 
 	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	msg = xmalloc((size_t)len + 1);
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)len + 1, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	error_at(&l, "node \"%s\": %s", c->n->id, msg);
 	free(msg);

@@ -6,6 +6,7 @@
 #ifndef NNL_UTIL_H
 #define NNL_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ void diag(const char *kind, const struct srcloc *loc, const char *fmt, ...)
     NNL_PRINTF(3, 4);
 void error_at(const struct srcloc *loc, const char *fmt, ...)
     NNL_PRINTF(2, 3);
+void verror_at(const struct srcloc *loc, const char *fmt, va_list ap);
 void warn_at(const struct srcloc *loc, const char *fmt, ...) NNL_PRINTF(2, 3);
 /* "nnl-x: error: ..." */
 void error(const char *fmt, ...) NNL_PRINTF(1, 2);
@@ -60,6 +62,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) NNL_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap);
 /* Grow *p (of *cap elements of size sz) to hold at least n elements. */
 void growarray(void **p, size_t *cap, size_t n, size_t sz);
 #define GROW(arr, cap, n) growarray((void **)&(arr), &(cap), (n), sizeof *(arr))

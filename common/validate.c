@@ -32,18 +32,10 @@ verr(struct vctx *v, struct pos p, const char *fmt, ...)
 {
 	struct srcloc l = graph_loc(v->g, p);
 	va_list ap;
-	char *msg;
-	int len;
 
 	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
+	verror_at(&l, fmt, ap);
 	va_end(ap);
-	msg = xmalloc((size_t)len + 1);
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)len + 1, fmt, ap);
-	va_end(ap);
-	error_at(&l, "%s", msg);
-	free(msg);
 	v->nerr++;
 }
 
