@@ -78,7 +78,7 @@ wantfloat(struct kctx *c, const struct tdesc *t)
  * Choose NAME_f32, or NAME_f16 with its conversion header in front of
  * the parameters built so far: the first nconv inputs are converted.
  */
-static int
+int
 f16finish(struct kctx *c, const char *name, int nconv)
 {
 	struct kcall *k = c->k;

@@ -187,7 +187,7 @@ prepare_conv_transpose2d(struct kctx *c)
 	int n1, n2, n3, nhwc, flc;
 	int64_t kh, kw;
 
-	if (f32only(c) || opt_u32s(c->sc, "padding", pad, 4, &n1) < 0 ||
+	if (opt_u32s(c->sc, "padding", pad, 4, &n1) < 0 ||
 	    opt_u32s(c->sc, "strides", st, 2, &n2) < 0 ||
 	    opt_u32s(c->sc, "dilations", dl, 2, &n3) < 0 ||
 	    opt_u32(c->sc, "groups", &groups) < 0 ||
@@ -224,5 +224,5 @@ prepare_conv_transpose2d(struct kctx *c)
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
 	kin(c, bias);
-	return kset(c, "conv_transpose2d_f32");
+	return f16finish(c, "conv_transpose2d", 3);
 }

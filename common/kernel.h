@@ -61,6 +61,8 @@ void kfp(struct kctx *c, double v);
 void kin(struct kctx *c, const char *operand);	/* NULL: absent */
 /* Push a shape: rank, then the dims. */
 void kshape(struct kctx *c, const struct tdesc *t);
+/* Choose NAME_f32, or NAME_f16 converting the first nconv inputs. */
+int f16finish(struct kctx *c, const char *name, int nconv);
 /* Push the node's fused activation (nnl-fuse): code, 2 parameters. */
 int kactivation(struct kctx *c);
 /* The dtype code of rt.h for a type. */

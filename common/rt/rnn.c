@@ -277,3 +277,5 @@ nnl_k_conv_transpose2d_f32(const int64_t *ip, const double *fp,
 	}
 	nnl_activate(y, N * O * OH * OW, act, fp[0], fp[1]);
 }
+
+NNL_F16_VIA_F32(conv_transpose2d)

@@ -232,4 +232,37 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 	}
 }
 
+/*
+ * float16 through float32: NAME_f16 converts its float16 inputs (the
+ * first nconv of its nin inputs, with their element counts in ip) into
+ * the scratch, runs NAME_f32 there and converts the output back.
+ * ip: nconv, nin, counts[nconv], output count, then NAME_f32's
+ * parameters; scratch: the float32 copies, then NAME_f32's scratch.
+ */
+#define NNL_F16_VIA_F32(name) \
+NNL_RT void \
+nnl_k_##name##_f16(const int64_t *ip, const double *fp, \
+    const void *const *in, void *const *out, void *scratch) \
+{ \
+	int64_t nconv = ip[0], nin = ip[1], on = ip[2 + nconv]; \
+	const void *cin[16]; \
+	float *s = scratch, *o; \
+	void *cout[1]; \
+	for (int64_t k = 0; k < nin && k < 16; k++) \
+		cin[k] = in[k]; \
+	for (int64_t k = 0; k < nconv; k++) { \
+		const nnl_f16 *h = in[k]; \
+		if (h) \
+			for (int64_t i = 0; i < ip[2 + k]; i++) \
+				s[i] = nnl_f16_to_f32(h[i]); \
+		cin[k] = h ? s : 0; \
+		s += ip[2 + k]; \
+	} \
+	o = s; \
+	cout[0] = o; \
+	nnl_k_##name##_f32(ip + 3 + nconv, fp, cin, cout, o + on); \
+	for (int64_t i = 0; i < on; i++) \
+		((nnl_f16 *)out[0])[i] = nnl_f32_to_f16(o[i]); \
+}
+
 #endif

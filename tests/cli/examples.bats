@@ -101,3 +101,16 @@ import sys
 assert np.allclose(np.load(sys.argv[1])[0], y, atol=1e-6)' \
 	    "$ROOT/examples/import_test/expected.npy"
 }
+
+@test "compiled examples run clean under valgrind" {
+	for e in model mnist layer_zoo resnet_block; do
+		"$BIN/nnc" compile -o "$T/$e" "$ROOT/examples/$e/$e.nnl"
+		/usr/bin/python3 -c 'import numpy as np, sys
+sys.stdout.buffer.write(np.load(sys.argv[1]).tobytes())' \
+		    "$ROOT/examples/$e/test_input.npy" > "$T/$e.in"
+		run valgrind -q --error-exitcode=9 --leak-check=full "$T/$e" \
+		    < "$T/$e.in"
+		echo "$e: $status"
+		[ "$status" -eq 0 ]
+	done
+}

@@ -520,3 +520,7 @@ invalid("argMin-axis", "argMin", [x([2, 3])], {"axis": 2},
         'option "axis": 2 is out of range for rank 2')
 invalid("l2Pool2d-int", "l2Pool2d", [x([1, 1, 2, 2], i32)], {},
         "data type int32 is not allowed")
+case("convTranspose2d-float16", "convTranspose2d",
+     [x([1, 2, 3, 3], f16), ("w", f16, [2, 2, 2, 2], "n")], {"strides": [2, 2]},
+     ref=lambda a, c: refs.conv_transpose2d(a["x"], a["w"], c["opts"]).astype(
+         np.float16), tol=2e-2)
