@@ -316,8 +316,13 @@ foldconsts(struct fx *f)
 		uint64_t nb;
 		int ok = 1;
 
-		for (int j = 0; j < nr; j++)
-			allconst &= constant(g, r[j]) != NULL;
+		for (int j = 0; j < nr; j++) {
+			struct operand *c = constant(g, r[j]);
+
+			/* without the weights file there is nothing to fold */
+			allconst &= c != NULL && (c->init != INIT_WEIGHTS ||
+			    g->weights_file != NULL);
+		}
 		free(r);
 		if (!allconst || n->nout != 1 || !n->types ||
 		    (nb = dtype_bytes(n->types[0].dt,
