@@ -336,6 +336,7 @@ connections(struct parser *P)
 				c->frompos = xrealloc(c->frompos,
 				    (size_t)(c->nfrom + 1) * sizeof *c->frompos);
 				c->frompos[c->nfrom] = P->pos;
+				c->from[c->nfrom] = NULL;
 				if (ident(P, &c->from[c->nfrom++],
 				    "a layer name"))
 					return -1;
@@ -345,7 +346,7 @@ connections(struct parser *P)
 			}
 			next(P);
 		} else {
-			c->from = xmalloc(sizeof *c->from);
+			c->from = xcalloc(1, sizeof *c->from);
 			c->frompos = xmalloc(sizeof *c->frompos);
 			c->frompos[0] = P->pos;
 			c->nfrom = 1;

@@ -189,3 +189,15 @@ np.save("w/fc1.weight.npy", np.load("w/fc1.weight.npy").T.copy())'
 	[[ "$output" =~ fc1\ +Dense\ +\[128\]\ +692,352 ]]
 	[[ "$output" == *"Total params:    693,962"* ]]
 }
+
+@test "a bad name inside a connection is an error, not a crash" {
+	model "$MLP
+    connections { [input, 3] -> fc1; }"
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"expected a layer name, found 3"* ]]
+	model "$MLP
+    connections { 4 -> fc1; }"
+	parse
+	[ "$status" -eq 1 ]
+}
