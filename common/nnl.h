@@ -14,13 +14,17 @@ struct nnl_opts {
 	const char *path;	/* the .nnl file: weights resolve from here */
 	const char *weights;	/* where to pack the weights */
 	const char *manifest;
+	const char *dir;	/* or, with weights NULL, into this directory
+				   as MODEL.weights and MODEL.manifest.json,
+				   MODEL the model's name */
 };
 
 /* Read, check and lower; errors carry file:line:col.  NULL on error. */
 struct graph *nnl_parse(const char *text, size_t len, const char *name,
     const struct nnl_opts *o);
 
-/* Does the text look like NNL (version or model first)? */
+/* Does the text look like NNL: after comments, the word version or
+ * model? */
 int nnl_detect(const char *text, size_t len);
 
 #endif

@@ -1,9 +1,13 @@
-/* nnl_ast: the syntax tree of an NNL model (nnl_read.c builds it,
- * nnl_lower.c lowers it). */
+/* nnl_ast: the syntax tree of an NNL model and what the three parts of
+ * the front end share: nnl_read.c builds the tree, nnl_model.c checks
+ * it, wires the layers and loads their weights, nnl_lower.c turns each
+ * layer into WebNN operations. */
 #ifndef NNL_AST_H
 #define NNL_AST_H
 
 #include "nnl.h"
+#include "npz.h"
+#include "weights.h"
 
 enum nvkind { NV_NUM, NV_STR, NV_ID, NV_LIST };
 
@@ -59,8 +63,43 @@ struct nmodel {
 	int nerr;
 };
 
+/* A model being lowered into a graph. */
+struct nlower {
+	struct nmodel *m;
+	struct graph *g;
+	const struct nnl_opts *o;
+	int64_t batch;
+	const char *wfile, *mfile;	/* where the weights are packed */
+	char *wsrc;		/* the weights source, resolved */
+	int wkind;		/* 0 a directory of .npy files, 1 .npz */
+	struct npz_member *npz;
+	size_t nnpz;
+	struct wwriter ww;
+	int wopen;
+	struct buf missing;	/* for E003: "\n    key [shape]" each */
+	int nmissing;
+};
+
+/* nnl_read.c */
 void nnl_err(struct nmodel *m, struct pos p, const char *fmt, ...)
     NNL_PRINTF(3, 4);
 int nnl_syntax(struct nmodel *m);
+
+/* nnl_model.c: a layer's parameters (already checked against the
+ * layer table) and the weights */
+const struct nparam *nnl_param(const struct nlayer *l, const char *name);
+double nnl_pnum(const struct nlayer *l, const char *name, double dflt);
+const char *nnl_pstr(const struct nlayer *l, const char *name,
+    const char *dflt);
+void nnl_ppair(const struct nlayer *l, const char *name, int64_t dflt,
+    int64_t v[2]);
+const struct nval *nnl_cfg(struct nmodel *m, const char *key);
+int nnl_isint(const struct nval *v);
+char *nnl_shapestr(const int64_t *d, int r);
+char *nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
+    const int64_t *want, int wr, const int64_t *decl, int dr);
+
+/* nnl_lower.c: one layer, after its inputs; sets l->shape and l->out */
+int nnl_lower_layer(struct nlower *w, struct nlayer *l);
 
 #endif

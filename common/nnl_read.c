@@ -426,21 +426,26 @@ nnl_syntax(struct nmodel *m)
 	return m->nerr ? -1 : 0;
 }
 
+/* Does the word kw (not a longer name) start p, before end? */
+static int
+word(const char *p, const char *end, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	return (size_t)(end - p) >= n && strncmp(p, kw, n) == 0 &&
+	    ((size_t)(end - p) == n || !(isalnum((unsigned char)p[n]) ||
+	    p[n] == '_'));
+}
+
 int
 nnl_detect(const char *text, size_t len)
 {
-	struct nmodel m;
-	struct parser P;
+	struct lex x;
 
-	memset(&m, 0, sizeof m);
-	memset(&P, 0, sizeof P);
-	m.text = text;
-	m.len = len;
-	P.m = &m;
-	P.x.s = P.x.p = text;
-	P.x.end = text + len;
-	P.x.line = P.x.col = 1;
-	skip(&P.x);
-	return (size_t)(P.x.end - P.x.p) >= 5 && (strncmp(P.x.p, "version",
-	    7) == 0 || strncmp(P.x.p, "model", 5) == 0);
+	memset(&x, 0, sizeof x);
+	x.s = x.p = text;
+	x.end = text + len;
+	x.line = x.col = 1;
+	skip(&x);
+	return word(x.p, x.end, "version") || word(x.p, x.end, "model");
 }

@@ -201,3 +201,149 @@ np.save("w/fc1.weight.npy", np.load("w/fc1.weight.npy").T.copy())'
 	parse
 	[ "$status" -eq 1 ]
 }
+
+@test "a cycle of connections is reported as the path it takes" {
+	model '    layer input = Input(shape: [4]);
+    layer d = ReLU();
+    layer b = Add();
+    layer c = ReLU();
+    connections { b -> d; [input, c] -> b; b -> c; }'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:6:11: error: the connections form a cycle: 'b' -> 'c' -> 'b'"* ]]
+	[ "$(printf '%s\n' "$stderr" | grep -c 'error:')" -eq 1 ]
+}
+
+@test "a model that ends in two layers names them" {
+	model '    layer input = Input(shape: [4]);
+    layer a = ReLU();
+    layer b = ReLU();
+    connections { input -> a; input -> b; }'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:2:7: error: the model must end in one layer, but 'a' and 'b' feed no other"* ]]
+	model '    layer input = Input(shape: [4]);
+    layer a = ReLU();
+    layer b = ReLU();
+    connections { input -> a; }'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"ReLU 'b' takes 1 input, it has 0 (no connection leads to it)"* ]]
+}
+
+@test "E003 without a weights key says so" {
+	cat > m.nnl <<'NNL'
+version 0.9;
+model m {
+    layer input = Input(shape: [4]);
+    layer fc1 = Dense(units: 3);
+}
+NNL
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:2:7: error: E003: 2 missing weights in the model (no 'weights' in config):"* ]]
+	[[ "$stderr" == *"    fc1.weight [4, 3]"* ]]
+}
+
+@test "weights of the wrong type or from a missing source" {
+	/usr/bin/python3 -c 'import numpy as np
+np.save("w/fc1.bias.npy", np.zeros(3, np.int32))'
+	model "$MLP"
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:5:11: error: fc1.bias: int32 data, precision float32 needs float32"* ]]
+	sed -i 's#"./w"#"./nowhere"#' m.nnl
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:3:23: error: weights './nowhere': No such file or directory"* ]]
+}
+
+@test "shape errors name the layer and the shapes" {
+	model '    layer input = Input(shape: [4, 4, 3]);
+    layer c = Conv2D(filters: 2, kernel: [5, 3]);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:5:15: error: Conv2D: the kernel [5, 3] is larger than its input [4, 4, 3]"* ]]
+	model '    layer input = Input(shape: [4, 4, 3]);
+    layer c = Conv2D(filters: 4, kernel: 1, groups: 2);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"Conv2D: 4 filters and 3 input channels do not divide into 2 groups"* ]]
+	model '    layer input = Input(shape: [4, 4, 3]);
+    layer p = MaxPool2D(kernel: 2, padding: [0, 2, 0, 0]);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:5:45: error: padding: expected [top, left, bottom, right], each at least 0 and less than the kernel"* ]]
+	model '    layer input = Input(shape: [4]);
+    layer p = MaxPool1D(kernel: 2);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"MaxPool1D needs an input of rank 2 (length, channels), 'input' gives [4]"* ]]
+	model '    layer input = Input(shape: [2, 3]);
+    layer a = Dense(units: 2);
+    layer c = Concat(axis: 0);
+    connections { input -> a; [input, a] -> c; }'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"Concat: 'input' [2, 3] and 'a' [2] differ off the axis 0"* ]]
+}
+
+@test "config values of the wrong type or out of range" {
+	model "$MLP" 'batch: 0; align: 3; target: "x86"; preprocess_mean: "0.5";'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'error: target: expected "generic", "avx2", "avx512" or "arm_neon"'* ]]
+	[[ "$stderr" == *"error: preprocess_mean: expected a list of numbers"* ]]
+	[[ "$stderr" == *"error: align: expected a power of two"* ]]
+	[[ "$stderr" == *"error: batch: expected a positive integer"* ]]
+	model "$MLP" 'precision: "bfloat16";'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'precision: expected "float32"'* ]]
+	model "$MLP" 'preprocess: "standardize"; preprocess_mean: [0.5];'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"standardize needs preprocess_mean and preprocess_std with one number per channel (4)"* ]]
+}
+
+@test "parameters: required, of the right type, not given twice" {
+	model '    layer input = Input(shape: [4, 4, 3]);
+    layer c = Conv2D(kernel: 3, stride: 1.5, stride: 1);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:5:15: error: Conv2D needs the parameter 'filters'"* ]]
+	[[ "$stderr" == *"error: parameter 'stride' of Conv2D: expected an integer or [height, width]"* ]]
+	[[ "$stderr" == *"error: parameter 'stride' given twice"* ]]
+	model '    layer input = Input(shape: [4]);
+    layer q = FakeQuant(scale: 0.5, qmin: 10, qmax: -10);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"FakeQuant: qmin 10 is above qmax -10"* ]]
+	model '    layer input = Input(shape: [4]);
+    layer r = ReLU(alpha: 1);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"ReLU has no parameter 'alpha' (it takes none)"* ]]
+}
+
+@test "a layer name that could clash with lowered operands is refused" {
+	model '    layer input = Input(shape: [4]);
+    layer fc1 = Dense(units: 3);
+    layer fc1__gemm = ReLU();'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"layer name 'fc1__gemm' may clash with the operands of layer 'fc1'"* ]]
+}
+
+@test "missing tensors are reported after, not instead of, mismatches" {
+	rm w/fc1.bias.npy w/fc2.bias.npy
+	model '    layer input = Input(shape: [4]);
+    layer fc1 = Dense(units: 4);
+    layer fc2 = Dense(units: 2);'
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"shape mismatch: fc1.weight: expected [4, 4], found [4, 3]"* ]]
+	[[ "$stderr" == *"shape mismatch: fc2.weight: expected [4, 2], found [3, 2]"* ]]
+	[[ "$stderr" == *"E003: 2 missing weights"* ]]
+	[[ "$stderr" == *"    fc1.bias [4]"* ]]
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """make_nnl: one golden case per NNL layer type (nnl-<Type>.in.nnl with a
-tiny weights directory), for tests/run-golden.sh.  Usage: make_nnl.py"""
+tiny weights directory and the .args naming where the weights are packed),
+and a few variants, for tests/run-golden.sh.  Usage: make_nnl.py"""
 import os
 
 import numpy as np
@@ -38,6 +39,22 @@ CASES = {
                   "qmax: 255)", ""),
 }
 MULTI = {"Add": "Add()", "Mul": "Mul()", "Concat": "Concat(axis: 0)"}
+# variants: (input shape, layer or "", config)
+EXTRA = {
+    # padded cells do not count: pad, average, rescale by a constant
+    "AvgPool2D-padded": ("[4, 4, 2]", "AvgPool2D(kernel: 3, stride: 2, "
+                         "padding: [1, 0, 1, 1])", ""),
+    "Input-normalize": ("[2, 3]", "", 'preprocess: "normalize_0_1";'),
+    # a graph output must be a node's: an identity
+    "Input-alone": ("[2, 3]", "", ""),
+}
+
+
+def args(name):
+    open(os.path.join(HERE, "nnl-%s.args" % name), "w").write(
+        "-w build/golden/nnl-%s.weights -m build/golden/nnl-%s.manifest.json\n"
+        % (name, name))
+
 
 rng = np.random.default_rng(1)
 for name, (shape, layer, weights) in CASES.items():
@@ -65,3 +82,14 @@ for name, layer in MULTI.items():
         "    layer l = %s;\n"
         "    connections { input -> a; input -> b; [a, b, input] -> l; }\n"
         "}\n" % (name.lower(), layer))
+for name, (shape, layer, cfg) in EXTRA.items():
+    body = "    layer input = Input(shape: %s);\n" % shape
+    if layer:
+        body += "    layer l = %s;\n" % layer
+    if cfg:
+        cfg = "    config { %s }\n" % cfg
+    open(os.path.join(HERE, "nnl-%s.in.nnl" % name), "w").write(
+        "version 0.9;\nmodel %s_case {\n%s%s}\n"
+        % (name.lower().replace("-", "_"), cfg, body))
+for name in list(CASES) + list(MULTI) + list(EXTRA):
+    args(name)
