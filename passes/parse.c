@@ -1,8 +1,9 @@
 /*
  * parse: reads a graph as .webnn text or webnn-graph JSON (detected from
- * the first byte) and writes canonical JSON, or .webnn text with
- * --to webnn.  Every load validates the graph's structure, so parse is
- * also the format's checker.
+ * the first byte), or an NNL model (a .nnl file, or text that starts
+ * with version or model), and writes canonical JSON, or .webnn text
+ * with --to webnn.  Every load validates the graph's structure, so
+ * parse is also the format's checker.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -57,36 +58,27 @@ isnnl(const char *path)
 }
 
 /*
- * An NNL model, its weights packed to -w/-m, or by default to
- * MODEL.weights and MODEL.manifest.json beside -o (or in the working
- * directory when writing to standard output).
+ * An NNL model (its text read already), its weights packed to -w/-m,
+ * or by default to MODEL.weights and MODEL.manifest.json, MODEL the
+ * model's name, beside -o (or in the working directory when writing
+ * to standard output).
  */
 static struct graph *
-loadnnl(const char *in, const char *out, const char *w, const char *m)
+loadnnl(char *text, size_t len, const char *in, const char *out,
+    const char *w, const char *m)
 {
-	size_t len;
-	char *text = readfile(in, &len), *dir, *wd = NULL, *md = NULL;
+	const char *name = displayname(in);
+	char *dir = out && strcmp(out, "-") ? path_dirname(out) : xstrdup(".");
 	struct nnl_opts o;
 	struct graph *g;
 
-	if (!text) {
-		error("%s: %s", in, strerror(errno));
-		return NULL;
-	}
-	if (!w) {
-		const char *b = path_basename(in);
-
-		dir = out && strcmp(out, "-") ? path_dirname(out) :
-		    xstrdup(".");
-		wd = xasprintf("%s/%.*s.weights", dir, (int)(strlen(b) - 4), b);
-		md = xasprintf("%s/%.*s.manifest.json", dir,
-		    (int)(strlen(b) - 4), b);
-		free(dir);
-	}
-	o.path = in;
-	o.weights = w ? w : wd;
-	o.manifest = m ? m : md;
-	g = nnl_parse(text, len, in, &o);
+	memset(&o, 0, sizeof o);
+	o.path = strcmp(in, "-") ? in : NULL;	/* stdin: weights from . */
+	o.weights = w;
+	o.manifest = m;
+	o.dir = dir;
+	g = nnl_parse(text, len, name, &o);
+	free(dir);
 	if (g) {
 		graph_index(g);
 		if (graph_validate(g) != 0) {
@@ -94,15 +86,38 @@ loadnnl(const char *in, const char *out, const char *w, const char *m)
 			g = NULL;
 		}
 	}
-	if (g) {
-		g->owntext = text;
-		g->ownsrc = xstrdup(in);
-		g->src = g->ownsrc;
-	} else {
+	if (!g) {
 		free(text);
+		return NULL;
 	}
-	free(wd);
-	free(md);
+	g->owntext = text;
+	g->ownsrc = xstrdup(name);
+	g->src = g->ownsrc;
+	return g;
+}
+
+/* JSON or .webnn text, as graph_load reads it, from text read already
+ * (standard input cannot be read twice). */
+static struct graph *
+loadgraph(char *text, size_t len, const char *in)
+{
+	const char *name = displayname(in);
+	char *dir = strcmp(in, "-") ? path_dirname(in) : xstrdup(".");
+	struct graph *g = graph_parse(text, len, name, dir);
+
+	free(dir);
+	if (!g) {
+		free(text);
+		return NULL;
+	}
+	if (g->text == text)
+		g->owntext = text;
+	else
+		free(text);
+	if (g->text && !g->owntext)
+		g->text = NULL;
+	g->ownsrc = xstrdup(name);
+	g->src = g->ownsrc;
 	return g;
 }
 
@@ -120,7 +135,9 @@ main(int argc, char *argv[])
 	const char *out = NULL, *to = "json", *wfile = NULL, *mfile = NULL;
 	const char *in = "-";
 	struct graph *g;
-	int c, rc;
+	char *text;
+	size_t len;
+	int c, rc, nnl;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:t:w:m:h", longopts,
@@ -138,15 +155,19 @@ main(int argc, char *argv[])
 		usage();
 	if (optind < argc)
 		in = argv[optind];
-	if (isnnl(in)) {
-		g = loadnnl(in, out, wfile, mfile);
+	if (!(text = readfile(in, &len))) {
+		error("%s: %s", displayname(in), strerror(errno));
+		return 1;
+	}
+	if ((nnl = isnnl(in) || nnl_detect(text, len))) {
+		g = loadnnl(text, len, in, out, wfile, mfile);
 		wfile = mfile = NULL;	/* they named the packed output */
 	} else {
-		g = graph_load(in);
+		g = loadgraph(text, len, in);
 	}
 	if (!g)
 		return 1;
-	if (!wfile && !g->weights_file && strcmp(in, "-") != 0) {
+	if (!nnl && !wfile && !g->weights_file && strcmp(in, "-") != 0) {
 		char *w, *m;
 
 		sidecars(in, &w, &m);
@@ -163,10 +184,10 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	if (strcmp(to, "webnn") == 0) {
-		char *text = webnn_print(g);
+		char *t = webnn_print(g);
 
-		rc = text ? writefile_atomic(out, text, strlen(text)) : -1;
-		free(text);
+		rc = t ? writefile_atomic(out, t, strlen(t)) : -1;
+		free(t);
 	} else {
 		rc = graph_save(g, out);
 	}

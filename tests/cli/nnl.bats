@@ -231,6 +231,47 @@ np.save("w/fc1.weight.npy", np.load("w/fc1.weight.npy").T.copy())'
 	[[ "$stderr" == *"ReLU 'b' takes 1 input, it has 0 (no connection leads to it)"* ]]
 }
 
+@test "NNL on standard input is told from a graph by its first word" {
+	model "$MLP"
+	run --separate-stderr "$BIN/nnl-parse" -w o.weights -m o.manifest.json < m.nnl
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"name": "m"'* ]]
+	[ -f o.weights ]
+	# a comment first, and a file name that does not say .nnl
+	{ printf '// a model\n/* of\n   nnl */\n'; cat m.nnl; } > model.txt
+	run --separate-stderr "$BIN/nnl-parse" -w o.weights -m o.manifest.json model.txt
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"fc2": "fc2"'* ]]
+	# errors on standard input are located there
+	sed 's/Dense(units: 3)/Dense(units: 3, unit: 2)/' m.nnl > bad.txt
+	run --separate-stderr "$BIN/nnl-parse" -w o.weights -m o.manifest.json < bad.txt
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"<stdin>:5:33: error: Dense has no parameter 'unit'"* ]]
+}
+
+@test "packed weights go to MODEL.weights beside -o, or here for stdout" {
+	model "$MLP"
+	sed -i 's/^model m {/model tiny_mlp {/' m.nnl
+	mkdir out
+	run --separate-stderr "$BIN/nnl-parse" -o out/g.json m.nnl
+	[ "$status" -eq 0 ]
+	[ -f out/tiny_mlp.weights ] && [ -f out/tiny_mlp.manifest.json ]
+	grep -q '"file": ".*/out/tiny_mlp.weights"' out/g.json
+	"$BIN/nnl-pack-weights" verify -m out/tiny_mlp.manifest.json out/tiny_mlp.weights
+	run --separate-stderr "$BIN/nnl-parse" m.nnl
+	[ "$status" -eq 0 ]
+	[ -f tiny_mlp.weights ] && [ -f tiny_mlp.manifest.json ]
+	[[ "$output" == *'/tiny_mlp.weights"'* ]]
+	# and a model with no weights writes none
+	model '    layer input = Input(shape: [4]);
+    layer r = ReLU();'
+	rm -f m.weights
+	run --separate-stderr "$BIN/nnl-parse" m.nnl
+	[ "$status" -eq 0 ]
+	[ ! -e m.weights ]
+	[[ "$output" != *'"weights": {"file"'* ]]
+}
+
 @test "E003 without a weights key says so" {
 	cat > m.nnl <<'NNL'
 version 0.9;
