@@ -1,10 +1,13 @@
 /*
- * npy: reads NumPy .npy images of versions 1.0, 2.0 and 3.0 (header
- * dict with 'descr', 'fortran_order' and 'shape'), strictly: anything
- * else, or data that does not match, is refused with a reason.  Writes
- * version 1.0 with the data 64-byte aligned, as NumPy does.
+ * npy: NumPy .npy images.  Reading accepts format versions 1.0, 2.0 and
+ * 3.0 and parses the header dict ('descr', 'fortran_order', 'shape') as
+ * the small, strict subset of Python literal syntax NumPy writes; any
+ * other header, a type we do not carry, or data whose size does not
+ * match the shape is refused with a reason, never a crash.  Fortran-order
+ * arrays come back in C order.  Writing produces the bytes numpy.save
+ * does: version 1.0 (2.0 once the header outgrows it), the header padded
+ * with spaces so the data starts at a multiple of 64.
  */
-#define _DEFAULT_SOURCE
 #include "npy.h"
 
 #include <ctype.h>
@@ -14,6 +17,12 @@
 #include <string.h>
 
 #include "util.h"
+
+enum {
+	NPY_ALIGN = 64,		/* data offset alignment NumPy uses */
+	NPY_GROWTH = 21,	/* NumPy leaves room for dimension 0 to grow */
+	NPY_V1MAX = 65535	/* largest header of a version 1.0 file */
+};
 
 static int
 fail(char *err, size_t len, const char *fmt, ...)
@@ -26,9 +35,11 @@ fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-/* The header dict: a Python literal {'key': value, ...}. */
+/* The header: a Python dict literal {'key': value, ...}. */
 struct hdr {
 	const char *p, *end;
+	char *err;
+	size_t errlen;
 };
 
 static void
@@ -50,187 +61,312 @@ eat(struct hdr *h, char c)
 	return 0;
 }
 
-/* A quoted string into buf. */
+/* A whole Python word (True, False): not the prefix of a longer name. */
 static int
-pystr(struct hdr *h, char *buf, size_t len)
+word(struct hdr *h, const char *w)
+{
+	size_t n = strlen(w);
+
+	skipws(h);
+	if ((size_t)(h->end - h->p) < n || memcmp(h->p, w, n) != 0)
+		return 0;
+	if (h->p + n < h->end && (isalnum((unsigned char)h->p[n]) ||
+	    h->p[n] == '_'))
+		return 0;
+	h->p += n;
+	return 1;
+}
+
+/* 'text' or "text", printable ASCII without escapes: all NumPy writes. */
+static int
+pystr(struct hdr *h, const char *what, char *buf, size_t len)
 {
 	char q;
 	size_t n = 0;
 
 	skipws(h);
 	if (h->p >= h->end || (*h->p != '\'' && *h->p != '"'))
-		return -1;
+		return fail(h->err, h->errlen, "header: expected a string "
+		    "for %s", what);
 	q = *h->p++;
-	while (h->p < h->end && *h->p != q) {
-		if (*h->p == '\\' || n + 1 >= len)
-			return -1;
-		buf[n++] = *h->p++;
+	for (; h->p < h->end && *h->p != q; h->p++) {
+		if (*h->p == '\\' || *h->p < 0x20 || *h->p > 0x7e)
+			return fail(h->err, h->errlen, "header: unsupported "
+			    "character in %s", what);
+		if (n + 1 >= len)
+			return fail(h->err, h->errlen, "header: %s too long",
+			    what);
+		buf[n++] = *h->p;
 	}
 	if (h->p >= h->end)
-		return -1;
+		return fail(h->err, h->errlen, "header: unterminated string");
 	h->p++;
 	buf[n] = '\0';
 	return 0;
+}
+
+/* A non-negative Python int (Python 2's 'L' suffix allowed). */
+static int
+pyint(struct hdr *h, int64_t *v)
+{
+	const char *s;
+	uint64_t x = 0;
+
+	skipws(h);
+	s = h->p;
+	while (h->p < h->end && *h->p >= '0' && *h->p <= '9') {
+		if (x > ((uint64_t)INT64_MAX - 9) / 10)
+			return fail(h->err, h->errlen, "header: dimension "
+			    "too large");
+		x = x * 10 + (uint64_t)(*h->p++ - '0');
+	}
+	if (h->p == s)
+		return fail(h->err, h->errlen, "header: 'shape' must be a "
+		    "tuple of non-negative integers");
+	if (*s == '0' && h->p - s > 1)
+		return fail(h->err, h->errlen, "header: dimension with a "
+		    "leading zero");
+	if (h->p < h->end && *h->p == 'L')
+		h->p++;
+	*v = (int64_t)x;
+	return 0;
+}
+
+/* (), (n,) or (n, m, ...) with an optional trailing comma. */
+static int
+pyshape(struct hdr *h, struct npy *a)
+{
+	if (!eat(h, '('))
+		return fail(h->err, h->errlen, "header: 'shape' is not a "
+		    "tuple");
+	if (eat(h, ')'))
+		return 0;
+	for (;;) {
+		if (a->rank == NPY_MAXDIM)
+			return fail(h->err, h->errlen, "header: more than %d "
+			    "dimensions", NPY_MAXDIM);
+		if (pyint(h, &a->shape[a->rank++]) != 0)
+			return -1;
+		if (eat(h, ')')) {
+			if (a->rank == 1)
+				return fail(h->err, h->errlen, "header: "
+				    "'shape' (n) is not a tuple; (n,) is");
+			return 0;
+		}
+		if (!eat(h, ','))
+			return fail(h->err, h->errlen, "header: expected ',' "
+			    "or ')' in 'shape'");
+		if (eat(h, ')'))
+			return 0;
+	}
+}
+
+static int
+bigendian_host(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 0;
+}
+
+/* '<f4', '|u1' ... to a type; NumPy's other kinds get their own reason. */
+static int
+pydescr(struct hdr *h, enum dtype *dt)
+{
+	char d[32], order = '=';
+	const char *base = d;
+
+	skipws(h);
+	if (h->p < h->end && *h->p == '[')
+		return fail(h->err, h->errlen, "structured arrays are not "
+		    "supported");
+	if (pystr(h, "'descr'", d, sizeof d) != 0)
+		return -1;
+	if (strchr("<>|=", d[0]) && d[0]) {
+		order = d[0];
+		base = d + 1;
+	}
+	if (base[0] == 'O')
+		return fail(h->err, h->errlen, "object arrays are not "
+		    "supported");
+	*dt = isalpha((unsigned char)base[0]) ? dtype_from_npy(base) :
+	    DT_NONE;
+	if (*dt == DT_NONE)
+		return fail(h->err, h->errlen, "unsupported dtype '%s' (nnl "
+		    "reads float32, float16, int8, uint8, int32, uint32, "
+		    "int64, uint64)", d);
+	if (dtype_bits(*dt) > 8 && (order == '>' ||
+	    ((order == '=' || order == '|') && bigendian_host())))
+		return fail(h->err, h->errlen, "big-endian data ('%s') is not "
+		    "supported", d);
+	return 0;
+}
+
+/* The dict: exactly the three keys, once each, then only padding. */
+static int
+pydict(struct hdr *h, struct npy *a, int *fortran)
+{
+	char key[32];
+	int seen = 0, bit, rc;
+
+	if (!eat(h, '{'))
+		return fail(h->err, h->errlen, "header is not a dict");
+	while (!eat(h, '}')) {
+		if (pystr(h, "a key", key, sizeof key) != 0)
+			return -1;
+		if (!eat(h, ':'))
+			return fail(h->err, h->errlen, "header: expected ':' "
+			    "after '%s'", key);
+		bit = !strcmp(key, "descr") ? 1 : !strcmp(key,
+		    "fortran_order") ? 2 : !strcmp(key, "shape") ? 4 : 0;
+		if (!bit)
+			return fail(h->err, h->errlen, "header: unknown key "
+			    "'%s'", key);
+		if (seen & bit)
+			return fail(h->err, h->errlen, "header: '%s' appears "
+			    "twice", key);
+		seen |= bit;
+		if (bit == 1)
+			rc = pydescr(h, &a->dt);
+		else if (bit == 4)
+			rc = pyshape(h, a);
+		else if (word(h, "True"))
+			rc = 0, *fortran = 1;
+		else if (word(h, "False"))
+			rc = 0, *fortran = 0;
+		else
+			rc = fail(h->err, h->errlen, "header: "
+			    "'fortran_order' must be True or False");
+		if (rc != 0)
+			return -1;
+		if (!eat(h, ',')) {
+			if (!eat(h, '}'))
+				return fail(h->err, h->errlen, "header: "
+				    "expected ',' or '}' in the dict");
+			break;
+		}
+	}
+	skipws(h);
+	if (h->p != h->end)
+		return fail(h->err, h->errlen, "header: unexpected text "
+		    "after the dict");
+	if (seen != 7)
+		return fail(h->err, h->errlen, "header lacks %s",
+		    !(seen & 1) ? "'descr'" : !(seen & 2) ? "'fortran_order'" :
+		    "'shape'");
+	return 0;
+}
+
+/* "float32[2, 3]" into buf, for messages. */
+static const char *
+descstr(const struct npy *a, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s[", dtype_name(a->dt));
+
+	for (int i = 0; i < a->rank && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? ", " :
+		    "", (long long)a->shape[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, "]");
+	return buf;
+}
+
+/* Fortran order (first index fastest) to C order (last fastest). */
+static void
+fromfortran(unsigned char *dst, const unsigned char *src, const struct npy *a,
+    size_t es, uint64_t numel)
+{
+	uint64_t stride[NPY_MAXDIM], idx[NPY_MAXDIM] = { 0 }, c = 0;
+
+	stride[a->rank - 1] = 1;
+	for (int d = a->rank - 2; d >= 0; d--)
+		stride[d] = stride[d + 1] * (uint64_t)a->shape[d + 1];
+	for (uint64_t i = 0; i < numel; i++) {
+		memcpy(dst + c * es, src + i * es, es);
+		for (int d = 0; d < a->rank; d++) {
+			c += stride[d];
+			if (++idx[d] < (uint64_t)a->shape[d])
+				break;
+			c -= stride[d] * (uint64_t)a->shape[d];
+			idx[d] = 0;
+		}
+	}
 }
 
 int
 npy_parse(const unsigned char *buf, size_t len, struct npy *out, char *err,
     size_t errlen)
 {
-	struct hdr h;
-	size_t hlen, off;
-	int major, have = 0, fortran = 0;
-	char key[32], descr[32];
+	struct hdr h = { NULL, NULL, err, errlen };
+	size_t hlen, off, avail;
+	int fortran = 0;
 	uint64_t numel = 1, nbytes;
+	char ds[768];
 
 	memset(out, 0, sizeof *out);
 	out->dt = DT_NONE;
-	if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
+	if (len < 6 || memcmp(buf, "\x93NUMPY", 6) != 0)
 		return fail(err, errlen, "not an .npy file (bad magic)");
-	major = buf[6];
-	if (major == 1) {
-		hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
-		off = 10;
-	} else if (major == 2 || major == 3) {
-		if (len < 12)
-			return fail(err, errlen, "truncated header");
-		hlen = le32(buf + 8);
-		off = 12;
-	} else {
-		return fail(err, errlen, "unsupported .npy version %d.%d",
-		    major, buf[7]);
-	}
+	if (len < 8)
+		return fail(err, errlen, "truncated header");
+	if (buf[6] < 1 || buf[6] > 3 || buf[7] != 0)
+		return fail(err, errlen, "unsupported .npy format version "
+		    "%d.%d", buf[6], buf[7]);
+	off = buf[6] == 1 ? 10 : 12;
+	if (len < off)
+		return fail(err, errlen, "truncated header");
+	hlen = buf[6] == 1 ? ((size_t)buf[8] | (size_t)buf[9] << 8) :
+	    (size_t)le32(buf + 8);
 	if (hlen > len - off)
 		return fail(err, errlen, "truncated header (%zu bytes "
 		    "announced, %zu present)", hlen, len - off);
 	h.p = (const char *)buf + off;
 	h.end = h.p + hlen;
-	if (!eat(&h, '{'))
-		return fail(err, errlen, "header is not a dict");
-	while (!eat(&h, '}')) {
-		if (pystr(&h, key, sizeof key) != 0 || !eat(&h, ':'))
-			return fail(err, errlen, "malformed header dict");
-		if (!strcmp(key, "descr")) {
-			if (pystr(&h, descr, sizeof descr) != 0)
-				return fail(err, errlen, "'descr' is not a "
-				    "simple type string (structured arrays "
-				    "are not supported)");
-			out->dt = dtype_from_npy(descr);
-			if (out->dt == DT_NONE)
-				return fail(err, errlen, "unsupported dtype "
-				    "'%s'", descr);
-			have |= 1;
-		} else if (!strcmp(key, "fortran_order")) {
-			skipws(&h);
-			if ((size_t)(h.end - h.p) >= 4 &&
-			    !memcmp(h.p, "True", 4)) {
-				fortran = 1;
-				h.p += 4;
-			} else if ((size_t)(h.end - h.p) >= 5 &&
-			    !memcmp(h.p, "False", 5)) {
-				h.p += 5;
-			} else {
-				return fail(err, errlen, "bad fortran_order");
-			}
-			have |= 2;
-		} else if (!strcmp(key, "shape")) {
-			if (!eat(&h, '('))
-				return fail(err, errlen, "shape is not a "
-				    "tuple");
-			while (!eat(&h, ')')) {
-				uint64_t v = 0;
-				int digits = 0;
+	if (pydict(&h, out, &fortran) != 0)
+		goto bad;
+	for (int i = 0; i < out->rank; i++) {
+		uint64_t d = (uint64_t)out->shape[i];
 
-				skipws(&h);
-				while (h.p < h.end && isdigit((unsigned char)
-				    *h.p)) {
-					if (v > (UINT64_C(1) << 48))
-						return fail(err, errlen,
-						    "dimension too large");
-					v = v * 10 + (uint64_t)(*h.p++ - '0');
-					digits++;
-				}
-				if (h.p < h.end && *h.p == 'L')
-					h.p++;
-				if (!digits)
-					return fail(err, errlen, "bad shape");
-				if (out->rank >= NPY_MAXDIM)
-					return fail(err, errlen, "rank above "
-					    "%d", NPY_MAXDIM);
-				out->shape[out->rank++] = (int64_t)v;
-				if (v && numel > UINT64_MAX / v / 8)
-					return fail(err, errlen, "shape too "
-					    "large");
-				numel *= v;
-				if (!eat(&h, ',')) {
-					if (!eat(&h, ')'))
-						return fail(err, errlen,
-						    "bad shape");
-					break;
-				}
-			}
-			have |= 4;
-		} else {
-			return fail(err, errlen, "unknown header key '%s'",
-			    key);
+		if (d && numel > UINT64_MAX / 8 / d) {
+			fail(err, errlen, "shape %s is too large",
+			    descstr(out, ds, sizeof ds));
+			goto bad;
 		}
-		if (!eat(&h, ',')) {
-			if (!eat(&h, '}'))
-				return fail(err, errlen, "malformed header "
-				    "dict");
-			break;
-		}
+		numel *= d;
 	}
-	if (have != 7)
-		return fail(err, errlen, "header lacks %s", !(have & 1) ?
-		    "'descr'" : !(have & 2) ? "'fortran_order'" : "'shape'");
 	nbytes = dtype_bytes(out->dt, numel);
 	off += hlen;
-	if (len - off != nbytes)
-		return fail(err, errlen, "%s%s data needs %llu bytes, the file "
-		    "has %zu", len - off < nbytes ? "truncated: " : "",
-		    dtype_name(out->dt), (unsigned long long)nbytes,
-		    len - off);
+	avail = len - off;
+	if (avail != nbytes) {
+		fail(err, errlen, avail < nbytes ? "truncated data: %s needs "
+		    "%llu bytes, the file has %zu" : "%s needs %llu bytes, the "
+		    "file has %zu (trailing bytes)", descstr(out, ds,
+		    sizeof ds), (unsigned long long)nbytes, avail);
+		goto bad;
+	}
 	out->nbytes = (size_t)nbytes;
 	out->data = xmalloc(out->nbytes + 1);
-	if (!fortran || out->rank < 2) {
+	if (fortran && out->rank > 1)
+		fromfortran(out->data, buf + off, out,
+		    (size_t)dtype_bits(out->dt) / 8, numel);
+	else if (out->nbytes)
 		memcpy(out->data, buf + off, out->nbytes);
-	} else {
-		/* Fortran order: the first index varies fastest. */
-		size_t es = (size_t)dtype_bits(out->dt) / 8;
-		int64_t idx[NPY_MAXDIM] = { 0 };
-
-		for (uint64_t i = 0; i < numel; i++) {
-			uint64_t c = 0, f = 0, cs = 1, fs = 1;
-
-			for (int d = out->rank - 1; d >= 0; d--) {
-				c += (uint64_t)idx[d] * cs;
-				cs *= (uint64_t)out->shape[d];
-			}
-			for (int d = 0; d < out->rank; d++) {
-				f += (uint64_t)idx[d] * fs;
-				fs *= (uint64_t)out->shape[d];
-			}
-			memcpy(out->data + c * es, buf + off + f * es, es);
-			for (int d = out->rank - 1; d >= 0; d--) {
-				if (++idx[d] < out->shape[d])
-					break;
-				idx[d] = 0;
-			}
-		}
-	}
 	return 0;
+bad:
+	memset(out, 0, sizeof *out);
+	out->dt = DT_NONE;
+	return -1;
 }
 
 int
 npy_load(const char *path, struct npy *out)
 {
 	size_t len;
-	char *buf = readfile(path, &len), err[256];
+	char *buf, err[512];
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (!buf) {
+	if (!(buf = readfile(path, &len))) {
 		error("%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -241,51 +377,81 @@ npy_load(const char *path, struct npy *out)
 	return rc;
 }
 
+/*
+ * NumPy's header dict, byte for byte: keys sorted, the shape as Python's
+ * repr of a tuple, then spaces so the first dimension can grow in place.
+ */
+static char *
+header_dict(enum dtype dt, int rank, const int64_t *shape, size_t *len)
+{
+	char *s = xasprintf("{'descr': '%s', 'fortran_order': False, "
+	    "'shape': (", dtype_npy(dt)), *t;
+	int grow = 0;
+
+	for (int i = 0; i < rank; i++) {
+		t = xasprintf("%s%lld%s", s, (long long)shape[i],
+		    rank == 1 ? "," : i < rank - 1 ? ", " : "");
+		free(s);
+		s = t;
+	}
+	if (rank > 0)
+		grow = NPY_GROWTH - snprintf(NULL, 0, "%lld",
+		    (long long)shape[0]);
+	t = xasprintf("%s), }%*s", s, grow > 0 ? grow : 0, "");
+	free(s);
+	*len = strlen(t);
+	return t;
+}
+
 int
 npy_write(FILE *fp, enum dtype dt, int rank, const int64_t *shape,
     const void *data, size_t nbytes)
 {
-	char dict[1024];
-	int n = 0;
-	size_t total, pad;
-	unsigned char pre[12];
-	int v2;
+	uint64_t numel = 1;
+	size_t n, pre = 10, pad;
+	unsigned char p[12];
+	char *dict;
+	int rc = 0;
 
-	if (!dtype_npy(dt)) {
+	if (!dtype_npy(dt) || rank < 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	n += snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': "
-	    "False, 'shape': (", dtype_npy(dt));
-	for (int i = 0; i < rank && n < 900; i++)
-		n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s",
-		    (long long)shape[i], i < rank - 1 ? " " : "");
-	if (rank > 1)
-		n--;	/* NumPy writes (2, 3) but (4,) */
-	n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
-	v2 = 10 + n + 1 > 65535;
-	total = (v2 ? 12 : 10) + (size_t)n + 1;
-	pad = (64 - total % 64) % 64;
-	memcpy(pre, "\x93NUMPY", 6);
-	pre[6] = v2 ? 2 : 1;
-	pre[7] = 0;
-	if (v2)
-		put_le32(pre + 8, (uint32_t)((size_t)n + pad + 1));
-	else {
-		pre[8] = (unsigned char)(((size_t)n + pad + 1) & 0xff);
-		pre[9] = (unsigned char)(((size_t)n + pad + 1) >> 8);
-	}
-	if (fwrite(pre, 1, v2 ? 12 : 10, fp) != (v2 ? 12u : 10u) ||
-	    fwrite(dict, 1, (size_t)n, fp) != (size_t)n)
-		return -1;
-	for (size_t i = 0; i < pad; i++)
-		if (fputc(' ', fp) == EOF)
+	for (int i = 0; i < rank; i++) {
+		uint64_t d = (uint64_t)shape[i];
+
+		if (shape[i] < 0 || (d && numel > UINT64_MAX / 8 / d)) {
+			errno = EINVAL;
 			return -1;
-	if (fputc('\n', fp) == EOF)
+		}
+		numel *= d;
+	}
+	if (dtype_bytes(dt, numel) != nbytes) {
+		errno = EINVAL;
 		return -1;
-	if (nbytes && fwrite(data, 1, nbytes, fp) != nbytes)
-		return -1;
-	return 0;
+	}
+	dict = header_dict(dt, rank, shape, &n);
+	/* NumPy pads with 1 to 64 spaces, then '\n'; never with none. */
+	pad = NPY_ALIGN - (pre + n + 1) % NPY_ALIGN;
+	if (n + 1 + pad > NPY_V1MAX) {
+		pre = 12;
+		pad = NPY_ALIGN - (pre + n + 1) % NPY_ALIGN;
+	}
+	memcpy(p, "\x93NUMPY", 6);
+	p[6] = pre == 10 ? 1 : 2;
+	p[7] = 0;
+	if (pre == 10) {
+		p[8] = (unsigned char)((n + 1 + pad) & 0xff);
+		p[9] = (unsigned char)((n + 1 + pad) >> 8);
+	} else {
+		put_le32(p + 8, (uint32_t)(n + 1 + pad));
+	}
+	if (fwrite(p, 1, pre, fp) != pre || fwrite(dict, 1, n, fp) != n ||
+	    fprintf(fp, "%*s\n", (int)pad, "") < 0 ||
+	    (nbytes && fwrite(data, 1, nbytes, fp) != nbytes))
+		rc = -1;
+	free(dict);
+	return rc;
 }
 
 int
@@ -295,14 +461,15 @@ npy_save(const char *path, enum dtype dt, int rank, const int64_t *shape,
 	struct outfile o;
 
 	if (!dtype_npy(dt)) {
-		error("%s: %s data cannot be written as .npy", path,
-		    dtype_name(dt));
+		error("%s: %s has no .npy type (NumPy has no 4-bit integers)",
+		    path, dtype_name(dt));
 		return -1;
 	}
 	if (outfile_open(&o, path) != 0)
 		return -1;
 	if (npy_write(o.fp, dt, rank, shape, data, nbytes) != 0) {
-		error("%s: write error: %s", path, strerror(errno));
+		error("%s: %s", path, errno == EINVAL ? "byte count does not "
+		    "match the shape" : strerror(errno));
 		outfile_abort(&o);
 		return -1;
 	}
