@@ -1,22 +1,34 @@
 /*
  * weights: the WGWT weights file and its wg-weights-manifest.  Reading
  * checks everything a later pass would trip over: magic, version,
- * offsets inside the file, no overlaps, lengths that match the type
- * and shape; checksums (XXH3-64, nnl's extension) on demand.  Writing
- * aligns every tensor and commits file and manifest together.
+ * offsets past the header and inside the file, no two tensors sharing a
+ * byte, lengths that match type and shape; checksums (XXH3-64, nnl's
+ * extension) on demand.  Writing aligns every tensor and commits the
+ * file and its manifest together, or leaves neither.
+ *
+ * The manifest is printed by the small printer below, canonically: two
+ * spaces of indent, one line per tensor in manifest order with its keys
+ * in a fixed order.  Keys the reader does not know, at the top or inside
+ * a tensor's entry, are not kept: a manifest is data about one file and
+ * is rewritten whole whenever that file is.
  */
 #include "weights.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <cjson/cJSON.h>
 
-#include "graph.h"
+enum { MAXRANK = 32 };
+#define MAXDIM 4294967295.0	/* WebNN dimensions are 32-bit */
+#define MAXINT 9007199254740992.0	/* 2^53: exact in a JSON number */
 
 uint64_t
 checksum_xxh3(const void *data, size_t len)
@@ -24,14 +36,91 @@ checksum_xxh3(const void *data, size_t len)
 	return (uint64_t)XXH3_64bits(data, len);
 }
 
+/* A growing string, for the manifest text and messages. */
+struct sb {
+	char *s;
+	size_t n, cap;
+};
+
+static void
+sb_printf(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		BUG("vsnprintf failed");
+	GROW(b->s, b->cap, b->n + (size_t)k + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)k;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void
+sb_jsonstr(struct sb *b, const char *s)
+{
+	sb_printf(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			sb_printf(b, "\\%c", c);
+		else if (c == '\n')
+			sb_printf(b, "\\n");
+		else if (c == '\t')
+			sb_printf(b, "\\t");
+		else if (c < 0x20)
+			sb_printf(b, "\\u%04x", c);
+		else
+			sb_printf(b, "%c", c);
+	}
+	sb_printf(b, "\"");
+}
+
+/* "float32[2, 3]", malloc'd. */
+static char *
+descstr(enum dtype dt, int rank, const int64_t *shape)
+{
+	struct sb b = { NULL, 0, 0 };
+
+	sb_printf(&b, "%s[", dtype_name(dt));
+	for (int i = 0; i < rank; i++)
+		sb_printf(&b, "%s%lld", i ? ", " : "", (long long)shape[i]);
+	sb_printf(&b, "]");
+	return b.s;
+}
+
+/* Elements of a shape, or -1 when a dimension is negative or the count
+ * (times 8 bytes) would not fit in 64 bits. */
+static int
+countof(int rank, const int64_t *shape, uint64_t *numel)
+{
+	*numel = 1;
+	for (int i = 0; i < rank; i++) {
+		uint64_t d = (uint64_t)shape[i];
+
+		if (shape[i] < 0 || (d && *numel > UINT64_MAX / 8 / d))
+			return -1;
+		*numel *= d;
+	}
+	return 0;
+}
+
 static struct wtensor *
-addtensor(struct manifest *m)
+addtensor(struct manifest *m, const char *name)
 {
 	struct wtensor *t;
 
 	GROW(m->t, m->cap, m->n + 1);
 	t = &m->t[m->n++];
 	memset(t, 0, sizeof *t);
+	t->name = xstrdup(name);
+	t->dt = DT_NONE;
 	return t;
 }
 
@@ -55,39 +144,40 @@ manifest_find(const struct manifest *m, const char *name)
 	return NULL;
 }
 
+/* A JSON number that is an integer from 0 to max. */
 static int
-uintval(const cJSON *v, uint64_t *out)
+uintval(const cJSON *v, double max, uint64_t *out)
 {
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
-	    v->valuedouble != floor(v->valuedouble) ||
-	    v->valuedouble > 9007199254740992.0)
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
+	    v->valuedouble != floor(v->valuedouble) || v->valuedouble > max)
 		return -1;
 	*out = (uint64_t)v->valuedouble;
 	return 0;
 }
 
+/* "xxh3-64:" and exactly 16 lowercase hex digits. */
 static int
-readentry(const char *path, const cJSON *e, struct wtensor *t)
+parsesum(const char *s, uint64_t *out)
 {
-	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(e, "dataType");
-	const cJSON *sh = cJSON_GetObjectItemCaseSensitive(e, "shape");
-	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(e, "checksum");
-	const cJSON *lay = cJSON_GetObjectItemCaseSensitive(e, "layout");
+	if (strncmp(s, "xxh3-64:", 8) != 0 || strlen(s) != 24)
+		return -1;
+	*out = 0;
+	for (s += 8; *s; s++) {
+		if (!strchr("0123456789abcdef", *s))
+			return -1;
+		*out = *out << 4 | (uint64_t)(*s <= '9' ? *s - '0' :
+		    *s - 'a' + 10);
+	}
+	return 0;
+}
+
+static int
+readshape(const char *path, const cJSON *sh, struct wtensor *t)
+{
 	const cJSON *it;
-	uint64_t numel = 1;
 	int k = 0;
 
-	if (!cJSON_IsObject(e)) {
-		error("%s: tensor \"%s\": expected an object", path, t->name);
-		return -1;
-	}
-	if (!cJSON_IsString(dt) ||
-	    (t->dt = dtype_from_name(dt->valuestring)) == DT_NONE) {
-		error("%s: tensor \"%s\": field \"dataType\": %s", path,
-		    t->name, dt ? "unknown data type" : "missing");
-		return -1;
-	}
-	if (!cJSON_IsArray(sh) || cJSON_GetArraySize(sh) > 32) {
+	if (!cJSON_IsArray(sh) || cJSON_GetArraySize(sh) > MAXRANK) {
 		error("%s: tensor \"%s\": field \"shape\": %s", path, t->name,
 		    sh ? "expected an array of at most 32 dimensions" :
 		    "missing");
@@ -98,61 +188,127 @@ readentry(const char *path, const cJSON *e, struct wtensor *t)
 	cJSON_ArrayForEach(it, sh) {
 		uint64_t d;
 
-		if (uintval(it, &d) != 0 || d > 4294967295u) {
-			error("%s: tensor \"%s\": field \"shape\": dimension %d "
-			    "is not an integer from 0 to 4294967295", path,
+		if (uintval(it, MAXDIM, &d) != 0) {
+			error("%s: tensor \"%s\": field \"shape\": dimension "
+			    "%d is not an integer from 0 to 4294967295", path,
 			    t->name, k);
 			return -1;
 		}
 		t->shape[k++] = (int64_t)d;
-		if (d && numel > UINT64_MAX / 16 / d) {
-			error("%s: tensor \"%s\": shape too large", path,
-			    t->name);
-			return -1;
-		}
-		numel *= d;
 	}
-	if (uintval(cJSON_GetObjectItemCaseSensitive(e, "byteOffset"),
+	return 0;
+}
+
+static int
+readentry(const char *path, const cJSON *e, struct wtensor *t)
+{
+	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(e, "dataType");
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(e, "checksum");
+	const cJSON *lay = cJSON_GetObjectItemCaseSensitive(e, "layout");
+	uint64_t numel;
+
+	if (!cJSON_IsObject(e)) {
+		error("%s: tensor \"%s\": expected an object", path, t->name);
+		return -1;
+	}
+	if (!cJSON_IsString(dt) ||
+	    (t->dt = dtype_from_name(dt->valuestring)) == DT_NONE) {
+		error("%s: tensor \"%s\": field \"dataType\": %s", path,
+		    t->name, !dt ? "missing" : "unknown data type");
+		return -1;
+	}
+	if (readshape(path, cJSON_GetObjectItemCaseSensitive(e, "shape"),
+	    t) != 0)
+		return -1;
+	if (uintval(cJSON_GetObjectItemCaseSensitive(e, "byteOffset"), MAXINT,
 	    &t->offset) != 0 ||
-	    uintval(cJSON_GetObjectItemCaseSensitive(e, "byteLength"),
+	    uintval(cJSON_GetObjectItemCaseSensitive(e, "byteLength"), MAXINT,
 	    &t->length) != 0) {
 		error("%s: tensor \"%s\": byteOffset and byteLength must be "
-		    "non-negative integers", path, t->name);
+		    "integers from 0 to 2^53", path, t->name);
+		return -1;
+	}
+	if (countof(t->rank, t->shape, &numel) != 0) {
+		char *ds = descstr(t->dt, t->rank, t->shape);
+
+		error("%s: tensor \"%s\": %s is too large", path, t->name,
+		    ds);
+		free(ds);
 		return -1;
 	}
 	if (t->length != dtype_bytes(t->dt, numel)) {
-		struct tdesc d = { t->dt, t->rank, t->shape };
-		char *ds = tdesc_str(&d);
+		char *ds = descstr(t->dt, t->rank, t->shape);
 
 		error("%s: tensor \"%s\": byteLength %" PRIu64 " disagrees "
-		    "with %s (%" PRIu64 " bytes)", path, t->name, t->length,
-		    ds, dtype_bytes(t->dt, numel));
+		    "with %s (%" PRIu64 " bytes)", path, t->name, t->length, ds,
+		    dtype_bytes(t->dt, numel));
 		free(ds);
 		return -1;
 	}
 	if (lay && (!cJSON_IsString(lay) ||
 	    strcmp(lay->valuestring, "row-major") != 0)) {
-		error("%s: tensor \"%s\": layout must be \"row-major\"", path,
-		    t->name);
+		error("%s: tensor \"%s\": field \"layout\": only \"row-major\" "
+		    "is supported", path, t->name);
 		return -1;
 	}
 	if (cs) {
-		char *end;
-
-		if (!cJSON_IsString(cs) || strncmp(cs->valuestring,
-		    "xxh3-64:", 8) != 0 || strlen(cs->valuestring) != 24) {
-			error("%s: tensor \"%s\": checksum must be "
-			    "\"xxh3-64:\" and 16 hex digits", path, t->name);
-			return -1;
-		}
-		errno = 0;
-		t->checksum = strtoull(cs->valuestring + 8, &end, 16);
-		if (*end || errno) {
-			error("%s: tensor \"%s\": bad checksum \"%s\"", path,
-			    t->name, cs->valuestring);
+		if (!cJSON_IsString(cs) ||
+		    parsesum(cs->valuestring, &t->checksum) != 0) {
+			error("%s: tensor \"%s\": field \"checksum\": expected "
+			    "\"xxh3-64:\" and 16 lowercase hex digits", path,
+			    t->name);
 			return -1;
 		}
 		t->has_checksum = 1;
+	}
+	return 0;
+}
+
+static int
+readmanifest(const char *path, const cJSON *root, struct manifest *m)
+{
+	const cJSON *v, *it;
+
+	if (!cJSON_IsObject(root)) {
+		error("%s: not a JSON object", path);
+		return -1;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "format");
+	if (!cJSON_IsString(v) ||
+	    strcmp(v->valuestring, "wg-weights-manifest") != 0) {
+		error("%s: field \"format\": expected \"wg-weights-manifest\"",
+		    path);
+		return -1;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (!cJSON_IsNumber(v) || v->valuedouble != 1) {
+		error("%s: field \"version\": expected 1", path);
+		return -1;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "endianness");
+	if (v && (!cJSON_IsString(v) || strcmp(v->valuestring, "little"))) {
+		error("%s: field \"endianness\": only \"little\" is supported",
+		    path);
+		return -1;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "tensors");
+	if (!cJSON_IsObject(v)) {
+		error("%s: field \"tensors\": %s", path, v ? "expected an "
+		    "object" : "missing");
+		return -1;
+	}
+	cJSON_ArrayForEach(it, v) {
+		if (!it->string[0]) {
+			error("%s: a tensor has an empty name", path);
+			return -1;
+		}
+		if (manifest_find(m, it->string)) {
+			error("%s: tensor \"%s\" appears twice", path,
+			    it->string);
+			return -1;
+		}
+		if (readentry(path, it, addtensor(m, it->string)) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -163,8 +319,7 @@ manifest_load(const char *path, struct manifest *m)
 	size_t len;
 	char *text = readfile(path, &len);
 	cJSON *root;
-	const cJSON *v, *ts, *it;
-	int rc = -1;
+	int rc;
 
 	memset(m, 0, sizeof *m);
 	if (!text) {
@@ -172,49 +327,16 @@ manifest_load(const char *path, struct manifest *m)
 		return -1;
 	}
 	root = cJSON_ParseWithLength(text, len);
-	free(text);
-	if (!root || !cJSON_IsObject(root)) {
-		error("%s: not a JSON object", path);
-		goto out;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "format");
-	if (!cJSON_IsString(v) ||
-	    strcmp(v->valuestring, "wg-weights-manifest") != 0) {
-		error("%s: field \"format\": expected \"wg-weights-manifest\"",
-		    path);
-		goto out;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "version");
-	if (!cJSON_IsNumber(v) || v->valuedouble != 1) {
-		error("%s: field \"version\": expected 1", path);
-		goto out;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "endianness");
-	if (v && (!cJSON_IsString(v) || strcmp(v->valuestring, "little"))) {
-		error("%s: field \"endianness\": only \"little\" is supported",
-		    path);
-		goto out;
-	}
-	ts = cJSON_GetObjectItemCaseSensitive(root, "tensors");
-	if (!cJSON_IsObject(ts)) {
-		error("%s: field \"tensors\": expected an object", path);
-		goto out;
-	}
-	cJSON_ArrayForEach(it, ts) {
-		struct wtensor *t;
+	if (!root) {
+		const char *at = cJSON_GetErrorPtr();
 
-		if (manifest_find(m, it->string)) {
-			error("%s: tensor \"%s\" appears twice", path,
-			    it->string);
-			goto out;
-		}
-		t = addtensor(m);
-		t->name = xstrdup(it->string);
-		if (readentry(path, it, t) != 0)
-			goto out;
+		error("%s: not valid JSON (near byte %td)", path,
+		    at && at >= text && at <= text + len ? at - text : 0);
+		free(text);
+		return -1;
 	}
-	rc = 0;
-out:
+	free(text);
+	rc = readmanifest(path, root, m);
 	cJSON_Delete(root);
 	if (rc)
 		manifest_free(m);
@@ -224,30 +346,30 @@ out:
 static char *
 manifest_text(const struct manifest *m)
 {
-	struct buf b = { 0 };
+	struct sb b = { NULL, 0, 0 };
 
-	buf_puts(&b, "{\n  \"format\": \"wg-weights-manifest\",\n"
+	sb_printf(&b, "{\n  \"format\": \"wg-weights-manifest\",\n"
 	    "  \"version\": 1,\n  \"endianness\": \"little\",\n"
 	    "  \"tensors\": {");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct wtensor *t = &m->t[i];
 
-		buf_puts(&b, i ? ",\n    " : "\n    ");
-		json_put_string(&b, t->name);
-		buf_printf(&b, ": {\"dataType\": \"%s\", \"shape\": [",
+		sb_printf(&b, i ? ",\n    " : "\n    ");
+		sb_jsonstr(&b, t->name);
+		sb_printf(&b, ": {\"dataType\": \"%s\", \"shape\": [",
 		    dtype_name(t->dt));
 		for (int k = 0; k < t->rank; k++)
-			buf_printf(&b, "%s%lld", k ? ", " : "",
+			sb_printf(&b, "%s%lld", k ? ", " : "",
 			    (long long)t->shape[k]);
-		buf_printf(&b, "], \"byteOffset\": %" PRIu64 ", "
-		    "\"byteLength\": %" PRIu64 ", \"layout\": \"row-major\"",
-		    t->offset, t->length);
+		sb_printf(&b, "], \"byteOffset\": %" PRIu64 ", \"byteLength\": "
+		    "%" PRIu64 ", \"layout\": \"row-major\"", t->offset,
+		    t->length);
 		if (t->has_checksum)
-			buf_printf(&b, ", \"checksum\": \"xxh3-64:%016" PRIx64
+			sb_printf(&b, ", \"checksum\": \"xxh3-64:%016" PRIx64
 			    "\"", t->checksum);
-		buf_putc(&b, '}');
+		sb_printf(&b, "}");
 	}
-	buf_puts(&b, m->n ? "\n  }\n}\n" : "}\n}\n");
+	sb_printf(&b, m->n ? "\n  }\n}\n" : "}\n}\n");
 	return b.s;
 }
 
@@ -261,7 +383,6 @@ manifest_save(const struct manifest *m, const char *path)
 	return rc;
 }
 
-/* Sort helper for the overlap check. */
 static int
 byoffset(const void *a, const void *b)
 {
@@ -271,67 +392,80 @@ byoffset(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* Every tensor past the header and inside the file; no shared bytes. */
+static int
+checklayout(const struct weights *w)
+{
+	struct wtensor **v = xmalloc((w->m.n + 1) * sizeof *v), *last = NULL;
+	size_t nv = 0;
+	int rc = -1;
+
+	for (size_t i = 0; i < w->m.n; i++) {
+		struct wtensor *t = &w->m.t[i];
+
+		if (t->offset < WEIGHTS_HEADER) {
+			error("%s: tensor \"%s\": byteOffset %" PRIu64 " lies "
+			    "in the %d-byte header", w->path, t->name,
+			    t->offset, WEIGHTS_HEADER);
+			goto out;
+		}
+		if (t->offset > w->size || t->length > w->size - t->offset) {
+			error("%s: tensor \"%s\": byteOffset %" PRIu64 " + "
+			    "byteLength %" PRIu64 " overruns the file (%zu "
+			    "bytes)", w->path, t->name, t->offset, t->length,
+			    w->size);
+			goto out;
+		}
+		if (t->length)
+			v[nv++] = t;
+	}
+	qsort(v, nv, sizeof *v, byoffset);
+	/* last: the tensor reaching furthest among those before v[i] */
+	for (size_t i = 0; i < nv; i++) {
+		if (last && last->offset + last->length > v[i]->offset) {
+			error("%s: tensors \"%s\" (bytes %" PRIu64 " to %"
+			    PRIu64 ") and \"%s\" (bytes %" PRIu64 " to %" PRIu64
+			    ") overlap", w->path, last->name, last->offset,
+			    last->offset + last->length, v[i]->name,
+			    v[i]->offset, v[i]->offset + v[i]->length);
+			goto out;
+		}
+		if (!last || v[i]->offset + v[i]->length >
+		    last->offset + last->length)
+			last = v[i];
+	}
+	rc = 0;
+out:
+	free(v);
+	return rc;
+}
+
 int
 weights_open(struct weights *w, const char *path, const char *manifest)
 {
-	struct wtensor **v;
-
 	memset(w, 0, sizeof *w);
 	if (manifest_load(manifest, &w->m) != 0)
 		return -1;
-	w->data = (unsigned char *)readfile(path, &w->size);
-	if (!w->data) {
+	w->path = xstrdup(path);
+	w->manifest_path = xstrdup(manifest);
+	if (!(w->data = (unsigned char *)readfile(path, &w->size))) {
 		error("%s: %s", path, strerror(errno));
-		manifest_free(&w->m);
-		return -1;
+		goto fail;
 	}
 	if (w->size < WEIGHTS_HEADER || memcmp(w->data, "WGWT", 4) != 0) {
 		error("%s: not a weights file (no WGWT magic)", path);
 		goto fail;
 	}
 	if (le32(w->data + 4) != WEIGHTS_VERSION) {
-		error("%s: unsupported weights file version %u", path,
+		error("%s: unsupported weights file version %" PRIu32, path,
 		    le32(w->data + 4));
 		goto fail;
 	}
-	v = xmalloc((w->m.n + 1) * sizeof *v);
-	for (size_t i = 0; i < w->m.n; i++) {
-		struct wtensor *t = &w->m.t[i];
-
-		v[i] = t;
-		if (t->offset < WEIGHTS_HEADER) {
-			error("%s: tensor \"%s\": byteOffset %" PRIu64 " lies "
-			    "in the file header", manifest, t->name,
-			    t->offset);
-			free(v);
-			goto fail;
-		}
-		if (t->offset > w->size || t->length > w->size - t->offset) {
-			error("%s: tensor \"%s\": byteOffset %" PRIu64 " + "
-			    "byteLength %" PRIu64 " overruns %s (%zu bytes)",
-			    manifest, t->name, t->offset, t->length, path,
-			    w->size);
-			free(v);
-			goto fail;
-		}
-	}
-	qsort(v, w->m.n, sizeof *v, byoffset);
-	for (size_t i = 1; i < w->m.n; i++)
-		if (v[i - 1]->length && v[i]->length &&
-		    v[i - 1]->offset + v[i - 1]->length > v[i]->offset) {
-			error("%s: tensor \"%s\" overlaps tensor \"%s\"",
-			    manifest, v[i]->name, v[i - 1]->name);
-			free(v);
-			goto fail;
-		}
-	free(v);
-	w->path = xstrdup(path);
-	w->manifest_path = xstrdup(manifest);
+	if (checklayout(w) != 0)
+		goto fail;
 	return 0;
 fail:
-	free(w->data);
-	manifest_free(&w->m);
-	memset(w, 0, sizeof *w);
+	weights_close(w);
 	return -1;
 }
 
@@ -356,7 +490,7 @@ weights_verify(const struct weights *w, int warn_unchecked)
 				    w->manifest_path, t->name);
 			continue;
 		}
-		h = checksum_xxh3(w->data + t->offset, (size_t)t->length);
+		h = checksum_xxh3(weights_bytes(w, t), (size_t)t->length);
 		if (h != t->checksum) {
 			error("%s: tensor \"%s\": checksum mismatch (manifest "
 			    "xxh3-64:%016" PRIx64 ", data xxh3-64:%016" PRIx64
@@ -385,12 +519,22 @@ wwriter_open(struct wwriter *ww, const char *path, const char *manifest_path,
 
 	memset(ww, 0, sizeof *ww);
 	ww->align = align ? align : WEIGHTS_ALIGN;
-	if (outfile_open(&ww->out, path) != 0)
+	if (ww->align & (ww->align - 1)) {
+		error("%s: alignment %u is not a power of two", path,
+		    ww->align);
 		return -1;
-	if (!ww->out.path) {
+	}
+	if (!path || !strcmp(path, "-")) {
 		error("the weights file cannot be standard output");
 		return -1;
 	}
+	if (manifest_path && strcmp(path, manifest_path) == 0) {
+		error("%s: the weights file and its manifest must differ",
+		    path);
+		return -1;
+	}
+	if (outfile_open(&ww->out, path) != 0)
+		return -1;
 	memcpy(hdr, "WGWT", 4);
 	put_le32(hdr + 4, WEIGHTS_VERSION);
 	if (fwrite(hdr, 1, sizeof hdr, ww->out.fp) != sizeof hdr) {
@@ -399,7 +543,7 @@ wwriter_open(struct wwriter *ww, const char *path, const char *manifest_path,
 		return -1;
 	}
 	ww->off = WEIGHTS_HEADER;
-	ww->manifest_path = xstrdup(manifest_path);
+	ww->manifest_path = xstrdup(manifest_path ? manifest_path : "-");
 	return 0;
 }
 
@@ -407,27 +551,34 @@ int
 wwriter_add(struct wwriter *ww, const char *name, enum dtype dt, int rank,
     const int64_t *shape, const void *data, uint64_t len)
 {
-	uint64_t at = (ww->off + ww->align - 1) / ww->align * ww->align;
+	static const unsigned char zeros[4096];
+	uint64_t at = (ww->off + ww->align - 1) / ww->align * ww->align, numel;
 	struct wtensor *t;
-	struct tdesc d = { dt, rank, (int64_t *)shape };
 
-	if (manifest_find(&ww->m, name)) {
-		error("%s: two tensors are named \"%s\"", ww->out.path, name);
+	if (!name[0] || manifest_find(&ww->m, name)) {
+		error("%s: %s tensor name \"%s\"", ww->out.path, name[0] ?
+		    "duplicate" : "empty", name);
 		return -1;
 	}
-	if (len != dtype_bytes(dt, tdesc_numel(&d))) {
-		error("tensor \"%s\": %" PRIu64 " bytes for %s data of %"
-		    PRIu64 " elements", name, len, dtype_name(dt),
-		    tdesc_numel(&d));
+	if (dtype_bits(dt) == 0 || rank < 0 || rank > MAXRANK ||
+	    countof(rank, shape, &numel) != 0 ||
+	    len != dtype_bytes(dt, numel)) {
+		error("%s: tensor \"%s\": %" PRIu64 " bytes do not make a "
+		    "%s tensor of that shape", ww->out.path, name, len,
+		    dtype_name(dt));
 		return -1;
 	}
-	for (; ww->off < at; ww->off++)
-		if (fputc(0, ww->out.fp) == EOF)
+	while (ww->off < at) {
+		uint64_t gap = at - ww->off;
+		size_t k = gap < sizeof zeros ? (size_t)gap : sizeof zeros;
+
+		if (fwrite(zeros, 1, k, ww->out.fp) != k)
 			goto ioerr;
+		ww->off += k;
+	}
 	if (len && fwrite(data, 1, (size_t)len, ww->out.fp) != len)
 		goto ioerr;
-	t = addtensor(&ww->m);
-	t->name = xstrdup(name);
+	t = addtensor(&ww->m, name);
 	t->dt = dt;
 	t->rank = rank;
 	t->shape = xcalloc((size_t)rank + 1, sizeof *t->shape);
@@ -444,43 +595,44 @@ ioerr:
 	return -1;
 }
 
+/*
+ * Both files are complete in their temporaries before either is renamed.
+ * Should the manifest's rename fail after the weights' succeeded, the
+ * weights file is removed again: a pair or nothing.
+ */
 int
 wwriter_commit(struct wwriter *ww)
 {
 	struct outfile mo;
-	char *s;
+	char *s = NULL, *wpath = NULL;
 	size_t n;
+	int rc = -1;
 
-	/* the manifest goes to its temporary first, so that either both
-	 * files appear or neither does */
-	if (outfile_open(&mo, ww->manifest_path) != 0) {
-		wwriter_abort(ww);
-		return -1;
-	}
+	if (outfile_open(&mo, ww->manifest_path) != 0)
+		goto out;
 	s = manifest_text(&ww->m);
 	n = strlen(s);
 	if (fwrite(s, 1, n, mo.fp) != n || fflush(mo.fp) != 0) {
 		error("%s: write error: %s", ww->manifest_path,
 		    strerror(errno));
-		free(s);
 		outfile_abort(&mo);
-		wwriter_abort(ww);
-		return -1;
+		goto out;
 	}
-	free(s);
+	wpath = xstrdup(ww->out.path);
 	if (outfile_commit(&ww->out) != 0) {
 		outfile_abort(&mo);
-		wwriter_abort(ww);
-		return -1;
+		goto out;
 	}
 	if (outfile_commit(&mo) != 0) {
-		wwriter_abort(ww);
-		return -1;
+		unlink(wpath);
+		goto out;
 	}
-	manifest_free(&ww->m);
-	free(ww->manifest_path);
-	ww->manifest_path = NULL;
-	return 0;
+	rc = 0;
+out:
+	free(s);
+	free(wpath);
+	wwriter_abort(ww);
+	return rc;
 }
 
 void
