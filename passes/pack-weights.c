@@ -1,7 +1,8 @@
 /*
  * pack-weights: .npy directories, .npz archives and .npy files into one
- * .weights file and its manifest (the pair graph consts refer to); and
- * back: unpack, verify, list.
+ * .weights file and its manifest (the pair graph consts of kind
+ * "weights" refer to), and back: unpack to .npy files, verify every
+ * checksum, list the tensors.  Nothing is written unless all of it is.
  */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
@@ -17,12 +18,14 @@
 #include "util.h"
 #include "weights.h"
 
+enum { MAXALIGN = 4096 };
+
 NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr,
 	    "usage: nnl-pack-weights pack [-a align] [-o file.weights] "
-	    "[-m manifest] source...\n"
+	    "[-m manifest] source ...\n"
 	    "       nnl-pack-weights unpack [-m manifest] [-d dir] "
 	    "file.weights\n"
 	    "       nnl-pack-weights verify [-m manifest] file.weights\n"
@@ -38,7 +41,7 @@ endswith(const char *s, const char *suf)
 	return n >= m && strcmp(s + n - m, suf) == 0;
 }
 
-/* x.weights -> x.manifest.json */
+/* x.weights -> x.manifest.json; any other name gets .manifest.json added */
 static char *
 manifestfor(const char *weights)
 {
@@ -59,6 +62,7 @@ struct tensors {
 	size_t n, cap;
 };
 
+/* Takes name and the array's data; a duplicate frees them. */
 static int
 addtensor(struct tensors *ts, char *name, const char *src, struct npy *a)
 {
@@ -84,59 +88,65 @@ bystr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The .npy files of a directory, by name, not recursively. */
+static int
+loaddir(struct tensors *ts, const char *src)
+{
+	DIR *d = opendir(src);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	if (!d) {
+		error("%s: %s", src, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)))
+		if (endswith(e->d_name, ".npy") && strlen(e->d_name) > 4) {
+			GROW(names, cap, n + 1);
+			names[n++] = xstrdup(e->d_name);
+		}
+	closedir(d);
+	qsort(names, n, sizeof *names, bystr);
+	if (n == 0)
+		warn("%s: no .npy files", src);
+	for (size_t i = 0; i < n; i++) {
+		char *p = path_join(src, names[i]);
+		struct npy a;
+
+		if (rc == 0 && npy_load(p, &a) == 0)
+			rc = addtensor(ts, xstrndup(names[i],
+			    strlen(names[i]) - 4), p, &a);
+		else
+			rc = -1;
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
 /* Tensors of one source: a directory, an .npz or an .npy file. */
 static int
 load(struct tensors *ts, const char *src)
 {
 	struct stat st;
+	const char *b = path_basename(src);
+	struct npz_member *m;
+	struct npy a;
+	size_t n;
 
 	if (stat(src, &st) != 0) {
 		error("%s: %s", src, strerror(errno));
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(src);
-		struct dirent *e;
-		char **names = NULL;
-		size_t n = 0, cap = 0;
-		int rc = 0;
-
-		if (!d) {
-			error("%s: %s", src, strerror(errno));
-			return -1;
-		}
-		while ((e = readdir(d)))
-			if (endswith(e->d_name, ".npy") &&
-			    strlen(e->d_name) > 4) {
-				GROW(names, cap, n + 1);
-				names[n++] = xstrdup(e->d_name);
-			}
-		closedir(d);
-		qsort(names, n, sizeof *names, bystr);
-		if (n == 0)
-			warn("%s: no .npy files", src);
-		for (size_t i = 0; i < n; i++) {
-			char *p = path_join(src, names[i]);
-			struct npy a;
-
-			if (rc == 0 && npy_load(p, &a) == 0)
-				rc = addtensor(ts, xstrndup(names[i],
-				    strlen(names[i]) - 4), p, &a);
-			else
-				rc = -1;
-			free(p);
-			free(names[i]);
-		}
-		free(names);
-		return rc;
-	}
+	if (S_ISDIR(st.st_mode))
+		return loaddir(ts, src);
 	if (endswith(src, ".npz")) {
-		struct npz_member *m;
-		size_t n;
-
 		if (npz_load(src, &m, &n) != 0)
 			return -1;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n; i++)
 			if (addtensor(ts, m[i].name, src, &m[i].arr) != 0) {
 				for (size_t j = i + 1; j < n; j++) {
 					free(m[j].name);
@@ -145,46 +155,71 @@ load(struct tensors *ts, const char *src)
 				free(m);
 				return -1;
 			}
-		}
 		free(m);
 		return 0;
 	}
-	{
-		struct npy a;
-		const char *b = path_basename(src);
-
-		if (!endswith(b, ".npy")) {
-			error("%s: expected a directory, an .npz or an .npy "
-			    "file", src);
-			return -1;
-		}
-		if (npy_load(src, &a) != 0)
-			return -1;
-		return addtensor(ts, xstrndup(b, strlen(b) - 4), src, &a);
+	if (!endswith(b, ".npy") || strlen(b) == 4) {
+		error("%s: expected a directory, an .npz or an .npy file", src);
+		return -1;
 	}
+	if (npy_load(src, &a) != 0)
+		return -1;
+	return addtensor(ts, xstrndup(b, strlen(b) - 4), src, &a);
+}
+
+/* weights/ -> weights.weights, w.npz -> w.weights, in the current
+ * directory; NULL when the source has no usable name ("/", ".."). */
+static char *
+defaultout(const char *src)
+{
+	char *s = xstrdup(src), *o = NULL;
+	size_t n = strlen(s);
+	const char *b;
+
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+	if (endswith(s, ".npz") || endswith(s, ".npy"))
+		s[n - 4] = '\0';
+	b = path_basename(s);
+	if (b[0] && strcmp(b, ".") && strcmp(b, ".."))
+		o = xasprintf("%s.weights", b);
+	free(s);
+	return o;
+}
+
+static void
+freetensors(struct tensors *ts)
+{
+	for (size_t i = 0; i < ts->n; i++) {
+		free(ts->v[i].name);
+		free(ts->v[i].src);
+		npy_free(&ts->v[i].a);
+	}
+	free(ts->v);
 }
 
 static int
 pack(int argc, char *argv[])
 {
 	const char *out = NULL, *man = NULL;
-	unsigned align = WEIGHTS_ALIGN;
+	unsigned long align = WEIGHTS_ALIGN;
 	struct tensors ts = { NULL, 0, 0 };
 	struct wwriter ww;
-	char *o, *m;
+	char *o = NULL, *m = NULL, *end;
 	int c, rc = 1;
 
 	while ((c = getopt(argc, argv, "a:o:m:")) != -1) {
 		switch (c) {
-		case 'a': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !v || v > 4096 || (v & (v - 1)))
+		case 'a':
+			errno = 0;
+			align = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !align ||
+			    align > MAXALIGN || (align & (align - 1))) {
+				error("-a %s: expected a power of two from 1 "
+				    "to %d", optarg, MAXALIGN);
 				usage();
-			align = (unsigned)v;
+			}
 			break;
-		}
 		case 'o': out = optarg; break;
 		case 'm': man = optarg; break;
 		default: usage();
@@ -192,25 +227,16 @@ pack(int argc, char *argv[])
 	}
 	if (optind >= argc)
 		usage();
-	if (out)
-		o = xstrdup(out);
-	else {
-		/* named after the first source: weights/ -> weights.weights */
-		char *s = xstrdup(argv[optind]);
-		size_t n = strlen(s);
-
-		while (n > 1 && s[n - 1] == '/')
-			s[--n] = '\0';
-		if (endswith(s, ".npz") || endswith(s, ".npy"))
-			s[n - 4] = '\0';
-		o = xasprintf("%s.weights", path_basename(s));
-		free(s);
+	if (!(o = out ? xstrdup(out) : defaultout(argv[optind]))) {
+		error("%s: cannot name the output after it; use -o",
+		    argv[optind]);
+		usage();
 	}
 	m = man ? xstrdup(man) : manifestfor(o);
 	for (int i = optind; i < argc; i++)
 		if (load(&ts, argv[i]) != 0)
 			goto out;
-	if (wwriter_open(&ww, o, m, align) != 0)
+	if (wwriter_open(&ww, o, m, (unsigned)align) != 0)
 		goto out;
 	for (size_t i = 0; i < ts.n; i++)
 		if (wwriter_add(&ww, ts.v[i].name, ts.v[i].a.dt,
@@ -222,18 +248,13 @@ pack(int argc, char *argv[])
 	if (wwriter_commit(&ww) == 0)
 		rc = 0;
 out:
-	for (size_t i = 0; i < ts.n; i++) {
-		free(ts.v[i].name);
-		free(ts.v[i].src);
-		npy_free(&ts.v[i].a);
-	}
-	free(ts.v);
+	freetensors(&ts);
 	free(o);
 	free(m);
 	return rc;
 }
 
-/* unpack, verify and list share their options. */
+/* unpack, verify and list share their options and their checks. */
 static int
 readside(int argc, char *argv[], int unpack, struct weights *w,
     const char **dir)
@@ -258,37 +279,71 @@ readside(int argc, char *argv[], int unpack, struct weights *w,
 	return rc;
 }
 
+/* Remove what a failed unpack wrote: its files, then its directory. */
+static void
+unwrite(char **done, size_t n, const char *dir, int made)
+{
+	for (size_t i = 0; i < n; i++)
+		unlink(done[i]);
+	if (made)
+		rmdir(dir);
+}
+
 static int
 unpack(int argc, char *argv[])
 {
 	struct weights w;
 	const char *dir;
-	int rc = 0;
+	char **done;
+	size_t n = 0;
+	int rc = 0, made = 0;
 
 	if (readside(argc, argv, 1, &w, &dir) != 0)
 		return 1;
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+	/* everything that can be known to fail fails before any write */
+	for (size_t i = 0; i < w.m.n; i++) {
+		struct wtensor *t = &w.m.t[i];
+
+		if (strchr(t->name, '/')) {
+			error("%s: tensor \"%s\": not usable as a file name",
+			    w.manifest_path, t->name);
+			rc = 1;
+		} else if (!dtype_npy(t->dt)) {
+			error("%s: tensor \"%s\": %s has no .npy type", w.path,
+			    t->name, dtype_name(t->dt));
+			rc = 1;
+		}
+	}
+	if (rc || weights_verify(&w, 0) != 0) {
+		weights_close(&w);
+		return 1;
+	}
+	if (mkdir(dir, 0777) == 0)
+		made = 1;
+	else if (errno != EEXIST) {
 		error("%s: %s", dir, strerror(errno));
 		weights_close(&w);
 		return 1;
 	}
+	done = xcalloc(w.m.n + 1, sizeof *done);
 	for (size_t i = 0; i < w.m.n && rc == 0; i++) {
 		struct wtensor *t = &w.m.t[i];
 		char *f = xasprintf("%s.npy", t->name);
 		char *p = path_join(dir, f);
 
-		if (strchr(t->name, '/') || !strcmp(t->name, "..") ||
-		    !strcmp(t->name, ".")) {
-			error("tensor \"%s\": not usable as a file name",
-			    t->name);
-			rc = 1;
-		} else if (npy_save(p, t->dt, t->rank, t->shape,
-		    weights_bytes(&w, t), (size_t)t->length) != 0) {
-			rc = 1;
-		}
 		free(f);
-		free(p);
+		if (npy_save(p, t->dt, t->rank, t->shape, weights_bytes(&w, t),
+		    (size_t)t->length) != 0) {
+			free(p);
+			unwrite(done, n, dir, made);
+			rc = 1;
+		} else {
+			done[n++] = p;
+		}
 	}
+	for (size_t i = 0; i < n; i++)
+		free(done[i]);
+	free(done);
 	weights_close(&w);
 	return rc;
 }
@@ -303,35 +358,44 @@ verify(int argc, char *argv[])
 	if (readside(argc, argv, 0, &w, &dir) != 0)
 		return 1;
 	bad = weights_verify(&w, 1);
-	if (!bad)
+	if (bad)
+		error("%s: %d of %zu tensors fail their checksums", w.path,
+		    bad, w.m.n);
+	else
 		printf("%s: %zu tensors, %zu bytes: ok\n", w.path, w.m.n,
 		    w.size);
 	weights_close(&w);
 	return bad ? 1 : 0;
 }
 
+/* name, type, shape, offset, length, checksum state: tab-separated */
 static int
 list(int argc, char *argv[])
 {
 	struct weights w;
 	const char *dir;
+	int bad = 0;
 
 	if (readside(argc, argv, 0, &w, &dir) != 0)
 		return 1;
 	for (size_t i = 0; i < w.m.n; i++) {
 		struct wtensor *t = &w.m.t[i];
-		int ok = !t->has_checksum || checksum_xxh3(weights_bytes(&w,
-		    t), (size_t)t->length) == t->checksum;
+		int ok = t->has_checksum && checksum_xxh3(weights_bytes(&w, t),
+		    (size_t)t->length) == t->checksum;
 
-		printf("%-24s %-8s [", t->name, dtype_name(t->dt));
+		printf("%s\t%s\t[", t->name, dtype_name(t->dt));
 		for (int k = 0; k < t->rank; k++)
 			printf("%s%lld", k ? ", " : "", (long long)t->shape[k]);
-		printf("] offset %" PRIu64 " length %" PRIu64 " %s\n",
-		    t->offset, t->length, !t->has_checksum ? "unchecked" :
-		    ok ? "ok" : "BAD");
+		printf("]\t%" PRIu64 "\t%" PRIu64 "\t%s\n", t->offset,
+		    t->length, !t->has_checksum ? "unchecked" : ok ? "ok" :
+		    "BAD");
+		bad += t->has_checksum && !ok;
 	}
+	if (bad)
+		error("%s: %d of %zu tensors fail their checksums", w.path,
+		    bad, w.m.n);
 	weights_close(&w);
-	return 0;
+	return bad ? 1 : 0;
 }
 
 int
