@@ -1,79 +1,187 @@
 #!/usr/bin/python3
-"""gen-schema: writes schema/webnn-graph.schema.json from common/ops.def.
+"""gen-schema: the JSON Schemas in schema/, from the tables in common/.
 
-Usage: gen-schema.py [OUT]   (default: standard output)
-The per-op part (which options each op takes, of which type, and which
-parameters it requires) comes from the op table, so the schema and the
-C validator cannot drift apart; tests/cli/schema.bats checks that the
-committed schema is what this script prints.
+Usage: gen-schema.py [DIR]
+Writes DIR/webnn-graph.schema.json and DIR/weights-manifest.schema.json
+(DIR: the checkout's schema/ by default).  The data types come from the
+DTYPES table of common/dtype.h and the per-op part (which operands,
+parameters and options each op takes, of which type, which parameters
+it requires) from the OP rows of common/ops.def, so the schema and the
+C reader cannot drift apart.  The output depends on those two files
+only, byte for byte; tests/check-schema-fresh.sh compares it with the
+committed schemas.
 """
 import json
+import os
 import re
 import sys
 
-DTYPES = ["float32", "float16", "int32", "uint32", "int64", "uint64",
-          "int8", "uint8", "int4", "uint4"]
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+ID = "https://nnl.invalid/schema/"
+U32MAX = 4294967295
+I32MIN, I32MAX = -2147483648, 2147483647
+MAXRANK = 32			# json.c and weights.c refuse longer shapes
+MAXINT = 9007199254740992	# 2^53, weights.c's bound on offsets
+
+
+def fail(msg):
+    sys.exit("gen-schema: " + msg)
+
+
+def nocomments(text):
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+def dtypes(path):
+    """The JSON names of the DTYPES(X) rows, in the table's order."""
+    names = re.findall(r'^\s*X\(\w+,\s*"(\w+)",\s*"\w+",',
+                       nocomments(open(path).read()), re.M)
+    if not names:
+        fail(path + ": no DTYPES rows")
+    return names
 
 
 def ops(path):
+    """(name, operands, params, options, nout) for each OP(...) row."""
+    text = nocomments(open(path).read())
     rows = []
-    for m in re.finditer(r'^OP\((\w+),\s*"(\w+)",\s*"([^"]*)",\s*"([^"]*)",'
-                         r'\s*"([^"]*)",\s*(\d+),\s*(\w+)\)',
-                         open(path).read(), re.M | re.S):
-        rows.append((m.group(2), m.group(3).split(), m.group(4).split(),
-                     m.group(5).split(), int(m.group(6))))
+    row = re.compile(r'OP\((\w+),\s*"(\w+)",\s*"([^"]*)",\s*"([^"]*)",'
+                     r'\s*"([^"]*)",\s*(\d+),\s*(\w+)\)')
+    starts = [m.start() for m in re.finditer(r"^OP\(", text, re.M)]
+    for at in starts:
+        m = row.match(text, at)
+        if not m:
+            line = text.count("\n", 0, at) + 1
+            fail("%s: malformed OP row near line %d" % (path, line))
+        rows.append((m.group(2), words(m.group(3)), words(m.group(4)),
+                     words(m.group(5)), int(m.group(6))))
+    if not rows:
+        fail(path + ": no OP rows")
     return rows
 
 
 def words(s):
-    """Split 'a:enum(x|y)=x b:u32' keeping enum() together."""
-    return s
+    """Split on spaces, keeping enum(a|b) together (as ops.c does)."""
+    return re.findall(r"(?:[^ (]|\([^)]*\))+", s)
 
 
-def typeschema(t):
-    alts = t.split("|") if not t.startswith("enum(") else [t]
-    if len(alts) > 1 and not t.startswith("enum("):
-        return {"anyOf": [typeschema(a) for a in alts]}
-    if t.endswith("[]"):
-        return {"type": "array", "items": typeschema(t[:-2])}
+def scalar(t, dts):
     if t == "u32":
-        return {"type": "integer", "minimum": 0, "maximum": 4294967295}
+        return {"type": "integer", "minimum": 0, "maximum": U32MAX}
     if t == "i32":
-        return {"type": "integer", "minimum": -2147483648,
-                "maximum": 2147483647}
+        return {"type": "integer", "minimum": I32MIN, "maximum": I32MAX}
     if t in ("f64", "number"):
         return {"type": "number"}
     if t == "bool":
         return {"type": "boolean"}
     if t == "dtype":
-        return {"enum": DTYPES}
-    if t in ("str", "operand"):
+        return {"enum": dts}
+    if t == "str":
+        return {"type": "string"}
+    if t == "operand":
         return {"type": "string", "minLength": 1}
     m = re.match(r"enum\((.*)\)$", t)
     if m:
         return {"enum": m.group(1).split("|")}
-    raise SystemExit("gen-schema: unknown type " + t)
+    fail("ops.def: unknown type " + t)
 
 
-def argspec(a):
+def onetype(t, dts):
+    """T or T[] (a sequence)."""
+    if t.endswith("[]"):
+        return {"type": "array", "items": scalar(t[:-2], dts)}
+    return scalar(t, dts)
+
+
+def typeschema(t, dts):
+    """A|B is a union of two types, unless the type is an enum."""
+    if "|" in t and not t.startswith("enum("):
+        a, b = t.split("|", 1)
+        return {"anyOf": [onetype(a, dts), onetype(b, dts)]}
+    return onetype(t, dts)
+
+
+def default(t, text):
+    """The default of ops.def as a JSON value of the argument's type."""
+    if t == "bool":
+        return text == "true"
+    if t in ("u32", "i32"):
+        return int(text)
+    if t in ("f64", "number"):
+        return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+    return text
+
+
+def argument(a, dts):
+    """"name:type[=default]" -> (name, schema)."""
     name, rest = a.split(":", 1)
-    rest = rest.split("=", 1)[0]
-    return name, typeschema(rest)
+    t, _, d = rest.partition("=")
+    s = typeschema(t, dts)
+    if d:
+        s["default"] = default(t, d)
+    return name, s
 
 
-def main():
-    rows = ops("common/ops.def")
-    desc = {"type": "object",
-            "required": ["dataType", "shape"],
+def nullable(s):
+    """s, or null (validate.c lets an option member be null)."""
+    s = dict(s)
+    if "anyOf" in s:
+        s["anyOf"] = s["anyOf"] + [{"type": "null"}]
+    elif "enum" in s:
+        s["enum"] = s["enum"] + [None]
+    else:
+        s["type"] = [s["type"], "null"]
+    return s
+
+
+def opschema(row, dts):
+    """What a node of this op must look like, beyond any node's shape."""
+    name, operands, params, options, nout = row
+    props = {}
+    for a in params:
+        n, s = argument(a, dts)
+        props[n] = s
+    for a in options:
+        n, s = argument(a, dts)
+        props[n] = nullable(s)		# null: the member left out
+    props["label"] = {"type": "string"}
+    opts = {"type": "object", "properties": props,
+            "additionalProperties": False}
+    req = [argument(p, dts)[0] for p in params]
+    if req:
+        opts["required"] = req
+    if len(operands) == 1 and operands[0].endswith("..."):
+        ins = {"minItems": 1}
+    else:
+        ins = {"minItems": len(operands), "maxItems": len(operands)}
+    sig = operands + [p.split(":")[0] for p in params]
+    s = {"$comment": "%s(%s)" % (name, ", ".join(sig)),
+         "properties": {"inputs": ins, "options": opts}}
+    if nout == 1:
+        s["properties"]["outputs"] = {"maxItems": 1}
+        s["properties"]["types"] = {"minItems": 1, "maxItems": 1}
+    if req:
+        s["required"] = ["options"]
+    return s
+
+
+def desc(dts):
+    return {"type": "object", "required": ["dataType", "shape"],
             "properties": {
-                "dataType": {"enum": DTYPES},
-                "shape": {"type": "array", "maxItems": 32,
+                "dataType": {"enum": dts},
+                "shape": {"type": "array", "maxItems": MAXRANK,
                           "items": {"type": "integer", "minimum": 0,
-                                    "maximum": 4294967295}}}}
+                                    "maximum": U32MAX}}}}
+
+
+def name():
+    return {"type": "string", "minLength": 1}
+
+
+def graphschema(rows, dts):
     init = {"oneOf": [
         {"type": "object", "required": ["kind", "ref"],
-         "properties": {"kind": {"const": "weights"},
-                        "ref": {"type": "string", "minLength": 1}}},
+         "properties": {"kind": {"const": "weights"}, "ref": name()}},
         {"type": "object", "required": ["kind", "value"],
          "properties": {"kind": {"const": "scalar"},
                         "value": {"type": "number"}}},
@@ -83,57 +191,80 @@ def main():
                                   "items": {"type": "integer",
                                             "minimum": 0,
                                             "maximum": 255}}}}]}
-    perop = []
-    for name, operands, params, options, nout in rows:
-        props = {"label": {"type": "string"}}
-        for a in params + options:
-            n, s = argspec(a)
-            props[n] = {"anyOf": [s, {"type": "null"}]} if a in options \
-                else s
-        then = {"properties": {
-            "options": {"type": "object", "properties": props,
-                        "additionalProperties": False,
-                        "required": [argspec(p)[0] for p in params]}}}
-        if operands and operands[0].endswith("..."):
-            then["properties"]["inputs"] = {"minItems": 1}
-        else:
-            then["properties"]["inputs"] = {"minItems": len(operands),
-                                            "maxItems": len(operands)}
-        if nout == 1:
-            then["properties"]["outputs"] = {"maxItems": 1}
-        perop.append({"if": {"properties": {"op": {"const": name}}},
-                      "then": then})
     node = {"type": "object", "required": ["id", "op", "inputs"],
             "properties": {
-                "id": {"type": "string", "minLength": 1},
+                "id": name(),
                 "op": {"enum": [r[0] for r in rows]},
-                "inputs": {"type": "array",
-                           "items": {"type": "string", "minLength": 1}},
+                "inputs": {"type": "array", "items": name()},
                 "options": {"type": "object"},
                 "outputs": {"type": "array", "minItems": 1,
-                            "items": {"type": "string", "minLength": 1}},
-                "types": {"type": "array", "items": {"$ref": "#/$defs/desc"}},
-                "activation": {"type": "object", "required": ["op"],
-                               "properties": {
-                                   "op": {"enum": ["relu", "clamp",
-                                                   "sigmoid", "hardSwish",
-                                                   "leakyRelu"]},
-                                   "options": {"type": "object"}}},
-                "arena": {"type": "array",
-                          "items": {"type": "integer", "minimum": 0}},
-                "scratch": {"type": "integer", "minimum": 0},
-                "layer": {"type": "string"},
-                "layerType": {"type": "string"}},
-            "allOf": perop}
-    schema = {
+                            "items": name()},
+                "types": {"$ref": "#/$defs/types"},
+                "activation": {"$ref": "#/$defs/activation"},
+                "arena": {"$ref": "#/$defs/arena"},
+                "scratch": {"$ref": "#/$defs/scratch"},
+                "layer": {"$ref": "#/$defs/layer"},
+                "layerType": {"$ref": "#/$defs/layerType"}},
+            "allOf": [{"if": {"required": ["op"],
+                              "properties": {"op": {"const": r[0]}}},
+                       "then": {"$ref": "#/$defs/op." + r[0]}}
+                      for r in rows]}
+    defs = {
+        "desc": desc(dts),
+        "const": {"allOf": [{"$ref": "#/$defs/desc"},
+                            {"required": ["init"],
+                             "properties": {"init": init}}]},
+        "node": node,
+        "types": {"$comment": "nnl-shape-infer: one type per output",
+                  "type": "array", "items": {"$ref": "#/$defs/desc"}},
+        "activation": {"$comment": "nnl-fuse: an activation applied to "
+                                   "the node's result",
+                       "type": "object", "required": ["op", "options"],
+                       "properties": {
+                           "op": {"enum": ["relu", "clamp", "sigmoid",
+                                           "hardSwish", "leakyRelu"]},
+                           "options": {"type": "object"}}},
+        "arena": {"$comment": "nnl-plan-memory: each output's byte "
+                              "offset in the arena",
+                  "type": "array",
+                  "items": {"type": "integer", "minimum": 0}},
+        "scratch": {"$comment": "nnl-plan-memory: the offset of "
+                                "the kernel's workspace",
+                    "type": "integer", "minimum": 0},
+        "layer": {"$comment": "nnl-parse, NNL models: the layer lowered",
+                  "type": "string"},
+        "layerType": {"$comment": "nnl-parse, NNL models: its type",
+                      "type": "string"},
+        "memory": {"$comment": "nnl-plan-memory: the arena's sizes",
+                   "type": "object",
+                   "required": ["align", "arenaBytes", "lowerBoundBytes",
+                                "weightsBytes"],
+                   "properties": {
+                       k: {"type": "integer", "minimum": 0}
+                       for k in ["align", "arenaBytes", "lowerBoundBytes",
+                                 "weightsBytes"]}},
+        "nnl": {"$comment": "nnl-parse, NNL models: NNL version and "
+                            "the config block",
+                "type": "object",
+                "properties": {"version": {"type": "string"},
+                               "config": {"type": "object"}}}}
+    for r in rows:
+        defs["op." + r[0]] = opschema(r, dts)
+    return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://nnl.invalid/schema/webnn-graph.schema.json",
+        "$id": ID + "webnn-graph.schema.json",
         "title": "webnn-graph JSON, version 1, as nnl reads and writes it",
         "$comment": "Generated by scripts/gen-schema.py from "
-                    "common/ops.def: do not edit.  Members not named here "
-                    "are allowed at every level (passes keep them); the "
-                    "fields nnl's passes add are described under $defs "
-                    "and in nnl-graph(5).",
+                    "common/ops.def and common/dtype.h: do not edit.  "
+                    "Members not named here are allowed at every level "
+                    "(every pass carries them through).  The fields "
+                    "nnl's passes add are defined under $defs (types, "
+                    "activation, arena, scratch, layer, layerType, "
+                    "memory, nnl); those of later passes will be added "
+                    "there as they land.  What a schema cannot say "
+                    "(unique names, references that resolve, types with "
+                    "one entry per output, const sizes, duplicate keys) "
+                    "is checked by nnl-parse; see nnl-graph(5).",
         "type": "object",
         "required": ["format", "version", "inputs", "nodes", "outputs"],
         "properties": {
@@ -143,38 +274,106 @@ def main():
             "weights": {"type": "object",
                         "required": ["file", "manifest"],
                         "additionalProperties": False,
-                        "properties": {"file": {"type": "string"},
-                                       "manifest": {"type": "string"}}},
+                        "properties": {"file": name(),
+                                       "manifest": name()}},
             "inputs": {"type": "object",
                        "additionalProperties": {"$ref": "#/$defs/desc"}},
             "consts": {"type": "object",
                        "additionalProperties": {"$ref": "#/$defs/const"}},
             "nodes": {"type": "array", "items": {"$ref": "#/$defs/node"}},
             "outputs": {"type": "object", "minProperties": 1,
-                        "additionalProperties": {"type": "string",
-                                                 "minLength": 1}},
+                        "additionalProperties": name()},
             "memory": {"$ref": "#/$defs/memory"},
-            "nnl": {"type": "object",
-                    "properties": {"version": {"type": "string"},
-                                   "config": {"type": "object"}}}},
-        "$defs": {
-            "desc": desc,
-            "const": {"allOf": [{"$ref": "#/$defs/desc"},
-                                {"type": "object", "required": ["init"],
-                                 "properties": {"init": init}}]},
-            "node": node,
-            "memory": {"type": "object",
-                       "required": ["align", "arenaBytes",
-                                    "lowerBoundBytes", "weightsBytes"],
-                       "properties": {
-                           k: {"type": "integer", "minimum": 0}
-                           for k in ["align", "arenaBytes",
-                                     "lowerBoundBytes", "weightsBytes"]}}}}
-    text = json.dumps(schema, indent=1, sort_keys=False) + "\n"
-    if len(sys.argv) > 1:
-        open(sys.argv[1], "w").write(text)
-    else:
-        sys.stdout.write(text)
+            "nnl": {"$ref": "#/$defs/nnl"}},
+        "$defs": defs}
+
+
+def manifestschema(dts):
+    entry = {"type": "object",
+             "required": ["dataType", "shape", "byteOffset", "byteLength"],
+             "properties": {
+                 "dataType": {"enum": dts},
+                 "shape": desc(dts)["properties"]["shape"],
+                 "byteOffset": {"type": "integer", "minimum": 8,
+                                "maximum": MAXINT},
+                 "byteLength": {"type": "integer", "minimum": 0,
+                                "maximum": MAXINT},
+                 "layout": {"const": "row-major"},
+                 "checksum": {"type": "string",
+                              "pattern": "^xxh3-64:[0-9a-f]{16}$"}}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": ID + "weights-manifest.schema.json",
+        "title": "wg-weights-manifest, version 1, with nnl's checksum",
+        "$comment": "Generated by scripts/gen-schema.py from "
+                    "common/dtype.h: do not edit.  byteOffset is absolute "
+                    "in the .weights file, past its 8-byte header; the "
+                    "checksum is XXH3-64 (seed 0) of the tensor's bytes. "
+                    " Unknown members are read and ignored, and dropped "
+                    "when nnl rewrites a manifest.  What a schema cannot "
+                    "say (byteLength equal to the elements' size, "
+                    "tensors inside the file and not overlapping) is "
+                    "checked by nnl-pack-weights verify; see "
+                    "nnl-graph(5).",
+        "type": "object",
+        "required": ["format", "version", "tensors"],
+        "properties": {
+            "format": {"const": "wg-weights-manifest"},
+            "version": {"const": 1},
+            "endianness": {"const": "little"},
+            "tensors": {"type": "object",
+                        "propertyNames": {"minLength": 1},
+                        "additionalProperties": entry}}}
+
+
+def dump(v, ind=0, lead=0):
+    """JSON whose containers take one line when they fit in 78 columns,
+    a comma included (lead: columns already used on the first line);
+    arrays of scalars filled line by line; others one item per line."""
+    flat = json.dumps(v, ensure_ascii=True)
+    if not isinstance(v, (dict, list)) or not v or \
+            ind + lead + len(flat) <= 77:
+        return flat
+    pad = " " * (ind + 2)
+    if isinstance(v, dict):
+        items = []
+        for k, x in v.items():
+            key = json.dumps(k) + ": "
+            items.append(pad + key + dump(x, ind + 2, len(key)))
+        return "{\n" + ",\n".join(items) + "\n" + " " * ind + "}"
+    if not any(isinstance(x, (dict, list)) for x in v):
+        lines, line = [], pad
+        for x in v:
+            word = json.dumps(x) + ","
+            if line != pad and len(line) + 1 + len(word) > 78:
+                lines.append(line)
+                line = pad
+            line += ("" if line == pad else " ") + word
+        lines.append(line[:-1])
+        return "[\n" + "\n".join(lines) + "\n" + " " * ind + "]"
+    items = [pad + dump(x, ind + 2) for x in v]
+    return "[\n" + ",\n".join(items) + "\n" + " " * ind + "]"
+
+
+def write(path, schema):
+    text = dump(schema) + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main():
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and
+                             sys.argv[1].startswith("-")):
+        print("usage: gen-schema.py [dir]", file=sys.stderr)
+        sys.exit(2)
+    out = sys.argv[1] if len(sys.argv) == 2 else os.path.join(ROOT,
+                                                              "schema")
+    dts = dtypes(os.path.join(ROOT, "common", "dtype.h"))
+    rows = ops(os.path.join(ROOT, "common", "ops.def"))
+    write(os.path.join(out, "webnn-graph.schema.json"),
+          graphschema(rows, dts))
+    write(os.path.join(out, "weights-manifest.schema.json"),
+          manifestschema(dts))
 
 
 main()
