@@ -28,14 +28,16 @@ def fail(msg):
     sys.exit("gen-schema: " + msg)
 
 
-def nocomments(text):
-    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+def source(path):
+    """The text of a C file with its comments removed."""
+    with open(path) as f:
+        return re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
 
 
 def dtypes(path):
     """The JSON names of the DTYPES(X) rows, in the table's order."""
     names = re.findall(r'^\s*X\(\w+,\s*"(\w+)",\s*"\w+",',
-                       nocomments(open(path).read()), re.M)
+                       source(path), re.M)
     if not names:
         fail(path + ": no DTYPES rows")
     return names
@@ -43,7 +45,7 @@ def dtypes(path):
 
 def ops(path):
     """(name, operands, params, options, nout) for each OP(...) row."""
-    text = nocomments(open(path).read())
+    text = source(path)
     rows = []
     row = re.compile(r'OP\((\w+),\s*"(\w+)",\s*"([^"]*)",\s*"([^"]*)",'
                      r'\s*"([^"]*)",\s*(\d+),\s*(\w+)\)')
@@ -174,14 +176,14 @@ def desc(dts):
                                     "maximum": U32MAX}}}}
 
 
-def name():
+def nonempty():
     return {"type": "string", "minLength": 1}
 
 
 def graphschema(rows, dts):
     init = {"oneOf": [
         {"type": "object", "required": ["kind", "ref"],
-         "properties": {"kind": {"const": "weights"}, "ref": name()}},
+         "properties": {"kind": {"const": "weights"}, "ref": nonempty()}},
         {"type": "object", "required": ["kind", "value"],
          "properties": {"kind": {"const": "scalar"},
                         "value": {"type": "number"}}},
@@ -193,12 +195,12 @@ def graphschema(rows, dts):
                                             "maximum": 255}}}}]}
     node = {"type": "object", "required": ["id", "op", "inputs"],
             "properties": {
-                "id": name(),
+                "id": nonempty(),
                 "op": {"enum": [r[0] for r in rows]},
-                "inputs": {"type": "array", "items": name()},
+                "inputs": {"type": "array", "items": nonempty()},
                 "options": {"type": "object"},
                 "outputs": {"type": "array", "minItems": 1,
-                            "items": name()},
+                            "items": nonempty()},
                 "types": {"$ref": "#/$defs/types"},
                 "activation": {"$ref": "#/$defs/activation"},
                 "arena": {"$ref": "#/$defs/arena"},
@@ -274,15 +276,15 @@ def graphschema(rows, dts):
             "weights": {"type": "object",
                         "required": ["file", "manifest"],
                         "additionalProperties": False,
-                        "properties": {"file": name(),
-                                       "manifest": name()}},
+                        "properties": {"file": nonempty(),
+                                       "manifest": nonempty()}},
             "inputs": {"type": "object",
                        "additionalProperties": {"$ref": "#/$defs/desc"}},
             "consts": {"type": "object",
                        "additionalProperties": {"$ref": "#/$defs/const"}},
             "nodes": {"type": "array", "items": {"$ref": "#/$defs/node"}},
             "outputs": {"type": "object", "minProperties": 1,
-                        "additionalProperties": name()},
+                        "additionalProperties": nonempty()},
             "memory": {"$ref": "#/$defs/memory"},
             "nnl": {"$ref": "#/$defs/nnl"}},
         "$defs": defs}
