@@ -1,13 +1,146 @@
 /*
- * shape_nn: shape rules of convolutions, pools, resample2d, pad, the
- * normalizations, matmul, gemm and the recurrent networks.
+ * shape_nn: the shape rules of the convolutions, the pools, resample2d,
+ * pad, the normalizations, matmul, gemm and the recurrent networks.
+ * Each rule takes the validation steps of its op's "method steps" in
+ * the WebNN specification in their order, so the step reported is the
+ * first that fails; messages name the option or operand at fault and
+ * the value found there.
  */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shape.h"
 
-enum { MAXR = SHAPE_MAXRANK * 4 };
+/* json.c reads shapes of rank 32 at most: lists hold that many. */
+enum { MAXR = 32 };
+/* A valid dimension is an integer above zero in the range of a long. */
+#define MAXDIM INT64_C(2147483647)
+
+static int
+validdim(int64_t v)
+{
+	return v > 0 && v <= MAXDIM;
+}
+
+/* a * b, saturating far above any valid dimension: sizes computed from
+ * 32-bit dimensions and options never overflow. */
+static int64_t
+mulsat(int64_t a, int64_t b)
+{
+	if (a > 0 && b > INT64_MAX / 8 / a)
+		return INT64_MAX / 8;
+	return a * b;
+}
+
+/* "[1, 2]" of a list of n values, in one of four rotating buffers. */
+static const char *
+u32str(const uint32_t *v, int n)
+{
+	static char bufs[4][MAXR * 12 + 4];
+	static int k;
+	char *s = bufs[k++ & 3];
+	size_t len = 1;
+
+	strcpy(s, "[");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, sizeof bufs[0] - len, "%s%u",
+		    i ? ", " : "", v[i]);
+	snprintf(s + len, sizeof bufs[0] - len, "]");
+	return s;
+}
+
+static const char *
+f64str(const double *v, int n)
+{
+	static char bufs[2][MAXR * 26 + 4];
+	static int k;
+	char *s = bufs[k++ & 1];
+	size_t len = 1;
+
+	strcpy(s, "[");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, sizeof bufs[0] - len,
+		    "%s%.17g", i ? ", " : "", v[i]);
+	snprintf(s + len, sizeof bufs[0] - len, "]");
+	return s;
+}
+
+/*
+ * A sequence option that must hold n values ("If its size is not n,
+ * then throw").  v gets them, or dflt in every place when the option is
+ * absent.  nonzero: the steps also refuse a 0 (strides, dilations,
+ * windowDimensions).  Returns 1 when present, 0 when absent, -1 after
+ * reporting.
+ */
+static int
+fixed(struct shapectx *c, const char *name, uint32_t *v, int n,
+    uint32_t dflt, int nonzero)
+{
+	uint32_t t[MAXR];
+	int got = 0, r = opt_u32s(c, name, t, MAXR, &got);
+
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		for (int i = 0; i < n; i++)
+			v[i] = dflt;
+		return 0;
+	}
+	if (got != n)
+		return shape_err(c, "option \"%s\": expected %d values, found "
+		    "%d %s", name, n, got, u32str(t, got));
+	for (int i = 0; i < n; i++)
+		if (nonzero && t[i] == 0)
+			return shape_err(c, "option \"%s\": %s: value %d is 0, "
+			    "it must be positive", name, u32str(t, n), i);
+	memcpy(v, t, (size_t)n * sizeof *v);
+	return 1;
+}
+
+/* The "same as input" data type of the tensor limits tables. */
+static int
+samedt(struct shapectx *c, const char *what, const struct tdesc *t,
+    const char *refwhat, const struct tdesc *ref)
+{
+	if (t->dt == ref->dt)
+		return 0;
+	return shape_err(c, "%s: data type %s is not that of %s (%s)", what,
+	    dtype_name(t->dt), refwhat, dtype_name(ref->dt));
+}
+
+/* t is exactly dt[dims]: the steps checking an operand's data type
+ * ("same as input") and "If its shape is not equal to ...". */
+static int
+exact(struct shapectx *c, const char *what, const struct tdesc *t,
+    enum dtype dt, int r, const int64_t *dims)
+{
+	struct tdesc w = { dt, r, (int64_t *)dims };
+	int ok = t->dt == dt && t->rank == r;
+
+	for (int i = 0; ok && i < r; i++)
+		ok = t->dims[i] == dims[i];
+	if (ok)
+		return 0;
+	return shape_err(c, "%s: expected %s%s, found %s%s", what,
+	    dtype_name(dt), shape_str(&w), dtype_name(t->dt), shape_str(t));
+}
+
+/* The same for an operand-valued option, when present. */
+static int
+optexact(struct shapectx *c, const char *name, enum dtype dt, int r,
+    const int64_t *dims)
+{
+	const struct tdesc *t = opt_operand(c, name);
+	char what[64];
+
+	if (!t)
+		return 0;
+	snprintf(what, sizeof what, "option \"%s\"", name);
+	return exact(c, what, t, dt, r, dims);
+}
 
 static int
 want4(struct shapectx *c, const char *what, const struct tdesc *t)
@@ -15,49 +148,112 @@ want4(struct shapectx *c, const char *what, const struct tdesc *t)
 	return shape_want_rank(c, what, t, 4);
 }
 
-/* An option of exactly n u32 values, or the default when absent. */
 static int
-list(struct shapectx *c, const char *name, uint32_t *v, int n, uint32_t dflt,
-    int positive)
+wantgroups(struct shapectx *c, uint32_t *g)
 {
-	int got = 0;
-
-	if (opt_u32s(c, name, v, n + 1, &got) < 0)
+	if (opt_u32(c, "groups", g) < 0)
 		return -1;
-	if (!opt_present(c, name)) {
-		for (int i = 0; i < n; i++)
-			v[i] = dflt;
-		return 0;
-	}
-	if (got != n)
-		return shape_err(c, "option \"%s\": expected %d values, found "
-		    "%d", name, n, got);
-	for (int i = 0; i < n; i++)
-		if (positive && !v[i])
-			return shape_err(c, "option \"%s\": value %d is 0",
-			    name, i);
+	if (*g == 0)
+		return shape_err(c, "option \"groups\": 0, it must be "
+		    "positive");
 	return 0;
 }
 
-/* floor((in - (k-1)*dil - 1 + pb + pe) / s) + 1, or -1 if not positive */
-static int64_t
-outsize(int64_t in, int64_t k, int64_t dil, int64_t pb, int64_t pe,
-    int64_t s, int ceilr)
-{
-	int64_t span = in + pb + pe - (k - 1) * dil - 1;
-
-	if (span < 0)
-		return -1;
-	return (ceilr ? (span + s - 1) / s : span / s) + 1;
-}
-
-/* Spatial indices of a layout: channels, height, width. */
+/* Channel, height and width positions of an input layout. */
 static void
-axes4(int nhwc, int *ch, int *h, int *w)
+inlayout(const char *name, int *ch, int *h, int *w)
 {
+	int nhwc = strcmp(name, "nhwc") == 0;
+
 	*ch = nhwc ? 3 : 1;
 	*h = nhwc ? 1 : 2;
 	*w = nhwc ? 2 : 3;
+}
+
+/* Positions of output channels, input channels, height and width in
+ * the filter layouts of conv2d (4) and convTranspose2d (iohw hwoi ohwi). */
+struct flayout {
+	const char *name;
+	int o, i, h, w;
+};
+
+static const struct flayout FLAYOUTS[] = {
+	{ "oihw", 0, 1, 2, 3 }, { "hwio", 3, 2, 0, 1 },
+	{ "ohwi", 0, 3, 1, 2 }, { "ihwo", 3, 0, 1, 2 },
+	{ "iohw", 1, 0, 2, 3 }, { "hwoi", 2, 3, 0, 1 },
+	{ NULL, 0, 0, 0, 0 }
+};
+
+static const struct flayout *
+flayout(const char *name)
+{
+	for (const struct flayout *l = FLAYOUTS; l->name; l++)
+		if (strcmp(l->name, name) == 0)
+			return l;
+	BUG("filter layout outside the op table's enum");
+}
+
+/*
+ * "Calculate conv output size": (in - ((k - 1) * dil + 1) + pb + pe) /
+ * s + 1, a rational number, rounded down, or up when up is set.
+ */
+static int64_t
+convsize(int64_t in, int64_t k, uint32_t pb, uint32_t pe, uint32_t s,
+    uint32_t dil, int up)
+{
+	int64_t num = in + pb + pe - (mulsat(k - 1, dil) + 1);
+	int64_t q;
+
+	if (num >= 0)
+		q = (num + (up ? s - 1 : 0)) / s;
+	else
+		q = -((-num + (up ? 0 : s - 1)) / s);
+	return q + 1;
+}
+
+/* The 4-D output of a convolution or pool in the input's layout. */
+static void
+out4(struct shapectx *c, const char *layout, int64_t n, int64_t ch,
+    int64_t h, int64_t w)
+{
+	int64_t d[4];
+	int ic, ih, iw;
+
+	inlayout(layout, &ic, &ih, &iw);
+	d[0] = n;
+	d[ic] = ch;
+	d[ih] = h;
+	d[iw] = w;
+	shape_out(c, 0, c->in[0]->dt, 4, d);
+}
+
+static int
+conv2dsize(struct shapectx *c, const char *il, const struct flayout *l,
+    const uint32_t *pad, const uint32_t *st, const uint32_t *dl)
+{
+	const struct tdesc *x = c->in[0], *f = c->in[1];
+	int ch, hh, ww;
+	int64_t oh, ow;
+
+	inlayout(il, &ch, &hh, &ww);
+	oh = convsize(x->dims[hh], f->dims[l->h], pad[0], pad[1], st[0],
+	    dl[0], 0);
+	ow = convsize(x->dims[ww], f->dims[l->w], pad[2], pad[3], st[1],
+	    dl[1], 0);
+	if (oh <= 0 || ow <= 0)
+		return shape_err(c, "input \"filter\": the %lldx%lld filter, "
+		    "dilations %s, does not fit the padded %lldx%lld input "
+		    "(padding %s): output %lldx%lld",
+		    (long long)f->dims[l->h], (long long)f->dims[l->w],
+		    u32str(dl, 2), (long long)x->dims[hh],
+		    (long long)x->dims[ww], u32str(pad, 4), (long long)oh,
+		    (long long)ow);
+	if (!validdim(oh) || !validdim(ow))
+		return shape_err(c, "the output %lldx%lld exceeds the largest "
+		    "dimension %lld", (long long)oh, (long long)ow,
+		    (long long)MAXDIM);
+	out4(c, il, x->dims[0], f->dims[l->o], oh, ow);
+	return 0;
 }
 
 int
@@ -65,52 +261,87 @@ shape_conv2d(struct shapectx *c)
 {
 	const struct tdesc *x = c->in[0], *f = c->in[1], *b;
 	const char *il = "nchw", *fl = "oihw";
+	const struct flayout *l;
 	uint32_t pad[4], st[2], dl[2], g = 1;
-	int ch, hh, ww, fo, fi, fh, fw;
-	int64_t d[4], oh, ow;
+	int ch, hh, ww;
+	int64_t ic, oc;
 
 	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
 	    want4(c, "input \"input\"", x) || want4(c, "input \"filter\"", f) ||
+	    samedt(c, "input \"filter\"", f, "input \"input\"", x) ||
+	    fixed(c, "padding", pad, 4, 0, 0) < 0 ||
+	    fixed(c, "strides", st, 2, 1, 1) < 0 ||
+	    fixed(c, "dilations", dl, 2, 1, 1) < 0 || wantgroups(c, &g) ||
 	    opt_str(c, "inputLayout", &il) < 0 ||
-	    opt_str(c, "filterLayout", &fl) < 0 ||
-	    list(c, "padding", pad, 4, 0, 0) || list(c, "strides", st, 2, 1, 1) ||
-	    list(c, "dilations", dl, 2, 1, 1) || opt_u32(c, "groups", &g) < 0)
+	    opt_str(c, "filterLayout", &fl) < 0)
 		return -1;
-	if (f->dt != x->dt)
-		return shape_err(c, "input \"filter\" is %s, input is %s",
-		    dtype_name(f->dt), dtype_name(x->dt));
-	axes4(!strcmp(il, "nhwc"), &ch, &hh, &ww);
-	/* filter dims: o, i, h, w positions per layout */
-	fo = !strcmp(fl, "oihw") || !strcmp(fl, "ohwi") ? 0 : 3;
-	fi = !strcmp(fl, "oihw") ? 1 : !strcmp(fl, "ihwo") ? 0 :
-	    !strcmp(fl, "hwio") ? 2 : 3;
-	fh = !strcmp(fl, "oihw") ? 2 : !strcmp(fl, "hwio") ? 0 : 1;
-	fw = fh + 1;
-	if (!g || x->dims[ch] % g || f->dims[fo] % g)
+	inlayout(il, &ch, &hh, &ww);
+	l = flayout(fl);
+	ic = x->dims[ch];
+	oc = f->dims[l->o];
+	if (ic % g)
 		return shape_err(c, "option \"groups\": %u does not divide the "
-		    "input channels %lld and output channels %lld", g,
-		    (long long)x->dims[ch], (long long)f->dims[fo]);
-	if (f->dims[fi] * g != x->dims[ch])
+		    "%lld input channels", g, (long long)ic);
+	if (ic / g != f->dims[l->i])
 		return shape_err(c, "input \"filter\" has %lld input channels, "
-		    "input has %lld in %u groups", (long long)f->dims[fi],
-		    (long long)x->dims[ch], g);
-	oh = outsize(x->dims[hh], f->dims[fh], dl[0], pad[0], pad[1], st[0], 0);
-	ow = outsize(x->dims[ww], f->dims[fw], dl[1], pad[2], pad[3], st[1], 0);
-	if (oh <= 0 || ow <= 0)
-		return shape_err(c, "the %lldx%lld filter (dilated) does not fit "
-		    "the padded %lldx%lld input", (long long)f->dims[fh],
-		    (long long)f->dims[fw], (long long)x->dims[hh],
-		    (long long)x->dims[ww]);
-	if ((b = opt_operand(c, "bias")) && (b->rank != 1 ||
-	    b->dims[0] != f->dims[fo] || b->dt != x->dt))
-		return shape_err(c, "option \"bias\": expected %s[%lld], found "
-		    "%s%s", dtype_name(x->dt), (long long)f->dims[fo],
-		    dtype_name(b->dt), shape_str(b));
-	d[0] = x->dims[0];
-	d[ch] = f->dims[fo];
-	d[hh] = oh;
-	d[ww] = ow;
-	shape_out(c, 0, x->dt, 4, d);
+		    "input has %lld in %u group%s", (long long)f->dims[l->i],
+		    (long long)ic, g, g == 1 ? "" : "s");
+	if (oc % g)
+		return shape_err(c, "option \"groups\": %u does not divide the "
+		    "%lld output channels of input \"filter\"", g,
+		    (long long)oc);
+	if ((b = opt_operand(c, "bias")) &&
+	    exact(c, "option \"bias\"", b, x->dt, 1, &oc))
+		return -1;
+	return conv2dsize(c, il, l, pad, st, dl);
+}
+
+/*
+ * "Calculate convtranspose output size" for both spatial dimensions,
+ * then outputSizes (checked against it) or outputPadding added.
+ */
+static int
+convtsizes(struct shapectx *c, int64_t *sz, const int64_t *in,
+    const int64_t *k, const uint32_t *pad, const uint32_t *st,
+    const uint32_t *dl, const uint32_t *op, const uint32_t *os, int hasos)
+{
+	for (int i = 0; i < 2; i++) {
+		int64_t calc = mulsat(in[i] - 1, st[i]) +
+		    mulsat(k[i] - 1, dl[i]) + 1 - pad[2 * i] - pad[2 * i + 1];
+
+		if (hasos && (os[i] < calc || os[i] >= calc + st[i]))
+			return shape_err(c, "option \"outputSizes\": %s: %u is "
+			    "outside [%lld, %lld), the sizes the strides %s "
+			    "allow", u32str(os, 2), os[i], (long long)calc,
+			    (long long)(calc + st[i]), u32str(st, 2));
+		sz[i] = hasos ? os[i] : calc + op[i];
+	}
+	if (validdim(sz[0]) && validdim(sz[1]))
+		return 0;
+	if (hasos)
+		return shape_err(c, "option \"outputSizes\": %s is not a valid "
+		    "output size", u32str(os, 2));
+	return shape_err(c, "option \"padding\": %s leaves an output of "
+	    "%lldx%lld", u32str(pad, 4), (long long)sz[0], (long long)sz[1]);
+}
+
+static int
+convtopts(struct shapectx *c, uint32_t *pad, uint32_t *st, uint32_t *dl,
+    uint32_t *op, uint32_t *os, int *hasos)
+{
+	if (fixed(c, "padding", pad, 4, 0, 0) < 0 ||
+	    fixed(c, "strides", st, 2, 1, 1) < 0 ||
+	    fixed(c, "dilations", dl, 2, 1, 1) < 0 ||
+	    fixed(c, "outputPadding", op, 2, 0, 0) < 0 ||
+	    (*hasos = fixed(c, "outputSizes", os, 2, 0, 0)) < 0)
+		return -1;
+	if (*hasos)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (op[i] >= st[i])
+			return shape_err(c, "option \"outputPadding\": %u must "
+			    "be below the stride %u of dimension %d (strides "
+			    "%s)", op[i], st[i], i, u32str(st, 2));
 	return 0;
 }
 
@@ -119,68 +350,108 @@ shape_conv_transpose2d(struct shapectx *c)
 {
 	const struct tdesc *x = c->in[0], *f = c->in[1], *b;
 	const char *il = "nchw", *fl = "iohw";
+	const struct flayout *l;
 	uint32_t pad[4], st[2], dl[2], op[2], os[2], g = 1;
-	int ch, hh, ww, fi, fo, fh, fw, nos = 0;
-	int64_t d[4], oc, sz[2];
+	int ch, hh, ww, hasos = 0;
+	int64_t oc, sz[2], in[2], k[2];
 
-	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
-	    want4(c, "input \"input\"", x) || want4(c, "input \"filter\"", f) ||
+	if (want4(c, "input \"input\"", x) ||
+	    shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
+	    want4(c, "input \"filter\"", f) ||
+	    samedt(c, "input \"filter\"", f, "input \"input\"", x) ||
+	    convtopts(c, pad, st, dl, op, os, &hasos) || wantgroups(c, &g) ||
 	    opt_str(c, "inputLayout", &il) < 0 ||
-	    opt_str(c, "filterLayout", &fl) < 0 ||
-	    list(c, "padding", pad, 4, 0, 0) || list(c, "strides", st, 2, 1, 1) ||
-	    list(c, "dilations", dl, 2, 1, 1) ||
-	    list(c, "outputPadding", op, 2, 0, 0) ||
-	    opt_u32s(c, "outputSizes", os, 3, &nos) < 0 ||
-	    opt_u32(c, "groups", &g) < 0)
+	    opt_str(c, "filterLayout", &fl) < 0)
 		return -1;
-	axes4(!strcmp(il, "nhwc"), &ch, &hh, &ww);
-	fi = !strcmp(fl, "iohw") ? 0 : 3;
-	fo = !strcmp(fl, "iohw") ? 1 : !strcmp(fl, "hwoi") ? 2 : 0;
-	fh = !strcmp(fl, "iohw") ? 2 : !strcmp(fl, "hwoi") ? 0 : 1;
-	fw = fh + 1;
-	if (!g || x->dims[ch] % g)
-		return shape_err(c, "option \"groups\": %u does not divide the "
-		    "input channels %lld", g, (long long)x->dims[ch]);
-	if (f->dims[fi] != x->dims[ch])
+	inlayout(il, &ch, &hh, &ww);
+	l = flayout(fl);
+	if (x->dims[ch] != f->dims[l->i])
 		return shape_err(c, "input \"filter\" has %lld input channels, "
-		    "input has %lld", (long long)f->dims[fi],
+		    "input has %lld", (long long)f->dims[l->i],
 		    (long long)x->dims[ch]);
-	for (int i = 0; i < 2; i++)
-		if (op[i] >= st[i] && op[i] >= dl[i])
-			return shape_err(c, "option \"outputPadding\": %u must "
-			    "be below the stride or the dilation", op[i]);
-	oc = f->dims[fo] * g;
+	/* Not a step of the algorithm, but the definition of groups: "the
+	 * number of groups that input channels ... are divided into". */
+	if (x->dims[ch] % g)
+		return shape_err(c, "option \"groups\": %u does not divide the "
+		    "%lld input channels", g, (long long)x->dims[ch]);
+	oc = mulsat(f->dims[l->o], g);
+	if (!validdim(oc))
+		return shape_err(c, "option \"groups\": %u groups of %lld "
+		    "output channels are not a valid dimension", g,
+		    (long long)f->dims[l->o]);
+	if ((b = opt_operand(c, "bias")) &&
+	    exact(c, "option \"bias\"", b, x->dt, 1, &oc))
+		return -1;
+	in[0] = x->dims[hh];
+	in[1] = x->dims[ww];
+	k[0] = f->dims[l->h];
+	k[1] = f->dims[l->w];
+	if (convtsizes(c, sz, in, k, pad, st, dl, op, os, hasos))
+		return -1;
+	out4(c, il, x->dims[0], oc, sz[0], sz[1]);
+	return 0;
+}
+
+/*
+ * The pooling options up to the dilations.  As the specification has
+ * it, padding is ignored (zero) when outputSizes is given, and each
+ * outputSizes item must be smaller than the stride of its dimension.
+ */
+static int
+poolopts(struct shapectx *c, uint32_t *win, const int64_t *hw,
+    uint32_t *pad, uint32_t *st, uint32_t *dl, uint32_t *os, int *hasos)
+{
+	int r = fixed(c, "windowDimensions", win, 2, 0, 1);
+
+	if (r < 0)
+		return -1;
+	for (int i = 0; r == 0 && i < 2; i++)
+		win[i] = (uint32_t)hw[i];
+	if (win[0] == 0 || win[1] == 0)
+		return shape_err(c, "option \"windowDimensions\": the default, "
+		    "the input's %s, holds a 0", u32str(win, 2));
+	*hasos = opt_present(c, "outputSizes");
+	memset(pad, 0, 4 * sizeof *pad);
+	if ((!*hasos && fixed(c, "padding", pad, 4, 0, 0) < 0) ||
+	    fixed(c, "strides", st, 2, 1, 1) < 0 ||
+	    (*hasos && fixed(c, "outputSizes", os, 2, 0, 0) < 0))
+		return -1;
+	for (int i = 0; *hasos && i < 2; i++)
+		if (os[i] >= st[i])
+			return shape_err(c, "option \"outputSizes\": %s: %u is "
+			    "not smaller than the stride %u (strides %s)",
+			    u32str(os, 2), os[i], st[i], u32str(st, 2));
+	return fixed(c, "dilations", dl, 2, 1, 1) < 0 ? -1 : 0;
+}
+
+/* The output height and width: outputSizes if they are both the floor
+ * or both the ceiling of the calculated sizes, else the rounding. */
+static int
+poolsizes(struct shapectx *c, int64_t *o, const int64_t *hw,
+    const uint32_t *win, const uint32_t *pad, const uint32_t *st,
+    const uint32_t *dl, const uint32_t *os, int hasos, int up)
+{
+	int64_t fl[2], ce[2];
+
 	for (int i = 0; i < 2; i++) {
-		int64_t in = x->dims[i ? ww : hh], k = f->dims[i ? fw : fh];
-
-		sz[i] = (in - 1) * st[i] + (k - 1) * dl[i] + 1 -
-		    pad[2 * i] - pad[2 * i + 1] + op[i];
+		fl[i] = convsize(hw[i], win[i], pad[2 * i], pad[2 * i + 1],
+		    st[i], dl[i], 0);
+		ce[i] = convsize(hw[i], win[i], pad[2 * i], pad[2 * i + 1],
+		    st[i], dl[i], 1);
+		o[i] = hasos ? os[i] : up ? ce[i] : fl[i];
 	}
-	if (nos) {
-		if (nos != 2)
-			return shape_err(c, "option \"outputSizes\": expected 2 "
-			    "values, found %d", nos);
-		for (int i = 0; i < 2; i++) {
-			int64_t base = sz[i] - op[i];
-
-			if (os[i] < base || os[i] >= base + st[i])
-				return shape_err(c, "option \"outputSizes\": "
-				    "%u is not reachable (from %lld to %lld)",
-				    os[i], (long long)base,
-				    (long long)(base + st[i] - 1));
-			sz[i] = os[i];
-		}
-	}
-	if (sz[0] <= 0 || sz[1] <= 0)
-		return shape_err(c, "the padding leaves no output");
-	if ((b = opt_operand(c, "bias")) && (b->rank != 1 || b->dims[0] != oc))
-		return shape_err(c, "option \"bias\": expected [%lld], found %s",
-		    (long long)oc, shape_str(b));
-	d[0] = x->dims[0];
-	d[ch] = oc;
-	d[hh] = sz[0];
-	d[ww] = sz[1];
-	shape_out(c, 0, x->dt, 4, d);
+	if (hasos && !(os[0] == fl[0] && os[1] == fl[1]) &&
+	    !(os[0] == ce[0] && os[1] == ce[1]))
+		return shape_err(c, "option \"outputSizes\": %s is neither the "
+		    "floor [%lld, %lld] nor the ceiling [%lld, %lld] of the "
+		    "output size", u32str(os, 2), (long long)fl[0],
+		    (long long)fl[1], (long long)ce[0], (long long)ce[1]);
+	if (!validdim(o[0]) || !validdim(o[1]))
+		return shape_err(c, "option \"windowDimensions\": the window "
+		    "%s, dilations %s, does not fit the %lldx%lld input with "
+		    "padding %s: output %lldx%lld", u32str(win, 2),
+		    u32str(dl, 2), (long long)hw[0], (long long)hw[1],
+		    u32str(pad, 4), (long long)o[0], (long long)o[1]);
 	return 0;
 }
 
@@ -190,105 +461,135 @@ shape_pool2d(struct shapectx *c)
 	const struct tdesc *x = c->in[0];
 	const char *layout = "nchw", *round = "floor";
 	uint32_t win[2], pad[4], st[2], dl[2], os[2];
-	int ch, hh, ww, nos = 0;
-	int64_t d[4], o[2];
-	static const enum dtype MAXT[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
-	    DT_UINT32, DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_NONE };
+	int ch, hh, ww, hasos = 0;
+	int64_t hw[2], o[2];
 
 	if (shape_want_dtype(c, "input \"input\"", x,
-	    c->n->op == OP_MAX_POOL2D ? MAXT : DTS_FLOAT) ||
+	    c->n->op == OP_MAX_POOL2D ? DTS_ALL : DTS_FLOAT) ||
 	    want4(c, "input \"input\"", x) ||
 	    opt_str(c, "layout", &layout) < 0 ||
-	    opt_str(c, "outputShapeRounding", &round) < 0 ||
-	    list(c, "padding", pad, 4, 0, 0) || list(c, "strides", st, 2, 1, 1) ||
-	    list(c, "dilations", dl, 2, 1, 1) ||
-	    opt_u32s(c, "outputSizes", os, 3, &nos) < 0)
+	    opt_str(c, "outputShapeRounding", &round) < 0)
 		return -1;
-	axes4(!strcmp(layout, "nhwc"), &ch, &hh, &ww);
-	if (list(c, "windowDimensions", win, 2, 0, 1))
+	inlayout(layout, &ch, &hh, &ww);
+	hw[0] = x->dims[hh];
+	hw[1] = x->dims[ww];
+	if (poolopts(c, win, hw, pad, st, dl, os, &hasos) ||
+	    poolsizes(c, o, hw, win, pad, st, dl, os, hasos,
+	    strcmp(round, "ceil") == 0))
 		return -1;
-	if (!opt_present(c, "windowDimensions")) {
-		win[0] = (uint32_t)x->dims[hh];
-		win[1] = (uint32_t)x->dims[ww];
-	}
-	if (nos)
-		memset(pad, 0, sizeof pad);
-	for (int i = 0; i < 2; i++) {
-		int64_t in = x->dims[i ? ww : hh];
+	out4(c, layout, x->dims[0], x->dims[ch], o[0], o[1]);
+	return 0;
+}
 
-		o[i] = outsize(in, win[i], dl[i], pad[2 * i], pad[2 * i + 1],
-		    st[i], !strcmp(round, "ceil"));
-		if (o[i] <= 0)
-			return shape_err(c, "option \"windowDimensions\": the "
-			    "window %ux%u does not fit the input %s", win[0],
-			    win[1], shape_str(x));
-	}
-	if (nos) {
-		if (nos != 2)
-			return shape_err(c, "option \"outputSizes\": expected 2 "
-			    "values, found %d", nos);
-		for (int i = 0; i < 2; i++) {
-			int64_t in = x->dims[i ? ww : hh];
-			int64_t fl = outsize(in, win[i], dl[i], 0, 0, st[i], 0);
-			int64_t ce = outsize(in, win[i], dl[i], 0, 0, st[i], 1);
+/*
+ * floor(n * s), exactly, for a positive float s (scales is a
+ * sequence<float>): s = m * 2^e with m below 2^24, so n * m fits.
+ */
+static int64_t
+floormul(int64_t n, float s)
+{
+	int e;
+	int64_t m = (int64_t)ldexpf(frexpf(s, &e), 24), p = n * m;
 
-			if (os[i] != fl && os[i] != ce)
-				return shape_err(c, "option \"outputSizes\": %u "
-				    "is neither %lld nor %lld", os[i],
-				    (long long)fl, (long long)ce);
-			o[i] = os[i];
-		}
-	}
-	d[0] = x->dims[0];
-	d[ch] = x->dims[ch];
-	d[hh] = o[0];
-	d[ww] = o[1];
-	shape_out(c, 0, x->dt, 4, d);
+	e -= 24;
+	if (e < 0)
+		return -e >= 63 ? 0 : p >> -e;
+	if (p == 0)
+		return 0;
+	return e > 31 || p > MAXDIM >> e ? MAXDIM + 1 : p << e;
+}
+
+/* scales, as floats, and sizes: the steps before the axes. */
+static int
+resampleopts(struct shapectx *c, float *sc, uint32_t *sz, int *hassz)
+{
+	double v[MAXR] = { 1, 1 };
+	uint32_t t[MAXR];
+	int n = 0, r = opt_f64s(c, "scales", v, MAXR, &n);
+
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		n = 2;
+	for (int i = 0; i < n && n == 2; i++)
+		if (fabs(v[i]) > FLT_MAX || (sc[i] = (float)v[i]) <= 0)
+			n = -1;
+	if (n != 2)
+		return shape_err(c, "option \"scales\": %s: expected 2 "
+		    "positive values (float32)", f64str(v, n < 0 ? 2 : n));
+	if ((r = opt_u32s(c, "sizes", t, MAXR, &n)) < 0)
+		return -1;
+	*hassz = r;
+	if (r && (n != 2 || !t[0] || !t[1]))
+		return shape_err(c, "option \"sizes\": %s: expected 2 positive "
+		    "values", u32str(t, n));
+	if (r)
+		memcpy(sz, t, 2 * sizeof *sz);
+	return 0;
+}
+
+/* axes, default [2, 3].  The steps refuse duplicates and axes out of
+ * range; the member's definition ("a list of length 2") the length. */
+static int
+resampleaxes(struct shapectx *c, uint32_t *axes, int rank)
+{
+	uint32_t t[MAXR];
+	int n = 0, r = opt_u32s(c, "axes", t, MAXR, &n);
+
+	if (r <= 0)
+		return r;
+	if (n != 2 || t[0] == t[1] || t[0] >= (uint32_t)rank ||
+	    t[1] >= (uint32_t)rank)
+		return shape_err(c, "option \"axes\": %s are not two distinct "
+		    "axes of a %d-D input", u32str(t, n), rank);
+	axes[0] = t[0];
+	axes[1] = t[1];
 	return 0;
 }
 
 int
 shape_resample2d(struct shapectx *c)
 {
+	static const enum dtype RDT[] = { DT_FLOAT32, DT_FLOAT16, DT_UINT8,
+	    DT_INT8, DT_NONE };
 	const struct tdesc *x = c->in[0];
-	uint32_t axes[2] = { 2, 3 }, sizes[3];
-	double scales[3] = { 1, 1, 1 };
-	int na = 0, ns = 0, nz = 0;
+	uint32_t axes[2] = { 2, 3 }, sz[2];
+	float sc[2];
+	int hassz = 0;
 	int64_t d[4];
 
-	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
+	if (shape_want_dtype(c, "input \"input\"", x, RDT) ||
 	    want4(c, "input \"input\"", x) ||
-	    opt_u32s(c, "axes", axes, 3, &na) < 0 ||
-	    opt_f64s(c, "scales", scales, 3, &ns) < 0 ||
-	    opt_u32s(c, "sizes", sizes, 3, &nz) < 0)
+	    resampleopts(c, sc, sz, &hassz) || resampleaxes(c, axes, 4))
 		return -1;
-	if (opt_present(c, "axes") && na != 2)
-		return shape_err(c, "option \"axes\": expected 2 values");
-	if (axes[0] > 3 || axes[1] > 3 || axes[0] == axes[1])
-		return shape_err(c, "option \"axes\": [%u, %u] are not two "
-		    "distinct axes of a 4-D input", axes[0], axes[1]);
-	if (opt_present(c, "scales") && ns != 2)
-		return shape_err(c, "option \"scales\": expected 2 values");
-	if (opt_present(c, "sizes") && nz != 2)
-		return shape_err(c, "option \"sizes\": expected 2 values");
 	memcpy(d, x->dims, sizeof d);
 	for (int i = 0; i < 2; i++) {
-		if (nz) {
-			if (!sizes[i])
-				return shape_err(c, "option \"sizes\": value %d "
-				    "is 0", i);
-			d[axes[i]] = sizes[i];
-		} else {
-			double v = floor((double)x->dims[axes[i]] * scales[i]);
-
-			if (!(scales[i] > 0) || v < 1 || v > 4294967295.0)
-				return shape_err(c, "option \"scales\": %g "
-				    "gives no valid size", scales[i]);
-			d[axes[i]] = (int64_t)v;
-		}
+		d[axes[i]] = hassz ? sz[i] : floormul(x->dims[axes[i]], sc[i]);
+		if (!validdim(d[axes[i]]) && hassz)
+			return shape_err(c, "option \"sizes\": %u is not a "
+			    "valid dimension", sz[i]);
+		if (!validdim(d[axes[i]]))
+			return shape_err(c, "option \"scales\": %.9g gives "
+			    "dimension %u (%lld) the size %lld", sc[i],
+			    axes[i], (long long)x->dims[axes[i]],
+			    (long long)d[axes[i]]);
 	}
 	shape_out(c, 0, x->dt, 4, d);
 	return 0;
+}
+
+/* Reflection reads mirror images inside the input: each padding must
+ * be below its dimension. */
+static int
+reflectable(struct shapectx *c, const char *name, const uint32_t *p, int i)
+{
+	const struct tdesc *x = c->in[0];
+
+	if (p[i] < x->dims[i])
+		return 0;
+	return shape_err(c, "mode \"reflection\": padding of dimension %d "
+	    "must be below its size %lld: option \"%s\" has %u", i,
+	    (long long)x->dims[i], name, p[i]);
 }
 
 int
@@ -296,7 +597,7 @@ shape_pad(struct shapectx *c)
 {
 	const struct tdesc *x = c->in[0];
 	uint32_t b[MAXR], e[MAXR];
-	int nb = 0, ne = 0;
+	int nb = 0, ne = 0, refl;
 	const char *mode = "constant";
 	int64_t d[MAXR];
 
@@ -305,35 +606,21 @@ shape_pad(struct shapectx *c)
 	    opt_str(c, "mode", &mode) < 0)
 		return -1;
 	if (nb != x->rank || ne != x->rank)
-		return shape_err(c, "options \"beginningPadding\" and "
-		    "\"endingPadding\" need %d values each, found %d and %d",
-		    x->rank, nb, ne);
+		return shape_err(c, "options \"beginningPadding\" %s and "
+		    "\"endingPadding\" %s need %d values each, the rank of "
+		    "the input", u32str(b, nb), u32str(e, ne), x->rank);
+	refl = strcmp(mode, "reflection") == 0;
 	for (int i = 0; i < x->rank; i++) {
-		if (!strcmp(mode, "reflection") &&
-		    (b[i] >= x->dims[i] || e[i] >= x->dims[i]))
-			return shape_err(c, "mode \"reflection\": padding of "
-			    "dimension %d must be below its size %lld", i,
-			    (long long)x->dims[i]);
+		if (refl && (reflectable(c, "beginningPadding", b, i) ||
+		    reflectable(c, "endingPadding", e, i)))
+			return -1;
 		d[i] = x->dims[i] + b[i] + e[i];
+		if (!validdim(d[i]))
+			return shape_err(c, "dimension %d: %u + %lld + %u is "
+			    "not a valid dimension", i, b[i],
+			    (long long)x->dims[i], e[i]);
 	}
 	shape_out(c, 0, x->dt, x->rank, d);
-	return 0;
-}
-
-/* A rank-1 operand option of n elements and the input's type. */
-static int
-vec(struct shapectx *c, const char *name, int64_t n, int which)
-{
-	const struct tdesc *t = which < 0 ? opt_operand(c, name) :
-	    c->in[which];
-
-	if (!t)
-		return 0;
-	if (t->rank != 1 || t->dims[0] != n || t->dt != c->in[0]->dt)
-		return shape_err(c, "%s \"%s\": expected %s[%lld], found %s%s",
-		    which < 0 ? "option" : "input", name,
-		    dtype_name(c->in[0]->dt), (long long)n,
-		    dtype_name(t->dt), shape_str(t));
 	return 0;
 }
 
@@ -347,12 +634,14 @@ shape_batch_norm(struct shapectx *c)
 	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
 	    opt_u32(c, "axis", &axis) < 0)
 		return -1;
-	if ((int)axis >= x->rank)
+	if (axis >= (uint32_t)x->rank)
 		return shape_err(c, "option \"axis\": %u is out of range for "
 		    "rank %d", axis, x->rank);
 	n = x->dims[axis];
-	if (vec(c, "mean", n, 1) || vec(c, "variance", n, 2) ||
-	    vec(c, "scale", n, -1) || vec(c, "bias", n, -1))
+	if (exact(c, "input \"mean\"", c->in[1], x->dt, 1, &n) ||
+	    exact(c, "input \"variance\"", c->in[2], x->dt, 1, &n) ||
+	    optexact(c, "scale", x->dt, 1, &n) ||
+	    optexact(c, "bias", x->dt, 1, &n))
 		return -1;
 	shape_out(c, 0, x->dt, x->rank, x->dims);
 	return 0;
@@ -363,50 +652,83 @@ shape_instance_norm(struct shapectx *c)
 {
 	const struct tdesc *x = c->in[0];
 	const char *layout = "nchw";
+	int64_t n;
 
 	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
 	    want4(c, "input \"input\"", x) ||
 	    opt_str(c, "layout", &layout) < 0)
 		return -1;
-	if (vec(c, "scale", x->dims[strcmp(layout, "nhwc") ? 1 : 3], -1) ||
-	    vec(c, "bias", x->dims[strcmp(layout, "nhwc") ? 1 : 3], -1))
+	n = x->dims[strcmp(layout, "nchw") == 0 ? 1 : 3];
+	if (optexact(c, "scale", x->dt, 1, &n) ||
+	    optexact(c, "bias", x->dt, 1, &n))
 		return -1;
 	shape_out(c, 0, x->dt, 4, x->dims);
+	return 0;
+}
+
+/* axes: by default 1 to rank - 1; else distinct and below the rank. */
+static int
+lnaxes(struct shapectx *c, uint32_t *axes, int *n)
+{
+	int rank = c->in[0]->rank, r = opt_u32s(c, "axes", axes, MAXR, n);
+
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		for (*n = 0; *n + 1 < rank; (*n)++)
+			axes[*n] = (uint32_t)(*n + 1);
+		return 0;
+	}
+	for (int i = 0; i < *n; i++) {
+		if (axes[i] >= (uint32_t)rank)
+			return shape_err(c, "option \"axes\": %u is out of "
+			    "range for rank %d", axes[i], rank);
+		for (int j = 0; j < i; j++)
+			if (axes[j] == axes[i])
+				return shape_err(c, "option \"axes\": %u "
+				    "appears twice in %s", axes[i],
+				    u32str(axes, *n));
+	}
+	return 0;
+}
+
+/* scale or bias: the input's data type, rank the number of axes and
+ * the input's size at each axis. */
+static int
+lnoperand(struct shapectx *c, const char *name, const uint32_t *axes,
+    int n)
+{
+	const struct tdesc *x = c->in[0], *t = opt_operand(c, name);
+	char what[32];
+
+	if (!t)
+		return 0;
+	snprintf(what, sizeof what, "option \"%s\"", name);
+	if (samedt(c, what, t, "input \"input\"", x))
+		return -1;
+	if (t->rank != n)
+		return shape_err(c, "%s: expected rank %d, found %s", what, n,
+		    shape_str(t));
+	for (int i = 0; i < n; i++)
+		if (t->dims[i] != x->dims[axes[i]])
+			return shape_err(c, "%s: %s, dimension %d is %lld, the "
+			    "input's axis %u is %lld", what, shape_str(t), i,
+			    (long long)t->dims[i], axes[i],
+			    (long long)x->dims[axes[i]]);
 	return 0;
 }
 
 int
 shape_layer_norm(struct shapectx *c)
 {
-	const struct tdesc *x = c->in[0], *s;
+	const struct tdesc *x = c->in[0];
 	uint32_t axes[MAXR];
-	int n = 0, seen = 0;
-	const char *names[2] = { "scale", "bias" };
+	int n = 0;
 
 	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
-	    opt_u32s(c, "axes", axes, MAXR, &n) < 0)
+	    lnaxes(c, axes, &n) || lnoperand(c, "scale", axes, n) ||
+	    lnoperand(c, "bias", axes, n))
 		return -1;
-	if (!opt_present(c, "axes"))
-		for (n = 0; n + 1 < x->rank; n++)
-			axes[n] = (uint32_t)(n + 1);
-	for (int i = 0; i < n; i++) {
-		if ((int)axes[i] >= x->rank || (seen >> axes[i] & 1))
-			return shape_err(c, "option \"axes\": %u is out of range "
-			    "or repeated", axes[i]);
-		seen |= 1 << axes[i];
-	}
-	for (int k = 0; k < 2; k++) {
-		if (!(s = opt_operand(c, names[k])))
-			continue;
-		if (s->rank != n || s->dt != x->dt)
-			return shape_err(c, "option \"%s\": expected rank %d, "
-			    "found %s", names[k], n, shape_str(s));
-		for (int i = 0; i < n; i++)
-			if (s->dims[i] != x->dims[axes[i]])
-				return shape_err(c, "option \"%s\" %s does not "
-				    "match the input at axes", names[k],
-				    shape_str(s));
-	}
 	shape_out(c, 0, x->dt, x->rank, x->dims);
 	return 0;
 }
@@ -415,36 +737,37 @@ int
 shape_matmul(struct shapectx *c)
 {
 	const struct tdesc *a = c->in[0], *b = c->in[1];
-	int64_t d[MAXR], bd[MAXR];
-	int r, br;
-	struct tdesc ba, bb;
+	int64_t d[MAXR + 2];
+	int r;
 
-	if (shape_want_dtype(c, "input \"a\"", a, DTS_FLOAT))
+	if (shape_want_dtype(c, "input \"a\"", a, DTS_FLOAT) ||
+	    samedt(c, "input \"b\"", b, "input \"a\"", a))
 		return -1;
-	if (b->dt != a->dt)
-		return shape_err(c, "input \"b\" is %s, input \"a\" is %s",
-		    dtype_name(b->dt), dtype_name(a->dt));
 	if (a->rank < 2 || b->rank < 2)
-		return shape_err(c, "inputs \"a\" %s and \"b\" %s need rank 2 "
-		    "or more", shape_str(a), shape_str(b));
+		return shape_err(c, "input \"%s\" %s: rank %d is below 2",
+		    a->rank < 2 ? "a" : "b", shape_str(a->rank < 2 ? a : b),
+		    a->rank < 2 ? a->rank : b->rank);
 	if (a->dims[a->rank - 1] != b->dims[b->rank - 2])
 		return shape_err(c, "input \"a\" %s has %lld columns, input "
 		    "\"b\" %s has %lld rows", shape_str(a),
 		    (long long)a->dims[a->rank - 1], shape_str(b),
 		    (long long)b->dims[b->rank - 2]);
-	ba.rank = a->rank - 2;
-	ba.dims = a->dims;
-	ba.dt = a->dt;
-	bb.rank = b->rank - 2;
-	bb.dims = b->dims;
-	bb.dt = b->dt;
-	if (shape_broadcast(c, &ba, &bb, &br, bd))
-		return -1;
-	memcpy(d, bd, (size_t)br * sizeof *d);
-	r = br;
-	d[r++] = a->dims[a->rank - 2];
-	d[r++] = b->dims[b->rank - 1];
-	shape_out(c, 0, a->dt, r, d);
+	r = (a->rank > b->rank ? a->rank : b->rank) - 2;
+	for (int i = 0; i < r; i++) {
+		int ia = i - (r - (a->rank - 2)), ib = i - (r - (b->rank - 2));
+		int64_t da = ia >= 0 ? a->dims[ia] : 1;
+		int64_t db = ib >= 0 ? b->dims[ib] : 1;
+
+		if (da != db && da != 1 && db != 1)
+			return shape_err(c, "inputs \"a\" %s and \"b\" %s: "
+			    "batch dimensions %lld and %lld do not broadcast",
+			    shape_str(a), shape_str(b), (long long)da,
+			    (long long)db);
+		d[i] = da == 1 ? db : da;
+	}
+	d[r] = a->dims[a->rank - 2];
+	d[r + 1] = b->dims[b->rank - 1];
+	shape_out(c, 0, a->dt, r + 2, d);
 	return 0;
 }
 
@@ -453,154 +776,170 @@ shape_gemm(struct shapectx *c)
 {
 	const struct tdesc *a = c->in[0], *b = c->in[1], *cc;
 	int ta = 0, tb = 0;
-	int64_t d[2], k1, k2;
-	struct tdesc o;
+	int64_t d[2];
+	struct tdesc o = { a->dt, 2, d };
 
 	if (shape_want_dtype(c, "input \"a\"", a, DTS_FLOAT) ||
+	    samedt(c, "input \"b\"", b, "input \"a\"", a) ||
 	    shape_want_rank(c, "input \"a\"", a, 2) ||
 	    shape_want_rank(c, "input \"b\"", b, 2) ||
 	    opt_bool(c, "aTranspose", &ta) < 0 ||
 	    opt_bool(c, "bTranspose", &tb) < 0)
 		return -1;
-	if (b->dt != a->dt)
-		return shape_err(c, "input \"b\" is %s, input \"a\" is %s",
-		    dtype_name(b->dt), dtype_name(a->dt));
-	d[0] = a->dims[ta ? 1 : 0];
-	k1 = a->dims[ta ? 0 : 1];
-	k2 = b->dims[tb ? 1 : 0];
-	d[1] = b->dims[tb ? 0 : 1];
-	if (k1 != k2)
-		return shape_err(c, "inner dimensions differ: %lld (a) and %lld "
-		    "(b)", (long long)k1, (long long)k2);
-	o.dt = a->dt;
-	o.rank = 2;
-	o.dims = d;
-	if ((cc = opt_operand(c, "c")) && (!shape_unibroadcastable(cc, &o) ||
-	    cc->dt != a->dt))
+	if (a->dims[!ta] != b->dims[tb])
+		return shape_err(c, "input \"a\" %s%s has %lld columns, input "
+		    "\"b\" %s%s has %lld rows", shape_str(a),
+		    ta ? " transposed" : "", (long long)a->dims[!ta],
+		    shape_str(b), tb ? " transposed" : "",
+		    (long long)b->dims[tb]);
+	d[0] = a->dims[ta];
+	d[1] = b->dims[!tb];
+	if ((cc = opt_operand(c, "c")) && !shape_unibroadcastable(cc, &o))
 		return shape_err(c, "option \"c\" %s does not broadcast to the "
-		    "output [%lld, %lld]", shape_str(cc), (long long)d[0],
-		    (long long)d[1]);
+		    "output %s", shape_str(cc), shape_str(&o));
+	if (cc && samedt(c, "option \"c\"", cc, "input \"a\"", a))
+		return -1;
 	shape_out(c, 0, a->dt, 2, d);
 	return 0;
 }
 
-/* Recurrent networks. */
-static int
-ndirections(struct shapectx *c)
-{
-	const char *dir = "forward";
+/*
+ * The recurrent networks.  gates: 3 (GRU) or 4 (LSTM); cell: the one
+ * step forms, whose shapes lack the leading numDirections and whose
+ * states are inputs rather than options.
+ */
+struct rnn {
+	int gates, cell;
+	uint32_t steps, h;
+	int64_t nd, batch, insize;
+};
 
-	if (opt_str(c, "direction", &dir) < 0)
-		return -1;
-	return !strcmp(dir, "both") ? 2 : 1;
+static const char *
+inname(struct shapectx *c, int i)
+{
+	static char bufs[2][64];
+	static int k;
+	char *s = bufs[k++ & 1];
+
+	snprintf(s, sizeof bufs[0], "input \"%s\"", c->d->operands[i]);
+	return s;
 }
 
+/* Data types, then ranks, of the operand arguments. */
 static int
-wantshape(struct shapectx *c, const char *what, const struct tdesc *t,
-    int r, const int64_t *dims)
+rnninputs(struct shapectx *c, const struct rnn *r)
 {
-	struct tdesc w = { c->in[0]->dt, r, (int64_t *)dims };
+	const struct tdesc *x = c->in[0];
 
-	if (!t)
-		return 0;
-	if (t->rank != r || t->dt != c->in[0]->dt)
-		goto bad;
-	for (int i = 0; i < r; i++)
-		if (t->dims[i] != dims[i])
-			goto bad;
+	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT))
+		return -1;
+	for (int i = 1; i < c->nin; i++)
+		if (samedt(c, inname(c, i), c->in[i], "input \"input\"", x))
+			return -1;
+	for (int i = 0; i < c->nin; i++)
+		if (shape_want_rank(c, inname(c, i), c->in[i],
+		    r->cell ? 2 : 3))
+			return -1;
 	return 0;
-bad:
-	{
-		char s[256];
+}
 
-		snprintf(s, sizeof s, "%s", shape_str(&w));
-		return shape_err(c, "%s: expected %s%s, found %s%s", what,
-		    dtype_name(c->in[0]->dt), s, dtype_name(t->dt),
-		    shape_str(t));
-	}
+/* "activations": a list of the length the op takes, when given. */
+static int
+rnnacts(struct shapectx *c, int want)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(c->n->options,
+	    "activations");
+	struct buf b = { 0 };
+
+	if (!a || cJSON_IsNull(a) || cJSON_GetArraySize(a) == want)
+		return 0;
+	json_put_value(&b, a);
+	shape_err(c, "option \"activations\": %s: expected %d functions",
+	    b.s, want);
+	free(b.s);
+	return -1;
+}
+
+/*
+ * The weights, the biases, the peephole weight and the states, in the
+ * order of the steps.  The sequence forms' shapes lead with
+ * numDirections, d[0] below, which the cells skip.
+ */
+static int
+rnnshapes(struct shapectx *c, const struct rnn *r)
+{
+	enum dtype dt = c->in[0]->dt;
+	int p = r->cell, n3 = 3 - p, n2 = 2 - p;
+	int64_t g = r->gates * (int64_t)r->h;
+	int64_t w[3] = { r->nd, g, r->insize }, rw[3] = { r->nd, g, r->h };
+	int64_t b[2] = { r->nd, g }, pw[2] = { r->nd, 3 * (int64_t)r->h };
+	int64_t st[3] = { r->nd, r->batch, r->h };
+
+	if (exact(c, "input \"weight\"", c->in[1], dt, n3, w + p) ||
+	    exact(c, "input \"recurrentWeight\"", c->in[2], dt, n3, rw + p) ||
+	    (p && exact(c, "input \"hiddenState\"", c->in[3], dt, 2, st + 1)) ||
+	    (p && r->gates == 4 &&
+	    exact(c, "input \"cellState\"", c->in[4], dt, 2, st + 1)))
+		return -1;
+	if (!validdim(2 * g))
+		return shape_err(c, "option \"hiddenSize\": %u: %lld, the "
+		    "size of both biases together, is not a valid dimension",
+		    r->h, (long long)(2 * g));
+	if (optexact(c, "bias", dt, n2, b + p) ||
+	    optexact(c, "recurrentBias", dt, n2, b + p) ||
+	    (r->gates == 4 && optexact(c, "peepholeWeight", dt, n2, pw + p)))
+		return -1;
+	if (p)
+		return 0;
+	if (optexact(c, "initialHiddenState", dt, 3, st) ||
+	    (r->gates == 4 && optexact(c, "initialCellState", dt, 3, st)))
+		return -1;
+	return 0;
+}
+
+/* The output types: the last hidden state (and cell state), then with
+ * returnSequence every step's hidden state. */
+static int
+rnnout(struct shapectx *c, const struct rnn *r, int seq)
+{
+	enum dtype dt = c->in[0]->dt;
+	int nst = r->gates == 4 ? 2 : 1;
+	int64_t d[4] = { r->steps, r->nd, r->batch, r->h };
+
+	if (shape_nout(c, nst + seq))
+		return -1;
+	for (int k = 0; k < nst; k++)
+		shape_out(c, k, dt, r->cell ? 2 : 3, d + (r->cell ? 2 : 1));
+	if (seq)
+		shape_out(c, nst, dt, 4, d);
+	return 0;
 }
 
 static int
 rnn(struct shapectx *c, int gates, int cell)
 {
 	const struct tdesc *x = c->in[0];
-	uint32_t steps = 1, h = 0;
-	int seq = 0, nd = cell ? 1 : ndirections(c);
-	int64_t B, I, d3[3], d4[4];
+	struct rnn r = { gates, cell, 1, 0, 1, 0, 0 };
+	const char *dir = "forward";
+	int seq = 0;
 
-	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
-	    nd < 0 || opt_u32(c, "hiddenSize", &h) < 0 ||
-	    (!cell && opt_u32(c, "steps", &steps) < 0) ||
-	    (!cell && opt_bool(c, "returnSequence", &seq) < 0) ||
-	    shape_want_rank(c, "input \"input\"", x, cell ? 2 : 3))
+	if (!cell && opt_str(c, "direction", &dir) < 0)
 		return -1;
-	if (!h || !steps)
-		return shape_err(c, "%s must be positive",
-		    h ? "steps" : "hiddenSize");
-	if (!cell && x->dims[0] != steps)
+	r.nd = strcmp(dir, "both") == 0 ? 2 : 1;
+	if (rnninputs(c, &r) || opt_u32(c, "hiddenSize", &r.h) < 0 ||
+	    (!cell && (opt_u32(c, "steps", &r.steps) < 0 ||
+	    opt_bool(c, "returnSequence", &seq) < 0)))
+		return -1;
+	if (!cell && r.steps == 0)
+		return shape_err(c, "option \"steps\": 0, it must be positive");
+	if (!cell && x->dims[0] != r.steps)
 		return shape_err(c, "input has %lld steps, option \"steps\" "
-		    "says %u", (long long)x->dims[0], steps);
-	B = x->dims[cell ? 0 : 1];
-	I = x->dims[cell ? 1 : 2];
-	if (cell) {
-		int64_t w[2] = { gates * (int64_t)h, I };
-		int64_t r[2] = { gates * (int64_t)h, h };
-		int64_t bb[1] = { gates * (int64_t)h };
-		int64_t hs[2] = { B, h };
-		int64_t p[1] = { 3 * (int64_t)h };
-
-		if (wantshape(c, "input \"weight\"", c->in[1], 2, w) ||
-		    wantshape(c, "input \"recurrentWeight\"", c->in[2], 2, r) ||
-		    wantshape(c, "input \"hiddenState\"", c->in[3], 2, hs) ||
-		    (gates == 4 && wantshape(c, "input \"cellState\"",
-		    c->in[4], 2, hs)) ||
-		    wantshape(c, "option \"bias\"", opt_operand(c, "bias"), 1,
-		    bb) || wantshape(c, "option \"recurrentBias\"",
-		    opt_operand(c, "recurrentBias"), 1, bb) ||
-		    (gates == 4 && wantshape(c, "option \"peepholeWeight\"",
-		    opt_operand(c, "peepholeWeight"), 1, p)))
-			return -1;
-		if (shape_nout(c, gates == 4 ? 2 : 1))
-			return -1;
-		for (int k = 0; k < (gates == 4 ? 2 : 1); k++)
-			shape_out(c, k, x->dt, 2, hs);
-		return 0;
-	}
-	{
-		int64_t w[3] = { nd, gates * (int64_t)h, I };
-		int64_t r[3] = { nd, gates * (int64_t)h, h };
-		int64_t bb[2] = { nd, gates * (int64_t)h };
-		int64_t p[2] = { nd, 3 * (int64_t)h };
-
-		d3[0] = nd;
-		d3[1] = B;
-		d3[2] = h;
-		if (wantshape(c, "input \"weight\"", c->in[1], 3, w) ||
-		    wantshape(c, "input \"recurrentWeight\"", c->in[2], 3, r) ||
-		    wantshape(c, "option \"bias\"", opt_operand(c, "bias"), 2,
-		    bb) || wantshape(c, "option \"recurrentBias\"",
-		    opt_operand(c, "recurrentBias"), 2, bb) ||
-		    wantshape(c, "option \"initialHiddenState\"",
-		    opt_operand(c, "initialHiddenState"), 3, d3) ||
-		    (gates == 4 && (wantshape(c, "option \"peepholeWeight\"",
-		    opt_operand(c, "peepholeWeight"), 2, p) ||
-		    wantshape(c, "option \"initialCellState\"",
-		    opt_operand(c, "initialCellState"), 3, d3))))
-			return -1;
-	}
-	if (shape_nout(c, (gates == 4 ? 2 : 1) + seq))
+		    "says %u", (long long)x->dims[0], r.steps);
+	r.batch = x->dims[cell ? 0 : 1];
+	r.insize = x->dims[cell ? 1 : 2];
+	if (rnnshapes(c, &r) || rnnacts(c, gates == 4 ? 3 : 2))
 		return -1;
-	shape_out(c, 0, x->dt, 3, d3);
-	if (gates == 4)
-		shape_out(c, 1, x->dt, 3, d3);
-	if (seq) {
-		d4[0] = steps;
-		d4[1] = nd;
-		d4[2] = B;
-		d4[3] = h;
-		shape_out(c, gates == 4 ? 2 : 1, x->dt, 4, d4);
-	}
-	return 0;
+	return rnnout(c, &r, seq);
 }
 
 int
