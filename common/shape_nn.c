@@ -52,20 +52,20 @@ u32str(const uint32_t *v, int n)
 	return s;
 }
 
-static const char *
+/* The same for numbers, in the canonical JSON form; the caller frees. */
+static char *
 f64str(const double *v, int n)
 {
-	static char bufs[2][MAXR * 26 + 4];
-	static int k;
-	char *s = bufs[k++ & 1];
-	size_t len = 1;
+	struct buf b = { 0 };
 
-	strcpy(s, "[");
-	for (int i = 0; i < n; i++)
-		len += (size_t)snprintf(s + len, sizeof bufs[0] - len,
-		    "%s%.17g", i ? ", " : "", v[i]);
-	snprintf(s + len, sizeof bufs[0] - len, "]");
-	return s;
+	buf_putc(&b, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_puts(&b, ", ");
+		json_put_number(&b, v[i]);
+	}
+	buf_putc(&b, ']');
+	return b.s;
 }
 
 /*
@@ -94,7 +94,7 @@ fixed(struct shapectx *c, const char *name, uint32_t *v, int n,
 		    "%d %s", name, n, got, u32str(t, got));
 	for (int i = 0; i < n; i++)
 		if (nonzero && t[i] == 0)
-			return shape_err(c, "option \"%s\": %s: value %d is 0, "
+			return shape_err(c, "option \"%s\": %s: item %d is 0, "
 			    "it must be positive", name, u32str(t, n), i);
 	memcpy(v, t, (size_t)n * sizeof *v);
 	return 1;
@@ -514,9 +514,14 @@ resampleopts(struct shapectx *c, float *sc, uint32_t *sz, int *hassz)
 	for (int i = 0; i < n && n == 2; i++)
 		if (fabs(v[i]) > FLT_MAX || (sc[i] = (float)v[i]) <= 0)
 			n = -1;
-	if (n != 2)
-		return shape_err(c, "option \"scales\": %s: expected 2 "
-		    "positive values (float32)", f64str(v, n < 0 ? 2 : n));
+	if (n != 2) {
+		char *vs = f64str(v, n < 0 ? 2 : n);
+
+		shape_err(c, "option \"scales\": %s: expected 2 positive "
+		    "values (float32)", vs);
+		free(vs);
+		return -1;
+	}
 	if ((r = opt_u32s(c, "sizes", t, MAXR, &n)) < 0)
 		return -1;
 	*hassz = r;
@@ -616,9 +621,10 @@ shape_pad(struct shapectx *c)
 			return -1;
 		d[i] = x->dims[i] + b[i] + e[i];
 		if (!validdim(d[i]))
-			return shape_err(c, "dimension %d: %u + %lld + %u is "
-			    "not a valid dimension", i, b[i],
-			    (long long)x->dims[i], e[i]);
+			return shape_err(c, "options \"beginningPadding\" and "
+			    "\"endingPadding\": dimension %d, %u + %lld + %u = "
+			    "%lld, is not a valid dimension", i, b[i],
+			    (long long)x->dims[i], e[i], (long long)d[i]);
 	}
 	shape_out(c, 0, x->dt, x->rank, d);
 	return 0;
@@ -906,6 +912,10 @@ rnnout(struct shapectx *c, const struct rnn *r, int seq)
 	int nst = r->gates == 4 ? 2 : 1;
 	int64_t d[4] = { r->steps, r->nd, r->batch, r->h };
 
+	if (!r->cell && c->n->nout != nst + seq)
+		return shape_err(c, "option \"returnSequence\": %s: %s gives "
+		    "%d outputs, the node names %d", seq ? "true" : "false",
+		    c->d->name, nst + seq, c->n->nout);
 	if (shape_nout(c, nst + seq))
 		return -1;
 	for (int k = 0; k < nst; k++)
