@@ -52,6 +52,23 @@ u32str(const uint32_t *v, int n)
 	return s;
 }
 
+/* A computed size for messages: saturated ones are only "over" or
+ * "under" the largest dimension. */
+static const char *
+sizestr(int64_t v)
+{
+	static char bufs[4][32];
+	static int k;
+	char *s = bufs[k++ & 3];
+
+	if (v > MAXDIM || v < -MAXDIM)
+		snprintf(s, sizeof bufs[0], "%s%lld", v > 0 ? "over " :
+		    "under -", (long long)MAXDIM);
+	else
+		snprintf(s, sizeof bufs[0], "%lld", (long long)v);
+	return s;
+}
+
 /* The same for numbers, in the canonical JSON form; the caller frees. */
 static char *
 f64str(const double *v, int n)
@@ -243,15 +260,16 @@ conv2dsize(struct shapectx *c, const char *il, const struct flayout *l,
 	if (oh <= 0 || ow <= 0)
 		return shape_err(c, "input \"filter\": the %lldx%lld filter, "
 		    "dilations %s, does not fit the padded %lldx%lld input "
-		    "(padding %s): output %lldx%lld",
+		    "(padding %s): output height %s, width %s",
 		    (long long)f->dims[l->h], (long long)f->dims[l->w],
 		    u32str(dl, 2), (long long)x->dims[hh],
-		    (long long)x->dims[ww], u32str(pad, 4), (long long)oh,
-		    (long long)ow);
+		    (long long)x->dims[ww], u32str(pad, 4), sizestr(oh),
+		    sizestr(ow));
 	if (!validdim(oh) || !validdim(ow))
-		return shape_err(c, "the output %lldx%lld exceeds the largest "
-		    "dimension %lld", (long long)oh, (long long)ow,
-		    (long long)MAXDIM);
+		return shape_err(c, "option \"padding\": %s gives an output "
+		    "height %s, width %s, beyond the largest dimension",
+		    u32str(pad, 4),
+		    sizestr(oh), sizestr(ow));
 	out4(c, il, x->dims[0], f->dims[l->o], oh, ow);
 	return 0;
 }
@@ -321,8 +339,9 @@ convtsizes(struct shapectx *c, int64_t *sz, const int64_t *in,
 	if (hasos)
 		return shape_err(c, "option \"outputSizes\": %s is not a valid "
 		    "output size", u32str(os, 2));
-	return shape_err(c, "option \"padding\": %s leaves an output of "
-	    "%lldx%lld", u32str(pad, 4), (long long)sz[0], (long long)sz[1]);
+	return shape_err(c, "option \"padding\": %s leaves an output "
+	    "height %s, width %s", u32str(pad, 4), sizestr(sz[0]),
+	    sizestr(sz[1]));
 }
 
 static int
@@ -446,12 +465,17 @@ poolsizes(struct shapectx *c, int64_t *o, const int64_t *hw,
 		    "floor [%lld, %lld] nor the ceiling [%lld, %lld] of the "
 		    "output size", u32str(os, 2), (long long)fl[0],
 		    (long long)fl[1], (long long)ce[0], (long long)ce[1]);
-	if (!validdim(o[0]) || !validdim(o[1]))
+	if (o[0] <= 0 || o[1] <= 0)
 		return shape_err(c, "option \"windowDimensions\": the window "
 		    "%s, dilations %s, does not fit the %lldx%lld input with "
-		    "padding %s: output %lldx%lld", u32str(win, 2),
+		    "padding %s: output height %s, width %s", u32str(win, 2),
 		    u32str(dl, 2), (long long)hw[0], (long long)hw[1],
-		    u32str(pad, 4), (long long)o[0], (long long)o[1]);
+		    u32str(pad, 4), sizestr(o[0]), sizestr(o[1]));
+	if (!validdim(o[0]) || !validdim(o[1]))
+		return shape_err(c, "option \"padding\": %s gives an output "
+		    "height %s, width %s, beyond the largest dimension",
+		    u32str(pad, 4),
+		    sizestr(o[0]), sizestr(o[1]));
 	return 0;
 }
 
@@ -575,9 +599,9 @@ shape_resample2d(struct shapectx *c)
 			    "valid dimension", sz[i]);
 		if (!validdim(d[axes[i]]))
 			return shape_err(c, "option \"scales\": %.9g gives "
-			    "dimension %u (%lld) the size %lld", sc[i],
+			    "dimension %u (%lld) the size %s", sc[i],
 			    axes[i], (long long)x->dims[axes[i]],
-			    (long long)d[axes[i]]);
+			    sizestr(d[axes[i]]));
 	}
 	shape_out(c, 0, x->dt, 4, d);
 	return 0;
