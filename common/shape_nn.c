@@ -69,7 +69,8 @@ sizestr(int64_t v)
 	return s;
 }
 
-/* The same for numbers, in the canonical JSON form; the caller frees. */
+/* A list of numbers as u32str does, in the canonical JSON form, which
+ * the caller frees. */
 static char *
 f64str(const double *v, int n)
 {
