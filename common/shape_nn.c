@@ -62,10 +62,8 @@ sizestr(int64_t v)
 	char *s = bufs[k++ & 3];
 
 	if (v > MAXDIM || v < -MAXDIM)
-		snprintf(s, sizeof bufs[0], "%s%lld", v > 0 ? "over " :
-		    "under -", (long long)MAXDIM);
-	else
-		snprintf(s, sizeof bufs[0], "%lld", (long long)v);
+		return v > 0 ? "over 2147483647" : "under -2147483647";
+	snprintf(s, sizeof bufs[0], "%lld", (long long)v);
 	return s;
 }
 
