@@ -186,8 +186,7 @@ inlayout(const char *name, int *ch, int *h, int *w)
 	*w = nhwc ? 2 : 3;
 }
 
-/* Positions of output channels, input channels, height and width in
- * the filter layouts of conv2d (4) and convTranspose2d (iohw hwoi ohwi). */
+/* Where conv2d's and convTranspose2d's filter layouts keep o, i, h, w. */
 struct flayout {
 	const char *name;
 	int o, i, h, w;
