@@ -156,7 +156,7 @@ shape_softmax(struct shapectx *c)
 	if (shape_want_dtype(c, "input \"input\"", c->in[0], DTS_FLOAT) ||
 	    opt_u32(c, "axis", &axis) < 0)
 		return -1;
-	if ((int)axis >= c->in[0]->rank)
+	if (axis >= (uint32_t)c->in[0]->rank)
 		return shape_err(c, "option \"axis\": %u is out of range for "
 		    "rank %d", axis, c->in[0]->rank);
 	return same(c);
@@ -256,7 +256,7 @@ shape_cumsum(struct shapectx *c)
 	if (shape_want_dtype(c, "input \"input\"", c->in[0], ok) ||
 	    opt_u32(c, "axis", &axis) < 0)
 		return -1;
-	if ((int)axis >= c->in[0]->rank)
+	if (axis >= (uint32_t)c->in[0]->rank)
 		return shape_err(c, "option \"axis\": %u is out of range for "
 		    "rank %d", axis, c->in[0]->rank);
 	return same(c);
@@ -329,18 +329,19 @@ int
 shape_reverse(struct shapectx *c)
 {
 	uint32_t axes[SHAPE_MAXRANK * 4];
-	int n = 0, seen = 0;
+	int n = 0;
+	uint64_t seen = 0;
 
 	if (opt_u32s(c, "axes", axes, SHAPE_MAXRANK * 4, &n) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		if ((int)axes[i] >= c->in[0]->rank)
+		if (axes[i] >= (uint32_t)c->in[0]->rank)
 			return shape_err(c, "option \"axes\": %u is out of "
 			    "range for rank %d", axes[i], c->in[0]->rank);
 		if (seen >> axes[i] & 1)
 			return shape_err(c, "option \"axes\": %u appears twice",
 			    axes[i]);
-		seen |= 1 << axes[i];
+		seen |= (uint64_t)1 << axes[i];
 	}
 	return same(c);
 }

@@ -78,3 +78,24 @@ JSON
 	[ "$status" -eq 1 ]
 	[ "$(printf '%s\n' "$stderr" | grep -c error)" -eq 1 ]
 }
+
+@test "the nn and tensor goldens agree with PyTorch and NumPy" {
+	/usr/bin/python3 "$G/expect_nn.py" "$G"
+	/usr/bin/python3 "$G/expect_tensor.py" "$G"
+}
+
+@test "every graph of tests/data/shape-invalid is refused with its message" {
+	D="$BATS_TEST_DIRNAME/../data/shape-invalid"
+	n=0
+	for t in "$D"/*.tsv; do
+		while IFS='	' read -r f msg; do
+			run --separate-stderr "$BIN/nnl-shape-infer" "$D/$f"
+			if [ "$status" -ne 1 ] || [[ "$stderr" != *"$msg"* ]]; then
+				echo "$f: status $status: $stderr (wanted: $msg)"
+				return 1
+			fi
+			n=$((n + 1))
+		done < "$t"
+	done
+	[ "$n" -eq "$(ls "$D"/*.json | wc -l)" ]
+}
