@@ -459,8 +459,17 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 			    (alias || (o->inplace && elementwise(n->op)));
 			    j++) {
 				size_t bi = bufferof(p, n->in[j]);
+				const struct tdesc *it = operand_type(
+				    graph_find(g, n->in[j]));
 
-				if (bi == SIZE_MAX || p->b[bi].size != sz)
+				/* the same bytes, element for element: an
+				 * input broadcast to the output would be
+				 * overwritten before it is read through */
+				if (bi == SIZE_MAX || p->b[bi].size != sz ||
+				    tdesc_numel(it) !=
+				    tdesc_numel(&n->types[k]) ||
+				    memplan_bytes(it) !=
+				    memplan_bytes(&n->types[k]))
 					continue;
 				/* an alias shares the bytes; an in-place
 				 * write needs the input dead after here */

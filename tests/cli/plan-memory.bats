@@ -97,3 +97,25 @@ JSON
 	"$BIN/nnl-plan-memory" -n -r "$T/chain.out.json" 2>&1 >/dev/null |
 	    grep -q "arena: 8064 bytes, lower bound: 8064 bytes"
 }
+
+@test "an input broadcast into a larger output is never overwritten in place" {
+	# Found by the ONNX conformance tests: x - reduceLogSumExp(x) wrote
+	# its output over the [1, 1] reduction it was still reading, since
+	# both round up to one 64-byte block.
+	cd "$BATS_TEST_TMPDIR"
+	cat > b.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [1, 3]}},
+ "nodes": [{"id": "l", "op": "reduceLogSumExp", "inputs": ["x"],
+            "options": {"axes": [1], "keepDimensions": true}},
+           {"id": "y", "op": "sub", "inputs": ["x", "l"], "options": {}}],
+ "outputs": {"y": "y"}}
+JSON
+	/usr/bin/python3 -c 'import numpy as np
+x = np.array([[-1, 0, 1]], np.float32)
+np.save("in.npy", x)
+np.save("want.npy", (x - np.log(np.exp(x.astype(np.float64)).sum())).astype(np.float32))'
+	run "$BIN/nnc" test --input in.npy --expected want.npy b.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
