@@ -358,10 +358,8 @@ sametype(const struct tdesc *a, const struct tdesc *b)
 	return 1;
 }
 
-/* Infer one node whose inputs are typed.  Types the node came with are
- * checked against the inferred ones. */
-static int
-infer1(struct graph *g, struct node *n)
+int
+shape_node(struct graph *g, struct node *n)
 {
 	struct shapectx c = { g, n, op_get(n->op), n->nin, NULL, 0 };
 	struct tdesc *given = n->types;
@@ -436,7 +434,7 @@ shape_infer(struct graph *g)
 				skip = 1;
 		}
 		free(reads);
-		if (skip || infer1(g, n) != 0) {
+		if (skip || shape_node(g, n) != 0) {
 			failed[order[k]] = 1;
 			nerr += !skip;
 		}

@@ -91,5 +91,9 @@ extern const enum dtype DTS_SIGNED[];	/* float32 float16 int64 int32 int8 */
  * types the graph already gives.  Returns the number of errors.
  */
 int shape_infer(struct graph *g);
+/* Infer one node whose inputs are typed (the name table current).
+ * Types the node came with are checked against the inferred ones.
+ * 0, or -1 after reporting. */
+int shape_node(struct graph *g, struct node *n);
 
 #endif
