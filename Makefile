@@ -11,10 +11,14 @@ WARN    = -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
 CFLAGS  = -std=c11 -O2 -g $(WARN)
 DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
 LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
+# The ONNX importer's protobuf code, generated from Debian's onnx.proto.
+ONNXPROTO = /usr/include/onnx/onnx.proto
+ONNX    = onnx_read onnx_import onnx_ew onnx_tensor onnx_nn
+ONNXOBJ = build/onnx/onnx.pb-c.o $(ONNX:%=build/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
 PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
-          emit-c run
+          emit-c run onnx-import
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
@@ -60,6 +64,26 @@ bin/nnl-%: build/passes/%.o build/libnnl.a
 bin/nnc: build/passes/nnc.o build/libnnl.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ build/passes/nnc.o build/libnnl.a $(LDLIBS)
+
+build/onnx/onnx.pb-c.c: $(ONNXPROTO)
+	@mkdir -p build/onnx
+	cp $(ONNXPROTO) build/onnx/onnx.proto
+	cd build/onnx && protoc-c --c_out=. onnx.proto
+
+build/onnx/onnx.pb-c.o: build/onnx/onnx.pb-c.c
+	$(CC) -std=c11 -O2 -g -Ibuild/onnx -c -o $@ build/onnx/onnx.pb-c.c
+
+build/onnx/%.o: common/%.c $(HDRS) common/onnx_ops.def build/onnx/onnx.pb-c.c
+	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Ibuild/onnx -c -o $@ $<
+
+build/passes/onnx-import.o: passes/onnx-import.c $(HDRS)
+	@mkdir -p build/passes
+	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ passes/onnx-import.c
+
+bin/nnl-onnx-import: build/passes/onnx-import.o $(ONNXOBJ) build/libnnl.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ build/passes/onnx-import.o $(ONNXOBJ) \
+	    build/libnnl.a $(LDLIBS) -lprotobuf-c
 
 # The runtime's sources, embedded in nnl-emit-c for generated code.
 build/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh

@@ -1,0 +1,24 @@
+/*
+ * onnx: ONNX models into webnn-graphs (onnx_import.c).
+ */
+#ifndef NNL_ONNX_H
+#define NNL_ONNX_H
+
+#include "graph.h"
+
+struct onnx_opts {
+	const char *name;	/* graph name; NULL: the model file's */
+	const char *weights;	/* weights file and manifest to write */
+	const char *manifest;
+	const char **dims;	/* "NAME=N": symbolic dimensions pinned */
+	int ndims;
+};
+
+/*
+ * Import the model at path.  Constants above 64 bytes are written to
+ * o->weights (with o->manifest) when there are any.  Every error is
+ * reported (naming the file and the node); returns NULL after them.
+ */
+struct graph *onnx_import(const char *path, const struct onnx_opts *o);
+
+#endif

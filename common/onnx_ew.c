@@ -1,0 +1,500 @@
+/*
+ * onnx_ew: elementwise ONNX operators, activations, casts and the
+ * softmax family, as WebNN operations.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx_imp.h"
+
+static const char *
+webnnof(const char *op, const char *const *map)
+{
+	for (; *map; map += 2)
+		if (strcmp(map[0], op) == 0)
+			return map[1];
+	return NULL;
+}
+
+static int
+isfloat(enum dtype dt)
+{
+	return dt == DT_FLOAT32 || dt == DT_FLOAT16;
+}
+
+/* x as type dt (x itself when it already is). */
+static const char *
+castto(struct imp *m, const char *x, enum dtype dt)
+{
+	cJSON *o;
+
+	if (!x || ty(m, x)->dt == dt)
+		return x;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
+	return emit(m, "cast", o, NULL, 1, x);
+}
+
+int
+onnx_unary(struct imp *m)
+{
+	static const char *const map[] = {
+		"Abs", "abs", "Ceil", "ceil", "Cos", "cos", "Erf", "erf",
+		"Exp", "exp", "Floor", "floor", "Log", "log", "Neg", "neg",
+		"Reciprocal", "reciprocal", "Round", "roundEven", "Sin", "sin",
+		"Sign", "sign", "Sqrt", "sqrt", "Tan", "tan", "Relu", "relu",
+		"Sigmoid", "sigmoid", "Tanh", "tanh", "Softplus", "softplus",
+		"Softsign", "softsign", "Not", "logicalNot", "IsNaN", "isNaN",
+		"HardSwish", "hardSwish", NULL,
+	};
+	const char *op = webnnof(m->n->op_type, map), *x = in(m, 0), *y;
+	enum dtype dt = ty(m, x)->dt;
+
+	if (!isfloat(dt) && strcmp(op, "abs") && strcmp(op, "neg") &&
+	    strcmp(op, "sign") && strcmp(op, "logicalNot") &&
+	    strcmp(op, "relu"))
+		return refuse(m, "%s on %s", op, dtype_name(dt));
+	if (strcmp(op, "relu") == 0 && (dt == DT_UINT32 || dt == DT_UINT64 ||
+	    dt == DT_UINT8))
+		y = x;		/* relu of an unsigned type is itself */
+	else if (!(y = emit(m, op, NULL, outname(m, 0), 1, x)))
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+int
+onnx_identity(struct imp *m)
+{
+	const char *x = in(m, 0);
+
+	if (strcmp(m->n->op_type, "Dropout") == 0 && nouts(m) > 1 &&
+	    outname(m, 1)) {
+		/* the mask of an inference-time dropout keeps everything */
+		const struct tdesc *t = ty(m, x);
+		uint64_t n = tdesc_numel(t);
+		unsigned char *ones = xmalloc(n + 1);
+		const char *mask;
+
+		memset(ones, 1, n + 1);
+		mask = mkconst(m, outname(m, 1), DT_UINT8, t->rank, t->dims,
+		    ones);
+		free(ones);
+		bind(m, 1, mask);
+	}
+	if (strcmp(m->n->op_type, "Dropout") == 0 && in(m, 2)) {
+		int64_t *v;
+		size_t n;
+
+		if (cints(m, in(m, 2), &v, &n) != 0)
+			return refuse(m, "training_mode must be constant");
+		if (n && v[0]) {
+			free(v);
+			return refuse(m, "training_mode is true");
+		}
+		free(v);
+	}
+	bind(m, 0, x);
+	return 0;
+}
+
+int
+onnx_binary(struct imp *m)
+{
+	static const char *const map[] = {
+		"Add", "add", "Sub", "sub", "Mul", "mul", "Div", "div",
+		"Pow", "pow", "Equal", "equal", "Greater", "greater",
+		"GreaterOrEqual", "greaterOrEqual", "Less", "lesser",
+		"LessOrEqual", "lesserOrEqual", "And", "logicalAnd",
+		"Or", "logicalOr", "Xor", "logicalXor", "PRelu", "prelu",
+		NULL,
+	};
+	const char *op = webnnof(m->n->op_type, map);
+	const char *a = in(m, 0), *b = in(m, 1), *y;
+	enum dtype dt = ty(m, a)->dt;
+
+	if (strcmp(op, "pow") == 0) {
+		if (!isfloat(dt))
+			return refuse(m, "pow on %s", dtype_name(dt));
+		b = castto(m, b, dt);
+	}
+	if (strcmp(op, "div") == 0 && !isfloat(dt))
+		return refuse(m, "integer division (WebNN's div on %s is not "
+		    "ONNX's truncation)", dtype_name(dt));
+	if (strcmp(op, "prelu") == 0 && !isfloat(dt))
+		return refuse(m, "prelu on %s", dtype_name(dt));
+	if (!b || !(y = emit(m, op, NULL, outname(m, 0), 2, a, b)))
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+int
+onnx_variadic(struct imp *m)
+{
+	const char *op = strcmp(m->n->op_type, "Max") == 0 ? "max" :
+	    strcmp(m->n->op_type, "Min") == 0 ? "min" : "add";
+	const char *acc = in(m, 0);
+	int n = nins(m);
+
+	for (int i = 1; i < n && acc; i++)
+		acc = emit(m, op, NULL, i == n - 1 &&
+		    strcmp(m->n->op_type, "Mean") ? outname(m, 0) : NULL, 2,
+		    acc, in(m, i));
+	if (acc && strcmp(m->n->op_type, "Mean") == 0) {
+		if (!isfloat(ty(m, acc)->dt))
+			return refuse(m, "mean of integers");
+		acc = emit(m, "div", NULL, outname(m, 0), 2, acc,
+		    mkscalar(m, ty(m, acc)->dt, n));
+	}
+	if (!acc)
+		return -1;
+	if (n == 1 && !(acc = emit(m, "identity", NULL, outname(m, 0), 1,
+	    acc)))
+		return -1;
+	bind(m, 0, acc);
+	return 0;
+}
+
+int
+onnx_where(struct imp *m)
+{
+	const char *y = emit(m, "where", NULL, outname(m, 0), 3, in(m, 0),
+	    in(m, 1), in(m, 2));
+
+	if (!y)
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+static cJSON *
+alpha(const char *name, double v)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, name, v);
+	return o;
+}
+
+int
+onnx_activation(struct imp *m)
+{
+	const char *op = m->n->op_type, *x = in(m, 0), *y = NULL, *out =
+	    outname(m, 0);
+	enum dtype dt = ty(m, x)->dt;
+
+	if (!isfloat(dt))
+		return refuse(m, "%s on %s", op, dtype_name(dt));
+	if (strcmp(op, "LeakyRelu") == 0) {
+		y = emit(m, "leakyRelu", alpha("alpha", att_f(m, "alpha",
+		    0.01)), out, 1, x);
+	} else if (strcmp(op, "Elu") == 0) {
+		y = emit(m, "elu", alpha("alpha", att_f(m, "alpha", 1)), out,
+		    1, x);
+	} else if (strcmp(op, "HardSigmoid") == 0) {
+		cJSON *o = alpha("alpha", att_f(m, "alpha", 0.2));
+
+		cJSON_AddNumberToObject(o, "beta", att_f(m, "beta", 0.5));
+		y = emit(m, "hardSigmoid", o, out, 1, x);
+	} else if (strcmp(op, "Selu") == 0) {
+		/* gamma * elu(x, alpha) */
+		double a = att_f(m, "alpha", 1.67326319217681884765625);
+		double g = att_f(m, "gamma", 1.05070102214813232421875);
+
+		y = emit(m, "elu", alpha("alpha", a), NULL, 1, x);
+		y = y ? emit(m, "mul", NULL, out, 2, y, mkscalar(m, dt, g)) :
+		    NULL;
+	} else if (strcmp(op, "Celu") == 0) {
+		/* alpha * elu(x / alpha, 1) */
+		double a = att_f(m, "alpha", 1);
+
+		y = emit(m, "div", NULL, NULL, 2, x, mkscalar(m, dt, a));
+		y = y ? emit(m, "elu", NULL, NULL, 1, y) : NULL;
+		y = y ? emit(m, "mul", NULL, out, 2, y, mkscalar(m, dt, a)) :
+		    NULL;
+	} else if (strcmp(op, "ThresholdedRelu") == 0) {
+		const char *c = emit(m, "greater", NULL, NULL, 2, x,
+		    mkscalar(m, dt, att_f(m, "alpha", 1)));
+
+		y = c ? emit(m, "where", NULL, out, 3, c, x,
+		    mkscalar(m, dt, 0)) : NULL;
+	} else if (strcmp(op, "Shrink") == 0) {
+		/* x < -l: x + b;  x > l: x - b;  else 0 */
+		double l = att_f(m, "lambd", 0.5), b = att_f(m, "bias", 0);
+		const char *lo = emit(m, "lesser", NULL, NULL, 2, x,
+		    mkscalar(m, dt, -l));
+		const char *hi = emit(m, "greater", NULL, NULL, 2, x,
+		    mkscalar(m, dt, l));
+		const char *xp = emit(m, "add", NULL, NULL, 2, x,
+		    mkscalar(m, dt, b));
+		const char *xm = emit(m, "sub", NULL, NULL, 2, x,
+		    mkscalar(m, dt, b));
+		const char *t = hi && xm ? emit(m, "where", NULL, NULL, 3, hi,
+		    xm, mkscalar(m, dt, 0)) : NULL;
+
+		y = lo && xp && t ? emit(m, "where", NULL, out, 3, lo, xp, t) :
+		    NULL;
+	} else if (strcmp(op, "Gelu") == 0) {
+		if (strcmp(att_s(m, "approximate", "none"), "none") != 0)
+			return refuse(m, "approximate \"%s\"",
+			    att_s(m, "approximate", ""));
+		y = emit(m, "gelu", NULL, out, 1, x);
+	}
+	if (!y)
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+int
+onnx_clip(struct imp *m)
+{
+	const char *x = in(m, 0), *lo = NULL, *hi = NULL, *y = x;
+	double vlo = -INFINITY, vhi = INFINITY;
+	enum dtype dt = ty(m, x)->dt;
+	cJSON *o;
+
+	if (m->opset < 11) {
+		vlo = att_f(m, "min", -INFINITY);
+		vhi = att_f(m, "max", INFINITY);
+	} else {
+		lo = in(m, 1);
+		hi = in(m, 2);
+	}
+	if (dt == DT_UINT8 || dt == DT_INT8 || dt == DT_UINT32 ||
+	    dt == DT_UINT64 || (!isfloat(dt) && ((lo && !isconst(m, lo)) ||
+	    (hi && !isconst(m, hi))))) {
+		/* integers: max and min keep them exact */
+		if (lo)
+			y = emit(m, "max", NULL, NULL, 2, y, lo);
+		if (y && hi)
+			y = emit(m, "min", NULL, NULL, 2, y, hi);
+		y = y ? emit(m, "identity", NULL, outname(m, 0), 1, y) : NULL;
+		if (!y)
+			return -1;
+		bind(m, 0, y);
+		return 0;
+	}
+	if ((lo && !isconst(m, lo)) || (hi && !isconst(m, hi))) {
+		if (lo)
+			y = emit(m, "max", NULL, NULL, 2, y, lo);
+		if (y && hi)
+			y = emit(m, "min", NULL, NULL, 2, y, hi);
+		y = y ? emit(m, "identity", NULL, outname(m, 0), 1, y) : NULL;
+		if (!y)
+			return -1;
+		bind(m, 0, y);
+		return 0;
+	}
+	if (lo) {
+		double *v;
+		size_t n;
+
+		cfloats(m, lo, &v, &n);
+		if (n)
+			vlo = v[0];
+		free(v);
+	}
+	if (hi) {
+		double *v;
+		size_t n;
+
+		cfloats(m, hi, &v, &n);
+		if (n)
+			vhi = v[0];
+		free(v);
+	}
+	o = cJSON_CreateObject();
+	if (isfinite(vlo) || !isfloat(dt))
+		cJSON_AddNumberToObject(o, "minValue", isfinite(vlo) ? vlo :
+		    -1e300);
+	if (isfinite(vhi) || !isfloat(dt))
+		cJSON_AddNumberToObject(o, "maxValue", isfinite(vhi) ? vhi :
+		    1e300);
+	if (!(y = emit(m, "clamp", o, outname(m, 0), 1, x)))
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+int
+onnx_cast(struct imp *m)
+{
+	const char *x = in(m, 0), *tn, *y;
+	enum dtype to;
+	cJSON *o;
+
+	if (strcmp(m->n->op_type, "CastLike") == 0) {
+		to = ty(m, in(m, 1))->dt;
+	} else {
+		int64_t t = att_i(m, "to", 0);
+
+		if ((to = onnx_dtype((int32_t)t, &tn)) == DT_NONE)
+			return refuse(m, "cast to %s", tn);
+		if (t == 9) {	/* BOOL: any non-zero is true */
+			y = emit(m, "notEqual", NULL, outname(m, 0), 2, x,
+			    mkscalar(m, ty(m, x)->dt, 0));
+			if (!y)
+				return -1;
+			bind(m, 0, y);
+			return 0;
+		}
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "dataType", dtype_name(to));
+	if (!(y = emit(m, "cast", o, outname(m, 0), 1, x)))
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+int
+onnx_isinf(struct imp *m)
+{
+	const char *x = in(m, 0), *y;
+	int pos = (int)att_i(m, "detect_positive", 1);
+	int neg = (int)att_i(m, "detect_negative", 1);
+	enum dtype dt = ty(m, x)->dt;
+
+	if (!isfloat(dt))
+		return refuse(m, "IsInf on %s", dtype_name(dt));
+	if (pos && neg)
+		y = emit(m, "isInfinite", NULL, outname(m, 0), 1, x);
+	else if (pos || neg)
+		y = emit(m, "equal", NULL, outname(m, 0), 2, x, mkscalar(m, dt,
+		    pos ? INFINITY : -INFINITY));
+	else
+		y = emit(m, "notEqual", NULL, outname(m, 0), 2, x, x),
+		y = y ? emit(m, "logicalAnd", NULL, NULL, 2, y,
+		    emit(m, "equal", NULL, NULL, 2, x, x)) : NULL;
+	if (!y)
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+int
+onnx_mod(struct imp *m)
+{
+	const char *a = in(m, 0), *b = in(m, 1), *q, *y;
+	enum dtype dt = ty(m, a)->dt;
+	int fmod = (int)att_i(m, "fmod", 0);
+
+	if (!isfloat(dt))
+		return refuse(m, "Mod on %s", dtype_name(dt));
+	/* fmod: a - trunc(a / b) * b; else a - floor(a / b) * b */
+	q = emit(m, "div", NULL, NULL, 2, a, b);
+	if (q && fmod) {
+		const char *f = emit(m, "floor", NULL, NULL, 1,
+		    emit(m, "abs", NULL, NULL, 1, q));
+
+		q = f ? emit(m, "mul", NULL, NULL, 2, f, emit(m, "sign", NULL,
+		    NULL, 1, q)) : NULL;
+	} else if (q) {
+		q = emit(m, "floor", NULL, NULL, 1, q);
+	}
+	q = q ? emit(m, "mul", NULL, NULL, 2, q, b) : NULL;
+	y = q ? emit(m, "sub", NULL, outname(m, 0), 2, a, q) : NULL;
+	if (!y)
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+/* Softmax, LogSoftmax, Hardmax over one axis of r dimensions. */
+static const char *
+softmax1(struct imp *m, const char *x, int axis, const char *out)
+{
+	const char *op = m->n->op_type;
+	const struct tdesc *t = ty(m, x);
+	enum dtype dt = t->dt;
+	cJSON *o = cJSON_CreateObject();
+
+	if (strcmp(op, "Softmax") == 0) {
+		cJSON_AddNumberToObject(o, "axis", axis);
+		return emit(m, "softmax", o, out, 1, x);
+	}
+	if (strcmp(op, "LogSoftmax") == 0) {
+		uint32_t ax = (uint32_t)axis;
+		const char *l;
+
+		cJSON_AddItemToObject(o, "axes", ju32s(&ax, 1));
+		cJSON_AddTrueToObject(o, "keepDimensions");
+		l = emit(m, "reduceLogSumExp", o, NULL, 1, x);
+		return l ? emit(m, "sub", NULL, out, 2, x, l) : NULL;
+	} else {
+		/* Hardmax: 1 at the first largest item, 0 elsewhere */
+		int64_t n = t->dims[axis], *dims = xcalloc((size_t)t->rank + 1,
+		    sizeof *dims);
+		int64_t *iota = xcalloc((size_t)n + 1, sizeof *iota);
+		const char *am, *idx, *eq;
+
+		for (int i = 0; i < t->rank; i++)
+			dims[i] = i == axis ? n : 1;
+		for (int64_t i = 0; i < n; i++)
+			iota[i] = i;
+		cJSON_AddNumberToObject(o, "axis", axis);
+		cJSON_AddTrueToObject(o, "keepDimensions");
+		cJSON_AddStringToObject(o, "outputDataType", "int64");
+		am = emit(m, "argMax", o, NULL, 1, x);
+		idx = mkconst(m, NULL, DT_INT64, t->rank, dims, iota);
+		free(dims);
+		free(iota);
+		eq = am ? emit(m, "equal", NULL, NULL, 2, am, idx) : NULL;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
+		return eq ? emit(m, "cast", o, out, 1, eq) : NULL;
+	}
+}
+
+int
+onnx_softmax(struct imp *m)
+{
+	const char *x = in(m, 0), *y;
+	const struct tdesc *t = ty(m, x);
+	int r = t->rank;
+	int64_t axis = att_i(m, "axis", m->opset >= 13 ? -1 : 1);
+
+	if (!isfloat(t->dt))
+		return refuse(m, "%s on %s", m->n->op_type, dtype_name(t->dt));
+	if (axis < -r || axis >= (r ? r : 1))
+		return nodeerr(m, "axis %lld is out of range for rank %d",
+		    (long long)axis, r);
+	if (axis < 0)
+		axis += r;
+	if (m->opset >= 13 || r <= 1) {
+		y = softmax1(m, x, (int)axis, outname(m, 0));
+	} else {
+		/* before opset 13: over everything from axis on */
+		int64_t d2[2] = { 1, 1 };
+		uint32_t s[2];
+		cJSON *o = cJSON_CreateObject();
+		const char *f;
+
+		for (int i = 0; i < r; i++)
+			d2[i >= axis] *= t->dims[i];
+		s[0] = (uint32_t)d2[0];
+		s[1] = (uint32_t)d2[1];
+		cJSON_AddItemToObject(o, "newShape", ju32s(s, 2));
+		f = emit(m, "reshape", o, NULL, 1, x);
+		f = f ? softmax1(m, f, 1, NULL) : NULL;
+		if (f) {
+			uint32_t *d = xcalloc((size_t)r + 1, sizeof *d);
+
+			for (int i = 0; i < r; i++)
+				d[i] = (uint32_t)t->dims[i];
+			o = cJSON_CreateObject();
+			cJSON_AddItemToObject(o, "newShape", ju32s(d,
+			    (size_t)r));
+			free(d);
+			f = emit(m, "reshape", o, outname(m, 0), 1, f);
+		}
+		y = f;
+	}
+	if (!y)
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}

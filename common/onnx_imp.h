@@ -1,0 +1,115 @@
+/*
+ * onnx_imp: what the ONNX importer's op handlers share.  The importer
+ * (onnx_import.c) walks the ONNX graph in order; for each node it calls
+ * the handler its op_type has in onnx_ops.def.  A handler reads the
+ * node's inputs (graph operands, typed as soon as they exist) and
+ * attributes, adds WebNN nodes with emit(), and binds each ONNX output
+ * to an operand with bind().  A node whose inputs are all constants is
+ * folded into a constant as it is added, which is how shape
+ * computations (Shape, Gather on shapes, Range, ...) disappear at
+ * import time.
+ */
+#ifndef NNL_ONNX_IMP_H
+#define NNL_ONNX_IMP_H
+
+#include <stdint.h>
+
+#include "graph.h"
+#include "onnx.pb-c.h"
+
+struct imp {
+	struct graph *g;
+	const char *path;		/* the model, for messages */
+	char *dir;			/* its folder: external data */
+	int opset;			/* of the default domain */
+	const Onnx__NodeProto *n;	/* node being converted */
+	const char *nname;		/* its name, for messages */
+	cJSON *vals;			/* ONNX value -> operand name */
+	cJSON *names;			/* every ONNX value name, reserved */
+	struct buf refused;		/* one line per refused node */
+	int nrefused;
+	int nerr;
+};
+
+/* Handler results besides 0 (done) and -1 (error reported). */
+enum { REFUSED = 1 };
+
+typedef int onnx_handler(struct imp *m);
+
+#define ONNX(name, handler) int handler(struct imp *m);
+#include "onnx_ops.def"
+#undef ONNX
+
+/* Refuse the current node with a reason (it joins the one error listing
+ * every refused node).  Returns REFUSED. */
+int refuse(struct imp *m, const char *fmt, ...) NNL_PRINTF(2, 3);
+/* Report an error in the current node ("node NAME (Op): ..."); -1. */
+int nodeerr(struct imp *m, const char *fmt, ...) NNL_PRINTF(2, 3);
+
+/* Input i of the current node: operand name, NULL if absent or empty. */
+const char *in(struct imp *m, int i);
+int nins(struct imp *m);
+int nouts(struct imp *m);
+/* Output k's ONNX name, NULL if absent or empty. */
+const char *outname(struct imp *m, int k);
+/* The type of an operand. */
+const struct tdesc *ty(struct imp *m, const char *opnd);
+/* Bind ONNX output k of the current node to an operand. */
+void bind(struct imp *m, int k, const char *opnd);
+
+/* Attributes of the current node. */
+const Onnx__AttributeProto *att(struct imp *m, const char *name);
+int64_t att_i(struct imp *m, const char *name, int64_t dflt);
+double att_f(struct imp *m, const char *name, double dflt);
+/* String attribute (copied into a static buffer) or dflt. */
+const char *att_s(struct imp *m, const char *name, const char *dflt);
+/* Integer list: count (0 when absent), items into *v (not owned). */
+size_t att_ints(struct imp *m, const char *name, const int64_t **v);
+size_t att_floats(struct imp *m, const char *name, const float **v);
+
+/*
+ * Add a WebNN node: op with nin inputs (NULL ends nothing: every input
+ * is named; pass "" for none), options (taken; NULL for none) and one
+ * output named out (NULL: a fresh name).  Its type is inferred; with
+ * only constant inputs it is folded into a constant.  Returns the
+ * output operand's name (owned by the importer) or NULL after an
+ * error.
+ */
+const char *emit(struct imp *m, const char *op, cJSON *opts, const char *out,
+    int nin, ...);
+const char *emitv(struct imp *m, const char *op, cJSON *opts,
+    const char *out, int nin, const char *const *ins);
+/* The same for nout outputs; names[k] receive the operands. */
+int emitn(struct imp *m, const char *op, cJSON *opts, int nout,
+    const char **names, int nin, const char *const *ins);
+
+/* A new constant holding data (copied); returns its name. */
+const char *mkconst(struct imp *m, const char *base, enum dtype dt,
+    int rank, const int64_t *dims, const void *data);
+const char *mkscalar(struct imp *m, enum dtype dt, double v);
+
+/* Is the operand a constant whose bytes the importer holds? */
+int isconst(struct imp *m, const char *opnd);
+/* Its bytes (not owned), NULL if not constant. */
+const void *cbytes(struct imp *m, const char *opnd);
+/* A constant's values as int64 or double (malloc'd); -1 when the
+ * operand is not a constant.  n receives the element count. */
+int cints(struct imp *m, const char *opnd, int64_t **v, size_t *n);
+int cfloats(struct imp *m, const char *opnd, double **v, size_t *n);
+
+/* cJSON builders for options. */
+cJSON *jints(const int64_t *v, size_t n);
+cJSON *ju32s(const uint32_t *v, size_t n);
+cJSON *jfloats(const double *v, size_t n);
+
+/* onnx_read.c */
+/* ONNX TensorProto data type -> dtype; DT_NONE with *name set when nnl
+ * has no such type. */
+enum dtype onnx_dtype(int32_t t, const char **name);
+/* Decode a tensor (every encoding, external data resolved under dir).
+ * what names it in messages.  On success 0 and a malloc'd data buffer
+ * of numel * element size bytes (bool as uint8). */
+int onnx_tensor(struct imp *m, const Onnx__TensorProto *t, const char *what,
+    struct tdesc *desc, void **data);
+
+#endif

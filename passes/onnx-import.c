@@ -1,0 +1,96 @@
+/*
+ * onnx-import: an ONNX model (.onnx) into the canonical graph and its
+ * weights file, for every back end to take from there.
+ */
+#define _DEFAULT_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "graph.h"
+#include "onnx.h"
+#include "util.h"
+
+NNL_NORETURN static void
+usage(void)
+{
+	fprintf(stderr, "usage: nnl-onnx-import [-o file] [-w weights "
+	    "-m manifest] [-n name] [-d NAME=N ...] model.onnx\n");
+	exit(2);
+}
+
+/* path without its extension, then ext */
+static char *
+stemwith(const char *path, const char *ext)
+{
+	const char *base = path_basename(path), *dot = strrchr(base, '.');
+	size_t stem = dot && dot != base ? (size_t)(dot - path) :
+	    strlen(path);
+
+	return xasprintf("%.*s%s", (int)stem, path, ext);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "weights", required_argument, NULL, 'w' },
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "dim", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct onnx_opts o = { 0 };
+	const char *out = NULL;
+	char *wdflt = NULL, *mdflt = NULL;
+	struct graph *g;
+	int c, rc = 1;
+
+	setprogname(argv[0]);
+	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
+	while ((c = getopt_long(argc, argv, "o:w:m:n:d:h", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'w': o.weights = optarg; break;
+		case 'm': o.manifest = optarg; break;
+		case 'n': o.name = optarg; break;
+		case 'd':
+			if (!strchr(optarg, '=') || optarg[0] == '=' ||
+			    strtoll(strchr(optarg, '=') + 1, NULL, 10) <= 0) {
+				fprintf(stderr, "nnl-onnx-import: --dim wants "
+				    "NAME=N with N positive, not \"%s\"\n",
+				    optarg);
+				exit(2);
+			}
+			o.dims[o.ndims++] = optarg;
+			break;
+		default: usage();
+		}
+	}
+	if (argc - optind != 1 || !o.weights != !o.manifest)
+		usage();
+	if (!o.weights) {
+		const char *base = out && strcmp(out, "-") ? out :
+		    path_basename(argv[optind]);
+
+		o.weights = wdflt = stemwith(base, ".weights");
+		o.manifest = mdflt = stemwith(base, ".manifest.json");
+	}
+	g = onnx_import(argv[optind], &o);
+	if (g && graph_save(g, out) == 0) {
+		rc = close_stdout();
+	} else if (g && g->weights_file) {
+		unlink(o.weights);	/* no half of a pair is left */
+		unlink(o.manifest);
+	}
+	graph_free(g);
+	free(wdflt);
+	free(mdflt);
+	free(o.dims);
+	return rc;
+}

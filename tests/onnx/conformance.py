@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""conformance: the ONNX backend node tests through nnl's C back end.
+
+Usage: conformance.py [--only SUBSTRING] [--report FILE] [--jobs N]
+                      [--data DIR] [--keep DIR]
+
+Each test in DIR (default Debian's libonnx-testdata node tests) goes
+through nnl-onnx-import, nnc compile (shape-infer, fuse, plan-memory,
+emit-c and the system C compiler) and runs on every test_data_set_*:
+its outputs are compared with the test's (rtol 1e-3, atol 1e-5 for
+floating point, exact for integers and booleans).  One line per test:
+PASS, FAIL with the reason or largest difference, or UNSUPPORTED with
+the importer's reason (an op or type nnl cannot express).  Closes with
+"N passed, M failed, K skipped".  An nnl program that crashes, or runs
+past its time limit, is a FAIL.  Exit status 0 unless a run crashed.
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+BIN = os.path.join(ROOT, "bin")
+DATA = "/usr/share/libonnx-testdata/data/node"
+TIMEOUT = 120
+# Importer messages that mean "nnl cannot express this", not a bug.
+UNSUPPORTED = ("no WebNN equivalent", "cannot be expressed in WebNN",
+               "has no equivalent in WebNN", "is not a tensor")
+
+
+def tensors(d, prefix):
+    files = sorted(glob.glob(os.path.join(d, prefix + "_*.pb")),
+                   key=lambda f: int(re.findall(r"_(\d+)\.pb$", f)[0]))
+    return [numpy_helper.to_array(onnx.load_tensor(f)) for f in files]
+
+
+def compare(got, want):
+    """None when equal within tolerance, else the reason."""
+    if want.dtype.kind in "fc":
+        w = want.astype(np.float64)
+        g = got.astype(np.float64)
+        bad = ~np.isclose(g, w, rtol=1e-3, atol=1e-5, equal_nan=True)
+        if bad.any():
+            d = np.abs(g - w)
+            d[np.isnan(d)] = np.inf
+            i = int(np.argmax(np.where(bad, d, -1)))
+            return "largest difference %.3g at %d (got %r, want %r)" % (
+                float(d.flat[i]), i, g.flat[i], w.flat[i])
+        return None
+    if not np.array_equal(got.astype(want.dtype), want):
+        i = int(np.argmax(got.astype(want.dtype) != want))
+        return "item %d: got %r, want %r" % (i, got.flat[i], want.flat[i])
+    return None
+
+
+def run(cmd, **kw):
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=TIMEOUT,
+                              **kw)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def crashed(p):
+    return p is None or p.returncode not in (0, 1)
+
+
+def why(p):
+    if p is None:
+        return "timed out after %d s" % TIMEOUT
+    lines = [re.sub(r"^nnl-[a-z-]+: error: (\S+/model\.onnx: )?", "",
+                    l.strip())
+             for l in p.stderr.decode(errors="replace").splitlines()
+             if l.strip()]
+    return " / ".join(lines[:3])[:400] if lines else \
+        "exit status %d" % p.returncode
+
+
+def one(test, data, keep):
+    d = os.path.join(data, test)
+    tmp = tempfile.mkdtemp(prefix="nnlconf-")
+    try:
+        return check(test, d, tmp)
+    finally:
+        if keep:
+            shutil.copytree(tmp, os.path.join(keep, test),
+                            dirs_exist_ok=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check(test, d, tmp):
+    g = os.path.join(tmp, "g.json")
+    p = run([os.path.join(BIN, "nnl-onnx-import"), "-o", g,
+             os.path.join(d, "model.onnx")], cwd=tmp)
+    if crashed(p):
+        return "FAIL", "nnl-onnx-import crashed: " + why(p), True
+    if p.returncode != 0:
+        msg = why(p)
+        if any(u in msg for u in UNSUPPORTED):
+            return "UNSUPPORTED", msg, False
+        return "FAIL", "import: " + msg, False
+    exe = os.path.join(tmp, "prog")
+    p = run([os.path.join(BIN, "nnc"), "compile", "--emit", "exe", "-o",
+             exe, g], cwd=tmp)
+    if crashed(p):
+        return "FAIL", "nnc compile crashed: " + why(p), True
+    if p.returncode != 0:
+        return "FAIL", "compile: " + why(p), False
+    model = onnx.load(os.path.join(d, "model.onnx"), load_external_data=False)
+    inits = {t.name for t in model.graph.initializer}
+    names = [v.name for v in model.graph.input if v.name not in inits]
+    sets = sorted(glob.glob(os.path.join(d, "test_data_set_*")))
+    if not sets:
+        return "FAIL", "no test data", False
+    for s in sets:
+        ins = tensors(s, "input")[:len(names)]
+        outs = tensors(s, "output")
+        raw = b"".join(np.ascontiguousarray(a).tobytes() for a in ins)
+        p = run([exe], input=raw)
+        if p is None or p.returncode != 0:
+            return "FAIL", "%s: run: %s" % (os.path.basename(s), why(p)), \
+                p is None or p.returncode < 0
+        buf, off = p.stdout, 0
+        for k, want in enumerate(outs):
+            n = want.size * want.dtype.itemsize
+            if off + n > len(buf):
+                return "FAIL", "%s: output %d: %d bytes, wanted %d" % (
+                    os.path.basename(s), k, len(buf) - off, n), False
+            got = np.frombuffer(buf[off:off + n], dtype=want.dtype)
+            got = got.reshape(want.shape)
+            off += n
+            r = compare(got, want)
+            if r:
+                return "FAIL", "%s: output %d: %s" % (
+                    os.path.basename(s), k, r), False
+        if off != len(buf):
+            return "FAIL", "%s: %d bytes of output, wanted %d" % (
+                os.path.basename(s), len(buf), off), False
+    return "PASS", "", False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="")
+    ap.add_argument("--report")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--keep")
+    a = ap.parse_args()
+    tests = sorted(t for t in os.listdir(a.data)
+                   if t.startswith("test_") and a.only in t)
+    lines, counts, crashes = [], {"PASS": 0, "FAIL": 0, "UNSUPPORTED": 0}, 0
+    with ThreadPoolExecutor(a.jobs) as ex:
+        for test, (st, msg, crash) in zip(tests, ex.map(
+                lambda t: one(t, a.data, a.keep), tests)):
+            line = "%s %s%s" % (st, test, ": " + msg if msg else "")
+            print(line, flush=True)
+            lines.append(line)
+            counts[st] += 1
+            crashes += crash
+    summary = "%d passed, %d failed, %d skipped" % (
+        counts["PASS"], counts["FAIL"], counts["UNSUPPORTED"])
+    print(summary)
+    if a.report:
+        with open(a.report, "w") as f:
+            f.write("# ONNX backend node tests through nnl-onnx-import, "
+                    "nnc compile and the\n# compiled program; regenerate "
+                    "with make conformance.\n")
+            f.write("\n".join(lines) + "\n" + summary + "\n")
+    if crashes:
+        print("conformance: %d run(s) crashed or hung" % crashes)
+    return 1 if crashes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
