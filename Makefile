@@ -111,6 +111,13 @@ build/tests/%: tests/unit/%.c build/libnnl.a tests/unit/check.h
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)
 
+# The ONNX backend node tests (Debian's libonnx-testdata) through the C
+# back end; rewrites the committed report, and fails if a test it listed
+# as passing fails now, or if any nnl program crashed or hung.
+conformance: all
+	@/usr/bin/python3 tests/onnx/conformance.py \
+	    --expect tests/onnx/conformance.txt --report tests/onnx/conformance.txt
+
 # Benchmarks: measurements, not pass/fail tests (shared machines are
 # noisy); see bench/.
 bench: all
@@ -144,5 +151,5 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all bench check check-clang golden lint-man install clean
+.PHONY: all bench check check-clang conformance golden lint-man install clean
 .PRECIOUS: build/passes/%.o build/common/%.o

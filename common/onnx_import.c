@@ -156,12 +156,27 @@ att_i(struct imp *m, const char *name, int64_t dflt)
 	return a && a->has_i ? a->i : dflt;
 }
 
+/* The shortest decimal that reads back as the same float, as a double:
+ * an attribute of 0.1f is written 0.1, not 0.10000000149011612. */
+static double
+shortest(float f)
+{
+	char s[32];
+
+	for (int p = 1; p < 10; p++) {
+		snprintf(s, sizeof s, "%.*g", p, f);
+		if (strtof(s, NULL) == f)
+			return strtod(s, NULL);
+	}
+	return f;
+}
+
 double
 att_f(struct imp *m, const char *name, double dflt)
 {
 	const Onnx__AttributeProto *a = att(m, name);
 
-	return a && a->has_f ? a->f : dflt;
+	return a && a->has_f ? shortest(a->f) : dflt;
 }
 
 const char *

@@ -7,3 +7,4 @@ sh scripts/install-deps.sh
 make -s
 make -s check-clang
 make -s check
+make -s conformance

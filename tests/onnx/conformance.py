@@ -2,7 +2,7 @@
 """conformance: the ONNX backend node tests through nnl's C back end.
 
 Usage: conformance.py [--only SUBSTRING] [--report FILE] [--jobs N]
-                      [--data DIR] [--keep DIR]
+                      [--data DIR] [--keep DIR] [--expect REPORT]
 
 Each test in DIR (default Debian's libonnx-testdata node tests) goes
 through nnl-onnx-import, nnc compile (shape-infer, fuse, plan-memory,
@@ -12,7 +12,9 @@ floating point, exact for integers and booleans).  One line per test:
 PASS, FAIL with the reason or largest difference, or UNSUPPORTED with
 the importer's reason (an op or type nnl cannot express).  Closes with
 "N passed, M failed, K skipped".  An nnl program that crashes, or runs
-past its time limit, is a FAIL.  Exit status 0 unless a run crashed.
+past its time limit, is a FAIL.  Exit status 1 when a run crashed or
+hung, or when a test the --expect report lists as PASS no longer
+passes; 0 otherwise.
 """
 import argparse
 import glob
@@ -156,7 +158,14 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--keep")
+    ap.add_argument("--expect", help="a report: each test it lists as "
+                    "PASS must still pass")
     a = ap.parse_args()
+    expect = set()
+    if a.expect and os.path.exists(a.expect):
+        with open(a.expect) as f:
+            expect = {l.split()[1].rstrip(":") for l in f
+                      if l.startswith("PASS ")}
     tests = sorted(t for t in os.listdir(a.data)
                    if t.startswith("test_") and a.only in t)
     lines, counts, crashes = [], {"PASS": 0, "FAIL": 0, "UNSUPPORTED": 0}, 0
@@ -177,9 +186,14 @@ def main():
                     "nnc compile and the\n# compiled program; regenerate "
                     "with make conformance.\n")
             f.write("\n".join(lines) + "\n" + summary + "\n")
+    passed = {l.split()[1].rstrip(":") for l in lines
+              if l.startswith("PASS ")}
+    lost = sorted(t for t in expect - passed if a.only in t)
+    for t in lost:
+        print("conformance: %s passed before and fails now" % t)
     if crashes:
         print("conformance: %d run(s) crashed or hung" % crashes)
-    return 1 if crashes else 0
+    return 1 if crashes or lost else 0
 
 
 if __name__ == "__main__":
