@@ -30,6 +30,8 @@ usage(void)
 	    "--input in.npy\n"
 	    "           --expected out.npy model\n"
 	    "       nnc inspect model\n"
+	    "       nnc import [-v] [-o model.json] [--weights-dir dir] "
+	    "model.onnx\n"
 	    "       nnc --version\n");
 	exit(2);
 }
@@ -176,7 +178,7 @@ tojson(const struct opts *o, const char *jsonpath)
 	char *parse = find_program("nnl-parse");
 	char *w = xasprintf("%s/model.weights", maketmp());
 	char *m = xasprintf("%s/model.manifest.json", tmpdir);
-	char *stemp = NULL;
+	char *stemp = NULL, *onnx = NULL;
 
 	/* the passes run in the temporary directory, where whatever they
 	 * write (fused weights, packed NNL weights) belongs */
@@ -185,6 +187,16 @@ tojson(const struct opts *o, const char *jsonpath)
 		char **a = xcalloc(7, sizeof *a);
 
 		a[0] = parse;
+		a[1] = "-w";
+		a[2] = w;
+		a[3] = "-m";
+		a[4] = m;
+		a[5] = modelabs;
+		st[ns++].argv = a;
+	} else if (endswith(o->model, ".onnx")) {
+		char **a = xcalloc(7, sizeof *a);
+
+		a[0] = onnx = find_program("nnl-onnx-import");
 		a[1] = "-w";
 		a[2] = w;
 		a[3] = "-m";
@@ -215,9 +227,60 @@ tojson(const struct opts *o, const char *jsonpath)
 	free(lines);
 	free(st);
 	free(parse);
+	free(onnx);
 	free(w);
 	free(m);
 	free(stemp);
+	return rc;
+}
+
+/*
+ * nnc import: an ONNX model to canonical JSON (nnl-onnx-import), its
+ * weights beside it or in weightsdir.
+ */
+static int makedirs(const char *dir);
+
+static int
+import(const struct opts *o, const char *weightsdir)
+{
+	char *st = stem(o->model);
+	char *out = o->out ? xstrdup(o->out) : xasprintf("%s.json", st);
+	char *base = stem(out);
+	char *dir = weightsdir ? xstrdup(weightsdir) : path_dirname(out);
+	char *w = xasprintf("%s/%s.weights", dir, base);
+	char *m = xasprintf("%s/%s.manifest.json", dir, base);
+	char *prog = find_program("nnl-onnx-import");
+	char *argv[9];
+	int rc = 0;
+
+	if (!endswith(out, ".json")) {
+		error("%s: nnc import writes canonical JSON (.json)", out);
+		rc = -1;
+	} else {
+		char *od = path_dirname(out);
+
+		rc = makedirs(od) != 0 || (weightsdir && makedirs(dir) != 0) ?
+		    -1 : 0;
+		free(od);
+	}
+	argv[0] = prog;
+	argv[1] = "-o";
+	argv[2] = out;
+	argv[3] = "-w";
+	argv[4] = w;
+	argv[5] = "-m";
+	argv[6] = m;
+	argv[7] = (char *)o->model;
+	argv[8] = NULL;
+	if (rc == 0)
+		rc = run_command(argv, o->verbose);
+	free(st);
+	free(out);
+	free(base);
+	free(dir);
+	free(w);
+	free(m);
+	free(prog);
 	return rc;
 }
 
@@ -763,13 +826,14 @@ main(int argc, char *argv[])
 		{ "input", required_argument, NULL, 'i' },
 		{ "expected", required_argument, NULL, 'x' },
 		{ "tolerance", required_argument, NULL, 'T' },
+		{ "weights-dir", required_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct opts o;
-	const char *cmd, *input = NULL, *expected = NULL;
+	const char *cmd, *input = NULL, *expected = NULL, *wdir = NULL;
 	double tol = 1e-5;
 	int c;
 
@@ -793,6 +857,7 @@ main(int argc, char *argv[])
 		case 's': o.savetemps = 1; break;
 		case 'i': input = optarg; break;
 		case 'x': expected = optarg; break;
+		case 'W': wdir = optarg; break;
 		case 'T': {
 			char *end;
 
@@ -816,6 +881,8 @@ main(int argc, char *argv[])
 			die("%s: %s", o.model, strerror(errno));
 		modelabs = abs;
 	}
+	if (!strcmp(cmd, "import"))
+		return import(&o, wdir) == 0 ? close_stdout() : 1;
 	if (!strcmp(cmd, "compile"))
 		return compile(&o, NULL) == 0 ? close_stdout() : 1;
 	if (!strcmp(cmd, "test")) {
