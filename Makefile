@@ -24,7 +24,7 @@ COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse emitc \
-          nnl_read nnl_model nnl_lower \
+          nnl_read nnl_model nnl_lower nnl_write \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \

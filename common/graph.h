@@ -46,6 +46,7 @@ struct operand {
 	int outidx;
 	cJSON *extra;			/* unknown fields, in input order */
 	struct pos pos;
+	void *aux;			/* scratch for a pass */
 };
 
 struct node {

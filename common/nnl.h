@@ -27,4 +27,12 @@ struct graph *nnl_parse(const char *text, size_t len, const char *name,
  * model? */
 int nnl_detect(const char *text, size_t len);
 
+/*
+ * The graph (typed, batch 1, NCHW, as imported from ONNX) as an NNL
+ * model at path with its weights as .npy files in wdir (created), when
+ * every node fits an NNL layer; otherwise one error naming each node
+ * that does not.  0 or -1.  (nnl_write.c)
+ */
+int nnl_write(struct graph *g, const char *path, const char *wdir);
+
 #endif

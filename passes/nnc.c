@@ -30,8 +30,8 @@ usage(void)
 	    "--input in.npy\n"
 	    "           --expected out.npy model\n"
 	    "       nnc inspect model\n"
-	    "       nnc import [-v] [-o model.json] [--weights-dir dir] "
-	    "model.onnx\n"
+	    "       nnc import [-v] [-o model.nnl|model.json] "
+	    "[--weights-dir dir] model.onnx\n"
 	    "       nnc --version\n");
 	exit(2);
 }
@@ -234,38 +234,45 @@ tojson(const struct opts *o, const char *jsonpath)
 	return rc;
 }
 
-/*
- * nnc import: an ONNX model to canonical JSON (nnl-onnx-import), its
- * weights beside it or in weightsdir.
- */
 static int makedirs(const char *dir);
 
+/*
+ * nnc import: an ONNX model to canonical JSON (nnl-onnx-import), its
+ * weights beside it or in weightsdir; or, for an .nnl output (the
+ * default, MODEL.nnl with ./weights), on through nnl-parse -t nnl to an
+ * NNL model and its .npy weights.
+ */
 static int
 import(const struct opts *o, const char *weightsdir)
 {
 	char *st = stem(o->model);
-	char *out = o->out ? xstrdup(o->out) : xasprintf("%s.json", st);
-	char *base = stem(out);
-	char *dir = weightsdir ? xstrdup(weightsdir) : path_dirname(out);
-	char *w = xasprintf("%s/%s.weights", dir, base);
-	char *m = xasprintf("%s/%s.manifest.json", dir, base);
+	char *out = o->out ? xstrdup(o->out) : xasprintf("%s.nnl", st);
+	char *base = stem(out), *od = path_dirname(out);
+	int nnl = endswith(out, ".nnl");
+	char *dir = weightsdir ? xstrdup(weightsdir) : nnl ?
+	    xstrdup("weights") : xstrdup(od);
+	char *json = nnl ? xasprintf("%s/model.json", maketmp()) :
+	    xstrdup(out);
+	char *w = nnl ? xasprintf("%s/model.weights", tmpdir) :
+	    xasprintf("%s/%s.weights", dir, base);
+	char *m = nnl ? xasprintf("%s/model.manifest.json", tmpdir) :
+	    xasprintf("%s/%s.manifest.json", dir, base);
 	char *prog = find_program("nnl-onnx-import");
-	char *argv[9];
+	char *parse = find_program("nnl-parse");
+	char *argv[10];
 	int rc = 0;
 
-	if (!endswith(out, ".json")) {
-		error("%s: nnc import writes canonical JSON (.json)", out);
+	if (!nnl && !endswith(out, ".json")) {
+		error("%s: nnc import writes an NNL model (.nnl) or "
+		    "canonical JSON (.json)", out);
 		rc = -1;
-	} else {
-		char *od = path_dirname(out);
-
-		rc = makedirs(od) != 0 || (weightsdir && makedirs(dir) != 0) ?
-		    -1 : 0;
-		free(od);
+	} else if (makedirs(od) != 0 || (!nnl && weightsdir &&
+	    makedirs(dir) != 0)) {
+		rc = -1;
 	}
 	argv[0] = prog;
 	argv[1] = "-o";
-	argv[2] = out;
+	argv[2] = json;
 	argv[3] = "-w";
 	argv[4] = w;
 	argv[5] = "-m";
@@ -274,13 +281,28 @@ import(const struct opts *o, const char *weightsdir)
 	argv[8] = NULL;
 	if (rc == 0)
 		rc = run_command(argv, o->verbose);
+	if (rc == 0 && nnl) {
+		argv[0] = parse;
+		argv[1] = "-t";
+		argv[2] = "nnl";
+		argv[3] = "-o";
+		argv[4] = out;
+		argv[5] = "-d";
+		argv[6] = dir;
+		argv[7] = json;
+		argv[8] = NULL;
+		rc = run_command(argv, o->verbose);
+	}
 	free(st);
 	free(out);
 	free(base);
+	free(od);
 	free(dir);
+	free(json);
 	free(w);
 	free(m);
 	free(prog);
+	free(parse);
 	return rc;
 }
 

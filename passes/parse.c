@@ -13,14 +13,15 @@
 #include <sys/stat.h>
 
 #include "graph.h"
+#include "shape.h"
 #include "nnl.h"
 #include "util.h"
 
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn] "
-	    "[-w weights -m manifest] [file]\n");
+	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn|nnl] "
+	    "[-w weights -m manifest] [-d dir] [file]\n");
 	exit(2);
 }
 
@@ -129,30 +130,38 @@ main(int argc, char *argv[])
 		{ "to", required_argument, NULL, 't' },
 		{ "weights", required_argument, NULL, 'w' },
 		{ "manifest", required_argument, NULL, 'm' },
+		{ "weights-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL, *to = "json", *wfile = NULL, *mfile = NULL;
-	const char *in = "-";
+	const char *in = "-", *wdir = NULL;
 	struct graph *g;
 	char *text;
 	size_t len;
 	int c, rc, nnl;
 
 	setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "o:t:w:m:h", longopts,
+	while ((c = getopt_long(argc, argv, "o:t:w:m:d:h", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 't': to = optarg; break;
 		case 'w': wfile = optarg; break;
 		case 'm': mfile = optarg; break;
+		case 'd': wdir = optarg; break;
 		default: usage();
 		}
 	}
 	if (argc - optind > 1 || (strcmp(to, "json") != 0 &&
-	    strcmp(to, "webnn") != 0) || (!wfile != !mfile))
+	    strcmp(to, "webnn") != 0 && strcmp(to, "nnl") != 0) ||
+	    (!wfile != !mfile) || (wdir && strcmp(to, "nnl") != 0))
 		usage();
+	if (strcmp(to, "nnl") == 0 && (!out || strcmp(out, "-") == 0)) {
+		fprintf(stderr, "nnl-parse: -t nnl writes a file and its "
+		    "weights: give -o model.nnl\n");
+		exit(2);
+	}
 	if (optind < argc)
 		in = argv[optind];
 	if (!(text = readfile(in, &len))) {
@@ -183,7 +192,18 @@ main(int argc, char *argv[])
 		graph_free(g);
 		return 1;
 	}
-	if (strcmp(to, "webnn") == 0) {
+	if (strcmp(to, "nnl") == 0) {
+		char *d = wdir ? xstrdup(wdir) : NULL;
+
+		if (!d) {
+			char *od = path_dirname(out);
+
+			d = xasprintf("%s/weights", od);
+			free(od);
+		}
+		rc = shape_infer(g) == 0 ? nnl_write(g, out, d) : -1;
+		free(d);
+	} else if (strcmp(to, "webnn") == 0) {
 		char *t = webnn_print(g);
 
 		rc = t ? writefile_atomic(out, t, strlen(t)) : -1;

@@ -1,0 +1,676 @@
+/*
+ * nnl_write: a typed graph back to an NNL model and a directory of .npy
+ * weights, when its nodes fit NNL's layers: what `nnc import -o x.nnl`
+ * gives an ONNX model.  The graph is in NCHW with a batch of 1, as
+ * ONNX models are; NNL is batch-free HWC, so 4-D operands become
+ * [H, W, C], 2-D ones [K], and the rows of a Dense weight fed by a
+ * Flatten are permuted from CHW to HWC order.  Every node that fits no
+ * layer is named in one error.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "eval.h"
+#include "graph.h"
+#include "nnl.h"
+#include "npy.h"
+
+/* What each operand is in the NNL model. */
+struct val {
+	char *layer;		/* the layer computing it; NULL: none */
+	int rank;		/* its NNL (batch-free) rank */
+	int64_t chw[3];		/* a Flatten of [C, H, W]: rows to permute */
+};
+
+struct nw {
+	struct graph *g;
+	struct buf layers, conns;
+	struct buf refused;
+	int nrefused;
+	const char *dir;	/* weights directory */
+	char **names;		/* layer names used */
+	int nnames;
+	int err;
+};
+
+static struct val *
+val(struct nw *w, const char *opnd)
+{
+	struct operand *o = graph_find(w->g, opnd);
+
+	return o ? (struct val *)o->aux : NULL;
+}
+
+/* Refuse node n, then go on as if a layer computed its outputs, so
+ * that what follows is checked on its own. */
+static int
+nofit(struct nw *w, struct node *n, const char *why)
+{
+	buf_printf(&w->refused, "\n  node \"%s\" (%s): %s", n->id,
+	    n->opname, why);
+	w->nrefused++;
+	for (int k = 0; k < n->nout; k++) {
+		struct val *v = val(w, n->out[k]);
+		int r = n->types ? n->types[k].rank : 0;
+
+		v->layer = (char *)"?";
+		v->rank = r == 4 ? 3 : r == 2 ? 1 : r;
+	}
+	return 1;
+}
+
+/* An NNL identifier from an operand name, unique. */
+static char *
+ident(struct nw *w, const char *name)
+{
+	struct buf b = { 0 };
+	char *s;
+
+	for (const char *p = name; *p; p++) {
+		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' &&
+		    *p <= 'Z') || (*p >= '0' && *p <= '9');
+
+		if (ok)
+			buf_putc(&b, *p);
+		else if (b.n && b.s[b.n - 1] != '_')
+			buf_putc(&b, '_');
+	}
+	while (b.n && b.s[b.n - 1] == '_')
+		b.s[--b.n] = 0;
+	if (!b.n || (b.s[0] >= '0' && b.s[0] <= '9')) {
+		s = xasprintf("l_%s", b.s ? b.s : "");
+		free(b.s);
+	} else {
+		s = b.s;
+	}
+	for (int k = 2;; k++) {
+		int used = 0;
+
+		for (int i = 0; i < w->nnames; i++)
+			used |= strcmp(w->names[i], s) == 0;
+		if (!used)
+			break;
+		free(s);
+		s = xasprintf("%s_%d", b.s && b.s[0] && !(b.s[0] >= '0' &&
+		    b.s[0] <= '9') ? b.s : "l", k);
+	}
+	w->names = xrealloc(w->names, (size_t)(w->nnames + 1) *
+	    sizeof *w->names);
+	w->names[w->nnames++] = s;
+	return s;
+}
+
+static struct operand *
+cst(struct nw *w, const char *name)
+{
+	struct operand *o = name ? graph_find(w->g, name) : NULL;
+
+	return o && o->kind == OPND_CONST && o->desc.dt == DT_FLOAT32 ? o :
+	    NULL;
+}
+
+static float *
+floats(struct nw *w, struct operand *c)
+{
+	uint64_t nb;
+
+	return const_bytes(w->g, c, &nb);
+}
+
+static int
+save(struct nw *w, const char *layer, const char *param, int rank,
+    const int64_t *dims, const float *data)
+{
+	char *p = xasprintf("%s/%s.%s.npy", w->dir, layer, param);
+	uint64_t n = 1;
+	int rc;
+
+	for (int i = 0; i < rank; i++)
+		n *= (uint64_t)dims[i];
+	rc = npy_save(p, DT_FLOAT32, rank, dims, data, n * 4);
+	free(p);
+	if (rc)
+		w->err = 1;
+	return rc;
+}
+
+static double
+num(struct node *n, const char *name, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static const char *
+str(struct node *n, const char *name, const char *dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
+
+	return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+static int
+truth(struct node *n, const char *name)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(n->options,
+	    name));
+}
+
+/* A u32 list option into v (k items, dflt when absent). */
+static int
+list(struct node *n, const char *name, int64_t *v, int k, int64_t dflt)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(n->options, name);
+
+	for (int i = 0; i < k; i++)
+		v[i] = dflt;
+	if (!a)
+		return 0;
+	if (cJSON_GetArraySize(a) != k)
+		return -1;
+	for (int i = 0; i < k; i++)
+		v[i] = (int64_t)cJSON_GetArrayItem(a, i)->valuedouble;
+	return 0;
+}
+
+/* Declare the layer computing node n's output from its inputs. */
+static void
+layer(struct nw *w, struct node *n, const char **ins, int nin, int rank,
+    const char *fmt, ...) NNL_PRINTF(6, 7);
+
+static void
+layer(struct nw *w, struct node *n, const char **ins, int nin, int rank,
+    const char *fmt, ...)
+{
+	struct val *v = val(w, n->out[0]);
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	v->layer = ident(w, n->out[0]);
+	v->rank = rank;
+	buf_printf(&w->layers, "    layer %s = %s;\n", v->layer, s);
+	free(s);
+	if (nin == 1) {
+		buf_printf(&w->conns, "        %s -> %s;\n",
+		    val(w, ins[0])->layer, v->layer);
+	} else {
+		buf_puts(&w->conns, "        [");
+		for (int i = 0; i < nin; i++)
+			buf_printf(&w->conns, "%s%s", i ? ", " : "",
+			    val(w, ins[i])->layer);
+		buf_printf(&w->conns, "] -> %s;\n", v->layer);
+	}
+}
+
+/* The operand read as a layer's input: computed by a layer, batch 1. */
+static struct val *
+src(struct nw *w, const char *name)
+{
+	struct val *v = val(w, name);
+	const struct tdesc *t = operand_type(graph_find(w->g, name));
+
+	if (!v || !v->layer || t->rank < 1 || t->dims[0] != 1)
+		return NULL;
+	return v;
+}
+
+static void
+alias(struct nw *w, struct node *n, const struct val *from)
+{
+	struct val *v = val(w, n->out[0]);
+
+	*v = *from;
+	v->layer = from->layer;
+}
+
+static int
+conv(struct nw *w, struct node *n)
+{
+	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
+	struct operand *f = cst(w, n->in[1]);
+	struct operand *b = cst(w, str(n, "bias", NULL));
+	int64_t st[2], dl[2], pad[4], same[4];
+	int64_t g = (int64_t)num(n, "groups", 1);
+	const char *pd;
+	struct val *v = src(w, n->in[0]);
+	float *fw, *bw;
+	int64_t O, bdim;
+	char gs[48];
+
+	if (!v || v->rank != 3 || !f || f->desc.rank != 4 ||
+	    (str(n, "bias", NULL) && !b))
+		return nofit(w, n, "not a float32 convolution of a layer "
+		    "with constant weights");
+	if (strcmp(str(n, "inputLayout", "nchw"), "nchw") ||
+	    strcmp(str(n, "filterLayout", "oihw"), "oihw") ||
+	    list(n, "strides", st, 2, 1) || list(n, "dilations", dl, 2, 1) ||
+	    list(n, "padding", pad, 4, 0) || dl[0] != 1 || dl[1] != 1)
+		return nofit(w, n, "layouts other than NCHW/OIHW or dilations "
+		    "(Conv2D has neither)");
+	for (int i = 0; i < 2; i++) {
+		int64_t in = x->dims[2 + i], k = f->desc.dims[2 + i];
+		int64_t o = (in + st[i] - 1) / st[i];
+		int64_t t = (o - 1) * st[i] + k - in;
+
+		t = t < 0 ? 0 : t;
+		same[2 * i] = t / 2;
+		same[2 * i + 1] = t - t / 2;
+	}
+	if (!pad[0] && !pad[1] && !pad[2] && !pad[3])
+		pd = "valid";
+	else if (!memcmp(pad, same, sizeof pad))
+		pd = "same";
+	else
+		return nofit(w, n, "padding that is neither \"valid\" nor "
+		    "\"same\"");
+	O = f->desc.dims[0];
+	snprintf(gs, sizeof gs, ", groups: %lld", (long long)g);
+	layer(w, n, (const char **)n->in, 1, 3, "Conv2D(filters: %lld, "
+	    "kernel: [%lld, %lld], stride: [%lld, %lld], padding: \"%s\"%s)",
+	    (long long)O, (long long)f->desc.dims[2],
+	    (long long)f->desc.dims[3], (long long)st[0], (long long)st[1], pd,
+	    g > 1 ? gs : "");
+	if (!(fw = floats(w, f)))
+		return w->err = 1;
+	save(w, val(w, n->out[0])->layer, "weight", 4, f->desc.dims, fw);
+	free(fw);
+	bw = b ? floats(w, b) : xcalloc((size_t)O, sizeof *bw);
+	bdim = O;
+	if (bw)
+		save(w, val(w, n->out[0])->layer, "bias", 1, &bdim, bw);
+	free(bw);
+	return 0;
+}
+
+static int
+pool(struct nw *w, struct node *n)
+{
+	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
+	const struct tdesc *y = &n->types[0];
+	int64_t win[2], st[2], dl[2], pad[4];
+	struct val *v = src(w, n->in[0]);
+	int max = n->op == OP_MAX_POOL2D;
+	char ps[128];
+
+	if (!v || v->rank != 3 || strcmp(str(n, "layout", "nchw"), "nchw") ||
+	    list(n, "strides", st, 2, 1) || list(n, "dilations", dl, 2, 1) ||
+	    list(n, "padding", pad, 4, 0) || dl[0] != 1 || dl[1] != 1 ||
+	    strcmp(str(n, "outputShapeRounding", "floor"), "floor") ||
+	    cJSON_GetObjectItemCaseSensitive(n->options, "outputSizes"))
+		return nofit(w, n, "a pool NNL's layers cannot express "
+		    "(layout, dilations, rounding)");
+	if (list(n, "windowDimensions", win, 2, 0) || !win[0]) {
+		win[0] = x->dims[2];
+		win[1] = x->dims[3];
+	}
+	if (!max && y->dims[2] == 1 && y->dims[3] == 1 &&
+	    win[0] == x->dims[2] && win[1] == x->dims[3] && !pad[0] &&
+	    !pad[1] && !pad[2] && !pad[3]) {
+		layer(w, n, (const char **)n->in, 1, 1, "GlobalAvgPool2D()");
+		return 0;
+	}
+	if (!max && (pad[0] || pad[1] || pad[2] || pad[3]))
+		return nofit(w, n, "a padded average pool");
+	snprintf(ps, sizeof ps, ", padding: [%lld, %lld, %lld, %lld]",
+	    (long long)pad[0], (long long)pad[2], (long long)pad[1],
+	    (long long)pad[3]);
+	layer(w, n, (const char **)n->in, 1, 3, "%s(kernel: [%lld, %lld], "
+	    "stride: [%lld, %lld]%s)", max ? "MaxPool2D" : "AvgPool2D",
+	    (long long)win[0], (long long)win[1], (long long)st[0],
+	    (long long)st[1], pad[0] || pad[1] || pad[2] || pad[3] ? ps : "");
+	return 0;
+}
+
+/* Dense from gemm or matmul: a [1, K] by [K, U] (or [U, K] transposed)
+ * plus a bias. */
+static int
+dense(struct nw *w, struct node *n, const char *bias)
+{
+	struct val *v = src(w, n->in[0]);
+	struct operand *b = cst(w, n->in[1]), *c = cst(w, bias);
+	int bt = n->op == OP_GEMM && truth(n, "bTranspose");
+	int64_t K, U, dims[2];
+	float *bw, *cw, *W;
+	const char *name;
+
+	if (!v || v->rank != 1 || !b || b->desc.rank != 2 ||
+	    (bias && !c) || (n->op == OP_GEMM && (truth(n, "aTranspose") ||
+	    num(n, "alpha", 1) != 1 || num(n, "beta", 1) != 1)))
+		return nofit(w, n, "not a [1, K] layer times constant "
+		    "float32 weights plus a constant bias");
+	K = b->desc.dims[bt ? 1 : 0];
+	U = b->desc.dims[bt ? 0 : 1];
+	if (c && tdesc_numel(&c->desc) != (uint64_t)U)
+		return nofit(w, n, "a bias that is not one per unit");
+	layer(w, n, (const char **)n->in, 1, 1, "Dense(units: %lld)",
+	    (long long)U);
+	name = val(w, n->out[0])->layer;
+	if (!(bw = floats(w, b)))
+		return w->err = 1;
+	W = xcalloc((size_t)(K * U), sizeof *W);
+	for (int64_t r = 0; r < K; r++) {
+		/* NNL's row r is HWC position r; ONNX's is CHW */
+		int64_t s = r;
+
+		if (v->chw[0]) {
+			int64_t C = v->chw[0], H = v->chw[1], Wd = v->chw[2];
+			int64_t h = r / (Wd * C), x = r / C % Wd, ch = r % C;
+
+			s = ch * H * Wd + h * Wd + x;
+		}
+		for (int64_t u = 0; u < U; u++)
+			W[r * U + u] = bt ? bw[u * K + s] : bw[s * U + u];
+	}
+	dims[0] = K;
+	dims[1] = U;
+	save(w, name, "weight", 2, dims, W);
+	free(W);
+	free(bw);
+	cw = c ? floats(w, c) : xcalloc((size_t)U, sizeof *cw);
+	if (cw)
+		save(w, name, "bias", 1, &U, cw);
+	free(cw);
+	return 0;
+}
+
+static int
+batchnorm(struct nw *w, struct node *n)
+{
+	struct val *v = src(w, n->in[0]);
+	struct operand *mu = cst(w, n->in[1]), *var = cst(w, n->in[2]);
+	struct operand *sc = cst(w, str(n, "scale", NULL));
+	struct operand *bi = cst(w, str(n, "bias", NULL));
+	const char *p[4] = { "gamma", "beta", "running_mean", "running_var" };
+	struct operand *o[4] = { sc, bi, mu, var };
+	int64_t C;
+
+	if (!v || !mu || !var || num(n, "axis", 1) != 1 ||
+	    (str(n, "scale", NULL) && !sc) || (str(n, "bias", NULL) && !bi))
+		return nofit(w, n, "not over the channels with constant "
+		    "statistics");
+	C = mu->desc.dims[0];
+	layer(w, n, (const char **)n->in, 1, v->rank, "BatchNorm(epsilon: "
+	    "%.9g)", num(n, "epsilon", 1e-5));
+	for (int i = 0; i < 4; i++) {
+		float *d = o[i] ? floats(w, o[i]) : xcalloc((size_t)C, 4);
+
+		if (!o[i] && i == 0)
+			for (int64_t k = 0; k < C; k++)
+				d[k] = 1;
+		if (d)
+			save(w, val(w, n->out[0])->layer, p[i], 1, &C, d);
+		free(d);
+	}
+	return 0;
+}
+
+/* mkdir -p */
+static int
+mkdirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	int rc = 0;
+
+	for (char *s = p + 1; *s && rc == 0; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0777) != 0 && errno != EEXIST)
+				rc = -1;
+			*s = '/';
+		}
+	if (rc == 0 && mkdir(p, 0777) != 0 && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
+/* dir as the NNL file at path names it: relative to the file's folder
+ * (both made absolute first), or absolute when that fails. */
+static char *
+relpath(const char *path, const char *dir)
+{
+	char *pd = path_dirname(path);
+	char *a = realpath(pd, NULL), *b = realpath(dir, NULL);
+	struct buf r = { 0 };
+	size_t i = 0, k;
+
+	free(pd);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return xstrdup(dir);
+	}
+	/* the longest common prefix ending at a '/' */
+	for (k = 0; a[k] && a[k] == b[k]; k++)
+		if (a[k] == '/')
+			i = k;
+	if (!a[k] && (b[k] == '/' || !b[k]))
+		i = k;
+	else if (!b[k] && a[k] == '/')
+		i = k;
+	for (const char *p = a + i; *p; p++)
+		if (*p == '/')
+			buf_puts(&r, "../");
+	buf_puts(&r, b[i] == '/' ? b + i + 1 : b + i);
+	if (!r.n)
+		buf_puts(&r, ".");
+	free(a);
+	free(b);
+	return r.s;
+}
+
+/* One node: 0 placed (or an alias), 1 refused. */
+static int
+node1(struct nw *w, struct node *n, struct node *next)
+{
+	const struct tdesc *y = &n->types[0];
+	struct val *v = n->nin ? src(w, n->in[0]) : NULL;
+	static const struct { enum op op; const char *layer; } act[] = {
+		{ OP_RELU, "ReLU()" }, { OP_SIGMOID, "Sigmoid()" },
+		{ OP_HARD_SWISH, "Hardswish()" },
+	};
+
+	for (size_t i = 0; i < sizeof act / sizeof *act; i++)
+		if (n->op == act[i].op) {
+			if (!v)
+				return nofit(w, n, "input not from a layer");
+			layer(w, n, (const char **)n->in, 1, v->rank, "%s",
+			    act[i].layer);
+			return 0;
+		}
+	switch (n->op) {
+	case OP_IDENTITY:
+		if (!v)
+			return nofit(w, n, "input not from a layer");
+		alias(w, n, v);
+		return 0;
+	case OP_CLAMP:
+		if (!v || num(n, "minValue", -1) != 0 ||
+		    num(n, "maxValue", -1) != 6)
+			return nofit(w, n, "a clamp other than ReLU6's");
+		layer(w, n, (const char **)n->in, 1, v->rank, "ReLU6()");
+		return 0;
+	case OP_LEAKY_RELU:
+		if (!v)
+			return nofit(w, n, "input not from a layer");
+		layer(w, n, (const char **)n->in, 1, v->rank, "LeakyReLU("
+		    "alpha: %.9g)", num(n, "alpha", 0.01));
+		return 0;
+	case OP_SOFTMAX:
+		if (!v || num(n, "axis", -1) != (y->rank == 4 ? 1 :
+		    y->rank - 1))
+			return nofit(w, n, "not over the channels");
+		layer(w, n, (const char **)n->in, 1, v->rank, "Softmax()");
+		return 0;
+	case OP_CONV2D:
+		return conv(w, n);
+	case OP_MAX_POOL2D:
+	case OP_AVERAGE_POOL2D:
+		return pool(w, n);
+	case OP_GEMM:
+		return dense(w, n, str(n, "c", NULL));
+	case OP_MATMUL:
+		if (next && next->op == OP_ADD && next->nin == 2 &&
+		    !strcmp(next->in[0], n->out[0]) && cst(w, next->in[1]))
+			return 2;	/* with the add that follows */
+		return dense(w, n, NULL);
+	case OP_BATCH_NORMALIZATION:
+		return batchnorm(w, n);
+	case OP_RESHAPE: {
+		const struct tdesc *x = operand_type(graph_find(w->g,
+		    n->in[0]));
+
+		if (!v || y->rank != 2 || y->dims[0] != 1)
+			return nofit(w, n, "a reshape other than a Flatten");
+		if (v->rank == 1) {
+			alias(w, n, v);
+			return 0;
+		}
+		layer(w, n, (const char **)n->in, 1, 1, "Flatten()");
+		if (x->rank == 4) {
+			struct val *o = val(w, n->out[0]);
+
+			o->chw[0] = x->dims[1];
+			o->chw[1] = x->dims[2];
+			o->chw[2] = x->dims[3];
+		}
+		return 0;
+	}
+	case OP_ADD:
+	case OP_MUL: {
+		struct val *b = n->nin == 2 ? src(w, n->in[1]) : NULL;
+		const struct tdesc *ta = operand_type(graph_find(w->g,
+		    n->in[0])), *tb = b ? operand_type(graph_find(w->g,
+		    n->in[1])) : NULL;
+
+		if (!v || !b || ta->rank != tb->rank || memcmp(ta->dims,
+		    tb->dims, sizeof *ta->dims * (size_t)ta->rank))
+			return nofit(w, n, "not two layers of one shape");
+		layer(w, n, (const char **)n->in, 2, v->rank, "%s()",
+		    n->op == OP_ADD ? "Add" : "Mul");
+		return 0;
+	}
+	case OP_CONCAT:
+		if (y->rank < 2 || num(n, "axis", 0) != 1)
+			return nofit(w, n, "not along the channels");
+		for (int i = 0; i < n->nin; i++)
+			if (!src(w, n->in[i]))
+				return nofit(w, n, "inputs not from layers");
+		layer(w, n, (const char **)n->in, n->nin, v->rank,
+		    "Concat()");
+		return 0;
+	default:
+		return nofit(w, n, "no NNL layer computes it");
+	}
+}
+
+int
+nnl_write(struct graph *g, const char *path, const char *wdir)
+{
+	struct nw w;
+	struct val *vals;
+	size_t nv = 0, k = 0;
+	struct buf out = { 0 };
+	char *rel, *mname;
+	int rc = -1;
+
+	memset(&w, 0, sizeof w);
+	w.g = g;
+	w.dir = wdir;
+	graph_index(g);
+	vals = xcalloc(g->tabn + 1, sizeof *vals);
+	for (size_t i = 0; i < g->tabcap; i++)
+		if (g->tab[i])
+			g->tab[i]->aux = &vals[nv++];
+	if (mkdirs(wdir) != 0) {
+		error("%s: %s", wdir, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < g->ninputs; i++) {
+		struct operand *x = g->inputs[i];
+		struct val *v = val(&w, x->name);
+		const struct tdesc *t = &x->desc;
+
+		if (x->desc.dt != DT_FLOAT32 || t->rank < 2 || t->rank == 3 ||
+		    t->rank > 4 || t->dims[0] != 1) {
+			buf_printf(&w.refused, "\n  input \"%s\": NNL reads "
+			    "one float32 [1, K] or [1, C, H, W] input",
+			    x->name);
+			w.nrefused++;
+			continue;
+		}
+		v->layer = ident(&w, x->name);
+		v->rank = t->rank == 4 ? 3 : 1;
+		if (t->rank == 4)
+			buf_printf(&w.layers, "    layer %s = Input(shape: "
+			    "[%lld, %lld, %lld]);\n", v->layer,
+			    (long long)t->dims[2], (long long)t->dims[3],
+			    (long long)t->dims[1]);
+		else
+			buf_printf(&w.layers, "    layer %s = Input(shape: "
+			    "[%lld]);\n", v->layer, (long long)t->dims[1]);
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		struct node *next = i + 1 < g->nnodes ? g->nodes[i + 1] : NULL;
+		int r;
+
+		r = node1(&w, n, next);
+		if (r == 2) {	/* matmul + add: Dense with the add's bias */
+			struct val *mv = val(&w, n->out[0]);
+
+			r = dense(&w, n, next->in[1]);
+			if (r == 0) {
+				*val(&w, next->out[0]) = *mv;
+			}
+			i++;
+		}
+		k++;
+	}
+	if (g->noutputs != 1) {
+		buf_printf(&w.refused, "\n  the graph has %zu outputs; an NNL "
+		    "model has one", g->noutputs);
+		w.nrefused++;
+	}
+	if (w.nrefused) {
+		error("%s: %d node%s fit no NNL layer (import to .json "
+		    "instead):%s", g->src ? g->src : "graph", w.nrefused,
+		    w.nrefused > 1 ? "s" : "", w.refused.s);
+		goto out;
+	}
+	if (w.err)
+		goto out;
+	rel = relpath(path, wdir);
+	mname = ident(&w, g->name ? g->name : "model");
+	buf_printf(&out, "// Imported by nnc from %s.\nversion 0.9;\n\n"
+	    "model %s {\n    config {\n        precision: \"float32\";\n"
+	    "        weights: \"%s\";\n        io: \"stdio\";\n    }\n\n%s\n"
+	    "    connections {\n%s    }\n}\n", g->src ? g->src : "a graph",
+	    mname, rel, w.layers.s, w.conns.s ?
+	    w.conns.s : "");
+	free(rel);
+	rc = writefile_atomic(path, out.s, out.n);
+out:
+	for (size_t i = 0; i < g->tabcap; i++)
+		if (g->tab[i])
+			g->tab[i]->aux = NULL;
+	for (int i = 0; i < w.nnames; i++)
+		free(w.names[i]);
+	free(w.names);
+	free(w.layers.s);
+	free(w.conns.s);
+	free(w.refused.s);
+	free(out.s);
+	free(vals);
+	(void)k;
+	return rc;
+}
