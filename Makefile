@@ -73,7 +73,7 @@ build/onnx/onnx.pb-c.c: $(ONNXPROTO)
 build/onnx/onnx.pb-c.o: build/onnx/onnx.pb-c.c
 	$(CC) -std=c11 -O2 -g -Ibuild/onnx -c -o $@ build/onnx/onnx.pb-c.c
 
-build/onnx/%.o: common/%.c $(HDRS) common/onnx_ops.def build/onnx/onnx.pb-c.c
+build/onnx/%.o: common/%.c $(HDRS) common/onnx_ops.def common/onnx_arity.h build/onnx/onnx.pb-c.c
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Ibuild/onnx -c -o $@ $<
 
 build/passes/onnx-import.o: passes/onnx-import.c $(HDRS)

@@ -498,3 +498,47 @@ onnx_softmax(struct imp *m)
 	bind(m, 0, y);
 	return 0;
 }
+
+/* Sinh, Cosh, Asinh, Acosh, Atanh through exp, log and sqrt. */
+int
+onnx_hyperbolic(struct imp *m)
+{
+	const char *op = m->n->op_type, *x = in(m, 0), *y, *out =
+	    outname(m, 0);
+	enum dtype dt = ty(m, x)->dt;
+	const char *half = mkscalar(m, dt, 0.5), *one = mkscalar(m, dt, 1);
+
+	if (!isfloat(dt))
+		return refuse(m, "%s on %s", op, dtype_name(dt));
+	if (strcmp(op, "Sinh") == 0 || strcmp(op, "Cosh") == 0) {
+		/* (exp(x) -+ exp(-x)) / 2 */
+		const char *a = emit(m, "exp", NULL, NULL, 1, x);
+		const char *b = emit(m, "exp", NULL, NULL, 1,
+		    emit(m, "neg", NULL, NULL, 1, x));
+
+		y = a && b ? emit(m, op[0] == 'S' ? "sub" : "add", NULL, NULL,
+		    2, a, b) : NULL;
+		y = y ? emit(m, "mul", NULL, out, 2, y, half) : NULL;
+	} else if (strcmp(op, "Atanh") == 0) {
+		/* log((1 + x) / (1 - x)) / 2 */
+		const char *a = emit(m, "add", NULL, NULL, 2, one, x);
+		const char *b = emit(m, "sub", NULL, NULL, 2, one, x);
+
+		y = a && b ? emit(m, "log", NULL, NULL, 1,
+		    emit(m, "div", NULL, NULL, 2, a, b)) : NULL;
+		y = y ? emit(m, "mul", NULL, out, 2, y, half) : NULL;
+	} else {
+		/* log(x + sqrt(x * x +- 1)) */
+		const char *sq = emit(m, "mul", NULL, NULL, 2, x, x);
+
+		sq = sq ? emit(m, strcmp(op, "Asinh") == 0 ? "add" : "sub",
+		    NULL, NULL, 2, sq, one) : NULL;
+		sq = sq ? emit(m, "sqrt", NULL, NULL, 1, sq) : NULL;
+		y = sq ? emit(m, "log", NULL, out, 1,
+		    emit(m, "add", NULL, NULL, 2, x, sq)) : NULL;
+	}
+	if (!y)
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}

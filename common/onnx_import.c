@@ -35,6 +35,45 @@ static const struct {
 #undef ONNX
 };
 
+static const struct arity {
+	const char *op;
+	int since, minin, maxin, minout, maxout;
+} arities[] = {
+#define ARITY(op, v, a, b, c, d) { op, v, a, b, c, d },
+#include "onnx_arity.h"
+#undef ARITY
+};
+
+/* The node's operand counts against its operator's schema at the
+ * model's opset (the newest version not after it). */
+static int
+arity(struct imp *m)
+{
+	const Onnx__NodeProto *n = m->n;
+	const struct arity *a = NULL;
+
+	for (size_t i = 0; i < sizeof arities / sizeof *arities; i++)
+		if (strcmp(arities[i].op, n->op_type) == 0 &&
+		    arities[i].since <= m->opset)
+			a = &arities[i];
+	if (!a)
+		return nodeerr(m, "%s is not an operator of opset %d",
+		    n->op_type, m->opset);
+	if ((int)n->n_input < a->minin || (int)n->n_input > a->maxin)
+		return nodeerr(m, "%zu inputs; %s-%d takes %d%s%d", n->n_input,
+		    n->op_type, a->since, a->minin, a->maxin > a->minin ?
+		    " to " : "", a->maxin > a->minin ? a->maxin : 0);
+	if ((int)n->n_output < a->minout || (int)n->n_output > a->maxout)
+		return nodeerr(m, "%zu outputs; %s-%d gives %d%s%d",
+		    n->n_output, n->op_type, a->since, a->minout,
+		    a->maxout > a->minout ? " to " : "",
+		    a->maxout > a->minout ? a->maxout : 0);
+	for (int i = 0; i < a->minin; i++)
+		if (!*n->input[i])
+			return nodeerr(m, "input %d is required", i);
+	return 0;
+}
+
 static onnx_handler *
 handler(const char *op)
 {
@@ -124,7 +163,10 @@ outname(struct imp *m, int k)
 const struct tdesc *
 ty(struct imp *m, const char *opnd)
 {
-	return operand_type(graph_find(m->g, opnd));
+	static const struct tdesc none = { DT_NONE, 0, NULL };
+	struct operand *o = opnd ? graph_find(m->g, opnd) : NULL;
+
+	return o ? operand_type(o) : &none;
 }
 
 void
@@ -189,7 +231,8 @@ att_s(struct imp *m, const char *name, const char *dflt)
 	if (!a || !a->has_s)
 		return dflt;
 	n = a->s.len < sizeof s - 1 ? a->s.len : sizeof s - 1;
-	memcpy(s, a->s.data, n);
+	if (n)
+		memcpy(s, a->s.data, n);
 	s[n] = 0;
 	return s;
 }
@@ -714,6 +757,8 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 				rc = nodeerr(m, "input \"%s\" is not defined "
 				    "before it", n->input[k]), skip = 1;
 		}
+		if (!skip && !m->nerr && arity(m) != 0)
+			skip = 1;
 		if (!skip && !m->nerr) {
 			rc = handler(n->op_type)(m);
 			if (rc == 0)

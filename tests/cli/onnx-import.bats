@@ -142,3 +142,32 @@ refused() {
 	/usr/bin/python3 "$BATS_TEST_DIRNAME/../validate-schema.py" \
 	    "$BATS_TEST_DIRNAME/../../schema/webnn-graph.schema.json" g.json
 }
+
+@test "operand counts are checked against the operator's schema" {
+	/usr/bin/python3 - <<'PY'
+import onnx
+from onnx import helper, TensorProto
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+for name, node in (("few", helper.make_node("Add", ["x"], ["y"], name="a")),
+                   ("empty", helper.make_node("Add", ["x", ""], ["y"], name="a")),
+                   ("many", helper.make_node("Relu", ["x", "x"], ["y"], name="a")),
+                   ("opset", helper.make_node("HardSwish", ["x"], ["y"], name="a"))):
+    m = helper.make_model(helper.make_graph([node], "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 11 if name == "opset" else 13)])
+    open(name + ".onnx", "wb").write(m.SerializeToString())
+PY
+	run "$BIN/nnl-onnx-import" few.onnx
+	[ "$status" -eq 1 ] && [[ "$output" == *'node "a" (Add): 1 inputs; Add-13 takes 2'* ]]
+	run "$BIN/nnl-onnx-import" empty.onnx
+	[ "$status" -eq 1 ] && [[ "$output" == *'node "a" (Add): input 1 is required'* ]]
+	run "$BIN/nnl-onnx-import" many.onnx
+	[ "$status" -eq 1 ] && [[ "$output" == *'node "a" (Relu): 2 inputs; Relu-'*' takes 1'* ]]
+	run "$BIN/nnl-onnx-import" opset.onnx
+	[ "$status" -eq 1 ] && [[ "$output" == *'HardSwish is not an operator of opset 11'* ]]
+}
+
+@test "the operand-count table is what ONNX's schemas say" {
+	cd "$BATS_TEST_DIRNAME/../.."
+	/usr/bin/python3 scripts/gen-onnx-arity.py | diff - common/onnx_arity.h
+}
