@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "onnx_imp.h"
+#include "shape.h"
 
 static const char *
 webnnof(const char *op, const char *const *map)
@@ -540,5 +541,98 @@ onnx_hyperbolic(struct imp *m)
 	if (!y)
 		return -1;
 	bind(m, 0, y);
+	return 0;
+}
+
+/* A per-axis scale or zero point [C] as [1, .., C, .., 1] for x. */
+static const char *
+peraxis(struct imp *m, const char *p, const struct tdesc *x, int64_t axis)
+{
+	const struct tdesc *t = ty(m, p);
+	uint32_t d[32];
+	cJSON *o;
+
+	if (t->rank != 1 || x->rank <= 1)
+		return p;
+	for (int i = 0; i < x->rank; i++)
+		d[i] = i == axis ? (uint32_t)t->dims[0] : 1;
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "newShape", ju32s(d, (size_t)x->rank));
+	return emit(m, "reshape", o, NULL, 1, p);
+}
+
+/* QuantizeLinear, DequantizeLinear: per tensor or along axis. */
+int
+onnx_quant(struct imp *m)
+{
+	int q = strcmp(m->n->op_type, "QuantizeLinear") == 0;
+	const char *x = in(m, 0), *s = in(m, 1), *z = in(m, 2), *y;
+	const struct tdesc *xt = ty(m, x), *st = ty(m, s);
+	int64_t axis = att_i(m, "axis", 1);
+	enum dtype zdt = z ? ty(m, z)->dt : q ? DT_UINT8 : xt->dt;
+
+	if (st->dt != DT_FLOAT32 && st->dt != DT_FLOAT16)
+		return refuse(m, "a scale of %s", dtype_name(st->dt));
+	if (zdt != DT_INT8 && zdt != DT_UINT8 && (q || zdt != DT_INT32))
+		return refuse(m, "%s %s", q ? "quantizing to" :
+		    "dequantizing from", dtype_name(zdt));
+	if (axis < 0)
+		axis += xt->rank;
+	if (st->rank > 1 || (st->rank == 1 && (axis < 0 || axis >= xt->rank ||
+	    st->dims[0] != xt->dims[axis])))
+		return nodeerr(m, "scale %s does not fit axis %lld of the "
+		    "input", shape_str(st), (long long)axis);
+	if (!z) {
+		void *zero = xcalloc(tdesc_numel(st) * 4 + 4, 1);
+
+		z = mkconst(m, NULL, zdt, st->rank, st->dims, zero);
+		free(zero);
+	}
+	s = peraxis(m, s, xt, axis);
+	z = s ? peraxis(m, z, xt, axis) : NULL;
+	y = z ? emit(m, q ? "quantizeLinear" : "dequantizeLinear", NULL,
+	    outname(m, 0), 3, x, s, z) : NULL;
+	if (!y)
+		return -1;
+	bind(m, 0, y);
+	return 0;
+}
+
+/* DynamicQuantizeLinear: uint8 with the scale and zero point of x's
+ * range widened to hold 0, as ONNX defines them. */
+int
+onnx_dynquant(struct imp *m)
+{
+	const char *x = in(m, 0), *mx, *mn, *s, *z, *zf, *y;
+	cJSON *o;
+
+	if (ty(m, x)->dt != DT_FLOAT32)
+		return refuse(m, "DynamicQuantizeLinear of %s",
+		    dtype_name(ty(m, x)->dt));
+	mx = emit(m, "max", NULL, NULL, 2, emit(m, "reduceMax", NULL, NULL,
+	    1, x), mkscalar(m, DT_FLOAT32, 0));
+	mn = emit(m, "min", NULL, NULL, 2, emit(m, "reduceMin", NULL, NULL,
+	    1, x), mkscalar(m, DT_FLOAT32, 0));
+	s = mx && mn ? emit(m, "div", NULL, outname(m, 1), 2,
+	    emit(m, "sub", NULL, NULL, 2, mx, mn),
+	    mkscalar(m, DT_FLOAT32, 255)) : NULL;
+	/* zero point: clamp(roundEven(-min / scale), 0, 255) */
+	zf = s ? emit(m, "roundEven", NULL, NULL, 1, emit(m, "div", NULL,
+	    NULL, 2, emit(m, "neg", NULL, NULL, 1, mn), s)) : NULL;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "minValue", 0);
+	cJSON_AddNumberToObject(o, "maxValue", 255);
+	zf = zf ? emit(m, "clamp", o, NULL, 1, zf) : (cJSON_Delete(o), NULL);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "dataType", "uint8");
+	z = zf ? emit(m, "cast", o, outname(m, 2), 1, zf) :
+	    (cJSON_Delete(o), NULL);
+	y = z ? emit(m, "quantizeLinear", NULL, outname(m, 0), 3, x, s, z) :
+	    NULL;
+	if (!y)
+		return -1;
+	bind(m, 0, y);
+	bind(m, 1, s);
+	bind(m, 2, z);
 	return 0;
 }

@@ -456,7 +456,11 @@ nnl_k_quant(const int64_t *ip, const double *fp, const void *const *in,
 			double hi = zdt == NNL_I8 ? 127 : zdt == NNL_U8 ? 255 :
 			    zdt == NNL_I32 ? 2147483647.0 : 0;
 
-			v = nnl_roundeven(nnl_loadf(in[0], i, dt) / s) + z;
+			/* the division in the input's precision, as ONNX
+			 * Runtime and WebNN back ends do it */
+			v = dt == NNL_F32 ? (double)((float)nnl_loadf(in[0], i,
+			    dt) / (float)s) : nnl_loadf(in[0], i, dt) / s;
+			v = nnl_roundeven(v) + z;
 			v = v < lo ? lo : v > hi ? hi : v;
 			nnl_storei(out[0], i, odt, (int64_t)v);
 		} else {
