@@ -534,11 +534,22 @@ emitn(struct imp *m, const char *op, cJSON *opts, int nout,
 		    "invalid (above)", m->path, m->nname, m->n->op_type, op);
 		return -1;
 	}
-	for (int k = 0; k < nout; k++)
-		names[k] = n->out[k];
-	if (fold(m, n) == 0)
+	{
+		/* folding frees the node and its names: keep copies */
+		char **keep = xcalloc((size_t)nout, sizeof *keep);
+
 		for (int k = 0; k < nout; k++)
-			names[k] = graph_find(m->g, names[k])->name;
+			keep[k] = xstrdup(n->out[k]);
+		if (fold(m, n) == 0)
+			for (int k = 0; k < nout; k++)
+				names[k] = graph_find(m->g, keep[k])->name;
+		else
+			for (int k = 0; k < nout; k++)
+				names[k] = n->out[k];
+		for (int k = 0; k < nout; k++)
+			free(keep[k]);
+		free(keep);
+	}
 	return 0;
 }
 
