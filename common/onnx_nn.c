@@ -1,8 +1,899 @@
 /*
- * onnx_nn: ONNX convolutions, pools, normalizations, matrix products
- * and recurrent operators as WebNN operations.
+ * onnx_nn: ONNX convolutions, pools, normalizations and matrix
+ * products as WebNN operations.  Padded pools pad explicitly and pool
+ * without padding, so that the result does not depend on how an
+ * implementation treats padding cells.
  */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "onnx_imp.h"
+
+static int
+isfloat(enum dtype dt)
+{
+	return dt == DT_FLOAT32 || dt == DT_FLOAT16;
+}
+
+static int
+done(struct imp *m, int k, const char *y)
+{
+	if (!y)
+		return -1;
+	bind(m, k, y);
+	return 0;
+}
+
+static const char *
+reshape(struct imp *m, const char *x, int rank, const int64_t *dims,
+    const char *out)
+{
+	uint32_t d[32];
+	cJSON *o;
+
+	if (!x)
+		return NULL;
+	for (int i = 0; i < rank; i++)
+		d[i] = (uint32_t)dims[i];
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "newShape", ju32s(d, (size_t)rank));
+	return emit(m, "reshape", o, out, 1, x);
+}
+
+static const char *
+castto(struct imp *m, const char *x, enum dtype dt)
+{
+	cJSON *o;
+
+	if (!x || ty(m, x)->dt == dt)
+		return x;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
+	return emit(m, "cast", o, NULL, 1, x);
+}
+
+static void
+addu32s(cJSON *o, const char *name, const int64_t *v, int n)
+{
+	uint32_t u[8];
+
+	for (int i = 0; i < n; i++)
+		u[i] = (uint32_t)v[i];
+	cJSON_AddItemToObject(o, name, ju32s(u, (size_t)n));
+}
+
+/* The axes [from, r) as an option. */
+static cJSON *
+axesfrom(int from, int r, int keep)
+{
+	cJSON *o = cJSON_CreateObject();
+	uint32_t a[32];
+
+	for (int i = from; i < r; i++)
+		a[i - from] = (uint32_t)i;
+	cJSON_AddItemToObject(o, "axes", ju32s(a, (size_t)(r - from)));
+	if (keep)
+		cJSON_AddTrueToObject(o, "keepDimensions");
+	return o;
+}
+
+/* ---- windows: the spatial attributes of convolutions and pools ---- */
+
+/* Two spatial dimensions; a 1-D operator's is the second, the first
+ * being 1. */
+struct win {
+	int nsp, same;
+	int64_t in[2], k[2], s[2], d[2], pb[2], pe[2], out[2];
+};
+
+static int64_t
+effk(const struct win *w, int i)
+{
+	return (w->k[i] - 1) * w->d[i] + 1;
+}
+
+/* An attribute list of n items at least lo each, into v[off..]. */
+static int
+attlist(struct imp *m, const char *name, int n, int64_t lo, int64_t *v,
+    int stride)
+{
+	const int64_t *a;
+	size_t k = att_ints(m, name, &a);
+
+	if (k == 0)
+		return 0;
+	if (k != (size_t)n)
+		return nodeerr(m, "attribute %s has %zu items, expected %d",
+		    name, k, n);
+	for (int i = 0; i < n; i++) {
+		if (a[i] < lo || a[i] > (int64_t)1 << 30)
+			return nodeerr(m, "attribute %s: item %d (%lld) is out "
+			    "of range", name, i, (long long)a[i]);
+		v[i * stride] = a[i];
+	}
+	return 0;
+}
+
+/*
+ * The window of x (rank 3 or 4): kernel_shape or the kernel k, strides,
+ * dilations, pads and auto_pad.  SAME pads are computed unless
+ * nosame; w->same tells they were asked for.
+ */
+static int
+window(struct imp *m, const struct tdesc *x, const int64_t *k,
+    struct win *w, int nosame)
+{
+	int ns = x->rank - 2, o = 2 - ns;
+	int64_t pads[4] = { 0, 0, 0, 0 };
+	const char *ap = att_s(m, "auto_pad", "NOTSET");
+
+	memset(w, 0, sizeof *w);
+	w->nsp = ns;
+	for (int i = 0; i < 2; i++) {
+		w->in[i] = i < o ? 1 : x->dims[2 + i - o];
+		w->k[i] = i < o ? 1 : k ? k[i - o] : 0;
+		w->s[i] = w->d[i] = 1;
+	}
+	if (attlist(m, "kernel_shape", ns, 1, w->k + o, 1) ||
+	    attlist(m, "strides", ns, 1, w->s + o, 1) ||
+	    attlist(m, "dilations", ns, 1, w->d + o, 1) ||
+	    attlist(m, "pads", 2 * ns, 0, pads, 1))
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (w->k[i] < 1)
+			return nodeerr(m, "no kernel_shape");
+	for (int i = 0; i < ns; i++) {
+		w->pb[i + o] = pads[i];
+		w->pe[i + o] = pads[ns + i];
+	}
+	if (strcmp(ap, "VALID") == 0) {
+		memset(w->pb, 0, sizeof w->pb);
+		memset(w->pe, 0, sizeof w->pe);
+	} else if (strcmp(ap, "SAME_UPPER") == 0 ||
+	    strcmp(ap, "SAME_LOWER") == 0) {
+		w->same = ap[5] == 'U' ? 1 : 2;
+		for (int i = 0; i < 2 && !nosame; i++) {
+			int64_t out = (w->in[i] + w->s[i] - 1) / w->s[i];
+			int64_t t = (out - 1) * w->s[i] + effk(w, i) - w->in[i];
+
+			t = t < 0 ? 0 : t;
+			w->pb[i] = w->same == 1 ? t / 2 : t - t / 2;
+			w->pe[i] = t - w->pb[i];
+		}
+	} else if (strcmp(ap, "NOTSET") != 0) {
+		return nodeerr(m, "auto_pad \"%s\" is not NOTSET, SAME_UPPER, "
+		    "SAME_LOWER or VALID", ap);
+	}
+	return 0;
+}
+
+/* The output size of a convolution or pool; 0 or an error. */
+static int
+winout(struct imp *m, struct win *w, int ceilmode)
+{
+	for (int i = 0; i < 2; i++) {
+		int64_t n = w->in[i] + w->pb[i] + w->pe[i] - effk(w, i);
+
+		if (n < 0)
+			return nodeerr(m, "the window (%lld with dilation "
+			    "%lld) is larger than the padded input (%lld)",
+			    (long long)w->k[i], (long long)w->d[i],
+			    (long long)(w->in[i] + w->pb[i] + w->pe[i]));
+		w->out[i] = (ceilmode ? (n + w->s[i] - 1) / w->s[i] :
+		    n / w->s[i]) + 1;
+		/* the last window starts inside the input or its start
+		 * padding */
+		if (ceilmode && (w->out[i] - 1) * w->s[i] >= w->in[i] +
+		    w->pb[i])
+			w->out[i]--;
+	}
+	return 0;
+}
+
+static void
+winopts(cJSON *o, const struct win *w, int pads)
+{
+	int64_t p[4] = { w->pb[0], w->pe[0], w->pb[1], w->pe[1] };
+
+	if (pads)
+		addu32s(o, "padding", p, 4);
+	addu32s(o, "strides", w->s, 2);
+	addu32s(o, "dilations", w->d, 2);
+}
+
+/* x [N, C, L] as [N, C, 1, L] (4-D x as it is). */
+static const char *
+to4(struct imp *m, const char *x)
+{
+	const struct tdesc *t = ty(m, x);
+	int64_t d[4];
+
+	if (!x || t->rank != 3)
+		return x;
+	d[0] = t->dims[0];
+	d[1] = t->dims[1];
+	d[2] = 1;
+	d[3] = t->dims[2];
+	return reshape(m, x, 4, d, NULL);
+}
+
+/* A 4-D result back to 3-D when the operator was 1-D. */
+static const char *
+from4(struct imp *m, const char *y, int nsp, const char *out)
+{
+	const struct tdesc *t = ty(m, y);
+	int64_t d[3];
+
+	if (!y)
+		return NULL;
+	if (nsp == 2)
+		return emit(m, "identity", NULL, out, 1, y);
+	d[0] = t->dims[0];
+	d[1] = t->dims[1];
+	d[2] = t->dims[3];
+	return reshape(m, y, 3, d, out);
+}
+
+/* x's rank for a convolution or pool: 3 or 4, else refused (5 and
+ * more) or an error. */
+static int
+spatialrank(struct imp *m, const struct tdesc *x)
+{
+	if (x->rank == 3 || x->rank == 4)
+		return 0;
+	if (x->rank >= 5)
+		return refuse(m, "%d-D %s (WebNN has 2-D only)", x->rank - 2,
+		    m->n->op_type);
+	return nodeerr(m, "input %s has rank %d; expected at least 3",
+	    m->n->input[0], x->rank);
+}
+
+static int64_t
+group(struct imp *m, int64_t c)
+{
+	int64_t g = att_i(m, "group", 1);
+
+	if (g < 1 || c % g)
+		return nodeerr(m, "group %lld does not divide the %lld input "
+		    "channels", (long long)g, (long long)c), 0;
+	return g;
+}
+
+/* ---- convolutions ---- */
+
+int
+onnx_conv(struct imp *m)
+{
+	const char *x = in(m, 0), *f = in(m, 1), *b = in(m, 2), *y;
+	const struct tdesc *xt = ty(m, x), *ft = ty(m, f);
+	struct win w;
+	int64_t g, k[2];
+	int r;
+	cJSON *o;
+
+	if (!isfloat(xt->dt))
+		return refuse(m, "Conv on %s", dtype_name(xt->dt));
+	if ((r = spatialrank(m, xt)) != 0)
+		return r;
+	if (ft->rank != xt->rank)
+		return nodeerr(m, "weight W has rank %d, X %d", ft->rank,
+		    xt->rank);
+	for (int i = 0; i < xt->rank - 2; i++)
+		k[i] = ft->dims[2 + i];
+	if (window(m, xt, k, &w, 0) || !(g = group(m, xt->dims[1])))
+		return -1;
+	for (int i = 0; i < xt->rank - 2; i++)
+		if (w.k[2 - (xt->rank - 2) + i] != k[i])
+			return nodeerr(m, "kernel_shape does not match W");
+	if (ft->dims[1] * g != xt->dims[1])
+		return nodeerr(m, "W has %lld input channels per group; X %lld "
+		    "in %lld groups", (long long)ft->dims[1],
+		    (long long)xt->dims[1], (long long)g);
+	o = cJSON_CreateObject();
+	winopts(o, &w, 1);
+	cJSON_AddNumberToObject(o, "groups", (double)g);
+	if (b)
+		cJSON_AddStringToObject(o, "bias", b);
+	y = emit(m, "conv2d", o, w.nsp == 2 ? outname(m, 0) : NULL, 2,
+	    to4(m, x), to4(m, f));
+	if (w.nsp == 1)
+		y = from4(m, y, 1, outname(m, 0));
+	return done(m, 0, y);
+}
+
+/* ConvTranspose's pads, from output_shape or auto_pad when given. */
+static int
+convtpads(struct imp *m, struct win *w, int64_t *op)
+{
+	int o = 2 - w->nsp;
+	int64_t os[2] = { 0, 0 };
+	const int64_t *v;
+	size_t n = att_ints(m, "output_shape", &v);
+
+	if (attlist(m, "output_padding", w->nsp, 0, op + o, 1))
+		return -1;
+	if (n == (size_t)w->nsp + 2)
+		v += 2, n -= 2;
+	if (n && n != (size_t)w->nsp)
+		return nodeerr(m, "output_shape has %zu items for %d spatial "
+		    "dimensions", n, w->nsp);
+	for (size_t i = 0; i < n; i++)
+		os[o + i] = v[i];
+	for (int i = 0; i < 2; i++) {
+		int64_t nat = w->s[i] * (w->in[i] - 1) + op[i] + effk(w, i);
+		int64_t t, want = i < o ? 1 : n ? os[i] : w->same ?
+		    w->in[i] * w->s[i] : 0;
+
+		if (!want)
+			continue;
+		t = nat - want;
+		w->pb[i] = w->same == 1 ? t / 2 : t - t / 2;
+		w->pe[i] = t - w->pb[i];
+		if (t < 0 && (n || w->same))
+			w->pb[i] = 0, w->pe[i] = t;
+		if (w->pe[i] < 0) {
+			/* the output goes on past the last input's reach */
+			op[i] -= w->pe[i];
+			w->pe[i] = 0;
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (op[i] >= w->s[i])
+			return refuse(m, "output padding %lld is not below the "
+			    "stride %lld", (long long)op[i],
+			    (long long)w->s[i]);
+	return 0;
+}
+
+int
+onnx_convtranspose(struct imp *m)
+{
+	const char *x = in(m, 0), *f = in(m, 1), *b = in(m, 2), *y;
+	const struct tdesc *xt = ty(m, x), *ft = ty(m, f);
+	struct win w;
+	int64_t g, k[2], op[2] = { 0, 0 };
+	int r;
+	cJSON *o;
+
+	if (!isfloat(xt->dt))
+		return refuse(m, "ConvTranspose on %s", dtype_name(xt->dt));
+	if ((r = spatialrank(m, xt)) != 0)
+		return r;
+	if (ft->rank != xt->rank)
+		return nodeerr(m, "weight W has rank %d, X %d", ft->rank,
+		    xt->rank);
+	for (int i = 0; i < xt->rank - 2; i++)
+		k[i] = ft->dims[2 + i];
+	if (window(m, xt, k, &w, 1) || !(g = group(m, xt->dims[1])))
+		return -1;
+	if (ft->dims[0] != xt->dims[1])
+		return nodeerr(m, "W has %lld input channels, X %lld",
+		    (long long)ft->dims[0], (long long)xt->dims[1]);
+	if ((r = convtpads(m, &w, op)) != 0)
+		return r;
+	o = cJSON_CreateObject();
+	winopts(o, &w, 1);
+	addu32s(o, "outputPadding", op, 2);
+	cJSON_AddNumberToObject(o, "groups", (double)g);
+	if (b)
+		cJSON_AddStringToObject(o, "bias", b);
+	y = emit(m, "convTranspose2d", o, w.nsp == 2 ? outname(m, 0) : NULL,
+	    2, to4(m, x), to4(m, f));
+	if (w.nsp == 1)
+		y = from4(m, y, 1, outname(m, 0));
+	return done(m, 0, y);
+}
+
+/* ---- pools ---- */
+
+static double
+lowest(enum dtype dt)
+{
+	switch (dt) {
+	case DT_FLOAT16: return -65504;
+	default: return -FLT_MAX;
+	}
+}
+
+/*
+ * x padded (with v) so that a pool without padding gives w's output:
+ * the pads, and at the end what ceil mode's last windows reach.
+ */
+static const char *
+padfor(struct imp *m, const char *x, const struct win *w, double v)
+{
+	int64_t b[4] = { 0, 0, w->pb[0], w->pb[1] }, e[4] = { 0, 0, 0, 0 };
+	int any = 0;
+	cJSON *o;
+
+	for (int i = 0; i < 2; i++) {
+		int64_t need = (w->out[i] - 1) * w->s[i] + effk(w, i) -
+		    w->in[i] - w->pb[i];
+
+		e[2 + i] = need > 0 ? need : 0;
+		any |= b[2 + i] || e[2 + i];
+	}
+	if (!any)
+		return x;
+	o = cJSON_CreateObject();
+	addu32s(o, "beginningPadding", b, 4);
+	addu32s(o, "endingPadding", e, 4);
+	cJSON_AddNumberToObject(o, "value", v);
+	return emit(m, "pad", o, NULL, 1, x);
+}
+
+/* Keeps the first w->out items of each spatial dimension. */
+static const char *
+trim(struct imp *m, const char *y, const struct win *w)
+{
+	const struct tdesc *t = ty(m, y);
+	int64_t st[4] = { 0, 0, 0, 0 }, sz[4];
+	cJSON *o;
+
+	if (!y || (t->dims[2] == w->out[0] && t->dims[3] == w->out[1]))
+		return y;
+	memcpy(sz, t->dims, sizeof sz);
+	sz[2] = w->out[0];
+	sz[3] = w->out[1];
+	o = cJSON_CreateObject();
+	addu32s(o, "starts", st, 4);
+	addu32s(o, "sizes", sz, 4);
+	return emit(m, "slice", o, NULL, 1, y);
+}
+
+/* The taps of window o of dimension i inside [lo, hi). */
+static int64_t
+taps(const struct win *w, int i, int64_t o, int64_t lo, int64_t hi)
+{
+	int64_t n = 0;
+
+	for (int64_t j = 0; j < w->k[i]; j++) {
+		int64_t p = o * w->s[i] + j * w->d[i] - w->pb[i];
+
+		n += p >= lo && p < hi;
+	}
+	return n;
+}
+
+/* The average pool's window sums to averages: kh * kw / count. */
+static const char *
+avgfix(struct imp *m, const char *y, const struct win *w, int incl)
+{
+	int64_t n = w->out[0] * w->out[1], d[2] = { w->out[0], w->out[1] };
+	double full = (double)(w->k[0] * w->k[1]);
+	float *f;
+	int same = 1;
+	const char *c;
+
+	if (!y)
+		return NULL;
+	f = xcalloc((size_t)n + 1, sizeof *f);
+	for (int64_t a = 0; a < w->out[0]; a++)
+		for (int64_t b = 0; b < w->out[1]; b++) {
+			int64_t ca = incl ? taps(w, 0, a, -w->pb[0], w->in[0] +
+			    w->pe[0]) : taps(w, 0, a, 0, w->in[0]);
+			int64_t cb = incl ? taps(w, 1, b, -w->pb[1], w->in[1] +
+			    w->pe[1]) : taps(w, 1, b, 0, w->in[1]);
+
+			f[a * w->out[1] + b] = ca && cb ? (float)(full /
+			    (double)(ca * cb)) : 0;
+			same &= ca * cb == w->k[0] * w->k[1];
+		}
+	if (same) {
+		free(f);
+		return y;
+	}
+	c = mkconst(m, NULL, DT_FLOAT32, 2, d, f);
+	free(f);
+	return emit(m, "mul", NULL, NULL, 2, y, castto(m, c, ty(m, y)->dt));
+}
+
+static int
+lpp(struct imp *m, int64_t *p)
+{
+	const Onnx__AttributeProto *a = att(m, "p");
+
+	*p = 2;
+	if (a && a->has_i)
+		*p = a->i;
+	else if (a && a->has_f)
+		*p = a->f == 2 ? 2 : 0;
+	return *p == 2 ? 0 : refuse(m, "p other than 2 (WebNN has the L2 "
+	    "pool only)");
+}
+
+/* MaxPool, AveragePool, LpPool. */
+int
+onnx_pool(struct imp *m)
+{
+	const char *op = m->n->op_type, *x = in(m, 0), *y, *wop;
+	const struct tdesc *xt = ty(m, x);
+	int mx = op[0] == 'M', lp = op[0] == 'L', r;
+	int ceilmode = (int)att_i(m, "ceil_mode", 0);
+	struct win w;
+	int64_t p;
+	double pv = 0;
+	cJSON *o;
+
+	if (mx && outname(m, 1))
+		return refuse(m, "the Indices output");
+	if (!isfloat(xt->dt) && !(mx && (xt->dt == DT_INT8 ||
+	    xt->dt == DT_UINT8)))
+		return refuse(m, "%s on %s", op, dtype_name(xt->dt));
+	if ((r = spatialrank(m, xt)) != 0 || (lp && (r = lpp(m, &p)) != 0))
+		return r;
+	if (window(m, xt, NULL, &w, 0))
+		return -1;
+	if (w.same)
+		for (int i = 0; i < 2; i++)
+			w.out[i] = (w.in[i] + w.s[i] - 1) / w.s[i];
+	else if (winout(m, &w, ceilmode))
+		return -1;
+	if (mx && !isfloat(xt->dt)) {
+		/* (u)int8 pools exactly as float32; nnl's kernels are float */
+		x = castto(m, x, DT_FLOAT32);
+		pv = -FLT_MAX;
+	} else if (mx) {
+		pv = lowest(xt->dt);
+	}
+	wop = mx ? "maxPool2d" : lp ? "l2Pool2d" : "averagePool2d";
+	o = cJSON_CreateObject();
+	addu32s(o, "windowDimensions", w.k, 2);
+	winopts(o, &w, 0);
+	y = emit(m, wop, o, NULL, 1, padfor(m, to4(m, x), &w, pv));
+	y = trim(m, y, &w);
+	if (!mx && !lp)
+		y = avgfix(m, y, &w, (int)att_i(m, "count_include_pad", 0));
+	if (mx && !isfloat(xt->dt))
+		y = castto(m, y, xt->dt);
+	return done(m, 0, from4(m, y, w.nsp, outname(m, 0)));
+}
+
+/* GlobalAveragePool, GlobalMaxPool, GlobalLpPool. */
+int
+onnx_globalpool(struct imp *m)
+{
+	const char *op = m->n->op_type + 6, *x = in(m, 0);
+	const struct tdesc *xt = ty(m, x);
+	int64_t p;
+	int r;
+
+	if (!isfloat(xt->dt) && !(op[0] == 'M' && (xt->dt == DT_INT8 ||
+	    xt->dt == DT_UINT8)))
+		return refuse(m, "%s on %s", m->n->op_type,
+		    dtype_name(xt->dt));
+	if (op[0] == 'L' && (r = lpp(m, &p)) != 0)
+		return r;
+	if (xt->rank < 2)
+		return nodeerr(m, "input has rank %d; expected at least 2",
+		    xt->rank);
+	return done(m, 0, emit(m, op[0] == 'M' ? "reduceMax" : op[0] == 'L' ?
+	    "reduceL2" : "reduceMean", axesfrom(2, xt->rank, 1),
+	    outname(m, 0), 1, x));
+}
+
+/* ---- normalizations ---- */
+
+int
+onnx_batchnorm(struct imp *m)
+{
+	const char *x = in(m, 0), *s = in(m, 1), *b = in(m, 2);
+	const struct tdesc *xt = ty(m, x);
+	cJSON *o;
+
+	if (!isfloat(xt->dt))
+		return refuse(m, "BatchNormalization on %s",
+		    dtype_name(xt->dt));
+	if (att_i(m, "training_mode", 0))
+		return refuse(m, "training_mode (inference only)");
+	if (att_i(m, "spatial", 1) != 1)
+		return refuse(m, "spatial = 0");
+	for (int k = 1; k < nouts(m); k++)
+		if (outname(m, k))
+			return refuse(m, "the training outputs");
+	if (xt->rank < 2)
+		return nodeerr(m, "input has rank %d; expected at least 2",
+		    xt->rank);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "scale", s);
+	cJSON_AddStringToObject(o, "bias", b);
+	cJSON_AddNumberToObject(o, "axis", 1);
+	cJSON_AddNumberToObject(o, "epsilon", att_f(m, "epsilon", 1e-5));
+	return done(m, 0, emit(m, "batchNormalization", o, outname(m, 0), 3,
+	    x, in(m, 3), in(m, 4)));
+}
+
+int
+onnx_instancenorm(struct imp *m)
+{
+	const char *x = in(m, 0), *y;
+	const struct tdesc *xt = ty(m, x);
+	int64_t d[4] = { 0, 0, 1, 1 }, *keep;
+	cJSON *o;
+
+	if (!isfloat(xt->dt))
+		return refuse(m, "InstanceNormalization on %s",
+		    dtype_name(xt->dt));
+	if (xt->rank < 3)
+		return nodeerr(m, "input has rank %d; expected at least 3",
+		    xt->rank);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "scale", in(m, 1));
+	cJSON_AddStringToObject(o, "bias", in(m, 2));
+	cJSON_AddNumberToObject(o, "epsilon", att_f(m, "epsilon", 1e-5));
+	if (xt->rank == 4)
+		return done(m, 0, emit(m, "instanceNormalization", o,
+		    outname(m, 0), 1, x));
+	d[0] = xt->dims[0];
+	d[1] = xt->dims[1];
+	for (int i = 2; i < xt->rank; i++)
+		d[2] *= xt->dims[i];
+	keep = xmalloc((size_t)xt->rank * sizeof *keep);
+	memcpy(keep, xt->dims, (size_t)xt->rank * sizeof *keep);
+	y = emit(m, "instanceNormalization", o, NULL, 1,
+	    reshape(m, x, 4, d, NULL));
+	y = reshape(m, y, xt->rank, keep, outname(m, 0));
+	free(keep);
+	return done(m, 0, y);
+}
+
+/* x's mean and 1 / sqrt(variance + eps) over the axes from a on. */
+static int
+moments(struct imp *m, const char *x, int a, double eps, const char **mean,
+    const char **inv)
+{
+	int r = ty(m, x)->rank;
+	enum dtype dt = ty(m, x)->dt;
+	const char *c, *v;
+
+	*mean = emit(m, "reduceMean", axesfrom(a, r, 1), NULL, 1, x);
+	c = *mean ? emit(m, "sub", NULL, NULL, 2, x, *mean) : NULL;
+	v = c ? emit(m, "reduceMean", axesfrom(a, r, 1), NULL, 1,
+	    emit(m, "mul", NULL, NULL, 2, c, c)) : NULL;
+	v = v ? emit(m, "add", NULL, NULL, 2, v, mkscalar(m, dt, eps)) : NULL;
+	*inv = v ? emit(m, "reciprocal", NULL, NULL, 1,
+	    emit(m, "sqrt", NULL, NULL, 1, v)) : NULL;
+	return *inv ? 0 : -1;
+}
+
+/* Scale or bias as the normalized dimensions' shape when it
+ * broadcasts to it; NULL when it does not. */
+static const char *
+normshape(struct imp *m, const char *p, const struct tdesc *xt, int a)
+{
+	const struct tdesc *t = ty(m, p);
+	int n = xt->rank - a;
+
+	if (t->rank > n)
+		return NULL;
+	for (int i = 0; i < t->rank; i++) {
+		int64_t want = xt->dims[a + n - t->rank + i];
+
+		if (t->dims[i] != want && t->dims[i] != 1)
+			return NULL;
+	}
+	if (t->rank == n && !memcmp(t->dims, xt->dims + a,
+	    (size_t)n * sizeof *t->dims))
+		return p;
+	{
+		uint32_t d[32];
+		cJSON *o = cJSON_CreateObject();
+
+		for (int i = 0; i < n; i++)
+			d[i] = (uint32_t)xt->dims[a + i];
+		cJSON_AddItemToObject(o, "newShape", ju32s(d, (size_t)n));
+		return emit(m, "expand", o, NULL, 1, p);
+	}
+}
+
+int
+onnx_layernorm(struct imp *m)
+{
+	const char *x = in(m, 0), *s = in(m, 1), *b = in(m, 2), *y;
+	const struct tdesc *xt = ty(m, x);
+	int r = xt->rank;
+	int64_t a = att_i(m, "axis", -1);
+	int64_t st = att_i(m, "stash_type", 1);
+	double eps = att_f(m, "epsilon", 1e-5);
+	enum dtype dt = xt->dt, cdt = st == 1 ? DT_FLOAT32 : dt;
+	const char *mean, *inv;
+
+	if (!isfloat(dt))
+		return refuse(m, "LayerNormalization on %s", dtype_name(dt));
+	if (st != 1 && st != 10 && st != 11)
+		return refuse(m, "stash_type %lld", (long long)st);
+	if (st == 11)
+		return refuse(m, "stash_type double");
+	if (a < -r || a >= r)
+		return nodeerr(m, "axis %lld is out of range for rank %d",
+		    (long long)a, r);
+	if (a < 0)
+		a += r;
+	if (!(s = normshape(m, s, xt, (int)a)) ||
+	    (b && !(b = normshape(m, b, xt, (int)a))))
+		return nodeerr(m, "Scale or B does not broadcast to the "
+		    "normalized dimensions");
+	x = castto(m, x, cdt);
+	if (moments(m, x, (int)a, eps, &mean, &inv))
+		return -1;
+	y = emit(m, "mul", NULL, NULL, 2, emit(m, "sub", NULL, NULL, 2, x,
+	    mean), inv);
+	if (cdt != dt)
+		y = castto(m, y, dt);
+	y = y ? emit(m, "mul", NULL, b ? NULL : outname(m, 0), 2, y,
+	    castto(m, s, dt)) : NULL;
+	if (y && b)
+		y = emit(m, "add", NULL, outname(m, 0), 2, y, castto(m, b, dt));
+	if (done(m, 0, y))
+		return -1;
+	if (outname(m, 1) && done(m, 1, emit(m, "identity", NULL,
+	    outname(m, 1), 1, mean)))
+		return -1;
+	if (outname(m, 2) && done(m, 2, emit(m, "identity", NULL,
+	    outname(m, 2), 1, inv)))
+		return -1;
+	return 0;
+}
+
+/*
+ * LRN: x / (bias + alpha / size * sum of x^2 over size channels)^beta,
+ * the sum an average pool over the channels padded with zeros.
+ */
+int
+onnx_lrn(struct imp *m)
+{
+	const char *x = in(m, 0), *q, *y;
+	const struct tdesc *xt = ty(m, x);
+	int64_t size = att_i(m, "size", 0), d[4] = { 0, 1, 0, 1 };
+	int64_t b[4] = { 0, 0, 0, 0 }, e[4] = { 0, 0, 0, 0 }, win[2], *keep;
+	double alpha = att_f(m, "alpha", 1e-4), beta = att_f(m, "beta", 0.75);
+	double bias = att_f(m, "bias", 1);
+	enum dtype dt = xt->dt;
+	cJSON *o;
+
+	if (!isfloat(dt))
+		return refuse(m, "LRN on %s", dtype_name(dt));
+	if (size < 1 || size > 1 << 20)
+		return nodeerr(m, "size %lld is not positive", (long long)size);
+	if (xt->rank < 3)
+		return nodeerr(m, "input has rank %d; expected at least 3",
+		    xt->rank);
+	d[0] = xt->dims[0];
+	d[2] = xt->dims[1];
+	for (int i = 2; i < xt->rank; i++)
+		d[3] *= xt->dims[i];
+	q = emit(m, "mul", NULL, NULL, 2, x, x);
+	q = reshape(m, q, 4, d, NULL);
+	b[2] = (size - 1) / 2;
+	e[2] = size - 1 - b[2];
+	o = cJSON_CreateObject();
+	addu32s(o, "beginningPadding", b, 4);
+	addu32s(o, "endingPadding", e, 4);
+	q = q ? emit(m, "pad", o, NULL, 1, q) : (cJSON_Delete(o), NULL);
+	win[0] = size;
+	win[1] = 1;
+	o = cJSON_CreateObject();
+	addu32s(o, "windowDimensions", win, 2);
+	q = q ? emit(m, "averagePool2d", o, NULL, 1, q) :
+	    (cJSON_Delete(o), NULL);
+	keep = xmalloc((size_t)xt->rank * sizeof *keep);
+	memcpy(keep, xt->dims, (size_t)xt->rank * sizeof *keep);
+	q = reshape(m, q, xt->rank, keep, NULL);
+	free(keep);
+	q = q ? emit(m, "mul", NULL, NULL, 2, q, mkscalar(m, dt, alpha)) :
+	    NULL;
+	q = q ? emit(m, "add", NULL, NULL, 2, q, mkscalar(m, dt, bias)) : NULL;
+	q = q ? emit(m, "pow", NULL, NULL, 2, q, mkscalar(m, dt, beta)) : NULL;
+	y = q ? emit(m, "div", NULL, outname(m, 0), 2, x, q) : NULL;
+	return done(m, 0, y);
+}
+
+/* (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9), as ONNX defines it. */
+int
+onnx_mvn(struct imp *m)
+{
+	const char *x = in(m, 0), *mean, *sq, *y;
+	const struct tdesc *xt = ty(m, x);
+	const int64_t *v, dflt[3] = { 0, 2, 3 };
+	size_t n = att_ints(m, "axes", &v);
+	uint32_t ax[32];
+	enum dtype dt = xt->dt;
+	cJSON *o;
+
+	if (!isfloat(dt))
+		return refuse(m, "MeanVarianceNormalization on %s",
+		    dtype_name(dt));
+	if (!att(m, "axes"))
+		v = dflt, n = 3;
+	if (n > (size_t)xt->rank)
+		return nodeerr(m, "%zu axes for rank %d", n, xt->rank);
+	for (size_t i = 0; i < n; i++) {
+		int64_t a = v[i] < 0 ? v[i] + xt->rank : v[i];
+
+		if (a < 0 || a >= xt->rank)
+			return nodeerr(m, "axis %lld is out of range for rank "
+			    "%d", (long long)v[i], xt->rank);
+		ax[i] = (uint32_t)a;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "axes", ju32s(ax, n));
+	cJSON_AddTrueToObject(o, "keepDimensions");
+	mean = emit(m, "reduceMean", cJSON_Duplicate(o, 1), NULL, 1, x);
+	sq = emit(m, "reduceMean", o, NULL, 1, emit(m, "mul", NULL, NULL, 2,
+	    x, x));
+	if (!mean || !sq)
+		return -1;
+	sq = emit(m, "sub", NULL, NULL, 2, sq, emit(m, "mul", NULL, NULL, 2,
+	    mean, mean));
+	sq = sq ? emit(m, "add", NULL, NULL, 2, emit(m, "sqrt", NULL, NULL, 1,
+	    sq), mkscalar(m, dt, 1e-9)) : NULL;
+	y = sq ? emit(m, "div", NULL, outname(m, 0), 2, emit(m, "sub", NULL,
+	    NULL, 2, x, mean), sq) : NULL;
+	return done(m, 0, y);
+}
+
+/* ---- matrix products ---- */
+
+int
+onnx_gemm(struct imp *m)
+{
+	const char *a = in(m, 0), *b = in(m, 1), *c = in(m, 2);
+	const struct tdesc *at = ty(m, a);
+	cJSON *o;
+
+	if (!isfloat(at->dt))
+		return refuse(m, "Gemm on %s", dtype_name(at->dt));
+	if (at->rank != 2 || ty(m, b)->rank != 2)
+		return nodeerr(m, "A and B must be 2-D");
+	o = cJSON_CreateObject();
+	if (c)
+		cJSON_AddStringToObject(o, "c", c);
+	cJSON_AddNumberToObject(o, "alpha", att_f(m, "alpha", 1));
+	cJSON_AddNumberToObject(o, "beta", att_f(m, "beta", 1));
+	if (att_i(m, "transA", 0))
+		cJSON_AddTrueToObject(o, "aTranspose");
+	if (att_i(m, "transB", 0))
+		cJSON_AddTrueToObject(o, "bTranspose");
+	return done(m, 0, emit(m, "gemm", o, outname(m, 0), 2, a, b));
+}
+
+/* A 1-D operand as a matrix: [1, K] (a) or [K, 1] (b). */
+static const char *
+matrix(struct imp *m, const char *x, int isb)
+{
+	const struct tdesc *t = ty(m, x);
+	int64_t d[2] = { 1, 1 };
+
+	if (t->rank != 1)
+		return x;
+	d[!isb] = t->dims[0];
+	return reshape(m, x, 2, d, NULL);
+}
+
+int
+onnx_matmul(struct imp *m)
+{
+	const char *a = in(m, 0), *b = in(m, 1), *y;
+	const struct tdesc *at = ty(m, a), *bt = ty(m, b), *yt;
+	int ra = at->rank, rb = bt->rank, k = 0;
+	int64_t d[34];
+
+	if (!isfloat(at->dt))
+		return refuse(m, "MatMul on %s", dtype_name(at->dt));
+	if (ra < 1 || rb < 1)
+		return nodeerr(m, "MatMul of a scalar");
+	if (ra > 1 && rb > 1)
+		return done(m, 0, emit(m, "matmul", NULL, outname(m, 0), 2, a,
+		    b));
+	y = emit(m, "matmul", NULL, NULL, 2, matrix(m, a, 0), matrix(m, b, 1));
+	if (!y)
+		return -1;
+	yt = ty(m, y);
+	for (int i = 0; i < yt->rank; i++)
+		if (!(ra == 1 && i == yt->rank - 2) &&
+		    !(rb == 1 && i == yt->rank - 1))
+			d[k++] = yt->dims[i];
+	return done(m, 0, reshape(m, y, k, d, outname(m, 0)));
+}
