@@ -12,6 +12,8 @@ struct onnx_opts {
 	const char *manifest;
 	const char **dims;	/* "NAME=N": symbolic dimensions pinned */
 	int ndims;
+	const char **consts;	/* "NAME=FILE.npy": inputs made constants */
+	int nconsts;
 };
 
 /*

@@ -14,6 +14,7 @@
 
 #include "eval.h"
 #include "kernel.h"
+#include "npy.h"
 #include "onnx.h"
 #include "onnx_imp.h"
 #include "order.h"
@@ -505,11 +506,23 @@ emitn(struct imp *m, const char *op, cJSON *opts, int nout,
 			    i);
 		}
 	for (int k = 0; k < nout; k++) {
-		char *b = names[k] ? xstrdup(names[k]) :
+		char *b = names[k] ? xstrdup(names[k]) : nout > 1 ?
+		    xasprintf("%s__%s%d", basename_for(m), op, k) :
 		    xasprintf("%s__%s", basename_for(m), op);
-		char *f = names[k] && !graph_find(m->g, b) ? xstrdup(b) :
-		    fresh(m, b);
+		char *f;
 
+		/* the names of the outputs before this one count too */
+		graph_index(m->g);
+		f = names[k] && !graph_find(m->g, b) ? xstrdup(b) :
+		    fresh(m, b);
+		for (int j = 0; j < k; j++)
+			if (strcmp(n->out[j], f) == 0) {
+				char *g2 = xasprintf("%s_%d", f, k);
+
+				free(f);
+				f = fresh(m, g2);
+				free(g2);
+			}
 		if (k == 0) {
 			graph_unindex(m->g);
 			n = graph_add_node(m->g, f, op);
@@ -595,6 +608,67 @@ pin(const struct onnx_opts *o, const char *param, int64_t *v)
 	return 0;
 }
 
+/* The file --const gives for input name, or NULL. */
+static const char *
+constfor(const struct onnx_opts *o, const char *name)
+{
+	for (int i = 0; i < o->nconsts; i++) {
+		const char *eq = strchr(o->consts[i], '=');
+
+		if (eq && (size_t)(eq - o->consts[i]) == strlen(name) &&
+		    strncmp(o->consts[i], name, strlen(name)) == 0)
+			return eq + 1;
+	}
+	return NULL;
+}
+
+/* Graph input v as a constant read from file, checked against the
+ * input's declared type. */
+static int
+frozen(struct imp *m, const Onnx__ValueInfoProto *v, const char *file)
+{
+	struct npy a;
+	const char *tn;
+	enum dtype dt = DT_NONE;
+	const Onnx__TypeProto__Tensor *tt = v->type && v->type->value_case ==
+	    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? v->type->tensor_type : NULL;
+	int rc = -1;
+
+	if (npy_load(file, &a) != 0)
+		return -1;
+	if (tt)
+		dt = onnx_dtype(tt->elem_type, &tn);
+	if (dt != DT_NONE && dt != a.dt)
+		error("%s: --const %s=%s: %s data for an input of %s", m->path,
+		    v->name, file, dtype_name(a.dt), dtype_name(dt));
+	else if (tt && tt->shape && (int)tt->shape->n_dim != a.rank)
+		error("%s: --const %s=%s: rank %d for an input of rank %zu",
+		    m->path, v->name, file, a.rank, tt->shape->n_dim);
+	else if (tdesc_numel(&(struct tdesc){ a.dt, a.rank, a.shape }) == 0)
+		error("%s: --const %s=%s: an empty array", m->path, v->name,
+		    file);
+	else
+		rc = 0;
+	for (int i = 0; rc == 0 && tt && tt->shape && i < a.rank; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+
+		if (d->value_case ==
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    d->dim_value != a.shape[i]) {
+			error("%s: --const %s=%s: dimension %d is %lld, the "
+			    "input's is %lld", m->path, v->name, file, i,
+			    (long long)a.shape[i], (long long)d->dim_value);
+			rc = -1;
+		}
+	}
+	if (rc == 0) {
+		addconst(m, v->name, a.dt, a.rank, a.shape, a.data, a.nbytes);
+		setval(m, v->name, v->name);
+	}
+	npy_free(&a);
+	return rc;
+}
+
 static int
 isinit(const Onnx__GraphProto *gp, const char *name)
 {
@@ -618,9 +692,17 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		enum dtype dt;
 		int64_t dims[32];
 		size_t rank;
+		const char *c;
 
 		if (!v->name || !*v->name || isinit(gp, v->name))
 			continue;
+		if ((c = constfor(o, v->name)) != NULL) {
+			int rc = frozen(m, v, c);
+
+			if (rc)
+				return -1;
+			continue;
+		}
 		if (!v->type || v->type->value_case !=
 		    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
 			m->n = NULL;
@@ -649,6 +731,13 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 			    tt->shape->dim[k];
 
 			if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+			    d->dim_value == 0) {
+				error("%s: input \"%s\": dimension %zu is 0; "
+				    "an empty tensor cannot be expressed in "
+				    "WebNN", m->path, v->name, k);
+				free(unknown.s);
+				return -1;
+			} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
 			    d->dim_value > 0) {
 				dims[k] = d->dim_value;
 			} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
@@ -745,6 +834,28 @@ unknownops(struct imp *m, const Onnx__GraphProto *gp)
 	return 0;
 }
 
+/* A refused node that reads a graph input of an integer type (a shape,
+ * axes, pads, ...) may be expressible once that input is a constant:
+ * say how to make it one. */
+static void
+hint(struct imp *m)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < m->n->n_input; i++) {
+		const char *o = in(m, (int)i);
+		struct operand *x = o ? graph_find(m->g, o) : NULL;
+
+		if (!x || x->kind != OPND_INPUT || x->desc.dt == DT_FLOAT32 ||
+		    x->desc.dt == DT_FLOAT16)
+			continue;
+		buf_printf(&m->refused, "%s%s=FILE.npy", k++ ? ", " :
+		    " (its value at import time: --const ", x->name);
+	}
+	if (k)
+		buf_puts(&m->refused, ")");
+}
+
 static int
 convert(struct imp *m, const Onnx__GraphProto *gp)
 {
@@ -779,8 +890,10 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 						rc = refuse(m, "output \"%s\" "
 						    "is not supported",
 						    n->output[k]);
-			if (rc == REFUSED)
+			if (rc == REFUSED) {
+				hint(m);
 				skip = 1;
+			}
 		}
 		if (skip)
 			for (size_t k = 0; k < n->n_output; k++)

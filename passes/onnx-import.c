@@ -17,7 +17,8 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-onnx-import [-o file] [-w weights "
-	    "-m manifest] [-n name] [-d NAME=N ...] model.onnx\n");
+	    "-m manifest] [-n name] [-d NAME=N ...]\n"
+	    "       [-c NAME=FILE.npy ...] model.onnx\n");
 	exit(2);
 }
 
@@ -41,6 +42,7 @@ main(int argc, char *argv[])
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "dim", required_argument, NULL, 'd' },
+		{ "const", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -52,7 +54,8 @@ main(int argc, char *argv[])
 
 	setprogname(argv[0]);
 	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
-	while ((c = getopt_long(argc, argv, "o:w:m:n:d:h", longopts,
+	o.consts = xcalloc((size_t)argc + 1, sizeof *o.consts);
+	while ((c = getopt_long(argc, argv, "o:w:m:n:d:c:h", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -68,6 +71,15 @@ main(int argc, char *argv[])
 				exit(2);
 			}
 			o.dims[o.ndims++] = optarg;
+			break;
+		case 'c':
+			if (!strchr(optarg, '=') || optarg[0] == '=' ||
+			    !strchr(optarg, '=')[1]) {
+				fprintf(stderr, "nnl-onnx-import: --const wants "
+				    "NAME=FILE.npy, not \"%s\"\n", optarg);
+				exit(2);
+			}
+			o.consts[o.nconsts++] = optarg;
 			break;
 		default: usage();
 		}
@@ -92,5 +104,6 @@ main(int argc, char *argv[])
 	free(wdflt);
 	free(mdflt);
 	free(o.dims);
+	free(o.consts);
 	return rc;
 }
