@@ -171,3 +171,61 @@ PY
 	cd "$BATS_TEST_DIRNAME/../.."
 	/usr/bin/python3 scripts/gen-onnx-arity.py | diff - common/onnx_arity.h
 }
+
+@test "--const gives an input's value at import time, when a node needs it" {
+	/usr/bin/python3 - <<'PY'
+import numpy as np
+from onnx import helper, TensorProto
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+s = helper.make_tensor_value_info("shape", TensorProto.INT64, [2])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+m = helper.make_model(helper.make_graph(
+    [helper.make_node("Reshape", ["x", "shape"], ["y"], name="r")],
+    "g", [x, s], [y]), opset_imports=[helper.make_opsetid("", 13)])
+open("m.onnx", "wb").write(m.SerializeToString())
+np.save("shape.npy", np.array([3, -1], np.int64))
+np.save("bad.npy", np.array([3, -1], np.int32))
+xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+np.save("x.npy", xv)
+np.save("want.npy", xv.reshape(3, 2))
+PY
+	run --separate-stderr "$BIN/nnl-onnx-import" -o g.json m.onnx
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'node "r" (Reshape): '*'(its value at import time: --const shape=FILE.npy)'* ]]
+	"$BIN/nnl-onnx-import" -o g.json --const shape=shape.npy m.onnx
+	! grep -q '"shape": {"dataType"' g.json
+	mkdir -p out
+	"$BIN/nnl-run" -d out g.json x=x.npy
+	/usr/bin/python3 -c 'import numpy as np
+assert np.array_equal(np.load("out/y.npy"), np.load("want.npy"))'
+	run "$BIN/nnl-onnx-import" -c shape=bad.npy m.onnx
+	[ "$status" -eq 1 ] && [[ "$output" == *"--const shape=bad.npy: int32 data for an input of int64"* ]]
+	run "$BIN/nnl-onnx-import" -c shape m.onnx
+	[ "$status" -eq 2 ]
+}
+
+@test "nnc import writes the NNL example as layers that pass its test" {
+	cp -r "$BATS_TEST_DIRNAME/../../examples/import_test" .
+	"$BIN/nnc" import import_test/model.onnx -o import_test/model.nnl \
+	    --weights-dir import_test/weights
+	grep -q 'Dense(units: 3)' import_test/model.nnl
+	grep -q 'weights: "weights";' import_test/model.nnl
+	[ -f import_test/weights/h.weight.npy ]
+	run "$BIN/nnc" test import_test/model.nnl --input import_test/input.npy \
+	    --expected import_test/expected.npy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# and to JSON, with its weights beside it
+	"$BIN/nnc" import import_test/model.onnx -o j/mlp.json
+	[ -f j/mlp.json ]
+	run "$BIN/nnc" test j/mlp.json --input import_test/input.npy \
+	    --expected import_test/expected.npy
+	[ "$status" -eq 0 ]
+}
+
+@test "nnc import names the nodes that fit no NNL layer" {
+	run "$BIN/nnc" import -o t.nnl "$FX/bool-int32-data/model.onnx"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'fit no NNL layer'*'(where): no NNL layer computes it'* ]]
+	[ ! -e t.nnl ]
+}
