@@ -651,10 +651,11 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 		goto out;
 	rel = relpath(path, wdir);
 	mname = ident(&w, g->name ? g->name : "model");
-	buf_printf(&out, "// Imported by nnc from %s.\nversion 0.9;\n\n"
+	buf_printf(&out, "// Written by nnl-parse -t nnl from the graph "
+	    "\"%s\".\nversion 0.9;\n\n"
 	    "model %s {\n    config {\n        precision: \"float32\";\n"
 	    "        weights: \"%s\";\n        io: \"stdio\";\n    }\n\n%s\n"
-	    "    connections {\n%s    }\n}\n", g->src ? g->src : "a graph",
+	    "    connections {\n%s    }\n}\n", g->name ? g->name : "model",
 	    mname, rel, w.layers.s, w.conns.s ?
 	    w.conns.s : "");
 	free(rel);
