@@ -26,6 +26,7 @@ struct imp {
 	const char *nname;		/* its name, for messages */
 	cJSON *vals;			/* ONNX value -> operand name */
 	cJSON *names;			/* every ONNX value name, reserved */
+	cJSON *wanted;			/* graph inputs read as constants */
 	struct buf refused;		/* one line per refused node */
 	int nrefused;
 	int nerr;

@@ -371,10 +371,16 @@ isconst(struct imp *m, const char *opnd)
 	return o && o->kind == OPND_CONST && o->init == INIT_BYTES;
 }
 
+static void wanted(struct imp *m, const char *opnd);
+
 const void *
 cbytes(struct imp *m, const char *opnd)
 {
-	return isconst(m, opnd) ? graph_find(m->g, opnd)->bytes : NULL;
+	if (!isconst(m, opnd)) {
+		wanted(m, opnd);
+		return NULL;
+	}
+	return graph_find(m->g, opnd)->bytes;
 }
 
 static double
@@ -404,8 +410,10 @@ cints(struct imp *m, const char *opnd, int64_t **v, size_t *n)
 
 	*v = NULL;
 	*n = 0;
-	if (!p)
+	if (!p) {
+		wanted(m, opnd);
 		return -1;
+	}
 	t = ty(m, opnd);
 	k = tdesc_numel(t);
 	*v = xcalloc(k + 1, sizeof **v);
@@ -431,8 +439,10 @@ cfloats(struct imp *m, const char *opnd, double **v, size_t *n)
 
 	*v = NULL;
 	*n = 0;
-	if (!p)
+	if (!p) {
+		wanted(m, opnd);
 		return -1;
+	}
 	t = ty(m, opnd);
 	k = tdesc_numel(t);
 	*v = xcalloc(k + 1, sizeof **v);
@@ -834,26 +844,31 @@ unknownops(struct imp *m, const Onnx__GraphProto *gp)
 	return 0;
 }
 
-/* A refused node that reads a graph input of an integer type (a shape,
- * axes, pads, ...) may be expressible once that input is a constant:
- * say how to make it one. */
+/* A refused node whose handler wanted a graph input's values (a
+ * shape, axes, pads, scales: what nnl must know at import time) may be
+ * expressible once that input is a constant: say how to make it one. */
 static void
 hint(struct imp *m)
 {
 	int k = 0;
+	const cJSON *w;
 
-	for (size_t i = 0; i < m->n->n_input; i++) {
-		const char *o = in(m, (int)i);
-		struct operand *x = o ? graph_find(m->g, o) : NULL;
-
-		if (!x || x->kind != OPND_INPUT || x->desc.dt == DT_FLOAT32 ||
-		    x->desc.dt == DT_FLOAT16)
-			continue;
+	cJSON_ArrayForEach(w, m->wanted)
 		buf_printf(&m->refused, "%s%s=FILE.npy", k++ ? ", " :
-		    " (its value at import time: --const ", x->name);
-	}
+		    " (its value at import time: --const ", w->string);
 	if (k)
 		buf_puts(&m->refused, ")");
+}
+
+/* Remember that the current node wanted opnd's values. */
+static void
+wanted(struct imp *m, const char *opnd)
+{
+	struct operand *o = opnd ? graph_find(m->g, opnd) : NULL;
+
+	if (o && o->kind == OPND_INPUT &&
+	    !cJSON_GetObjectItemCaseSensitive(m->wanted, o->name))
+		cJSON_AddTrueToObject(m->wanted, o->name);
 }
 
 static int
@@ -869,6 +884,8 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 
 		m->n = n;
 		m->nname = nm;
+		cJSON_Delete(m->wanted);
+		m->wanted = cJSON_CreateObject();
 		for (size_t k = 0; k < n->n_input; k++) {
 			if (!*n->input[k])
 				continue;
@@ -1054,5 +1071,6 @@ out:
 	free(m.refused.s);
 	cJSON_Delete(m.vals);
 	cJSON_Delete(m.names);
+	cJSON_Delete(m.wanted);
 	return g;
 }
