@@ -124,9 +124,10 @@ bench: all
 	@sh bench/compile.sh
 
 # Every source must also be warning-free under clang.
-check-clang:
+check-clang: build/onnx/onnx.pb-c.c
 	@for f in common/*.c common/rt/*.c passes/*.c tests/unit/*.c; do \
-	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) -Icommon -Itests/unit \
+	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) -Icommon -Ibuild/onnx \
+	        -Itests/unit \
 	        -fsyntax-only $$f || exit 1; done; echo "clang: clean"
 
 # Regenerate golden outputs after an intended change; review the diff.
