@@ -322,7 +322,8 @@ addconst(struct imp *m, const char *name, enum dtype dt, int rank,
 	c = graph_add_const(m->g, name, dt, rank, dims);
 	c->init = INIT_BYTES;
 	c->bytes = xmalloc(nbytes + 1);
-	memcpy(c->bytes, data, nbytes);
+	if (nbytes)
+		memcpy(c->bytes, data, nbytes);
 	c->nbytes = nbytes;
 	graph_index(m->g);
 	return c;

@@ -630,8 +630,9 @@ onnx_instancenorm(struct imp *m)
 	d[1] = xt->dims[1];
 	for (int i = 2; i < xt->rank; i++)
 		d[2] *= xt->dims[i];
-	keep = xmalloc((size_t)xt->rank * sizeof *keep);
-	memcpy(keep, xt->dims, (size_t)xt->rank * sizeof *keep);
+	keep = xcalloc((size_t)xt->rank + 1, sizeof *keep);
+	if (xt->rank > 0)
+		memcpy(keep, xt->dims, (size_t)xt->rank * sizeof *keep);
 	y = emit(m, "instanceNormalization", o, NULL, 1,
 	    reshape(m, x, 4, d, NULL));
 	y = reshape(m, y, xt->rank, keep, outname(m, 0));
@@ -778,8 +779,9 @@ onnx_lrn(struct imp *m)
 	addu32s(o, "windowDimensions", win, 2);
 	q = q ? emit(m, "averagePool2d", o, NULL, 1, q) :
 	    (cJSON_Delete(o), NULL);
-	keep = xmalloc((size_t)xt->rank * sizeof *keep);
-	memcpy(keep, xt->dims, (size_t)xt->rank * sizeof *keep);
+	keep = xcalloc((size_t)xt->rank + 1, sizeof *keep);
+	if (xt->rank > 0)
+		memcpy(keep, xt->dims, (size_t)xt->rank * sizeof *keep);
 	q = reshape(m, q, xt->rank, keep, NULL);
 	free(keep);
 	q = q ? emit(m, "mul", NULL, NULL, 2, q, mkscalar(m, dt, alpha)) :

@@ -191,18 +191,19 @@ onnx_tensor(struct imp *m, const Onnx__TensorProto *t, const char *what,
 			free(d);
 			return -1;
 		}
-		memcpy(d, t->raw_data.data, nb);
+		if (nb)
+			memcpy(d, t->raw_data.data, nb);
 		goto done;
 	}
 	switch (t->data_type) {
 	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
 		nfields = t->n_float_data;
-		if (nfields == n)
+		if (nfields == n && nb)
 			memcpy(d, t->float_data, nb);
 		break;
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
 		nfields = t->n_int64_data;
-		if (nfields == n)
+		if (nfields == n && nb)
 			memcpy(d, t->int64_data, nb);
 		break;
 	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:

@@ -107,7 +107,8 @@ rnnacts(struct imp *m, struct rnnp *p, const char *const *dflt)
 		    a->strings[i].len : sizeof s - 1;
 		const char *w;
 
-		memcpy(s, a->strings[i].data, n);
+		if (n)
+			memcpy(s, a->strings[i].data, n);
 		s[n] = 0;
 		if (!(w = webnnact(s)))
 			return refuse(m, "activation %s (WebNN has Sigmoid, "

@@ -11,7 +11,7 @@
 
 enum {
 	MAXR = 32,			/* ranks handled here */
-	DIRECTMAX = 16 << 20,		/* bytes: larger fills are expanded */
+	DIRECTMAX = 16 << 20,		/* bytes: larger fills expand */
 	RANGEMAX = 1 << 26,		/* items of Range, depth of OneHot */
 };
 
@@ -376,20 +376,26 @@ onnx_range(struct imp *m)
 	double *fv[3] = { 0 };
 	int64_t *iv[3] = { 0 }, n;
 	size_t k;
+	int bad = 0;
 	unsigned char *b;
 	double c;
 
 	if (!s || !l || !dl)
 		return -1;
 	for (int i = 0; i < 3; i++) {
-		if (cfloats(m, in(m, i), &fv[i], &k) != 0 || k != 1 ||
-		    cints(m, in(m, i), &iv[i], &k) != 0) {
-			for (int j = 0; j <= i; j++)
-				free(fv[j]), free(iv[j]);
-			return k != 1 && isconst(m, in(m, i)) ?
-			    nodeerr(m, "input %d is not a scalar", i) :
-			    refuse(m, "input %d is computed", i);
-		}
+		size_t k2 = 0;
+
+		if (cfloats(m, in(m, i), &fv[i], &k) != 0)
+			bad |= 1;
+		else if (cints(m, in(m, i), &iv[i], &k2), k != 1)
+			bad |= 2;
+	}
+	if (bad) {
+		for (int j = 0; j < 3; j++)
+			free(fv[j]), free(iv[j]);
+		return bad & 1 ? refuse(m, "start, limit and delta must be "
+		    "constants") : nodeerr(m, "start, limit and delta must "
+		    "be scalars");
 	}
 	if (fv[2][0] == 0) {
 		for (int j = 0; j < 3; j++)
@@ -789,15 +795,15 @@ attcopy(struct imp *m, const char *name, size_t *n)
 
 	*n = att_ints(m, name, &a);
 	v = xcalloc(*n + 1, sizeof *v);
-	memcpy(v, a, *n * sizeof *v);
+	if (*n)
+		memcpy(v, a, *n * sizeof *v);
 	return v;
 }
 
 static int
 sliceread(struct imp *m, int r, struct sliceargs *a)
 {
-	size_t n2, n3 = 0, n4 = 0;
-	int rc;
+	size_t n2 = 0, n3 = 0, n4 = 0;
 
 	memset(a, 0, sizeof *a);
 	if (m->opset < 10) {
@@ -805,12 +811,20 @@ sliceread(struct imp *m, int r, struct sliceargs *a)
 		a->en = attcopy(m, "ends", &n2);
 		if (att(m, "axes"))
 			a->ax = attcopy(m, "axes", &n3);
-	} else if ((rc = cin(m, 1, "starts", &a->st, &a->n)) != 0 ||
-	    (rc = cin(m, 2, "ends", &a->en, &n2)) != 0 ||
-	    (in(m, 3) && (rc = cin(m, 3, "axes", &a->ax, &n3)) != 0) ||
-	    (in(m, 4) && (rc = cin(m, 4, "steps", &a->sp, &n4)) != 0)) {
-		sliceargs_free(a);
-		return rc;
+	} else {
+		/* read them all: the refusal names every one computed */
+		int c = (!in(m, 1) || cints(m, in(m, 1), &a->st, &a->n)) +
+		    (!in(m, 2) || cints(m, in(m, 2), &a->en, &n2)) +
+		    (in(m, 3) && cints(m, in(m, 3), &a->ax, &n3)) +
+		    (in(m, 4) && cints(m, in(m, 4), &a->sp, &n4));
+
+		if (c) {
+			sliceargs_free(a);
+			if (!in(m, 1) || !in(m, 2))
+				return nodeerr(m, "starts or ends is missing");
+			return refuse(m, "starts, ends, axes and steps must be "
+			    "constants");
+		}
 	}
 	if (n2 != a->n || (a->ax && n3 != a->n) || (a->sp && n4 != a->n) ||
 	    a->n > (size_t)r) {
@@ -932,7 +946,7 @@ fixidx(struct imp *m, const char *i, const int64_t *dims, int nd)
 		nodeerr(m, "indices of %s", dtype_name(t->dt));
 		return NULL;
 	}
-	if (cints(m, i, &v, &n) == 0) {
+	if (isconst(m, i) && cints(m, i, &v, &n) == 0) {
 		for (size_t k = 0; k < n; k++) {
 			int64_t dim = dims[nd > 1 ? k % (size_t)nd : 0];
 
@@ -1205,7 +1219,7 @@ static int
 padargs(struct imp *m, int64_t **p, size_t *np, double *val, int64_t **ax,
     size_t *nax)
 {
-	int rc;
+	int c;
 
 	*ax = NULL;
 	*nax = 0;
@@ -1214,21 +1228,26 @@ padargs(struct imp *m, int64_t **p, size_t *np, double *val, int64_t **ax,
 		*val = att_f(m, "value", 0);
 		return 0;
 	}
-	if ((rc = cin(m, 1, "pads", p, np)) != 0)
-		return rc;
-	if (in(m, 2)) {
+	if (!in(m, 1))
+		return nodeerr(m, "pads is missing");
+	/* both read before refusing: the refusal names each computed */
+	c = cints(m, in(m, 1), p, np) != 0;
+	c += in(m, 3) && cints(m, in(m, 3), ax, nax) != 0;
+	if (c) {
+		free(*p);
+		free(*ax);
+		*ax = NULL;
+		return refuse(m, "pads and axes must be constants");
+	}
+	if (in(m, 2) && isconst(m, in(m, 2))) {
 		double *v;
 		size_t n;
 
-		if (cfloats(m, in(m, 2), &v, &n) != 0)
-			*val = NAN;	/* computed: onnx_pad masks it in */
-		else
-			*val = n ? v[0] : 0;
+		cfloats(m, in(m, 2), &v, &n);
+		*val = n ? v[0] : 0;
 		free(v);
-	}
-	if (in(m, 3) && (rc = cin(m, 3, "axes", ax, nax)) != 0) {
-		free(*p);
-		return rc;
+	} else if (in(m, 2)) {
+		*val = NAN;	/* computed: onnx_pad masks it in */
 	}
 	return 0;
 }
@@ -1683,7 +1702,7 @@ onnx_compress(struct imp *m)
 {
 	const char *x = need(m, 0), *y;
 	const struct tdesc *t = ty(m, x);
-	int64_t axis = 0, dim, *idx, d[MAXR + 1];
+	int64_t axis = 0, dim, *idx;
 	double *v;
 	size_t n, cnt = 0;
 
@@ -1714,9 +1733,60 @@ onnx_compress(struct imp *m)
 	}
 	if (!att(m, "axis"))
 		x = reshape(m, x, 1, &dim, NULL);
-	memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
 	y = x ? emit(m, "gather", axisopt(axis), outname(m, 0), 2, x,
 	    i64s(m, idx, (int64_t)cnt)) : NULL;
 	free(idx);
 	return done(m, y);
+}
+
+/*
+ * ReverseSequence with constant lengths: rows (time, batch) of the
+ * input seen as [T * B, rest] gathered in the reversed order.
+ */
+int
+onnx_reversesequence(struct imp *m)
+{
+	const char *x = need(m, 0), *y;
+	const struct tdesc *t = ty(m, x);
+	int64_t ta = att_i(m, "time_axis", 0), ba = att_i(m, "batch_axis", 1);
+	int64_t *len, *idx, d2[2], nt, nb;
+	size_t n;
+	int rc;
+
+	if (!x)
+		return -1;
+	if (t->rank < 2 || !((ta == 0 && ba == 1) || (ta == 1 && ba == 0)))
+		return nodeerr(m, "time_axis %lld and batch_axis %lld for rank "
+		    "%d", (long long)ta, (long long)ba, t->rank);
+	if ((rc = cin(m, 1, "sequence_lens", &len, &n)) != 0)
+		return rc;
+	if (tdesc_numel(t) == 0) {
+		free(len);
+		return refuse(m, "an empty input");
+	}
+	nt = t->dims[ta];
+	nb = t->dims[ba];
+	if ((int64_t)n != nb) {
+		free(len);
+		return nodeerr(m, "%zu sequence lengths for a batch of %lld",
+		    n, (long long)nb);
+	}
+	idx = xcalloc((size_t)(nt * nb) + 1, sizeof *idx);
+	for (int64_t b = 0; b < nb; b++)
+		for (int64_t i = 0; i < nt; i++) {
+			int64_t l = len[b] < 0 ? 0 : len[b] > nt ? nt : len[b];
+			int64_t s = i < l ? l - 1 - i : i;
+
+			idx[ta == 0 ? i * nb + b : b * nt + i] = ta == 0 ?
+			    s * nb + b : b * nt + s;
+		}
+	free(len);
+	d2[0] = nt * nb;
+	d2[1] = (int64_t)(tdesc_numel(t) / (uint64_t)d2[0]);
+	y = reshape(m, x, 2, d2, NULL);
+	y = y ? emit(m, "gather", axisopt(0), NULL, 2, y, i64s(m, idx,
+	    d2[0])) : NULL;
+	free(idx);
+	return done(m, y ? reshape(m, y, t->rank, t->dims, outname(m, 0)) :
+	    NULL);
 }
