@@ -120,9 +120,7 @@ onnx_binary(struct imp *m)
 			return refuse(m, "pow on %s", dtype_name(dt));
 		b = castto(m, b, dt);
 	}
-	if (strcmp(op, "div") == 0 && !isfloat(dt))
-		return refuse(m, "integer division (WebNN's div on %s is not "
-		    "ONNX's truncation)", dtype_name(dt));
+	/* integer div truncates toward zero in WebNN, as in ONNX */
 	if (strcmp(op, "prelu") == 0 && !isfloat(dt))
 		return refuse(m, "prelu on %s", dtype_name(dt));
 	if (!b || !(y = emit(m, op, NULL, outname(m, 0), 2, a, b)))
@@ -376,6 +374,32 @@ onnx_isinf(struct imp *m)
 	return 0;
 }
 
+/* Integer Mod from WebNN's truncating div: the C remainder, moved
+ * into the divisor's sign unless fmod. */
+static const char *
+intmod(struct imp *m, const char *a, const char *b, int fmod,
+    const char *out)
+{
+	enum dtype dt = ty(m, a)->dt;
+	const char *q = emit(m, "div", NULL, NULL, 2, a, b), *r, *z, *c;
+
+	r = q ? emit(m, "sub", NULL, fmod || dt == DT_UINT8 ||
+	    dt == DT_UINT32 || dt == DT_UINT64 ? out : NULL, 2, a,
+	    emit(m, "mul", NULL, NULL, 2, q, b)) : NULL;
+	if (!r || fmod || dt == DT_UINT8 || dt == DT_UINT32 ||
+	    dt == DT_UINT64)
+		return r;
+	z = mkscalar(m, dt, 0);
+	/* r != 0 and (r < 0) != (b < 0): r + b */
+	c = emit(m, "logicalAnd", NULL, NULL, 2,
+	    emit(m, "notEqual", NULL, NULL, 2, r, z),
+	    emit(m, "notEqual", NULL, NULL, 2,
+	    emit(m, "lesser", NULL, NULL, 2, r, z),
+	    emit(m, "lesser", NULL, NULL, 2, b, z)));
+	return c ? emit(m, "where", NULL, out, 3, c,
+	    emit(m, "add", NULL, NULL, 2, r, b), r) : NULL;
+}
+
 int
 onnx_mod(struct imp *m)
 {
@@ -383,8 +407,12 @@ onnx_mod(struct imp *m)
 	enum dtype dt = ty(m, a)->dt;
 	int fmod = (int)att_i(m, "fmod", 0);
 
-	if (!isfloat(dt))
-		return refuse(m, "Mod on %s", dtype_name(dt));
+	if (!isfloat(dt)) {
+		if (!(y = intmod(m, a, b, fmod, outname(m, 0))))
+			return -1;
+		bind(m, 0, y);
+		return 0;
+	}
 	/* fmod: a - trunc(a / b) * b; else a - floor(a / b) * b */
 	q = emit(m, "div", NULL, NULL, 2, a, b);
 	if (q && fmod) {
