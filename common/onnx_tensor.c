@@ -86,6 +86,15 @@ normaxes(struct imp *m, const int64_t *v, size_t n, int r, uint32_t *ax)
 	return 0;
 }
 
+/* Most WebNN ops cannot take an empty tensor (a constant, here). */
+static int
+empty(struct imp *m, const char *x)
+{
+	if (x && tdesc_numel(ty(m, x)) == 0)
+		return refuse(m, "an empty input");
+	return 0;
+}
+
 static int
 rankok(struct imp *m, int r)
 {
@@ -122,6 +131,20 @@ numel(const int64_t *d, int r)
 	for (int i = 0; i < r; i++)
 		n *= (uint64_t)d[i];
 	return n;
+}
+
+/* An integer list attribute, copied (malloc'd). */
+static int64_t *
+attcopy(struct imp *m, const char *name, size_t *n)
+{
+	const int64_t *a;
+	int64_t *v;
+
+	*n = att_ints(m, name, &a);
+	v = xcalloc(*n + 1, sizeof *v);
+	if (*n)
+		memcpy(v, a, *n * sizeof *v);
+	return v;
 }
 
 /* x reshaped to dims (checked: same element count); constants directly. */
@@ -455,16 +478,13 @@ onnx_reshape(struct imp *m)
 	const struct tdesc *t = ty(m, x);
 	int allowzero = m->opset >= 14 ? (int)att_i(m, "allowzero", 0) : 0;
 	int64_t *s = NULL, d[MAXR + 1], known = 1;
-	const int64_t *as;
 	size_t n;
 	int rc, minus = -1;
 
 	if (!x)
 		return -1;
 	if (m->opset < 5) {
-		n = att_ints(m, "shape", &as);
-		s = xcalloc(n + 1, sizeof *s);
-		memcpy(s, as, n * sizeof *s);
+		s = attcopy(m, "shape", &n);
 	} else if ((rc = cin(m, 1, "shape", &s, &n)) != 0) {
 		return rc;
 	}
@@ -520,14 +540,10 @@ onnx_flatten(struct imp *m)
 static int
 axesof(struct imp *m, int64_t **v, size_t *n, int *given)
 {
-	const int64_t *a;
-
 	*given = 1;
 	if (m->opset < 13) {
-		*n = att_ints(m, "axes", &a);
 		*given = att(m, "axes") != NULL;
-		*v = xcalloc(*n + 1, sizeof **v);
-		memcpy(*v, a, *n * sizeof **v);
+		*v = attcopy(m, "axes", n);
 		return 0;
 	}
 	if (!in(m, 1)) {
@@ -681,14 +697,11 @@ onnx_concat(struct imp *m)
 static int
 splitsizes(struct imp *m, int64_t dim, int k, int64_t **s)
 {
-	const int64_t *a;
 	size_t n;
 	int rc;
 
 	if (m->opset < 13 && att(m, "split")) {
-		n = att_ints(m, "split", &a);
-		*s = xcalloc(n + 1, sizeof **s);
-		memcpy(*s, a, n * sizeof **s);
+		*s = attcopy(m, "split", &n);
 	} else if (m->opset >= 13 && in(m, 1)) {
 		if ((rc = cin(m, 1, "split", s, &n)) != 0)
 			return rc;
@@ -729,6 +742,8 @@ onnx_split(struct imp *m)
 
 	if (!x || normaxis(m, att_i(m, "axis", 0), t->rank, &axis))
 		return -1;
+	if (empty(m, in(m, 0)))
+		return REFUSED;
 	if (k < 1 || k > 8192)
 		return nodeerr(m, "%d outputs", k);
 	if ((rc = splitsizes(m, t->dims[axis], k, &s)) != 0)
@@ -785,19 +800,6 @@ sliceargs_free(struct sliceargs *a)
 	free(a->en);
 	free(a->ax);
 	free(a->sp);
-}
-
-static int64_t *
-attcopy(struct imp *m, const char *name, size_t *n)
-{
-	const int64_t *a;
-	int64_t *v;
-
-	*n = att_ints(m, name, &a);
-	v = xcalloc(*n + 1, sizeof *v);
-	if (*n)
-		memcpy(v, a, *n * sizeof *v);
-	return v;
 }
 
 static int
@@ -990,6 +992,8 @@ onnx_gather(struct imp *m)
 	if (!x || !i || normaxis(m, att_i(m, "axis", 0), t->rank, &axis) ||
 	    !(i = fixidx(m, i, &t->dims[axis], 1)))
 		return -1;
+	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
+		return REFUSED;
 	if (tdesc_numel(ty(m, i)) == 0)
 		return refuse(m, "empty indices");
 	return done(m, emit(m, "gather", axisopt(axis), outname(m, 0), 2, x,
@@ -1006,6 +1010,8 @@ onnx_gatherelements(struct imp *m)
 	if (!x || !i || normaxis(m, att_i(m, "axis", 0), t->rank, &axis) ||
 	    !(i = fixidx(m, i, &t->dims[axis], 1)))
 		return -1;
+	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
+		return REFUSED;
 	return done(m, emit(m, "gatherElements", axisopt(axis),
 	    outname(m, 0), 2, x, i));
 }
@@ -1061,6 +1067,8 @@ onnx_gathernd(struct imp *m)
 
 	if (!x || !i)
 		return -1;
+	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
+		return REFUSED;
 	if (it->rank < 1 || t->rank < 1 || b < 0 || b >= it->rank ||
 	    b >= t->rank)
 		return nodeerr(m, "indices of rank %d, data of rank %d and "
@@ -1100,6 +1108,8 @@ onnx_scatterelements(struct imp *m)
 
 	if (!x || !i || !u)
 		return -1;
+	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
+		return REFUSED;
 	if ((rc = noreduction(m)) != 0)
 		return rc;
 	if (normaxis(m, att_i(m, "axis", 0), t->rank, &axis) ||
@@ -1119,6 +1129,8 @@ onnx_scatternd(struct imp *m)
 
 	if (!x || !i || !u)
 		return -1;
+	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
+		return REFUSED;
 	if ((rc = noreduction(m)) != 0)
 		return rc;
 	if (it->rank < 1 || (k = it->dims[it->rank - 1]) < 1 ||
@@ -1192,6 +1204,8 @@ onnx_tile(struct imp *m)
 
 	if (!x)
 		return -1;
+	if (empty(m, in(m, 0)))
+		return REFUSED;
 	if ((rc = cin(m, 1, "repeats", &s, &n)) != 0)
 		return rc;
 	if (n != (size_t)t->rank || rankok(m, t->rank)) {
@@ -1341,6 +1355,8 @@ onnx_pad(struct imp *m)
 
 	if (!x || rankok(m, t->rank))
 		return -1;
+	if (empty(m, in(m, 0)))
+		return REFUSED;
 	if (!wmode)
 		return refuse(m, "mode \"%s\"", mode);
 	if ((rc = padargs(m, &p, &np, &val, &axv, &nax)) != 0)
@@ -1432,6 +1448,8 @@ onnx_argminmax(struct imp *m)
 
 	if (!x || normaxis(m, att_i(m, "axis", 0), t->rank, &axis))
 		return -1;
+	if (empty(m, in(m, 0)))
+		return REFUSED;
 	a = (uint32_t)axis;
 	if (last) {
 		o = cJSON_CreateObject();
@@ -1535,6 +1553,8 @@ onnx_depthtospace(struct imp *m)
 
 	if (!x)
 		return -1;
+	if (empty(m, in(m, 0)))
+		return REFUSED;
 	if (t->rank != 4 || b < 1 || b > 65536)
 		return nodeerr(m, "input of rank %d, blocksize %lld", t->rank,
 		    (long long)b);
@@ -1578,6 +1598,8 @@ onnx_cumsum(struct imp *m)
 
 	if (!x)
 		return -1;
+	if (empty(m, in(m, 0)))
+		return REFUSED;
 	if (t->dt == DT_INT8 || t->dt == DT_UINT8)
 		return refuse(m, "cumulativeSum on %s", dtype_name(t->dt));
 	if ((rc = cin(m, 1, "axis", &v, &n)) != 0)
@@ -1621,6 +1643,8 @@ onnx_onehot(struct imp *m)
 	if (!i || !v || rankok(m, r) || normaxis(m, att_i(m, "axis", -1), r,
 	    &axis))
 		return -1;
+	if (empty(m, in(m, 0)))
+		return REFUSED;
 	if (!in(m, 1))
 		return nodeerr(m, "depth is missing");
 	if (cfloats(m, in(m, 1), &dv, &n) != 0)
@@ -1708,6 +1732,8 @@ onnx_compress(struct imp *m)
 
 	if (!x || rankok(m, t->rank))
 		return -1;
+	if (empty(m, in(m, 0)))
+		return REFUSED;
 	if (!in(m, 1))
 		return nodeerr(m, "condition is missing");
 	if (cfloats(m, in(m, 1), &v, &n) != 0)
