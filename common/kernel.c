@@ -114,6 +114,21 @@ kernel_prepare(struct graph *g, struct node *n, struct kcall *k)
 		c.in[i] = operand_type(graph_find(g, n->in[i]));
 	sc.in = c.in;
 	k->nout = n->nout;
+	/* the runtime's index arithmetic holds NNL_MAXRANK dimensions */
+	for (int i = 0; i < n->nin + n->nout; i++) {
+		const struct tdesc *t = i < n->nin ? c.in[i] :
+		    &n->types[i - n->nin];
+
+		if (t->rank > NNL_MAXRANK) {
+			rc = shape_err(&sc, "%s \"%s\" has rank %d; the C "
+			    "runtime handles ranks up to %d",
+			    i < n->nin ? "input" : "output", i < n->nin ?
+			    n->in[i] : n->out[i - n->nin], t->rank,
+			    NNL_MAXRANK);
+			free(c.in);
+			return rc;
+		}
+	}
 	rc = prepares[n->op](&c);
 	if (rc == 0 && !k->fn)
 		rc = shape_err(&sc, "%s: no kernel chosen", sc.d->name);

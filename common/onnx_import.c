@@ -45,6 +45,21 @@ static const struct arity {
 #undef ARITY
 };
 
+/* "2", "2 to 3" or "1 or more", in a static buffer. */
+static const char *
+range(int lo, int hi)
+{
+	static char s[48];
+
+	if (lo == hi)
+		snprintf(s, sizeof s, "%d", lo);
+	else if (hi >= 65535)
+		snprintf(s, sizeof s, "%d or more", lo);
+	else
+		snprintf(s, sizeof s, "%d to %d", lo, hi);
+	return s;
+}
+
 /* The node's operand counts against its operator's schema at the
  * model's opset (the newest version not after it). */
 static int
@@ -61,14 +76,11 @@ arity(struct imp *m)
 		return nodeerr(m, "%s is not an operator of opset %d",
 		    n->op_type, m->opset);
 	if ((int)n->n_input < a->minin || (int)n->n_input > a->maxin)
-		return nodeerr(m, "%zu inputs; %s-%d takes %d%s%d", n->n_input,
-		    n->op_type, a->since, a->minin, a->maxin > a->minin ?
-		    " to " : "", a->maxin > a->minin ? a->maxin : 0);
+		return nodeerr(m, "%zu inputs; %s-%d takes %s", n->n_input,
+		    n->op_type, a->since, range(a->minin, a->maxin));
 	if ((int)n->n_output < a->minout || (int)n->n_output > a->maxout)
-		return nodeerr(m, "%zu outputs; %s-%d gives %d%s%d",
-		    n->n_output, n->op_type, a->since, a->minout,
-		    a->maxout > a->minout ? " to " : "",
-		    a->maxout > a->minout ? a->maxout : 0);
+		return nodeerr(m, "%zu outputs; %s-%d gives %s", n->n_output,
+		    n->op_type, a->since, range(a->minout, a->maxout));
 	for (int i = 0; i < a->minin; i++)
 		if (!*n->input[i])
 			return nodeerr(m, "input %d is required", i);
@@ -469,10 +481,10 @@ fold(struct imp *m, struct node *n)
 	int nr = node_reads(n, &r), all = 1;
 
 	for (int j = 0; j < nr; j++)
-		all &= isconst(m, r[j]);
+		all &= isconst(m, r[j]) && tdesc_numel(ty(m, r[j])) > 0;
 	free(r);
 	if (!all || nr == 0)
-		return 1;
+		return 1;	/* (empty constants are never run) */
 	for (int j = 0; j < n->nout; j++) {
 		nb[j] = dtype_bytes(n->types[j].dt, tdesc_numel(&n->types[j]));
 		total += nb[j];

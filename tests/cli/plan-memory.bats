@@ -119,3 +119,16 @@ np.save("want.npy", (x - np.log(np.exp(x.astype(np.float64)).sum())).astype(np.f
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "an operand above the runtime's rank is an error that says so" {
+	cd "$BATS_TEST_TMPDIR"
+	cat > r9.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [1,1,1,1,1,1,1,2,2]}},
+ "nodes": [{"id": "y", "op": "reduceL2", "inputs": ["x"], "options": {"axes": [8]}}],
+ "outputs": {"y": "y"}}
+JSON
+	run --separate-stderr sh -c "'$BIN/nnl-shape-infer' r9.json | '$BIN/nnl-plan-memory'"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'node "y": input "x" has rank 9; the C runtime handles ranks up to 8'* ]]
+}
