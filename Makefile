@@ -18,12 +18,12 @@ ONNXOBJ = build/onnx/onnx.pb-c.o $(ONNX:%=build/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
 PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
-          emit-c run onnx-import
+          emit-c emit-js run onnx-import
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
-          kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse emitc \
+          kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse emitc emitjs \
           nnl_read nnl_model nnl_lower nnl_write \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
@@ -118,6 +118,14 @@ conformance: all
 	@/usr/bin/python3 tests/onnx/conformance.py \
 	    --expect tests/onnx/conformance.txt --report tests/onnx/conformance.txt
 
+# The same tests through nnl-emit-js: each module builds its graph
+# against a WebIDL-derived MLGraphBuilder in node (tests/js), and the
+# graph it built runs through the C back end.
+conformance-js: all
+	@/usr/bin/python3 tests/onnx/conformance.py --js \
+	    --expect tests/onnx/conformance-js.txt \
+	    --report tests/onnx/conformance-js.txt
+
 # Benchmarks: measurements, not pass/fail tests (shared machines are
 # noisy); see bench/.
 bench: all
@@ -152,5 +160,5 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all bench check check-clang conformance golden lint-man install clean
+.PHONY: all bench check check-clang conformance conformance-js golden lint-man install clean
 .PRECIOUS: build/passes/%.o build/common/%.o

@@ -8,3 +8,4 @@ make -s
 make -s check-clang
 make -s check
 make -s conformance
+make -s conformance-js

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """conformance: the ONNX backend node tests through nnl's C back end.
 
-Usage: conformance.py [--only SUBSTRING] [--report FILE] [--jobs N]
-                      [--data DIR] [--keep DIR] [--expect REPORT]
+Usage: conformance.py [--js] [--only SUBSTRING] [--report FILE]
+                      [--jobs N] [--data DIR] [--keep DIR] [--expect REPORT]
 
 Each test in DIR (default Debian's libonnx-testdata node tests) goes
 through nnl-onnx-import, nnc compile (shape-infer, fuse, plan-memory,
@@ -18,6 +18,12 @@ the importer's reason (an op or type nnl cannot express).  Closes with
 past its time limit, is a FAIL.  Exit status 1 when a run crashed or
 hung, or when a test the --expect report lists as PASS no longer
 passes; 0 otherwise.
+
+With --js the imported graph goes through nnl-emit-js instead; the
+module's buildGraph() runs in node against a WebIDL-derived stand-in
+for MLGraphBuilder (tests/js/webnn-stub.mjs), which refuses any call
+that does not match the specification, and the graph it recorded is
+what the C back end compiles and runs.
 """
 import argparse
 import glob
@@ -38,6 +44,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 BIN = os.path.join(ROOT, "bin")
 DATA = "/usr/share/libonnx-testdata/data/node"
 TIMEOUT = 120
+JS = False
 # Importer messages that mean "nnl cannot express this", not a bug.
 UNSUPPORTED = ("no WebNN equivalent", "cannot be expressed in WebNN",
                "has no equivalent in WebNN", "is not a tensor")
@@ -141,6 +148,23 @@ def build(test, d, tmp, consts, ins):
         return None, ("FAIL", "import: " + msg, False)
     else:
         return None, ("FAIL", "import: " + why(p), False)
+    if JS:
+        # through JavaScript: nnl-emit-js, the module run against the
+        # WebIDL stub, the graph it built back through the C back end
+        js = os.path.join(tmp, "model.js")
+        p = run([os.path.join(BIN, "nnl-emit-js"), "-o", js, g], cwd=tmp)
+        if crashed(p):
+            return None, ("FAIL", "nnl-emit-js crashed: " + why(p), True)
+        if p.returncode != 0:
+            return None, ("FAIL", "emit-js: " + why(p), False)
+        w = os.path.join(tmp, "g.weights")
+        p = run(["node", os.path.join(ROOT, "tests", "js", "record.mjs"), js] +
+                ([w] if os.path.exists(w) else []), cwd=tmp)
+        if p is None or p.returncode != 0:
+            return None, ("FAIL", "record: " + why(p), False)
+        g = os.path.join(tmp, "recorded.json")
+        with open(g, "wb") as f:
+            f.write(p.stdout)
     exe = os.path.join(tmp, "prog")
     p = run([os.path.join(BIN, "nnc"), "compile", "--emit", "exe", "-o",
              exe, g], cwd=tmp)
@@ -210,9 +234,13 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--keep")
+    ap.add_argument("--js", action="store_true", help="through "
+                    "nnl-emit-js and the WebIDL stub (tests/js)")
     ap.add_argument("--expect", help="a report: each test it lists as "
                     "PASS must still pass")
     a = ap.parse_args()
+    global JS
+    JS = a.js
     expect = set()
     if a.expect and os.path.exists(a.expect):
         with open(a.expect) as f:

@@ -1,0 +1,415 @@
+/*
+ * emitjs: a typed graph as an ES module that builds it with the W3C
+ * WebNN API: one MLGraphBuilder call per node, with the specification's
+ * signature (operands and positional parameters in the IDL's order,
+ * then an options dictionary of the spec's member names), constants
+ * from the weights file at the offsets of its manifest, and the helpers
+ * a page needs to load the weights and run the graph.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "emitjs.h"
+#include "weights.h"
+
+struct ej {
+	struct graph *g;
+	struct buf *b;
+	cJSON *ids;		/* operand name -> JS identifier */
+	cJSON *used;		/* identifiers taken */
+	struct manifest man;
+	int haveman;
+	unsigned long long wbytes;	/* the weights file's size */
+};
+
+static int
+reserved(const char *s)
+{
+	static const char *const w[] = {
+		"await", "break", "case", "catch", "class", "const",
+		"continue", "debugger", "default", "delete", "do", "else",
+		"enum", "export", "extends", "false", "finally", "for",
+		"function", "if", "import", "in", "instanceof", "let", "new",
+		"null", "return", "static", "super", "switch", "this", "throw",
+		"true", "try", "typeof", "var", "void", "while", "with",
+		"yield", "builder", "weights_buffer", "operand_input", "w",
+		"undefined", "NaN", "Infinity", "arguments", "eval", NULL,
+	};
+
+	for (int i = 0; w[i]; i++)
+		if (strcmp(s, w[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The JS identifier of an operand, made on first use. */
+static const char *
+ident(struct ej *e, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->ids, name);
+	struct buf b = { 0 };
+	char *s;
+
+	if (v)
+		return v->valuestring;
+	for (const char *p = name; *p; p++)
+		buf_putc(&b, isalnum((unsigned char)*p) || *p == '_' ||
+		    *p == '$' ? *p : '_');
+	if (!b.n || isdigit((unsigned char)b.s[0]) || reserved(b.s)) {
+		s = xasprintf("_%s", b.s ? b.s : "");
+		free(b.s);
+	} else {
+		s = b.s;
+	}
+	for (int k = 2; cJSON_GetObjectItemCaseSensitive(e->used, s); k++) {
+		char *t = xasprintf("%s_%d", s, k);
+
+		if (!cJSON_GetObjectItemCaseSensitive(e->used, t)) {
+			free(s);
+			s = t;
+			break;
+		}
+		free(t);
+	}
+	cJSON_AddTrueToObject(e->used, s);
+	cJSON_AddStringToObject(e->ids, name, s);
+	free(s);
+	return cJSON_GetObjectItemCaseSensitive(e->ids, name)->valuestring;
+}
+
+static void
+desc(struct buf *b, const struct tdesc *t)
+{
+	buf_printf(b, "{dataType: \"%s\", shape: [", dtype_name(t->dt));
+	for (int i = 0; i < t->rank; i++)
+		buf_printf(b, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+	buf_puts(b, "]}");
+}
+
+/* A JSON value as a JS literal (JSON is one). */
+static void
+literal(struct buf *b, const cJSON *v)
+{
+	json_put_value(b, v);
+}
+
+static int
+constant(struct ej *e, struct operand *c)
+{
+	struct buf *b = e->b;
+	const char *id = ident(e, c->name);
+	const struct tdesc *t = &c->desc;
+
+	buf_printf(b, "  const %s = builder.constant(", id);
+	if (c->init == INIT_SCALAR && t->rank == 0) {
+		int big = t->dt == DT_INT64 || t->dt == DT_UINT64;
+
+		buf_printf(b, "\"%s\", ", dtype_name(t->dt));
+		if (big)
+			buf_printf(b, "%lldn", (long long)c->value);
+		else
+			json_put_number(b, c->value);
+		buf_puts(b, ");\n");
+		return 0;
+	}
+	desc(b, t);
+	if (c->init == INIT_SCALAR) {
+		buf_printf(b, ", filled(\"%s\", %llu, ", dtype_name(t->dt),
+		    (unsigned long long)tdesc_numel(t));
+		json_put_number(b, c->value);
+		buf_puts(b, "));\n");
+	} else if (c->init == INIT_BYTES) {
+		buf_puts(b, ", new Uint8Array([");
+		for (size_t i = 0; i < c->nbytes; i++)
+			buf_printf(b, "%s%u", i ? ", " : "", c->bytes[i]);
+		buf_puts(b, "]));\n");
+	} else {
+		struct wtensor *wt = e->haveman ?
+		    manifest_find(&e->man, c->ref) : NULL;
+
+		if (!e->haveman) {
+			error("%s: constant \"%s\" is in a weights file, but the "
+			    "graph names none (nnl-parse attaches the files "
+			    "beside a graph)", e->g->src, c->name);
+			return -1;
+		}
+		if (!wt) {
+			error("%s: constant \"%s\": \"%s\" is not in the weights "
+			    "manifest", e->g->src, c->name, c->ref);
+			return -1;
+		}
+		buf_printf(b, ", w(%llu, %llu));\n",
+		    (unsigned long long)wt->offset,
+		    (unsigned long long)wt->length);
+	}
+	return 0;
+}
+
+/* One node: its outputs = builder.op(operands, params, {options}). */
+static int
+node(struct ej *e, struct node *n)
+{
+	const struct opdesc *d = op_get(n->op);
+	struct buf *b = e->b;
+	const cJSON *opt;
+	int first = 1, k = 0, nopt = 0;
+
+	if (d->nout != 0) {	/* the IDL returns one MLOperand */
+		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
+	} else {
+		buf_puts(b, "  const [");
+		for (int i = 0; i < n->nout; i++)
+			buf_printf(b, "%s%s", i ? ", " : "",
+			    ident(e, n->out[i]));
+		buf_puts(b, "] = ");
+	}
+	buf_printf(b, "builder.%s(", d->name);
+	if (d->variadic) {
+		buf_puts(b, "[");
+		for (int i = 0; i < n->nin; i++)
+			buf_printf(b, "%s%s", i ? ", " : "",
+			    ident(e, n->in[i]));
+		buf_puts(b, "]");
+		first = 0;
+	} else {
+		for (k = 0; k < n->nin; k++) {
+			buf_printf(b, "%s%s", first ? "" : ", ",
+			    ident(e, n->in[k]));
+			first = 0;
+		}
+	}
+	for (int i = 0; i < d->nparams; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options,
+		    d->params[i].name);
+
+		if (!v) {
+			error("%s: node \"%s\": %s without its parameter "
+			    "\"%s\"", e->g->src, n->id, d->name,
+			    d->params[i].name);
+			return -1;
+		}
+		buf_puts(b, first ? "" : ", ");
+		literal(b, v);
+		first = 0;
+	}
+	cJSON_ArrayForEach(opt, n->options) {
+		const struct argdesc *a = op_arg(d, opt->string);
+		int isparam = 0;
+
+		for (int i = 0; i < d->nparams; i++)
+			isparam |= strcmp(d->params[i].name, opt->string) == 0;
+		if (isparam || cJSON_IsNull(opt))
+			continue;
+		buf_printf(b, "%s%s%s: ", nopt ? ", " : first ? "{" : ", {",
+		    opt->string, "");
+		if (a && a->type == AT_OPERAND && cJSON_IsString(opt))
+			buf_puts(b, ident(e, opt->valuestring));
+		else
+			literal(b, opt);
+		nopt++;
+		first = 0;
+	}
+	buf_puts(b, nopt ? "});\n" : ");\n");
+	return 0;
+}
+
+static void
+prologue(struct ej *e)
+{
+	struct graph *g = e->g;
+	struct buf *b = e->b;
+
+	buf_printf(b, "// %s: the graph \"%s\" as W3C WebNN graph-building "
+	    "code,\n// written by nnl-emit-js.  Constants are read from the "
+	    "weights file\n// %s at the offsets of its manifest.\n\n",
+	    g->name ? g->name : "model", g->name ? g->name : "model",
+	    g->weights_file ? path_basename(g->weights_file) : "(none)");
+	buf_puts(b, "export const inputs = {\n");
+	for (size_t i = 0; i < g->ninputs; i++) {
+		buf_puts(b, "  ");
+		json_put_string(b, g->inputs[i]->name);
+		buf_puts(b, ": ");
+		desc(b, &g->inputs[i]->desc);
+		buf_puts(b, i + 1 < g->ninputs ? ",\n" : "\n");
+	}
+	buf_puts(b, "};\n\nexport const outputs = {\n");
+	for (size_t i = 0; i < g->noutputs; i++) {
+		struct operand *o = graph_find(g, g->outputs[i].ref);
+
+		buf_puts(b, "  ");
+		json_put_string(b, g->outputs[i].name);
+		buf_puts(b, ": ");
+		desc(b, operand_type(o));
+		buf_puts(b, i + 1 < g->noutputs ? ",\n" : "\n");
+	}
+	buf_printf(b, "};\n\n// The weights file the constants come from: its "
+	    "size and header.\nexport const weightsFile = {name: ");
+	json_put_string(b, g->weights_file ? path_basename(g->weights_file) :
+	    "");
+	buf_printf(b, ", bytes: %llu};\n\n", e->wbytes);
+}
+
+/* The runtime half: typed arrays, the weights check, running. */
+static const char helpers[] =
+"const ARRAYS = {float32: Float32Array, float16: Uint16Array,\n"
+"  int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array,\n"
+"  uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array};\n"
+"\n"
+"function filled(dataType, n, value) {\n"
+"  const T = ARRAYS[dataType];\n"
+"  const big = dataType === \"int64\" || dataType === \"uint64\";\n"
+"  return new T(n).fill(big ? BigInt(value) : value);\n"
+"}\n"
+"\n"
+"// Check a weights file (an ArrayBuffer) before reading constants from\n"
+"// it: its size, the \"WGWT\" magic and the format version.\n"
+"export function checkWeights(buffer) {\n"
+"  if (weightsFile.bytes === 0) return;\n"
+"  if (!(buffer instanceof ArrayBuffer) && !ArrayBuffer.isView(buffer))\n"
+"    throw new TypeError(`weights: expected an ArrayBuffer, got ${typeof buffer}`);\n"
+"  const bytes = ArrayBuffer.isView(buffer) ?\n"
+"    new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) :\n"
+"    new Uint8Array(buffer);\n"
+"  if (bytes.length !== weightsFile.bytes)\n"
+"    throw new Error(`weights: ${weightsFile.name} has ${weightsFile.bytes} bytes, this buffer ${bytes.length}`);\n"
+"  const magic = String.fromCharCode(bytes[0], bytes[1], bytes[2], bytes[3]);\n"
+"  if (magic !== \"WGWT\")\n"
+"    throw new Error(`weights: not a WGWT weights file (magic \"${magic}\")`);\n"
+"  return bytes;\n"
+"}\n"
+"\n"
+"// Fetch the weights file (by default beside this module) and check it.\n"
+"export async function loadWeights(url = new URL(weightsFile.name, import.meta.url)) {\n"
+"  const response = await fetch(url);\n"
+"  if (!response.ok) throw new Error(`weights: ${url}: HTTP ${response.status}`);\n"
+"  const buffer = await response.arrayBuffer();\n"
+"  checkWeights(buffer);\n"
+"  return buffer;\n"
+"}\n"
+"\n"
+"// A WebNN context, or a clear error where the browser has none.\n"
+"export async function createContext(options = {}) {\n"
+"  const ml = globalThis.navigator && globalThis.navigator.ml;\n"
+"  if (!ml || typeof ml.createContext !== \"function\")\n"
+"    throw new Error(\"WebNN is not available: this browser has no navigator.ml \" +\n"
+"      \"(enable WebNN, or use a browser that ships it)\");\n"
+"  try {\n"
+"    return await ml.createContext(options);\n"
+"  } catch (err) {\n"
+"    throw new Error(`WebNN is not available: createContext failed: ${err.message}`);\n"
+"  }\n"
+"}\n"
+"\n"
+"// Build the graph: inputs declared with their descriptors, every node\n"
+"// added by loadModelGraph, the outputs named.\n"
+"export async function buildGraph(context, weights) {\n"
+"  const builder = new MLGraphBuilder(context);\n"
+"  const operands = {};\n"
+"  for (const [name, d] of Object.entries(inputs))\n"
+"    operands[name] = builder.input(name, {dataType: d.dataType, shape: d.shape});\n"
+"  const names = Object.keys(inputs);\n"
+"  const result = loadModelGraph(names.length === 1 ? operands[names[0]] : operands,\n"
+"    weights, builder);\n"
+"  const outs = Object.keys(outputs);\n"
+"  return await builder.build(outs.length === 1 ? {[outs[0]]: result} : result);\n"
+"}\n"
+"\n"
+"// Run a built graph: inputs by name (typed arrays), outputs by name.\n"
+"export async function run(context, graph, values) {\n"
+"  const ins = {}, outs = {}, result = {};\n"
+"  for (const [name, d] of Object.entries(inputs)) {\n"
+"    ins[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, writable: true});\n"
+"    context.writeTensor(ins[name], values[name]);\n"
+"  }\n"
+"  for (const [name, d] of Object.entries(outputs))\n"
+"    outs[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, readable: true});\n"
+"  context.dispatch(graph, ins, outs);\n"
+"  for (const [name, d] of Object.entries(outputs))\n"
+"    result[name] = new ARRAYS[d.dataType](await context.readTensor(outs[name]));\n"
+"  return result;\n"
+"}\n\n";
+
+int
+emitjs(struct graph *g, char **out)
+{
+	struct ej e;
+	struct buf b = { 0 };
+	size_t *order = xmalloc((g->nnodes + 1) * sizeof *order);
+	int rc = -1;
+
+	memset(&e, 0, sizeof e);
+	e.g = g;
+	e.b = &b;
+	e.ids = cJSON_CreateObject();
+	e.used = cJSON_CreateObject();
+	if (g->manifest_file) {
+		struct stat st;
+
+		if (manifest_load(g->manifest_file, &e.man) != 0)
+			goto out;
+		e.haveman = 1;
+		if (!g->weights_file || stat(g->weights_file, &st) != 0) {
+			error("%s: %s: %s", g->src, g->weights_file ?
+			    g->weights_file : "weights file", strerror(errno));
+			goto out;
+		}
+		e.wbytes = (unsigned long long)st.st_size;
+	}
+	if (graph_toposort(g, order) != g->nnodes) {
+		error("%s: the graph has a cycle: run nnl-reorder", g->src);
+		goto out;
+	}
+	prologue(&e);
+	buf_puts(&b, helpers);
+	buf_puts(&b, "// The graph, as OnnxConverter's generated code has it: "
+	    "operand_input is\n// the input operand (an object of them by "
+	    "name when there are several),\n// weights_buffer the weights "
+	    "file's ArrayBuffer.\nexport function loadModelGraph(operand_"
+	    "input, weights_buffer, builder) {\n");
+	buf_puts(&b, "  const bytes = checkWeights(weights_buffer);\n"
+	    "  const w = (offset, length) => bytes.subarray(offset, offset + "
+	    "length);\n");
+	for (size_t i = 0; i < g->ninputs; i++) {
+		const char *id = ident(&e, g->inputs[i]->name);
+
+		if (g->ninputs == 1)
+			buf_printf(&b, "  const %s = operand_input;\n", id);
+		else {
+			buf_printf(&b, "  const %s = operand_input[", id);
+			json_put_string(&b, g->inputs[i]->name);
+			buf_puts(&b, "];\n");
+		}
+	}
+	for (size_t i = 0; i < g->nconsts; i++)
+		if (constant(&e, g->consts[i]) != 0)
+			goto out;
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (node(&e, g->nodes[order[i]]) != 0)
+			goto out;
+	if (g->noutputs == 1) {
+		buf_printf(&b, "  return %s;\n}\n",
+		    ident(&e, g->outputs[0].ref));
+	} else {
+		buf_puts(&b, "  return {");
+		for (size_t i = 0; i < g->noutputs; i++) {
+			buf_puts(&b, i ? ", " : "");
+			json_put_string(&b, g->outputs[i].name);
+			buf_printf(&b, ": %s", ident(&e, g->outputs[i].ref));
+		}
+		buf_puts(&b, "};\n}\n");
+	}
+	*out = b.s;
+	b.s = NULL;
+	rc = 0;
+out:
+	if (e.haveman)
+		manifest_free(&e.man);
+	cJSON_Delete(e.ids);
+	cJSON_Delete(e.used);
+	free(order);
+	free(b.s);
+	return rc;
+}

@@ -1,0 +1,20 @@
+/*
+ * emitjs: a typed graph as an ES module of W3C WebNN graph-building
+ * code (emitjs.c).
+ */
+#ifndef NNL_EMITJS_H
+#define NNL_EMITJS_H
+
+#include "graph.h"
+
+/*
+ * The module's text (malloc'd): inputs and outputs with their
+ * descriptors, loadModelGraph(operand_input, weights_buffer, builder),
+ * buildGraph(context, weights), run(context, graph, inputs),
+ * loadWeights(), checkWeights() and createContext().  Constants in the
+ * weights file are read at the offsets of the graph's manifest.
+ * Returns 0, or -1 after reporting.
+ */
+int emitjs(struct graph *g, char **out);
+
+#endif

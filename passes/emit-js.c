@@ -1,0 +1,55 @@
+/*
+ * emit-js: a graph as JavaScript that builds it with the W3C WebNN API,
+ * for browsers to run with no framework and no load-time graph work.
+ */
+#define _DEFAULT_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emitjs.h"
+#include "graph.h"
+#include "shape.h"
+#include "util.h"
+
+NNL_NORETURN static void
+usage(void)
+{
+	fprintf(stderr, "usage: nnl-emit-js [-o file.js] [file]\n");
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *out = NULL;
+	struct graph *g;
+	char *js = NULL;
+	int c, rc;
+
+	setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		default: usage();
+		}
+	}
+	if (argc - optind > 1)
+		usage();
+	g = graph_load(optind < argc ? argv[optind] : "-");
+	if (!g)
+		return 1;
+	/* the types say what each input and output is */
+	rc = shape_infer(g) == 0 && emitjs(g, &js) == 0 ?
+	    writefile_atomic(out, js, strlen(js)) : -1;
+	free(js);
+	graph_free(g);
+	if (rc != 0)
+		return 1;
+	return close_stdout();
+}

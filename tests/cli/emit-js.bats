@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# nnl-emit-js: modules whose calls match the WebNN IDL (checked by the
+# WebIDL-derived stub in tests/js), whose recorded graph computes what
+# the original does through the C back end, and a stub that does refuse
+# calls the IDL does not allow.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	BIN="$ROOT/bin"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "a module's graph, recorded through the IDL stub, computes the original's outputs" {
+	cp -r "$ROOT/examples/import_test" .
+	"$BIN/nnl-onnx-import" -o mlp.json import_test/model.onnx
+	"$BIN/nnl-emit-js" -o mlp.js mlp.json
+	grep -q 'export function loadModelGraph(operand_input, weights_buffer, builder)' mlp.js
+	grep -q 'const r = builder.relu(h);' mlp.js
+	node "$ROOT/tests/js/record.mjs" mlp.js > rec.json
+	run "$BIN/nnc" test --input import_test/input.npy \
+	    --expected import_test/expected.npy rec.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "weights come from the weights file at the manifest's offsets" {
+	/usr/bin/python3 "$ROOT/tests/data/nnl-write/make_cnn.py" .
+	run "$BIN/nnl-emit-js" cnn.json
+	[ "$status" -eq 1 ] && [[ "$output" == *'constant "cw" is in a weights file, but the graph names none'* ]]
+	"$BIN/nnl-parse" cnn.json | "$BIN/nnl-emit-js" -o cnn.js
+	grep -q 'builder.constant({dataType: "float32", shape: \[4, 3, 3, 3\]}, w(' cnn.js
+	grep -q 'builder.conv2d(x, cw, {padding: \[1, 1, 1, 1\], bias: cb})' cnn.js
+	grep -q 'builder.softmax(d, 1)' cnn.js
+	node "$ROOT/tests/js/record.mjs" cnn.js cnn.weights > rec.json
+	/usr/bin/python3 -c 'import numpy as np
+x = np.load("in_hwc.npy").transpose(2, 0, 1)[None].copy()
+np.save("in.npy", x)'
+	"$BIN/nnc" compile -o orig cnn.json
+	"$BIN/nnc" compile -o recd rec.json
+	/usr/bin/python3 -c 'import numpy as np; open("in.bin","wb").write(np.load("in.npy").tobytes())'
+	./orig < in.bin > a.bin
+	./recd < in.bin > b.bin
+	cmp a.bin b.bin
+	# a weights buffer of the wrong size is refused by the module
+	head -c 100 cnn.weights > short.weights
+	run node "$ROOT/tests/js/record.mjs" cnn.js short.weights
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"weights: cnn.weights has "*" bytes, this buffer 100"* ]]
+}
+
+@test "the stub refuses calls that do not match the WebNN IDL" {
+	cat > bad.mjs <<'JS'
+import { createStub } from "STUB";
+const s = createStub();
+const b = new s.MLGraphBuilder(s.context);
+const x = b.input("x", {dataType: "float32", shape: [2, 3]});
+const tries = [
+  () => b.softmax(x, {axis: 1}),             // webnn-graph's trailing object
+  () => b.relu(x, {alpah: 1}),               // an option the IDL lacks
+  () => b.conv2d(x, x, {padding: [1, 1]}, 3), // too many arguments
+  () => b.transpose(x, {permutation: [1, -1]}),
+  () => b.cast(x, "float64"),
+  () => b.input("y", {dataType: "float32"}),  // shape is required
+  () => b.nosuchop(x),
+];
+for (const t of tries) {
+  try { t(); console.log("accepted"); } catch (e) { console.log("refused: " + e.message); }
+}
+console.log(b.softmax(x, 1) ? "softmax(x, 1) ok" : "");
+JS
+	sed -i "s|STUB|$ROOT/tests/js/webnn-stub.mjs|" bad.mjs
+	run node bad.mjs
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^refused' <<< "$output")" -eq 7 ]
+	[[ "$output" == *'softmax(): argument 2 (axis): expected an unsigned long, got an object'* ]]
+	[[ "$output" == *'has no member "alpah"'* ]]
+	[[ "$output" == *'"float64" is not a value of MLOperandDataType'* ]]
+	[[ "$output" == *'needs its member "shape"'* ]]
+	[[ "$output" == *"softmax(x, 1) ok"* ]]
+}
+
+@test "usage errors exit 2" {
+	run "$BIN/nnl-emit-js" -x
+	[ "$status" -eq 2 ]
+	run node "$ROOT/tests/js/record.mjs"
+	[ "$status" -eq 2 ]
+}
