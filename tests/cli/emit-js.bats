@@ -89,3 +89,40 @@ JS
 	run node "$ROOT/tests/js/record.mjs"
 	[ "$status" -eq 2 ]
 }
+
+@test "every example and resnet_head: the recorded graph gives the C outputs exactly" {
+	/usr/bin/python3 "$ROOT/examples/make_examples.py" vgg_block \
+	    feature_extractor > /dev/null
+	/usr/bin/python3 "$ROOT/examples/resnet_head/make_weights.py" rw
+	"$BIN/nnl-pack-weights" pack -o resnet_head.weights rw
+	cp "$ROOT/examples/resnet_head/resnet_head.webnn" .
+	/usr/bin/python3 -c 'import numpy as np
+np.save("rh_in.npy", np.random.default_rng(3).standard_normal((1, 2048)).astype(np.float32))'
+	n=0
+	for m in "$ROOT"/examples/*/*.nnl resnet_head.webnn; do
+		e=$(basename "${m%.*}")
+		d=$(dirname "$m")
+		in="$d/test_input.npy"
+		[ "$e" = resnet_head ] && in=rh_in.npy
+		"$BIN/nnl-parse" -w "$e.weights" -m "$e.manifest.json" -o "$e.json" "$m"
+		"$BIN/nnl-emit-js" -o "$e.js" "$e.json"
+		node "$ROOT/tests/js/record.mjs" "$e.js" "$e.weights" \
+		    "$e.manifest.json" > "$e.rec.json"
+		# a model without main() (io "none") gets one for the comparison
+		/usr/bin/python3 -c 'import json, sys
+g = json.load(open(sys.argv[1]))
+g.get("nnl", {}).get("config", {}).pop("io", None)
+json.dump(g, open(sys.argv[1], "w"))' "$e.json"
+		"$BIN/nnc" compile -o "$e.orig" "$e.json"
+		"$BIN/nnc" compile -o "$e.recd" "$e.rec.json"
+		/usr/bin/python3 -c 'import numpy as np, sys
+open(sys.argv[2], "wb").write(np.load(sys.argv[1]).astype(np.float32).tobytes())' "$in" "$e.in"
+		"./$e.orig" < "$e.in" > "$e.a"
+		"./$e.recd" < "$e.in" > "$e.b"
+		cmp "$e.a" "$e.b"
+		[ -s "$e.a" ]
+		echo "$e: same $(stat -c %s "$e.a") bytes"
+		n=$((n + 1))
+	done
+	[ "$n" -eq 10 ]
+}

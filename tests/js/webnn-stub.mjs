@@ -165,7 +165,10 @@ function outputCount(op, args) {
 
 // ---- the stand-ins ----
 
-export function createStub(idlPath = new URL("../data/webnn.idl", import.meta.url)) {
+// createStub({idl, weightsRef}): weightsRef(view) may name the tensor of
+// a weights file a constant's bytes are (the graph then refers to it).
+export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.meta.url),
+  weightsRef = () => null } = {}) {
   const idl = parseIdl(readFileSync(idlPath, "utf8"));
   const check = make(idl);
   const graph = { inputs: {}, consts: {}, nodes: [], outputs: {} };
@@ -216,8 +219,9 @@ export function createStub(idlPath = new URL("../data/webnn.idl", import.meta.ur
       else {
         const b = ArrayBuffer.isView(args[1]) ?
           new Uint8Array(args[1].buffer, args[1].byteOffset, args[1].byteLength) : new Uint8Array(args[1]);
+        const ref = weightsRef(b);
         graph.consts[id] = { dataType: args[0].dataType, shape: args[0].shape,
-          init: { kind: "inlineBytes", bytes: Array.from(b) } };
+          init: ref ? { kind: "weights", ref } : { kind: "inlineBytes", bytes: Array.from(b) } };
       }
       return new MLOperand(id, graph);
     }
@@ -261,6 +265,10 @@ export function createStub(idlPath = new URL("../data/webnn.idl", import.meta.ur
       });
       return { format: "webnn-graph-json", version: 1, inputs: graph.inputs,
         consts: graph.consts, nodes, outputs: graph.outputs };
+    },
+    // The graph's constant count, for callers' summaries.
+    get nconsts() {
+      return Object.keys(graph.consts).length;
     },
   };
 }

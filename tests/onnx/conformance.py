@@ -158,8 +158,9 @@ def build(test, d, tmp, consts, ins):
         if p.returncode != 0:
             return None, ("FAIL", "emit-js: " + why(p), False)
         w = os.path.join(tmp, "g.weights")
+        mf = os.path.join(tmp, "g.manifest.json")
         p = run(["node", os.path.join(ROOT, "tests", "js", "record.mjs"), js] +
-                ([w] if os.path.exists(w) else []), cwd=tmp)
+                ([w, mf] if os.path.exists(w) else []), cwd=tmp)
         if p is None or p.returncode != 0:
             return None, ("FAIL", "record: " + why(p), False)
         g = os.path.join(tmp, "recorded.json")
