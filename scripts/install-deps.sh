@@ -5,7 +5,7 @@ set -eu
 pkgs="make gcc libc6-dev pkg-config libcjson-dev libxxhash-dev libzip-dev
 zlib1g-dev bats mandoc clang valgrind python3 python3-numpy python3-jsonschema
 python3-torch python3-torchvision python3-onnx protobuf-c-compiler
-libprotobuf-c-dev libonnx-dev libonnx-testdata nodejs gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+libprotobuf-c-dev libonnx-dev libonnx-testdata nodejs chromium gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |

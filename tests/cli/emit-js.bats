@@ -126,3 +126,28 @@ open(sys.argv[2], "wb").write(np.load(sys.argv[1]).astype(np.float32).tobytes())
 	done
 	[ "$n" -eq 10 ]
 }
+
+@test "headless Chromium loads an emitted module and shows its WebNN message" {
+	command -v chromium
+	cp -r "$ROOT/examples/import_test" .
+	"$BIN/nnl-onnx-import" -o mlp.json import_test/model.onnx
+	"$BIN/nnl-emit-js" -o model.js mlp.json
+	cp "$ROOT/tests/js/page.html" .
+	/usr/bin/python3 -m http.server 0 --bind 127.0.0.1 > srv.log 2>&1 &
+	srv=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q "port [0-9]" srv.log && break
+		sleep 0.5
+	done
+	port=$(grep -o "port [0-9]*" srv.log | head -n 1 | cut -d' ' -f2)
+	run timeout 120 chromium --headless --no-sandbox --disable-gpu \
+	    --user-data-dir="$BATS_TEST_TMPDIR/chrome" \
+	    --enable-features=WebMachineLearningNeuralNetwork \
+	    --virtual-time-budget=10000 --dump-dom \
+	    "http://127.0.0.1:$port/page.html"
+	kill "$srv"
+	status_line=$(grep -o '<pre id="status">[^<]*' <<< "$output")
+	echo "$status_line"
+	[[ "$status_line" == *"module loaded; WebNN is not available"* ]]
+	[[ "$status_line" != *uncaught* ]]
+}
