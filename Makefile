@@ -18,12 +18,12 @@ ONNXOBJ = build/onnx/onnx.pb-c.o $(ONNX:%=build/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
 PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
-          emit-c emit-js run onnx-import
+          emit-c emit-js run onnx-import cpu-partition
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
-          kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse emitc emitjs \
+          kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse emitc emitjs partition \
           nnl_read nnl_model nnl_lower nnl_write \
           npy npz weights
 UNIT    = $(COMMON_TESTS)

@@ -206,7 +206,8 @@ def graphschema(rows, dts):
                 "arena": {"$ref": "#/$defs/arena"},
                 "scratch": {"$ref": "#/$defs/scratch"},
                 "layer": {"$ref": "#/$defs/layer"},
-                "layerType": {"$ref": "#/$defs/layerType"}},
+                "layerType": {"$ref": "#/$defs/layerType"},
+                "placement": {"$ref": "#/$defs/placement"}},
             "allOf": [{"if": {"required": ["op"],
                               "properties": {"op": {"const": r[0]}}},
                        "then": {"$ref": "#/$defs/op." + r[0]}}
@@ -245,6 +246,22 @@ def graphschema(rows, dts):
                        k: {"type": "integer", "minimum": 0}
                        for k in ["align", "arenaBytes", "lowerBoundBytes",
                                  "weightsBytes"]}},
+        "placement": {"$comment": "nnl-cpu-partition: where the node "
+                                  "runs, its partition, and why on the CPU",
+                      "type": "object", "required": ["device", "partition"],
+                      "properties": {
+                          "device": {"enum": ["webnn", "cpu"]},
+                          "partition": {"type": "integer", "minimum": 0},
+                          "reason": {"type": "string"}}},
+        "partitions": {"$comment": "nnl-cpu-partition: the profile and "
+                                   "the counts",
+                       "type": "object",
+                       "required": ["profile", "webnnPartitions", "cpuNodes"],
+                       "properties": {
+                           "profile": {"type": "string"},
+                           "webnnPartitions": {"type": "integer",
+                                               "minimum": 0},
+                           "cpuNodes": {"type": "integer", "minimum": 0}}},
         "nnl": {"$comment": "nnl-parse, NNL models: NNL version and "
                             "the config block",
                 "type": "object",
@@ -262,7 +279,8 @@ def graphschema(rows, dts):
                     "(every pass carries them through).  The fields "
                     "nnl's passes add are defined under $defs (types, "
                     "activation, arena, scratch, layer, layerType, "
-                    "memory, nnl); those of later passes will be added "
+                    "memory, placement, partitions, nnl); those of later "
+                    "passes will be added "
                     "there as they land.  What a schema cannot say "
                     "(unique names, references that resolve, types with "
                     "one entry per output, const sizes, duplicate keys) "
@@ -286,6 +304,7 @@ def graphschema(rows, dts):
             "outputs": {"type": "object", "minProperties": 1,
                         "additionalProperties": nonempty()},
             "memory": {"$ref": "#/$defs/memory"},
+            "partitions": {"$ref": "#/$defs/partitions"},
             "nnl": {"$ref": "#/$defs/nnl"}},
         "$defs": defs}
 

@@ -9,6 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$top/examples" "$work/examples"
 ln -s "$top/tests" "$work/tests"
+ln -s "$top/pipelines" "$work/pipelines"
 /usr/bin/python3 "$top/examples/resnet_head/make_weights.py" "$work/w"
 "$top/bin/nnl-pack-weights" pack -o "$work/examples/resnet_head/resnet_head.weights" \
     "$work/w" || exit 1

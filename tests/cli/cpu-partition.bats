@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# nnl-cpu-partition: nodes placed by a support profile, with the reason;
+# partitions counted in rounds of CPU nodes; the shipped profiles are
+# what the generator makes from the WebIDL.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	BIN="$ROOT/bin"
+	P="$ROOT/pipelines/profiles"
+	cd "$BATS_TEST_TMPDIR"
+	cat > i64.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2, 3]},
+            "n": {"dataType": "int64", "shape": [2]}},
+ "nodes": [
+  {"id": "m", "op": "mul", "inputs": ["n", "n"], "options": {}},
+  {"id": "s", "op": "cast", "inputs": ["m"], "options": {"dataType": "float32"}},
+  {"id": "r", "op": "relu", "inputs": ["x"], "options": {}},
+  {"id": "s2", "op": "reshape", "inputs": ["s"], "options": {"newShape": [2, 1]}},
+  {"id": "y", "op": "add", "inputs": ["r", "s2"], "options": {}},
+  {"id": "z", "op": "sigmoid", "inputs": ["y"], "options": {}}],
+ "outputs": {"z": "z"}}
+JSON
+}
+
+place() {	# node id -> device/partition
+	/usr/bin/python3 -c 'import json, sys
+g = json.load(open(sys.argv[1]))
+for n in g["nodes"]:
+    p = n["placement"]
+    print(n["id"], p["device"], p["partition"])' "$1"
+}
+
+@test "without 64-bit integers the int64 arithmetic runs on the CPU, between two partitions" {
+	run --separate-stderr "$BIN/nnl-cpu-partition" -v -p "$P/cpu-no-int64.json" -o p.json i64.json
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *'node "m" (mul) runs on the CPU: a "n": data type int64'* ]]
+	[[ "$stderr" == *'node "s" (cast) runs on the CPU: input "m": data type int64'* ]]
+	run place p.json
+	[ "${lines[0]}" = "m cpu 0" ] && [ "${lines[1]}" = "s cpu 0" ]
+	[ "${lines[2]}" = "r webnn 0" ]
+	[ "${lines[3]}" = "s2 webnn 1" ] && [ "${lines[4]}" = "y webnn 1" ]
+	grep -q '"partitions": {"profile": "cpu-no-int64.json", "webnnPartitions": 2, "cpuNodes": 2}' p.json
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/../validate-schema.py" \
+	    "$ROOT/schema/webnn-graph.schema.json" p.json
+}
+
+@test "with every data type everything runs in one WebNN partition" {
+	"$BIN/nnl-cpu-partition" -p "$P/cpu.json" -o p.json i64.json
+	run place p.json
+	[[ "$output" != *cpu* ]]
+	grep -q '"webnnPartitions": 1, "cpuNodes": 0' p.json
+}
+
+@test "an op the profile lacks runs on the CPU; what reads it waits a round" {
+	/usr/bin/python3 - "$P/cpu.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+del p["mul"]
+json.dump(p, open("nomul.json", "w"))
+PY
+	run --separate-stderr "$BIN/nnl-cpu-partition" -v -p nomul.json -o p.json i64.json
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *'node "m" (mul) runs on the CPU: the profile has no mul'* ]]
+	run place p.json
+	[ "${lines[0]}" = "m cpu 0" ] && [ "${lines[1]}" = "s webnn 1" ]
+	[ "${lines[2]}" = "r webnn 0" ] && [ "${lines[5]}" = "z webnn 1" ]
+}
+
+@test "the shipped profiles are what gen-profiles.py makes from the IDL" {
+	/usr/bin/python3 "$ROOT/scripts/gen-profiles.py" .
+	cmp cpu.json "$P/cpu.json"
+	cmp cpu-no-int64.json "$P/cpu-no-int64.json"
+	[ "$(/usr/bin/python3 -c 'import json; print(len(json.load(open("cpu.json"))) - 5)')" -eq 95 ]
+}
+
+@test "bad profiles and usage" {
+	echo '[1, 2]' > bad.json
+	run "$BIN/nnl-cpu-partition" -p bad.json i64.json
+	[ "$status" -eq 1 ] && [[ "$output" == *"bad.json: not a support profile"* ]]
+	run "$BIN/nnl-cpu-partition" -p nothere.json i64.json
+	[ "$status" -eq 1 ] && [[ "$output" == *"nothere.json: No such file"* ]]
+	run "$BIN/nnl-cpu-partition" i64.json
+	[ "$status" -eq 2 ]
+}
