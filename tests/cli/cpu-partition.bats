@@ -86,3 +86,10 @@ PY
 	run "$BIN/nnl-cpu-partition" i64.json
 	[ "$status" -eq 2 ]
 }
+
+@test "CpuOps, run in node, agree with the C kernels on the same graphs" {
+	run node "$ROOT/tests/js/cpuops-check.mjs" "$BIN"
+	echo "$output" | grep -v '^ok' || true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cpuops: 33 agree with the C kernels, 0 differ"* ]]
+}
