@@ -149,13 +149,16 @@ install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man5 \
 	    $(DESTDIR)$(PREFIX)/share/man/man7 \
-	    $(DESTDIR)$(PREFIX)/share/nnl/schema
+	    $(DESTDIR)$(PREFIX)/share/nnl/schema \
+	    $(DESTDIR)$(PREFIX)/share/nnl/js $(DESTDIR)$(PREFIX)/share/nnl/profiles
 	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	ln -sf nnl-shape-infer $(DESTDIR)$(PREFIX)/bin/nnl-infer
 	cp man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	cp man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	cp schema/*.json $(DESTDIR)$(PREFIX)/share/nnl/schema/
+	cp common/rt/cpuops.mjs $(DESTDIR)$(PREFIX)/share/nnl/js/
+	cp pipelines/profiles/*.json $(DESTDIR)$(PREFIX)/share/nnl/profiles/
 
 clean:
 	rm -rf build bin

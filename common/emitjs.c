@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "emitjs.h"
+#include "eval.h"
 #include "weights.h"
 
 struct ej {
@@ -332,6 +333,353 @@ static const char helpers[] =
 "  return result;\n"
 "}\n\n";
 
+/* ---- partitions (nnl-cpu-partition's placement) ---- */
+
+/* The CpuOps functions (common/rt/cpuops.mjs). */
+static int
+cpuop(const char *op)
+{
+	static const char *const ops[] = {
+		"add", "sub", "mul", "div", "max", "min", "pow", "equal",
+		"notEqual", "greater", "greaterOrEqual", "lesser",
+		"lesserOrEqual", "logicalAnd", "logicalOr", "logicalXor",
+		"logicalNot", "abs", "neg", "sign", "identity", "relu", "cast",
+		"reshape", "expand", "where", "transpose", "concat", "slice",
+		"gather", "reduceSum", "reduceProduct", "reduceMax",
+		"reduceMin", "reduceMean", NULL,
+	};
+
+	for (int i = 0; ops[i]; i++)
+		if (strcmp(ops[i], op) == 0)
+			return 1;
+	return 0;
+}
+
+/* A node's placement: 1 CPU, 0 WebNN, -1 none; *part its partition. */
+static int
+placed(const struct node *n, int *part)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "placement");
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "device");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(p, "partition");
+
+	*part = cJSON_IsNumber(k) ? (int)k->valuedouble : 0;
+	if (!cJSON_IsString(d))
+		return -1;
+	return strcmp(d->valuestring, "cpu") == 0;
+}
+
+/* Where operand name is made: -1 outside any node (input, constant),
+ * else 1000 * part + cpu. */
+static int
+where(struct ej *e, const char *name)
+{
+	struct operand *o = graph_find(e->g, name);
+	int part, cpu;
+
+	if (!o || o->kind != OPND_NODE)
+		return -1;
+	cpu = placed(o->producer, &part);
+	return 1000 * part + (cpu == 1);
+}
+
+static int
+isgoutput(struct graph *g, const char *name)
+{
+	for (size_t i = 0; i < g->noutputs; i++)
+		if (strcmp(g->outputs[i].ref, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Does a node outside WebNN partition k (or a graph output) read it? */
+static int
+readoutside(struct ej *e, const char *name, int k)
+{
+	struct graph *g = e->g;
+
+	if (isgoutput(g, name))
+		return 1;
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		const char **r;
+		int nr = node_reads(n, &r), part, cpu = placed(n, &part);
+		int hit = 0;
+
+		for (int j = 0; j < nr; j++)
+			hit |= strcmp(r[j], name) == 0;
+		free(r);
+		if (hit && (cpu != 0 || part != k))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+descof(struct ej *e, const char *name)
+{
+	desc(e->b, operand_type(graph_find(e->g, name)));
+}
+
+/* The WebNN partitions and the CPU rounds between them. */
+static int
+emitparts(struct ej *e, const size_t *order)
+{
+	struct graph *g = e->g;
+	struct buf *b = e->b;
+	int np = 0, nr = 0;
+	cJSON *seen;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		int part, cpu = placed(g->nodes[i], &part);
+
+		if (cpu == 0 && part + 1 > np)
+			np = part + 1;
+		if (part + 1 > nr)
+			nr = part + 1;
+		if (cpu == 1 && !cpuop(g->nodes[i]->opname)) {
+			error("%s: node \"%s\" (%s) is placed on the CPU, and "
+			    "CpuOps has no %s", g->src, g->nodes[i]->id,
+			    g->nodes[i]->opname, g->nodes[i]->opname);
+			return -1;
+		}
+	}
+	buf_puts(b, "\n// ---- partitions: nnl-cpu-partition placed some nodes "
+	    "on the CPU ----\nimport { CpuOps, tensor, ARRAYS as CPU_ARRAYS } "
+	    "from \"./cpuops.mjs\";\n\n// Each WebNN partition's inputs and "
+	    "outputs.\nexport const partitions = [\n");
+	for (int k = 0; k < np; k++) {
+		seen = cJSON_CreateObject();
+		buf_puts(b, "  {inputs: {");
+		for (size_t i = 0, c = 0; i < g->nnodes; i++) {
+			struct node *n = g->nodes[order[i]];
+			const char **r;
+			int part, nr2 = node_reads(n, &r);
+
+			if (placed(n, &part) != 0 || part != k) {
+				free(r);
+				continue;
+			}
+			for (int j = 0; j < nr2; j++) {
+				struct operand *o = graph_find(g, r[j]);
+
+				if (o->kind == OPND_CONST || where(e, r[j]) ==
+				    1000 * k || cJSON_GetObjectItemCaseSensitive(
+				    seen, r[j]))
+					continue;
+				cJSON_AddTrueToObject(seen, r[j]);
+				buf_puts(b, c++ ? ", " : "");
+				json_put_string(b, r[j]);
+				buf_puts(b, ": ");
+				descof(e, r[j]);
+			}
+			free(r);
+		}
+		buf_puts(b, "}, outputs: {");
+		for (size_t i = 0, c = 0; i < g->nnodes; i++) {
+			struct node *n = g->nodes[order[i]];
+			int part;
+
+			if (placed(n, &part) != 0 || part != k)
+				continue;
+			for (int j = 0; j < n->nout; j++) {
+				if (!readoutside(e, n->out[j], k))
+					continue;
+				buf_puts(b, c++ ? ", " : "");
+				json_put_string(b, n->out[j]);
+				buf_puts(b, ": ");
+				descof(e, n->out[j]);
+			}
+		}
+		buf_puts(b, k + 1 < np ? "}},\n" : "}}\n");
+		cJSON_Delete(seen);
+	}
+	buf_puts(b, "];\n\n// Partition k's nodes on builder, from its input "
+	    "operands by name.\nexport function loadPartition(k, operands, "
+	    "weights_buffer, builder) {\n  const bytes = checkWeights("
+	    "weights_buffer);\n  const w = (offset, length) => bytes."
+	    "subarray(offset, offset + length);\n  switch (k) {\n");
+	for (int k = 0; k < np; k++) {
+		seen = cJSON_CreateObject();
+		buf_printf(b, "  case %d: {\n", k);
+		for (size_t i = 0; i < g->nnodes; i++) {
+			struct node *n = g->nodes[order[i]];
+			const char **r;
+			int part, nr2 = node_reads(n, &r);
+
+			if (placed(n, &part) != 0 || part != k) {
+				free(r);
+				continue;
+			}
+			for (int j = 0; j < nr2; j++) {
+				struct operand *o = graph_find(g, r[j]);
+
+				if (cJSON_GetObjectItemCaseSensitive(seen, r[j]) ||
+				    where(e, r[j]) == 1000 * k)
+					continue;
+				cJSON_AddTrueToObject(seen, r[j]);
+				if (o->kind == OPND_CONST) {
+					if (constant(e, o) != 0) {
+						free(r);
+						cJSON_Delete(seen);
+						return -1;
+					}
+					continue;
+				}
+				buf_printf(b, "  const %s = operands[",
+				    ident(e, r[j]));
+				json_put_string(b, r[j]);
+				buf_puts(b, "];\n");
+			}
+			free(r);
+			if (node(e, n) != 0) {
+				cJSON_Delete(seen);
+				return -1;
+			}
+		}
+		buf_puts(b, "  return {");
+		for (size_t i = 0, c = 0; i < g->nnodes; i++) {
+			struct node *n = g->nodes[order[i]];
+			int part;
+
+			if (placed(n, &part) != 0 || part != k)
+				continue;
+			for (int j = 0; j < n->nout; j++)
+				if (readoutside(e, n->out[j], k)) {
+					buf_puts(b, c++ ? ", " : "");
+					json_put_string(b, n->out[j]);
+					buf_printf(b, ": %s", ident(e, n->out[j]));
+				}
+		}
+		buf_puts(b, "};\n  }\n");
+		cJSON_Delete(seen);
+	}
+	buf_puts(b, "  }\n  throw new RangeError(`no partition ${k}`);\n}\n\n");
+	/* the CPU rounds */
+	buf_puts(b, "// The CPU nodes of round k, on the values held in JS.\n"
+	    "function cpuRound(k, v, bytes) {\n  const c = (dataType, shape, "
+	    "offset, length) =>\n    tensor(dataType, shape, new CPU_ARRAYS["
+	    "dataType](bytes.slice(offset, offset + length).buffer));\n"
+	    "  switch (k) {\n");
+	for (int k = 0; k < nr; k++) {
+		buf_printf(b, "  case %d:\n", k);
+		for (size_t i = 0; i < g->nnodes; i++) {
+			struct node *n = g->nodes[order[i]];
+			const struct opdesc *d = op_get(n->op);
+			int part;
+
+			if (placed(n, &part) != 1 || part != k)
+				continue;
+			for (int j = 0; j < n->nin; j++) {
+				struct operand *o = graph_find(g, n->in[j]);
+				struct wtensor *wt;
+
+				if (o->kind != OPND_CONST)
+					continue;
+				buf_puts(b, "    v[");
+				json_put_string(b, o->name);
+				if (o->init == INIT_WEIGHTS && e->haveman &&
+				    (wt = manifest_find(&e->man, o->ref))) {
+					buf_printf(b, "] = c(\"%s\", [",
+					    dtype_name(o->desc.dt));
+					for (int q = 0; q < o->desc.rank; q++)
+						buf_printf(b, "%s%lld", q ? ", " :
+						    "", (long long)o->desc.dims[q]);
+					buf_printf(b, "], %llu, %llu);\n",
+					    (unsigned long long)wt->offset,
+					    (unsigned long long)wt->length);
+				} else {
+					uint64_t nb;
+					unsigned char *cb = const_bytes(g, o, &nb);
+
+					if (!cb)
+						return -1;
+					buf_printf(b, "] = tensor(\"%s\", [",
+					    dtype_name(o->desc.dt));
+					for (int q = 0; q < o->desc.rank; q++)
+						buf_printf(b, "%s%lld", q ? ", " :
+						    "", (long long)o->desc.dims[q]);
+					buf_printf(b, "], new CPU_ARRAYS[\"%s\"](new "
+					    "Uint8Array([", dtype_name(o->desc.dt));
+					for (uint64_t q = 0; q < nb; q++)
+						buf_printf(b, "%s%u", q ? ", " : "",
+						    cb[q]);
+					buf_puts(b, "]).buffer));\n");
+					free(cb);
+				}
+			}
+			buf_puts(b, "    ");
+			if (n->nout != 1)
+				return error("%s: node \"%s\": CpuOps give one "
+				    "output", g->src, n->id), -1;
+			buf_puts(b, "v[");
+			json_put_string(b, n->out[0]);
+			buf_printf(b, "] = CpuOps.%s(", d->name);
+			if (d->variadic)
+				buf_puts(b, "[");
+			for (int j = 0; j < n->nin; j++) {
+				buf_puts(b, j ? ", " : "");
+				buf_puts(b, "v[");
+				json_put_string(b, n->in[j]);
+				buf_puts(b, "]");
+			}
+			buf_puts(b, d->variadic ? "], " : ", ");
+			json_put_value(b, n->options);
+			buf_puts(b, ");\n");
+		}
+		buf_puts(b, "    break;\n");
+	}
+	buf_puts(b, "  }\n}\n\n");
+	buf_printf(b, "%s", ""
+"// Build every partition's graph.\n"
+"export async function buildGraphs(context, weights) {\n"
+"  const graphs = [];\n"
+"  for (let k = 0; k < partitions.length; k++) {\n"
+"    const builder = new MLGraphBuilder(context);\n"
+"    const operands = {};\n"
+"    for (const [name, d] of Object.entries(partitions[k].inputs))\n"
+"      operands[name] = builder.input(name, {dataType: d.dataType, shape: d.shape});\n"
+"    graphs.push(await builder.build(loadPartition(k, operands, weights, builder)));\n"
+"  }\n"
+"  return graphs;\n"
+"}\n"
+"\n"
+"// Run the partitions in turn, the CPU rounds between them, on inputs\n"
+"// by name (typed arrays); the outputs by name.\n"
+"export async function runPartitioned(context, graphs, values, weights) {\n"
+"  const v = {}, result = {};\n"
+"  const bytes = checkWeights(weights) || new Uint8Array(0);\n"
+"  for (const [name, d] of Object.entries(inputs))\n"
+"    v[name] = tensor(d.dataType, d.shape, values[name]);\n");
+	buf_printf(b, "  for (let k = 0; k < %d; k++) {\n", nr);
+	buf_printf(b, "%s", ""
+"    if (k < graphs.length) {\n"
+"      const ins = {}, outs = {};\n"
+"      for (const [name, d] of Object.entries(partitions[k].inputs)) {\n"
+"        ins[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, writable: true});\n"
+"        context.writeTensor(ins[name], v[name].data);\n"
+"      }\n"
+"      for (const [name, d] of Object.entries(partitions[k].outputs))\n"
+"        outs[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, readable: true});\n"
+"      context.dispatch(graphs[k], ins, outs);\n"
+"      for (const [name, d] of Object.entries(partitions[k].outputs))\n"
+"        v[name] = tensor(d.dataType, d.shape, new CPU_ARRAYS[d.dataType](await context.readTensor(outs[name])));\n"
+"    }\n"
+"    cpuRound(k, v, bytes);\n"
+"  }\n");
+	buf_puts(b, "  const refs = {");
+	for (size_t i = 0; i < g->noutputs; i++) {
+		buf_puts(b, i ? ", " : "");
+		json_put_string(b, g->outputs[i].name);
+		buf_puts(b, ": ");
+		json_put_string(b, g->outputs[i].ref);
+	}
+	buf_puts(b, "};\n  for (const [name, ref] of Object.entries(refs)) "
+	    "result[name] = v[ref].data;\n  return result;\n}\n");
+	return 0;
+}
+
 int
 emitjs(struct graph *g, char **out)
 {
@@ -400,6 +748,15 @@ emitjs(struct graph *g, char **out)
 			buf_printf(&b, ": %s", ident(&e, g->outputs[i].ref));
 		}
 		buf_puts(&b, "};\n}\n");
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		int part;
+
+		if (placed(g->nodes[i], &part) == 1) {
+			if (emitparts(&e, order) != 0)
+				goto out;
+			break;
+		}
 	}
 	*out = b.s;
 	b.s = NULL;

@@ -93,3 +93,55 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"cpuops: 33 agree with the C kernels, 0 differ"* ]]
 }
+
+@test "without 64-bit integers: two WebNN partitions and CpuOps between them give one graph's outputs" {
+	"$BIN/nnl-reorder" i64.json > g.json
+	"$BIN/nnl-cpu-partition" -p "$P/cpu-no-int64.json" -o p.json g.json
+	"$BIN/nnl-emit-js" -o m.js p.json
+	grep -q 'export const partitions = \[' m.js
+	grep -q 'v\["m"\] = CpuOps.mul(v\["n"\], v\["n"\], {});' m.js
+	cp "$ROOT/common/rt/cpuops.mjs" .
+	/usr/bin/python3 -c 'import numpy as np
+np.save("x.npy", np.random.default_rng(1).standard_normal((2, 3)).astype(np.float32))
+np.save("n.npy", np.array([3, -2], np.int64))'
+	run node "$ROOT/tests/js/run-partitioned.mjs" "$BIN" m.js . - - x=x.npy n=n.npy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "2 WebNN partitions, 2 dispatches" ]
+	mkdir one
+	"$BIN/nnl-run" -d one g.json x=x.npy n=n.npy > /dev/null
+	cmp z.npy one/z.npy
+	/usr/bin/python3 -c 'import numpy as np
+x, n = np.load("x.npy"), np.load("n.npy")
+want = 1 / (1 + np.exp(-(np.maximum(x, 0) + (n * n).astype(np.float32).reshape(2, 1))))
+assert np.allclose(np.load("z.npy"), want, atol=1e-6)'
+}
+
+@test "an ONNX model's int64 indices: gathered by CpuOps, the rest in WebNN, as ONNX expects" {
+	d=/usr/share/libonnx-testdata/data/node/test_gather_negative_indices
+	"$BIN/nnl-onnx-import" -o g.json "$d/model.onnx"
+	"$BIN/nnl-cpu-partition" -p "$P/cpu-no-int64.json" -o p.json g.json
+	grep -q '"device": "cpu"' p.json
+	"$BIN/nnl-emit-js" -o m.js p.json
+	cp "$ROOT/common/rt/cpuops.mjs" .
+	/usr/bin/python3 - "$d" <<'PY'
+import glob, sys, numpy as np, onnx
+from onnx import numpy_helper
+d = sys.argv[1] + "/test_data_set_0/"
+ins = [numpy_helper.to_array(onnx.load_tensor(f)) for f in sorted(glob.glob(d + "input_*.pb"))]
+m = onnx.load(sys.argv[1] + "/model.onnx")
+names = [v.name for v in m.graph.input]
+with open("args", "w") as f:
+    for n, a in zip(names, ins):
+        np.save(n + ".npy", a)
+        f.write("%s=%s.npy\n" % (n, n))
+np.save("want.npy", numpy_helper.to_array(onnx.load_tensor(d + "output_0.pb")))
+print(m.graph.output[0].name, file=open("outname", "w"))
+PY
+	run node "$ROOT/tests/js/run-partitioned.mjs" "$BIN" m.js . - - $(cat args)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import numpy as np
+o = open("outname").read().strip()
+assert np.array_equal(np.load(o + ".npy"), np.load("want.npy"))'
+}

@@ -6,34 +6,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { ARRAYS, CpuOps, tensor } from "../../common/rt/cpuops.mjs";
+import { CpuOps, tensor } from "../../common/rt/cpuops.mjs";
+import { npyRead, npyWrite } from "./npy.mjs";
 
 const BIN = process.argv[2];
 const DIR = mkdtempSync(join(tmpdir(), "cpuops-"));
-const DESCR = {float32: "<f4", float16: "<f2", int32: "<i4", uint32: "<u4",
-  int64: "<i8", uint64: "<u8", int8: "|i1", uint8: "|u1"};
-
-function npyWrite(path, t) {
-  const shape = t.shape.length === 1 ? `(${t.shape[0]},)` : `(${t.shape.join(", ")})`;
-  let h = `{'descr': '${DESCR[t.dataType]}', 'fortran_order': False, 'shape': ${shape}, }`;
-  h += " ".repeat(63 - ((10 + h.length) % 64)) + "\n";
-  const head = Buffer.alloc(10);
-  head.write("\x93NUMPY", 0, "latin1");
-  head[6] = 1; head[7] = 0; head.writeUInt16LE(h.length, 8);
-  writeFileSync(path, Buffer.concat([head, Buffer.from(h, "latin1"),
-    Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength)]));
-}
-
-function npyRead(path) {
-  const b = readFileSync(path), n = b.readUInt16LE(8), h = b.toString("latin1", 10, 10 + n);
-  const descr = h.match(/'descr': '([^']+)'/)[1];
-  const dataType = Object.keys(DESCR).find((k) => DESCR[k] === descr || DESCR[k].slice(1) === descr.slice(1));
-  const shape = h.match(/'shape': \(([^)]*)\)/)[1].split(",").filter((s) => s.trim()).map(Number);
-  const raw = b.subarray(10 + n), T = ARRAYS[dataType];
-  const data = new T(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-  return {dataType, shape, data};
-}
-
 let seed = 7;
 function rnd() { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; }
 function gen(dataType, shape, lo = -50, hi = 50) {

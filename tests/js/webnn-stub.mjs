@@ -167,11 +167,14 @@ function outputCount(op, args) {
 
 // createStub({idl, weightsRef}): weightsRef(view) may name the tensor of
 // a weights file a constant's bytes are (the graph then refers to it).
+// run(graphJson, inputs) may execute a built graph for dispatch():
+// inputs and the result map names to {dataType, shape, data}.
 export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.meta.url),
-  weightsRef = () => null } = {}) {
+  weightsRef = () => null, run = null } = {}) {
   const idl = parseIdl(readFileSync(idlPath, "utf8"));
   const check = make(idl);
-  const graph = { inputs: {}, consts: {}, nodes: [], outputs: {} };
+  let graph = { inputs: {}, consts: {}, nodes: [], outputs: {} };
+  const built = [];
   let seq = 0;
 
   function resolve(name, args) {
@@ -196,6 +199,7 @@ export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.
     constructor(context) {
       if (!(context instanceof MLContext)) throw new TypeError("MLGraphBuilder: expected an MLContext");
       this.built = false;
+      this.graph = { inputs: {}, consts: {}, nodes: [], outputs: {} };
     }
   }
   for (const name of Object.keys(idl.methods)) {
@@ -203,6 +207,7 @@ export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.
       if (this.built) throw new Error(`${name}(): the builder has built its graph already`);
       const o = resolve(name, args);
       if (name === "build") this.built = true;
+      graph = this.graph;
       return record(name, o, args);
     };
   }
@@ -227,7 +232,9 @@ export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.
     }
     if (name === "build") {
       for (const [k, v] of Object.entries(args[0])) graph.outputs[k] = v.name;
-      return Promise.resolve({ graph });
+      const g = new MLGraph(toJson(graph));
+      built.push(g);
+      return Promise.resolve(g);
     }
     // an operation: operands first, then parameters, then options
     const node = { id: `n${seq++}`, op: name, inputs: [], options: {} };
@@ -251,21 +258,60 @@ export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.
     return node.outputs.map((x) => new MLOperand(x, graph));
   }
 
-  class MLContext {}
+  class MLGraph { constructor(json) { this.json = json; } }
+  class MLTensor {
+    constructor(d) { Object.assign(this, { dataType: d.dataType, shape: [...d.shape],
+      readable: !!d.readable, writable: !!d.writable, data: null }); }
+  }
+  const tensorType = "MLTensorDescriptor";
+  class MLContext {
+    async createTensor(d) {
+      const e = check(d, tensorType, "createTensor(): argument 1 (descriptor)");
+      if (e) throw new TypeError(e);
+      return new MLTensor(d);
+    }
+    writeTensor(t, data) {
+      if (!(t instanceof MLTensor) || !t.writable) throw new TypeError("writeTensor(): not a writable MLTensor");
+      const e = check(data, "AllowSharedBufferSource", "writeTensor(): argument 2");
+      if (e) throw new TypeError(e);
+      t.data = data.slice();
+    }
+    dispatch(g, ins, outs) {
+      if (!(g instanceof MLGraph)) throw new TypeError("dispatch(): argument 1 is not an MLGraph");
+      if (!run) throw new Error("dispatch(): this stub runs no graphs");
+      const vals = {};
+      for (const [k, t] of Object.entries(ins)) vals[k] = { dataType: t.dataType, shape: t.shape, data: t.data };
+      const res = run(g.json, vals);
+      for (const [k, t] of Object.entries(outs)) {
+        if (!t.readable) throw new TypeError(`dispatch(): output ${k} is not readable`);
+        t.data = res[g.json.outputs[k] ? k : k].data;
+      }
+    }
+    async readTensor(t) {
+      if (!(t instanceof MLTensor) || !t.readable) throw new TypeError("readTensor(): not a readable MLTensor");
+      return t.data.buffer.slice(t.data.byteOffset, t.data.byteOffset + t.data.byteLength);
+    }
+  }
   const context = new MLContext();
+
+  function toJson(gr) {
+    const nodes = gr.nodes.map((n) => {
+      const x = { id: n.id, op: n.op, inputs: n.inputs, options: n.options };
+      if (n.outputs.length !== 1 || n.outputs[0] !== n.id) x.outputs = n.outputs;
+      return x;
+    });
+    return { format: "webnn-graph-json", version: 1, inputs: gr.inputs,
+      consts: gr.consts, nodes, outputs: gr.outputs };
+  }
 
   return {
     MLGraphBuilder, MLContext, context,
-    // The graph built so far, as webnn-graph JSON.
+    // The graph the last builder built (or is building), as JSON.
     graph() {
-      const nodes = graph.nodes.map((n) => {
-        const x = { id: n.id, op: n.op, inputs: n.inputs, options: n.options };
-        if (n.outputs.length !== 1 || n.outputs[0] !== n.id) x.outputs = n.outputs;
-        return x;
-      });
-      return { format: "webnn-graph-json", version: 1, inputs: graph.inputs,
-        consts: graph.consts, nodes, outputs: graph.outputs };
+      return toJson(graph);
     },
+    // Every graph built, in order.
+    built,
     // The graph's constant count, for callers' summaries.
     get nconsts() {
       return Object.keys(graph.consts).length;
