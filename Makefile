@@ -94,6 +94,19 @@ build/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh
 build/rtsrc.o: build/rtsrc.c
 	$(CC) -c -o $@ build/rtsrc.c
 
+# XXH3 in JavaScript, pasted into every module nnl-emit-js writes.
+build/xxh3js.c: common/rt/xxh3.mjs scripts/embed.sh
+	@mkdir -p build
+	sh scripts/embed.sh nnl_xxh3js common/rt/xxh3.mjs > $@
+
+build/xxh3js.o: build/xxh3js.c
+	$(CC) -c -o $@ build/xxh3js.c
+
+bin/nnl-emit-js: build/passes/emit-js.o build/xxh3js.o build/libnnl.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ build/passes/emit-js.o build/xxh3js.o \
+	    build/libnnl.a $(LDLIBS)
+
 bin/nnl-emit-c: build/passes/emit-c.o build/rtsrc.o build/libnnl.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ build/passes/emit-c.o build/rtsrc.o \

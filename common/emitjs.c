@@ -16,6 +16,8 @@
 #include "eval.h"
 #include "weights.h"
 
+extern const char nnl_xxh3js[];	/* common/rt/xxh3.mjs */
+
 struct ej {
 	struct graph *g;
 	struct buf *b;
@@ -251,6 +253,23 @@ prologue(struct ej *e)
 	json_put_string(b, g->weights_file ? path_basename(g->weights_file) :
 	    "");
 	buf_printf(b, ", bytes: %llu};\n\n", e->wbytes);
+	buf_puts(b, "// Each tensor of the weights file: offset, length, "
+	    "XXH3-64.\nexport const weightsTensors = [\n");
+	for (size_t i = 0; e->haveman && i < e->man.n; i++) {
+		const struct wtensor *t = &e->man.t[i];
+
+		buf_puts(b, "  [");
+		json_put_string(b, t->name);
+		buf_printf(b, ", %llu, %llu, ", (unsigned long long)t->offset,
+		    (unsigned long long)t->length);
+		if (t->has_checksum)
+			buf_printf(b, "\"%016llx\"",
+			    (unsigned long long)t->checksum);
+		else
+			buf_puts(b, "null");
+		buf_puts(b, i + 1 < e->man.n ? "],\n" : "]\n");
+	}
+	buf_puts(b, "];\n\n");
 }
 
 /* The runtime half: typed arrays, the weights check, running. */
@@ -282,12 +301,26 @@ static const char helpers[] =
 "  return bytes;\n"
 "}\n"
 "\n"
-"// Fetch the weights file (by default beside this module) and check it.\n"
-"export async function loadWeights(url = new URL(weightsFile.name, import.meta.url)) {\n"
+"// Check every tensor of a weights buffer against its checksum; the\n"
+"// error names the first that differs.\n"
+"export function verifyWeights(buffer) {\n"
+"  const bytes = checkWeights(buffer);\n"
+"  for (const [name, offset, length, sum] of weightsTensors) {\n"
+"    if (sum === null) continue;\n"
+"    const got = xxh3(bytes.subarray(offset, offset + length)).toString(16).padStart(16, \"0\");\n"
+"    if (got !== sum)\n"
+"      throw new Error(`weights: tensor \"${name}\" is corrupt (XXH3-64 ${got}, the manifest says ${sum})`);\n"
+"  }\n"
+"  return bytes;\n"
+"}\n"
+"\n"
+"// Fetch the weights file (by default beside this module) and check it,\n"
+"// every tensor's checksum too unless verify is false.\n"
+"export async function loadWeights(url = new URL(weightsFile.name, import.meta.url), verify = true) {\n"
 "  const response = await fetch(url);\n"
 "  if (!response.ok) throw new Error(`weights: ${url}: HTTP ${response.status}`);\n"
 "  const buffer = await response.arrayBuffer();\n"
-"  checkWeights(buffer);\n"
+"  if (verify) verifyWeights(buffer); else checkWeights(buffer);\n"
 "  return buffer;\n"
 "}\n"
 "\n"
@@ -712,6 +745,9 @@ emitjs(struct graph *g, char **out)
 	}
 	prologue(&e);
 	buf_puts(&b, helpers);
+	buf_puts(&b, "// ---- XXH3-64, for verifyWeights ----\n");
+	buf_puts(&b, nnl_xxh3js);
+	buf_puts(&b, "\n");
 	buf_puts(&b, "// The graph, as OnnxConverter's generated code has it: "
 	    "operand_input is\n// the input operand (an object of them by "
 	    "name when there are several),\n// weights_buffer the weights "

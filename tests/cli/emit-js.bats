@@ -151,3 +151,48 @@ open(sys.argv[2], "wb").write(np.load(sys.argv[1]).astype(np.float32).tobytes())
 	[[ "$status_line" == *"module loaded; WebNN is not available"* ]]
 	[[ "$status_line" != *uncaught* ]]
 }
+
+@test "the modules' XXH3-64 is libxxhash's, and verifyWeights finds a flipped byte" {
+	cat > x.c <<'C'
+#include <stdio.h>
+#include <xxhash.h>
+int main(void) {
+	static unsigned char b[5000];
+	unsigned s = 12345;
+	for (int i = 0; i < 5000; i++) { s = s * 1103515245u + 12345u; b[i] = s >> 16; }
+	for (int n = 0; n <= 4999; n += n < 300 ? 1 : 97)
+		printf("%d %016llx\n", n, (unsigned long long)XXH3_64bits(b, n));
+	return 0;
+}
+C
+	cc -o x x.c -lxxhash
+	./x > c.txt
+	cat > x.mjs <<JS
+import { xxh3 } from "$ROOT/common/rt/xxh3.mjs";
+const b = new Uint8Array(5000);
+let s = 12345;
+for (let i = 0; i < 5000; i++) { s = (Math.imul(s, 1103515245) + 12345) >>> 0; b[i] = (s >>> 16) & 255; }
+for (let n = 0; n <= 4999; n += n < 300 ? 1 : 97)
+  console.log(n, xxh3(b.subarray(0, n)).toString(16).padStart(16, "0"));
+JS
+	node x.mjs > js.txt
+	[ "$(wc -l < c.txt)" -gt 300 ]
+	diff c.txt js.txt
+	/usr/bin/python3 "$ROOT/tests/data/nnl-write/make_cnn.py" .
+	"$BIN/nnl-parse" cnn.json | "$BIN/nnl-emit-js" -o cnn.js
+	cat > v.mjs <<'JS'
+import { readFileSync } from "node:fs";
+const m = await import("./cnn.js");
+const b = readFileSync("cnn.weights");
+const ab = b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+m.verifyWeights(ab);
+console.log("verified");
+const bad = new Uint8Array(ab.slice(0));
+bad[700] ^= 1;
+try { m.verifyWeights(bad.buffer); } catch (e) { console.log(e.message); }
+JS
+	run node v.mjs
+	echo "$output"
+	[ "${lines[0]}" = verified ]
+	[[ "${lines[1]}" == 'weights: tensor "fw" is corrupt (XXH3-64 '*', the manifest says '*')' ]]
+}
