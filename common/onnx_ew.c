@@ -25,18 +25,6 @@ isfloat(enum dtype dt)
 }
 
 /* x as type dt (x itself when it already is). */
-static const char *
-castto(struct imp *m, const char *x, enum dtype dt)
-{
-	cJSON *o;
-
-	if (!x || ty(m, x)->dt == dt)
-		return x;
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
-	return emit(m, "cast", o, NULL, 1, x);
-}
-
 int
 onnx_unary(struct imp *m)
 {
@@ -118,7 +106,7 @@ onnx_binary(struct imp *m)
 	if (strcmp(op, "pow") == 0) {
 		if (!isfloat(dt))
 			return refuse(m, "pow on %s", dtype_name(dt));
-		b = castto(m, b, dt);
+		b = imp_cast(m, b, dt);
 	}
 	/* integer div truncates toward zero in WebNN, as in ONNX */
 	if (strcmp(op, "prelu") == 0 && !isfloat(dt))

@@ -84,6 +84,14 @@ const char *emitv(struct imp *m, const char *op, cJSON *opts,
 int emitn(struct imp *m, const char *op, cJSON *opts, int nout,
     const char **names, int nin, const char *const *ins);
 
+/* x reshaped to dims (NULL when x is), as output out (NULL: fresh). */
+const char *imp_reshape(struct imp *m, const char *x, int rank,
+    const int64_t *dims, const char *out);
+/* x as type dt: x itself when it is already, NULL when x is. */
+const char *imp_cast(struct imp *m, const char *x, enum dtype dt);
+/* Bind output k to y: 0, or -1 when y is NULL (an error reported). */
+int imp_done(struct imp *m, int k, const char *y);
+
 /* A new constant holding data (copied); returns its name. */
 const char *mkconst(struct imp *m, const char *base, enum dtype dt,
     int rank, const int64_t *dims, const void *data);

@@ -414,21 +414,32 @@ elem(enum dtype dt, const unsigned char *p, uint64_t i)
 	}
 }
 
+/* A constant's bytes, type and element count; NULL (and the wish
+ * remembered) when it is not a constant. */
+static const unsigned char *
+cread(struct imp *m, const char *opnd, const struct tdesc **t,
+    uint64_t *k)
+{
+	const unsigned char *p = cbytes(m, opnd);
+
+	if (!p)
+		return NULL;
+	*t = ty(m, opnd);
+	*k = tdesc_numel(*t);
+	return p;
+}
+
 int
 cints(struct imp *m, const char *opnd, int64_t **v, size_t *n)
 {
-	const unsigned char *p = cbytes(m, opnd);
 	const struct tdesc *t;
 	uint64_t k;
+	const unsigned char *p = cread(m, opnd, &t, &k);
 
 	*v = NULL;
 	*n = 0;
-	if (!p) {
-		wanted(m, opnd);
+	if (!p)
 		return -1;
-	}
-	t = ty(m, opnd);
-	k = tdesc_numel(t);
 	*v = xcalloc(k + 1, sizeof **v);
 	for (uint64_t i = 0; i < k; i++) {
 		if (t->dt == DT_INT64) {
@@ -446,18 +457,14 @@ cints(struct imp *m, const char *opnd, int64_t **v, size_t *n)
 int
 cfloats(struct imp *m, const char *opnd, double **v, size_t *n)
 {
-	const unsigned char *p = cbytes(m, opnd);
 	const struct tdesc *t;
 	uint64_t k;
+	const unsigned char *p = cread(m, opnd, &t, &k);
 
 	*v = NULL;
 	*n = 0;
-	if (!p) {
-		wanted(m, opnd);
+	if (!p)
 		return -1;
-	}
-	t = ty(m, opnd);
-	k = tdesc_numel(t);
 	*v = xcalloc(k + 1, sizeof **v);
 	for (uint64_t i = 0; i < k; i++)
 		(*v)[i] = elem(t->dt, p, i);
@@ -612,6 +619,47 @@ emit(struct imp *m, const char *op, cJSON *opts, const char *out, int nin,
 		ins[i] = va_arg(ap, const char *);
 	va_end(ap);
 	return emitv(m, op, opts, out, nin, ins);
+}
+
+const char *
+imp_reshape(struct imp *m, const char *x, int rank, const int64_t *dims,
+    const char *out)
+{
+	uint32_t d[32];
+	cJSON *o;
+
+	if (!x)
+		return NULL;
+	if (rank > 32) {
+		nodeerr(m, "a reshape to rank %d", rank);
+		return NULL;
+	}
+	for (int i = 0; i < rank; i++)
+		d[i] = (uint32_t)dims[i];
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "newShape", ju32s(d, (size_t)rank));
+	return emit(m, "reshape", o, out, 1, x);
+}
+
+const char *
+imp_cast(struct imp *m, const char *x, enum dtype dt)
+{
+	cJSON *o;
+
+	if (!x || ty(m, x)->dt == dt)
+		return x;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
+	return emit(m, "cast", o, NULL, 1, x);
+}
+
+int
+imp_done(struct imp *m, int k, const char *y)
+{
+	if (!y)
+		return -1;
+	bind(m, k, y);
+	return 0;
 }
 
 /* ---- the model ---- */

@@ -21,28 +21,6 @@ axes1(const char *name, uint32_t axis)
 	return o;
 }
 
-static const char *
-reshape(struct imp *m, const char *x, int rank, const int64_t *dims,
-    const char *out)
-{
-	uint32_t d[32];
-	cJSON *o = cJSON_CreateObject();
-
-	for (int i = 0; i < rank; i++)
-		d[i] = (uint32_t)dims[i];
-	cJSON_AddItemToObject(o, "newShape", ju32s(d, (size_t)rank));
-	return emit(m, "reshape", o, out, 1, x);
-}
-
-static const char *
-castto(struct imp *m, const char *x, enum dtype dt)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
-	return emit(m, "cast", o, NULL, 1, x);
-}
-
 /* Everything summed, as a scalar. */
 static const char *
 sumall(struct imp *m, const char *x, const char *out)
@@ -90,18 +68,18 @@ nll(struct imp *m, const char *lp, const char *labels, const char *w,
 	d1[1] = 1;
 	for (int i = 1; i < lt->rank; i++)
 		d1[i + 1] = lt->dims[i];
-	picked = reshape(m, safe, t->rank, d1, NULL);
+	picked = imp_reshape(m, safe, t->rank, d1, NULL);
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "axis", 1);
 	picked = picked ? emit(m, "gatherElements", o, NULL, 2, lp, picked) :
 	    NULL;
-	picked = picked ? reshape(m, picked, lt->rank, lt->dims, NULL) : NULL;
+	picked = picked ? imp_reshape(m, picked, lt->rank, lt->dims, NULL) : NULL;
 	if (!picked)
 		return NULL;
 	/* the weight of each item: weight[label], 0 when ignored */
 	we = w ? emit(m, "gather", NULL, NULL, 2, w, safe) : NULL;
 	if (mask) {
-		const char *mf = castto(m, mask, dt);
+		const char *mf = imp_cast(m, mask, dt);
 
 		we = we && mf ? emit(m, "mul", NULL, NULL, 2, we, mf) : mf;
 	}
@@ -213,7 +191,7 @@ onnx_window(struct imp *m)
 			fv[k] = (float)v[k];
 		f = mkconst(m, outname(m, 0), DT_FLOAT32, 1, &len, fv);
 		free(fv);
-		c = dt == DT_FLOAT32 ? f : castto(m, f, dt);
+		c = dt == DT_FLOAT32 ? f : imp_cast(m, f, dt);
 	}
 	free(v);
 	if (!c)

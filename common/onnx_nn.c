@@ -17,43 +17,6 @@ isfloat(enum dtype dt)
 	return dt == DT_FLOAT32 || dt == DT_FLOAT16;
 }
 
-static int
-done(struct imp *m, int k, const char *y)
-{
-	if (!y)
-		return -1;
-	bind(m, k, y);
-	return 0;
-}
-
-static const char *
-reshape(struct imp *m, const char *x, int rank, const int64_t *dims,
-    const char *out)
-{
-	uint32_t d[32];
-	cJSON *o;
-
-	if (!x)
-		return NULL;
-	for (int i = 0; i < rank; i++)
-		d[i] = (uint32_t)dims[i];
-	o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "newShape", ju32s(d, (size_t)rank));
-	return emit(m, "reshape", o, out, 1, x);
-}
-
-static const char *
-castto(struct imp *m, const char *x, enum dtype dt)
-{
-	cJSON *o;
-
-	if (!x || ty(m, x)->dt == dt)
-		return x;
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
-	return emit(m, "cast", o, NULL, 1, x);
-}
-
 static void
 addu32s(cJSON *o, const char *name, const int64_t *v, int n)
 {
@@ -216,7 +179,7 @@ to4(struct imp *m, const char *x)
 	d[1] = t->dims[1];
 	d[2] = 1;
 	d[3] = t->dims[2];
-	return reshape(m, x, 4, d, NULL);
+	return imp_reshape(m, x, 4, d, NULL);
 }
 
 /* A 4-D result back to 3-D when the operator was 1-D. */
@@ -233,7 +196,7 @@ from4(struct imp *m, const char *y, int nsp, const char *out)
 	d[0] = t->dims[0];
 	d[1] = t->dims[1];
 	d[2] = t->dims[3];
-	return reshape(m, y, 3, d, out);
+	return imp_reshape(m, y, 3, d, out);
 }
 
 /* x's rank for a convolution or pool: 3 or 4, else refused (5 and
@@ -300,7 +263,7 @@ onnx_conv(struct imp *m)
 	    to4(m, x), to4(m, f));
 	if (w.nsp == 1)
 		y = from4(m, y, 1, outname(m, 0));
-	return done(m, 0, y);
+	return imp_done(m, 0, y);
 }
 
 /* ConvTranspose's pads, from output_shape or auto_pad when given. */
@@ -383,7 +346,7 @@ onnx_convtranspose(struct imp *m)
 	    2, to4(m, x), to4(m, f));
 	if (w.nsp == 1)
 		y = from4(m, y, 1, outname(m, 0));
-	return done(m, 0, y);
+	return imp_done(m, 0, y);
 }
 
 /* ---- pools ---- */
@@ -487,7 +450,7 @@ avgfix(struct imp *m, const char *y, const struct win *w, int incl)
 	}
 	c = mkconst(m, NULL, DT_FLOAT32, 2, d, f);
 	free(f);
-	return emit(m, "mul", NULL, NULL, 2, y, castto(m, c, ty(m, y)->dt));
+	return emit(m, "mul", NULL, NULL, 2, y, imp_cast(m, c, ty(m, y)->dt));
 }
 
 static int
@@ -533,7 +496,7 @@ onnx_pool(struct imp *m)
 		return -1;
 	if (mx && !isfloat(xt->dt)) {
 		/* (u)int8 pools exactly as float32; nnl's kernels are float */
-		x = castto(m, x, DT_FLOAT32);
+		x = imp_cast(m, x, DT_FLOAT32);
 		pv = -FLT_MAX;
 	} else if (mx) {
 		pv = lowest(xt->dt);
@@ -547,8 +510,8 @@ onnx_pool(struct imp *m)
 	if (!mx && !lp)
 		y = avgfix(m, y, &w, (int)att_i(m, "count_include_pad", 0));
 	if (mx && !isfloat(xt->dt))
-		y = castto(m, y, xt->dt);
-	return done(m, 0, from4(m, y, w.nsp, outname(m, 0)));
+		y = imp_cast(m, y, xt->dt);
+	return imp_done(m, 0, from4(m, y, w.nsp, outname(m, 0)));
 }
 
 /* GlobalAveragePool, GlobalMaxPool, GlobalLpPool. */
@@ -569,7 +532,7 @@ onnx_globalpool(struct imp *m)
 	if (xt->rank < 2)
 		return nodeerr(m, "input has rank %d; expected at least 2",
 		    xt->rank);
-	return done(m, 0, emit(m, op[0] == 'M' ? "reduceMax" : op[0] == 'L' ?
+	return imp_done(m, 0, emit(m, op[0] == 'M' ? "reduceMax" : op[0] == 'L' ?
 	    "reduceL2" : "reduceMean", axesfrom(2, xt->rank, 1),
 	    outname(m, 0), 1, x));
 }
@@ -601,7 +564,7 @@ onnx_batchnorm(struct imp *m)
 	cJSON_AddStringToObject(o, "bias", b);
 	cJSON_AddNumberToObject(o, "axis", 1);
 	cJSON_AddNumberToObject(o, "epsilon", att_f(m, "epsilon", 1e-5));
-	return done(m, 0, emit(m, "batchNormalization", o, outname(m, 0), 3,
+	return imp_done(m, 0, emit(m, "batchNormalization", o, outname(m, 0), 3,
 	    x, in(m, 3), in(m, 4)));
 }
 
@@ -624,7 +587,7 @@ onnx_instancenorm(struct imp *m)
 	cJSON_AddStringToObject(o, "bias", in(m, 2));
 	cJSON_AddNumberToObject(o, "epsilon", att_f(m, "epsilon", 1e-5));
 	if (xt->rank == 4)
-		return done(m, 0, emit(m, "instanceNormalization", o,
+		return imp_done(m, 0, emit(m, "instanceNormalization", o,
 		    outname(m, 0), 1, x));
 	d[0] = xt->dims[0];
 	d[1] = xt->dims[1];
@@ -634,10 +597,10 @@ onnx_instancenorm(struct imp *m)
 	if (xt->rank > 0)
 		memcpy(keep, xt->dims, (size_t)xt->rank * sizeof *keep);
 	y = emit(m, "instanceNormalization", o, NULL, 1,
-	    reshape(m, x, 4, d, NULL));
-	y = reshape(m, y, xt->rank, keep, outname(m, 0));
+	    imp_reshape(m, x, 4, d, NULL));
+	y = imp_reshape(m, y, xt->rank, keep, outname(m, 0));
 	free(keep);
-	return done(m, 0, y);
+	return imp_done(m, 0, y);
 }
 
 /* x's mean and 1 / sqrt(variance + eps) over the axes from a on. */
@@ -716,23 +679,23 @@ onnx_layernorm(struct imp *m)
 	    (b && !(b = normshape(m, b, xt, (int)a))))
 		return nodeerr(m, "Scale or B does not broadcast to the "
 		    "normalized dimensions");
-	x = castto(m, x, cdt);
+	x = imp_cast(m, x, cdt);
 	if (moments(m, x, (int)a, eps, &mean, &inv))
 		return -1;
 	y = emit(m, "mul", NULL, NULL, 2, emit(m, "sub", NULL, NULL, 2, x,
 	    mean), inv);
 	if (cdt != dt)
-		y = castto(m, y, dt);
+		y = imp_cast(m, y, dt);
 	y = y ? emit(m, "mul", NULL, b ? NULL : outname(m, 0), 2, y,
-	    castto(m, s, dt)) : NULL;
+	    imp_cast(m, s, dt)) : NULL;
 	if (y && b)
-		y = emit(m, "add", NULL, outname(m, 0), 2, y, castto(m, b, dt));
-	if (done(m, 0, y))
+		y = emit(m, "add", NULL, outname(m, 0), 2, y, imp_cast(m, b, dt));
+	if (imp_done(m, 0, y))
 		return -1;
-	if (outname(m, 1) && done(m, 1, emit(m, "identity", NULL,
+	if (outname(m, 1) && imp_done(m, 1, emit(m, "identity", NULL,
 	    outname(m, 1), 1, mean)))
 		return -1;
-	if (outname(m, 2) && done(m, 2, emit(m, "identity", NULL,
+	if (outname(m, 2) && imp_done(m, 2, emit(m, "identity", NULL,
 	    outname(m, 2), 1, inv)))
 		return -1;
 	return 0;
@@ -766,7 +729,7 @@ onnx_lrn(struct imp *m)
 	for (int i = 2; i < xt->rank; i++)
 		d[3] *= xt->dims[i];
 	q = emit(m, "mul", NULL, NULL, 2, x, x);
-	q = reshape(m, q, 4, d, NULL);
+	q = imp_reshape(m, q, 4, d, NULL);
 	b[2] = (size - 1) / 2;
 	e[2] = size - 1 - b[2];
 	o = cJSON_CreateObject();
@@ -782,14 +745,14 @@ onnx_lrn(struct imp *m)
 	keep = xcalloc((size_t)xt->rank + 1, sizeof *keep);
 	if (xt->rank > 0)
 		memcpy(keep, xt->dims, (size_t)xt->rank * sizeof *keep);
-	q = reshape(m, q, xt->rank, keep, NULL);
+	q = imp_reshape(m, q, xt->rank, keep, NULL);
 	free(keep);
 	q = q ? emit(m, "mul", NULL, NULL, 2, q, mkscalar(m, dt, alpha)) :
 	    NULL;
 	q = q ? emit(m, "add", NULL, NULL, 2, q, mkscalar(m, dt, bias)) : NULL;
 	q = q ? emit(m, "pow", NULL, NULL, 2, q, mkscalar(m, dt, beta)) : NULL;
 	y = q ? emit(m, "div", NULL, outname(m, 0), 2, x, q) : NULL;
-	return done(m, 0, y);
+	return imp_done(m, 0, y);
 }
 
 /* (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9), as ONNX defines it. */
@@ -833,7 +796,7 @@ onnx_mvn(struct imp *m)
 	    sq), mkscalar(m, dt, 1e-9)) : NULL;
 	y = sq ? emit(m, "div", NULL, outname(m, 0), 2, emit(m, "sub", NULL,
 	    NULL, 2, x, mean), sq) : NULL;
-	return done(m, 0, y);
+	return imp_done(m, 0, y);
 }
 
 /* ---- matrix products ---- */
@@ -858,7 +821,7 @@ onnx_gemm(struct imp *m)
 		cJSON_AddTrueToObject(o, "aTranspose");
 	if (att_i(m, "transB", 0))
 		cJSON_AddTrueToObject(o, "bTranspose");
-	return done(m, 0, emit(m, "gemm", o, outname(m, 0), 2, a, b));
+	return imp_done(m, 0, emit(m, "gemm", o, outname(m, 0), 2, a, b));
 }
 
 /* A 1-D operand as a matrix: [1, K] (a) or [K, 1] (b). */
@@ -871,7 +834,7 @@ matrix(struct imp *m, const char *x, int isb)
 	if (t->rank != 1)
 		return x;
 	d[!isb] = t->dims[0];
-	return reshape(m, x, 2, d, NULL);
+	return imp_reshape(m, x, 2, d, NULL);
 }
 
 int
@@ -887,7 +850,7 @@ onnx_matmul(struct imp *m)
 	if (ra < 1 || rb < 1)
 		return nodeerr(m, "MatMul of a scalar");
 	if (ra > 1 && rb > 1)
-		return done(m, 0, emit(m, "matmul", NULL, outname(m, 0), 2, a,
+		return imp_done(m, 0, emit(m, "matmul", NULL, outname(m, 0), 2, a,
 		    b));
 	y = emit(m, "matmul", NULL, NULL, 2, matrix(m, a, 0), matrix(m, b, 1));
 	if (!y)
@@ -897,5 +860,5 @@ onnx_matmul(struct imp *m)
 		if (!(ra == 1 && i == yt->rank - 2) &&
 		    !(rb == 1 && i == yt->rank - 1))
 			d[k++] = yt->dims[i];
-	return done(m, 0, reshape(m, y, k, d, outname(m, 0)));
+	return imp_done(m, 0, imp_reshape(m, y, k, d, outname(m, 0)));
 }

@@ -30,15 +30,6 @@ struct amap {
 	double *w;
 };
 
-static int
-done(struct imp *m, const char *y)
-{
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
-}
-
 /* The input coordinate of output position o. */
 static double
 coord(const struct rsz *z, const struct amap *a, int64_t o)
@@ -437,5 +428,5 @@ onnx_resize(struct imp *m)
 		free(a[i].idx);
 		free(a[i].w);
 	}
-	return done(m, y);
+	return imp_done(m, 0, y);
 }

@@ -11,22 +11,6 @@
 #include "onnx_imp.h"
 
 static const char *
-reshape(struct imp *m, const char *x, int rank, const int64_t *dims,
-    const char *out)
-{
-	uint32_t d[32];
-	cJSON *o;
-
-	if (!x)
-		return NULL;
-	for (int i = 0; i < rank; i++)
-		d[i] = (uint32_t)dims[i];
-	o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "newShape", ju32s(d, (size_t)rank));
-	return emit(m, "reshape", o, out, 1, x);
-}
-
-static const char *
 transpose(struct imp *m, const char *x, int n, const uint32_t *perm,
     const char *out)
 {
@@ -57,15 +41,6 @@ slice(struct imp *m, const char *x, int r, const int64_t *st,
 	cJSON_AddItemToObject(o, "starts", ju32s(a, (size_t)r));
 	cJSON_AddItemToObject(o, "sizes", ju32s(b, (size_t)r));
 	return emit(m, "slice", o, NULL, 1, x);
-}
-
-static int
-done(struct imp *m, int k, const char *y)
-{
-	if (!y)
-		return -1;
-	bind(m, k, y);
-	return 0;
 }
 
 struct rnnp {
@@ -244,11 +219,11 @@ rnnbind(struct imp *m, const struct rnnp *p, const char **outs, int nst,
 {
 	static const uint32_t st[3] = { 1, 0, 2 }, sq[4] = { 2, 0, 1, 3 };
 
-	if (seq && done(m, 0, p->layout ? transpose(m, outs[nst], 4, sq,
+	if (seq && imp_done(m, 0, p->layout ? transpose(m, outs[nst], 4, sq,
 	    outname(m, 0)) : outs[nst]))
 		return -1;
 	for (int k = 0; k < nst; k++)
-		if (outname(m, 1 + k) && done(m, 1 + k, p->layout ?
+		if (outname(m, 1 + k) && imp_done(m, 1 + k, p->layout ?
 		    transpose(m, outs[k], 3, st, outname(m, 1 + k)) :
 		    outs[k]))
 			return -1;
@@ -339,7 +314,7 @@ dirslice(struct imp *m, const char *w, int d)
 	sz[0] = 1;
 	sz[1] = t->dims[1];
 	sz[2] = t->dims[2];
-	return reshape(m, slice(m, w, 3, st, sz), 2, sz + 1, NULL);
+	return imp_reshape(m, slice(m, w, 3, st, sz), 2, sz + 1, NULL);
 }
 
 static const char *
@@ -376,22 +351,22 @@ rnndir(struct imp *m, const struct rnnp *p, int d, const char **seq)
 		bias = emit(m, "add", NULL, NULL, 2, slice(m, p->b, 2, bs, bz),
 		    slice(m, p->rb, 2, bs, bz));
 	}
-	xw = gemmbt(m, reshape(m, p->x, 2, xs, NULL), dirslice(m, p->w, d),
+	xw = gemmbt(m, imp_reshape(m, p->x, 2, xs, NULL), dirslice(m, p->w, d),
 	    bias);
-	xw = reshape(m, xw, 3, s3, NULL);
+	xw = imp_reshape(m, xw, 3, s3, NULL);
 	if (p->h0) {
 		st[0] = d;
-		h = reshape(m, slice(m, p->h0, 3, st, sz), 2, sz + 1, NULL);
+		h = imp_reshape(m, slice(m, p->h0, 3, st, sz), 2, sz + 1, NULL);
 	}
 	for (int64_t s = 0; s < p->steps && xw && rw; s++) {
 		int64_t t = back ? p->steps - 1 - s : s;
 		const char *xt;
 
 		st[0] = t;
-		xt = reshape(m, slice(m, xw, 3, st, sz), 2, sz + 1, NULL);
+		xt = imp_reshape(m, slice(m, xw, 3, st, sz), 2, sz + 1, NULL);
 		xt = h ? gemmbt(m, h, rw, xt) : xt;
 		h = xt ? emit(m, p->acts[0], NULL, NULL, 1, xt) : NULL;
-		hs[t] = reshape(m, h, 4, s4, NULL);
+		hs[t] = imp_reshape(m, h, 4, s4, NULL);
 		if (!hs[t])
 			break;
 	}
@@ -402,7 +377,7 @@ rnndir(struct imp *m, const struct rnnp *p, int d, const char **seq)
 		*seq = emitv(m, "concat", o, NULL, (int)p->steps, hs);
 	}
 	free(hs);
-	return *seq ? reshape(m, h, 3, sz, NULL) : NULL;
+	return *seq ? imp_reshape(m, h, 3, sz, NULL) : NULL;
 }
 
 int

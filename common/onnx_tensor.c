@@ -19,15 +19,6 @@ enum {
 
 /* ---- helpers ---- */
 
-static int
-done(struct imp *m, const char *y)
-{
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
-}
-
 /* Input i, which must be present. */
 static const char *
 need(struct imp *m, int i)
@@ -149,35 +140,6 @@ attcopy(struct imp *m, const char *name, size_t *n)
 
 /* x reshaped to dims (checked: same element count); constants directly. */
 static const char *
-reshape(struct imp *m, const char *x, int rank, const int64_t *dims,
-    const char *out)
-{
-	const struct tdesc *t = ty(m, x);
-	const void *b = cbytes(m, x);
-	cJSON *o;
-
-	if (rankok(m, rank))
-		return NULL;
-	for (int i = 0; i < rank; i++)
-		if (dims[i] < 0 || dims[i] > U32MAX) {
-			nodeerr(m, "dimension %d (%lld) is not valid", i,
-			    (long long)dims[i]);
-			return NULL;
-		}
-	if (numel(dims, rank) != tdesc_numel(t)) {
-		nodeerr(m, "%llu elements cannot take the %llu of the input",
-		    (unsigned long long)numel(dims, rank),
-		    (unsigned long long)tdesc_numel(t));
-		return NULL;
-	}
-	if (b)
-		return mkconst(m, out, t->dt, rank, dims, b);
-	o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "newShape", ju32of(dims, rank));
-	return emit(m, "reshape", o, out, 1, x);
-}
-
-static const char *
 transpose(struct imp *m, const char *x, const uint32_t *p, int n,
     const char *out)
 {
@@ -261,7 +223,7 @@ onnx_constant(struct imp *m)
 	} else {
 		return nodeerr(m, "no value attribute");
 	}
-	return done(m, c);
+	return imp_done(m, 0, c);
 }
 
 int
@@ -283,7 +245,7 @@ onnx_shape(struct imp *m)
 	e = e < 0 ? 0 : e > r ? r : e;
 	for (int64_t i = s; i < e; i++)
 		d[i - s] = t->dims[i];
-	return done(m, mkconst(m, outname(m, 0), DT_INT64, 1,
+	return imp_done(m, 0, mkconst(m, outname(m, 0), DT_INT64, 1,
 	    &(int64_t){ e > s ? e - s : 0 }, d));
 }
 
@@ -296,7 +258,7 @@ onnx_size(struct imp *m)
 	if (!x)
 		return -1;
 	n = (int64_t)tdesc_numel(ty(m, x));
-	return done(m, mkconst(m, outname(m, 0), DT_INT64, 0, NULL, &n));
+	return imp_done(m, 0, mkconst(m, outname(m, 0), DT_INT64, 0, NULL, &n));
 }
 
 /* dims (r of them, checked) filled with the one item at val of dt. */
@@ -388,7 +350,7 @@ onnx_constantofshape(struct imp *m)
 	free(s);
 	free(data);
 	free(d.dims);
-	return done(m, y);
+	return imp_done(m, 0, y);
 }
 
 int
@@ -441,7 +403,7 @@ onnx_range(struct imp *m)
 	free(b);
 	for (int j = 0; j < 3; j++)
 		free(fv[j]), free(iv[j]);
-	return done(m, y);
+	return imp_done(m, 0, y);
 }
 
 int
@@ -466,7 +428,7 @@ onnx_eyelike(struct imp *m)
 			store(dt, b, (uint64_t)(i * t->dims[1] + i + k), 1, 1);
 	y = mkconst(m, outname(m, 0), dt, 2, t->dims, b);
 	free(b);
-	return done(m, y);
+	return imp_done(m, 0, y);
 }
 
 /* ---- reshaping ---- */
@@ -514,7 +476,7 @@ onnx_reshape(struct imp *m)
 			    (long long)known);
 		d[minus] = (int64_t)(tdesc_numel(t) / (uint64_t)known);
 	}
-	return done(m, reshape(m, x, (int)n, d, outname(m, 0)));
+	return imp_done(m, 0, imp_reshape(m, x, (int)n, d, outname(m, 0)));
 }
 
 int
@@ -533,7 +495,7 @@ onnx_flatten(struct imp *m)
 		axis += t->rank;
 	for (int i = 0; i < t->rank; i++)
 		d[i >= axis] *= t->dims[i];
-	return done(m, reshape(m, x, 2, d, outname(m, 0)));
+	return imp_done(m, 0, imp_reshape(m, x, 2, d, outname(m, 0)));
 }
 
 /* The axes of Squeeze and Unsqueeze: attribute, then input 1 (13). */
@@ -583,7 +545,7 @@ onnx_squeeze(struct imp *m)
 	for (int i = 0; i < t->rank; i++)
 		if (!(given ? on[i] : t->dims[i] == 1))
 			d[r++] = t->dims[i];
-	return done(m, reshape(m, x, r, d, outname(m, 0)));
+	return imp_done(m, 0, imp_reshape(m, x, r, d, outname(m, 0)));
 }
 
 int
@@ -614,7 +576,7 @@ onnx_unsqueeze(struct imp *m)
 		on[ax[i]] = 1;
 	for (int i = 0; i < r; i++)
 		d[i] = on[i] ? 1 : t->dims[k++];
-	return done(m, reshape(m, x, r, d, outname(m, 0)));
+	return imp_done(m, 0, imp_reshape(m, x, r, d, outname(m, 0)));
 }
 
 int
@@ -648,10 +610,10 @@ onnx_transpose(struct imp *m)
 
 		for (int i = 0; i < t->rank; i++)
 			d[i] = t->dims[q[i]];
-		return done(m, t->rank < 2 ? x : mkconst(m, outname(m, 0),
+		return imp_done(m, 0, t->rank < 2 ? x : mkconst(m, outname(m, 0),
 		    t->dt, t->rank, d, ""));
 	}
-	return done(m, transpose(m, x, q, t->rank, outname(m, 0)));
+	return imp_done(m, 0, transpose(m, x, q, t->rank, outname(m, 0)));
 }
 
 int
@@ -690,7 +652,7 @@ onnx_concat(struct imp *m)
 	else
 		y = emitv(m, "concat", axisopt(axis), outname(m, 0), n, ins);
 	free(ins);
-	return done(m, y);
+	return imp_done(m, 0, y);
 }
 
 /* Split sizes: attribute, input 1, num_outputs or equal parts. */
@@ -766,7 +728,7 @@ onnx_split(struct imp *m)
 		}
 	if (k == 1) {
 		free(s);
-		return done(m, x);
+		return imp_done(m, 0, x);
 	}
 	u = xcalloc((size_t)k + 1, sizeof *u);
 	names = xcalloc((size_t)k + 1, sizeof *names);
@@ -902,7 +864,7 @@ onnx_slice(struct imp *m)
 			s[i] = -s[i];
 		}
 		if (c[i] == 0)
-			return isconst(m, x) ? done(m, mkconst(m, outname(m,
+			return isconst(m, x) ? imp_done(m, 0, mkconst(m, outname(m,
 			    0), t->dt, r, c, "")) : refuse(m, "an empty "
 			    "result");
 		s[i] = c[i] == 1 ? 1 : s[i];
@@ -917,7 +879,7 @@ onnx_slice(struct imp *m)
 		y = emit(m, "reverse", o, whole ? outname(m, 0) : NULL, 1, x);
 	}
 	if (!y || whole)
-		return done(m, y);
+		return imp_done(m, 0, y);
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "starts", ju32of(b, r));
 	cJSON_AddItemToObject(o, "sizes", ju32of(sz, r));
@@ -925,7 +887,7 @@ onnx_slice(struct imp *m)
 		us[i] = (uint32_t)s[i];
 	if (strided)
 		cJSON_AddItemToObject(o, "strides", ju32s(us, (size_t)r));
-	return done(m, emit(m, "slice", o, outname(m, 0), 1, y));
+	return imp_done(m, 0, emit(m, "slice", o, outname(m, 0), 1, y));
 }
 
 /* ---- gather and scatter ---- */
@@ -996,7 +958,7 @@ onnx_gather(struct imp *m)
 		return REFUSED;
 	if (tdesc_numel(ty(m, i)) == 0)
 		return refuse(m, "empty indices");
-	return done(m, emit(m, "gather", axisopt(axis), outname(m, 0), 2, x,
+	return imp_done(m, 0, emit(m, "gather", axisopt(axis), outname(m, 0), 2, x,
 	    i));
 }
 
@@ -1012,7 +974,7 @@ onnx_gatherelements(struct imp *m)
 		return -1;
 	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
 		return REFUSED;
-	return done(m, emit(m, "gatherElements", axisopt(axis),
+	return imp_done(m, 0, emit(m, "gatherElements", axisopt(axis),
 	    outname(m, 0), 2, x, i));
 }
 
@@ -1085,7 +1047,7 @@ onnx_gathernd(struct imp *m)
 		return -1;
 	if (b && !(i = batchidx(m, i, (int)b)))
 		return -1;
-	return done(m, emit(m, "gatherND", NULL, outname(m, 0), 2, x, i));
+	return imp_done(m, 0, emit(m, "gatherND", NULL, outname(m, 0), 2, x, i));
 }
 
 static int
@@ -1115,7 +1077,7 @@ onnx_scatterelements(struct imp *m)
 	if (normaxis(m, att_i(m, "axis", 0), t->rank, &axis) ||
 	    !(i = fixidx(m, i, &t->dims[axis], 1)))
 		return -1;
-	return done(m, emit(m, "scatterElements", axisopt(axis),
+	return imp_done(m, 0, emit(m, "scatterElements", axisopt(axis),
 	    outname(m, 0), 3, x, i, u));
 }
 
@@ -1140,7 +1102,7 @@ onnx_scatternd(struct imp *m)
 		    t->rank);
 	if (!(i = fixidx(m, i, t->dims, (int)k)))
 		return -1;
-	return done(m, emit(m, "scatterND", NULL, outname(m, 0), 3, x, i,
+	return imp_done(m, 0, emit(m, "scatterND", NULL, outname(m, 0), 3, x, i,
 	    u));
 }
 
@@ -1183,13 +1145,13 @@ onnx_expand(struct imp *m)
 	if (dimsok(m, d, (size_t)r))
 		return -1;
 	if (numel(d, r) == 0)
-		return isconst(m, x) ? done(m, mkconst(m, outname(m, 0),
+		return isconst(m, x) ? imp_done(m, 0, mkconst(m, outname(m, 0),
 		    t->dt, r, d, "")) : refuse(m, "an empty result");
 	if (same)
-		return done(m, x);
+		return imp_done(m, 0, x);
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "newShape", ju32of(d, r));
-	return done(m, emit(m, "expand", o, outname(m, 0), 1, x));
+	return imp_done(m, 0, emit(m, "expand", o, outname(m, 0), 1, x));
 }
 
 int
@@ -1225,7 +1187,7 @@ onnx_tile(struct imp *m)
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "repetitions", ju32of(s, (int)n));
 	free(s);
-	return done(m, emit(m, "tile", o, outname(m, 0), 1, x));
+	return imp_done(m, 0, emit(m, "tile", o, outname(m, 0), 1, x));
 }
 
 /* Pad's pads, constant value and axes, by opset. */
@@ -1328,7 +1290,7 @@ padwith(struct imp *m, const char *x, const int64_t *b, const int64_t *e,
 		cJSON_AddStringToObject(o, "dataType", dtype_name(t->dt));
 		v = emit(m, "cast", o, NULL, 1, v);
 	}
-	v = v ? reshape(m, v, 0, NULL, NULL) : NULL;
+	v = v ? imp_reshape(m, v, 0, NULL, NULL) : NULL;
 	zero = xcalloc(tdesc_numel(t) + 1, 1);
 	z = mkconst(m, NULL, DT_UINT8, t->rank, t->dims, zero);
 	free(zero);
@@ -1388,9 +1350,9 @@ onnx_pad(struct imp *m)
 	if (!(x = padcrop(m, x, b, e)))
 		return m->nerr ? -1 : REFUSED;
 	if (!any)
-		return done(m, emit(m, "identity", NULL, outname(m, 0), 1, x));
+		return imp_done(m, 0, emit(m, "identity", NULL, outname(m, 0), 1, x));
 	if (isnan(val) && strcmp(wmode, "constant") == 0)
-		return done(m, padwith(m, x, b, e, in(m, 2)));
+		return imp_done(m, 0, padwith(m, x, b, e, in(m, 2)));
 	if (!isfinite(val) && strcmp(wmode, "constant") == 0)
 		return refuse(m, "constant_value %g", val);
 	o = cJSON_CreateObject();
@@ -1399,7 +1361,7 @@ onnx_pad(struct imp *m)
 	cJSON_AddStringToObject(o, "mode", wmode);
 	if (strcmp(wmode, "constant") == 0)
 		cJSON_AddNumberToObject(o, "value", val);
-	return done(m, emit(m, "pad", o, outname(m, 0), 1, x));
+	return imp_done(m, 0, emit(m, "pad", o, outname(m, 0), 1, x));
 }
 
 /* ---- triangular, arg and reductions ---- */
@@ -1426,12 +1388,12 @@ onnx_trilu(struct imp *m)
 	if (ty(m, x)->rank < 2)
 		return nodeerr(m, "input of rank %d", ty(m, x)->rank);
 	if (tdesc_numel(ty(m, x)) == 0)
-		return done(m, x);
+		return imp_done(m, 0, x);
 	k = k > INT32_MAX ? INT32_MAX : k < -INT32_MAX ? -INT32_MAX : k;
 	o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "upper", att_i(m, "upper", 1) != 0);
 	cJSON_AddNumberToObject(o, "diagonal", (double)k);
-	return done(m, emit(m, "triangular", o, outname(m, 0), 1, x));
+	return imp_done(m, 0, emit(m, "triangular", o, outname(m, 0), 1, x));
 }
 
 int
@@ -1465,7 +1427,7 @@ onnx_argminmax(struct imp *m)
 	if (y && last)
 		y = emit(m, "sub", NULL, outname(m, 0), 2, mkscalar(m,
 		    DT_INT64, (double)(t->dims[axis] - 1)), y);
-	return done(m, y);
+	return imp_done(m, 0, y);
 }
 
 static const char *const reductions[] = {
@@ -1518,7 +1480,7 @@ onnx_reduce(struct imp *m)
 		return rc;
 	if (n == 0 && asinput && att_i(m, "noop_with_empty_axes", 0)) {
 		free(v);
-		return done(m, x);
+		return imp_done(m, 0, x);
 	}
 	if (n == 0)
 		for (int i = 0; i < t->rank; i++)
@@ -1534,7 +1496,7 @@ onnx_reduce(struct imp *m)
 	cJSON_AddItemToObject(o, "axes", ju32s(ax, n));
 	cJSON_AddBoolToObject(o, "keepDimensions", att_i(m, "keepdims",
 	    1) != 0);
-	return done(m, emit(m, op, o, outname(m, 0), 1, x));
+	return imp_done(m, 0, emit(m, op, o, outname(m, 0), 1, x));
 }
 
 /* ---- depth and space ---- */
@@ -1580,10 +1542,10 @@ onnx_depthtospace(struct imp *m)
 	}
 	if (tod)
 		d4[0] = n, d4[1] = c / (b * b), d4[2] = h * b, d4[3] = w * b;
-	y = reshape(m, x, 6, d6, NULL);
+	y = imp_reshape(m, x, 6, d6, NULL);
 	y = y ? transpose(m, y, !tod ? s2d : isdcr ? dcr : crd, 6, NULL) :
 	    NULL;
-	return done(m, y ? reshape(m, y, 4, d4, outname(m, 0)) : NULL);
+	return imp_done(m, 0, y ? imp_reshape(m, y, 4, d4, outname(m, 0)) : NULL);
 }
 
 int
@@ -1615,7 +1577,7 @@ onnx_cumsum(struct imp *m)
 	o = axisopt(axis);
 	cJSON_AddBoolToObject(o, "exclusive", att_i(m, "exclusive", 0) != 0);
 	cJSON_AddBoolToObject(o, "reversed", att_i(m, "reverse", 0) != 0);
-	return done(m, emit(m, "cumulativeSum", o, outname(m, 0), 1, x));
+	return imp_done(m, 0, emit(m, "cumulativeSum", o, outname(m, 0), 1, x));
 }
 
 /* ---- one-hot and data-dependent shapes ---- */
@@ -1665,7 +1627,7 @@ onnx_onehot(struct imp *m)
 	    2, i, mkscalar(m, idt, (double)dep)), i) : NULL;
 	for (int j = 0; j < r; j++)
 		d[j] = j == axis ? 1 : it->dims[k++];
-	i = i ? reshape(m, i, r, d, NULL) : NULL;
+	i = i ? imp_reshape(m, i, r, d, NULL) : NULL;
 	for (int j = 0; j < r; j++)
 		d[j] = j == axis ? dep : 1;
 	iota = xcalloc((size_t)dep, 8);
@@ -1676,7 +1638,7 @@ onnx_onehot(struct imp *m)
 	free(iota);
 	off = pick(m, v, 0);
 	on = pick(m, v, 1);
-	return done(m, c && on && off ? emit(m, "where", NULL, outname(m, 0),
+	return imp_done(m, 0, c && on && off ? emit(m, "where", NULL, outname(m, 0),
 	    3, c, on, off) : NULL);
 }
 
@@ -1718,7 +1680,7 @@ onnx_nonzero(struct imp *m)
 	y = mkconst(m, outname(m, 0), DT_INT64, 2, d, out);
 	free(out);
 	free(v);
-	return done(m, y);
+	return imp_done(m, 0, y);
 }
 
 int
@@ -1758,11 +1720,11 @@ onnx_compress(struct imp *m)
 		    "dimension") : refuse(m, "an empty result");
 	}
 	if (!att(m, "axis"))
-		x = reshape(m, x, 1, &dim, NULL);
+		x = imp_reshape(m, x, 1, &dim, NULL);
 	y = x ? emit(m, "gather", axisopt(axis), outname(m, 0), 2, x,
 	    i64s(m, idx, (int64_t)cnt)) : NULL;
 	free(idx);
-	return done(m, y);
+	return imp_done(m, 0, y);
 }
 
 /*
@@ -1809,10 +1771,10 @@ onnx_reversesequence(struct imp *m)
 	free(len);
 	d2[0] = nt * nb;
 	d2[1] = (int64_t)(tdesc_numel(t) / (uint64_t)d2[0]);
-	y = reshape(m, x, 2, d2, NULL);
+	y = imp_reshape(m, x, 2, d2, NULL);
 	y = y ? emit(m, "gather", axisopt(0), NULL, 2, y, i64s(m, idx,
 	    d2[0])) : NULL;
 	free(idx);
-	return done(m, y ? reshape(m, y, t->rank, t->dims, outname(m, 0)) :
+	return imp_done(m, 0, y ? imp_reshape(m, y, t->rank, t->dims, outname(m, 0)) :
 	    NULL);
 }
