@@ -150,10 +150,7 @@ onnx_where(struct imp *m)
 	const char *y = emit(m, "where", NULL, outname(m, 0), 3, in(m, 0),
 	    in(m, 1), in(m, 2));
 
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
+	return imp_done(m, 0, y);
 }
 
 static cJSON *
@@ -229,10 +226,7 @@ onnx_activation(struct imp *m)
 			    att_s(m, "approximate", ""));
 		y = emit(m, "gelu", NULL, out, 1, x);
 	}
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
+	return imp_done(m, 0, y);
 }
 
 int
@@ -356,10 +350,7 @@ onnx_isinf(struct imp *m)
 		y = emit(m, "notEqual", NULL, outname(m, 0), 2, x, x),
 		y = y ? emit(m, "logicalAnd", NULL, NULL, 2, y,
 		    emit(m, "equal", NULL, NULL, 2, x, x)) : NULL;
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
+	return imp_done(m, 0, y);
 }
 
 /* Integer Mod from WebNN's truncating div: the C remainder, moved
@@ -414,10 +405,7 @@ onnx_mod(struct imp *m)
 	}
 	q = q ? emit(m, "mul", NULL, NULL, 2, q, b) : NULL;
 	y = q ? emit(m, "sub", NULL, outname(m, 0), 2, a, q) : NULL;
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
+	return imp_done(m, 0, y);
 }
 
 /* Softmax, LogSoftmax, Hardmax over one axis of r dimensions. */
@@ -510,10 +498,7 @@ onnx_softmax(struct imp *m)
 		}
 		y = f;
 	}
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
+	return imp_done(m, 0, y);
 }
 
 /* Sinh, Cosh, Asinh, Acosh, Atanh through exp, log and sqrt. */
@@ -554,10 +539,7 @@ onnx_hyperbolic(struct imp *m)
 		y = sq ? emit(m, "log", NULL, out, 1,
 		    emit(m, "add", NULL, NULL, 2, x, sq)) : NULL;
 	}
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
+	return imp_done(m, 0, y);
 }
 
 /* A per-axis scale or zero point [C] as [1, .., C, .., 1] for x. */
@@ -565,16 +547,13 @@ static const char *
 peraxis(struct imp *m, const char *p, const struct tdesc *x, int64_t axis)
 {
 	const struct tdesc *t = ty(m, p);
-	uint32_t d[32];
-	cJSON *o;
+	int64_t d[32];
 
-	if (t->rank != 1 || x->rank <= 1)
+	if (t->rank != 1 || x->rank <= 1 || x->rank > 32)
 		return p;
 	for (int i = 0; i < x->rank; i++)
-		d[i] = i == axis ? (uint32_t)t->dims[0] : 1;
-	o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "newShape", ju32s(d, (size_t)x->rank));
-	return emit(m, "reshape", o, NULL, 1, p);
+		d[i] = i == axis ? t->dims[0] : 1;
+	return imp_reshape(m, p, x->rank, d, NULL);
 }
 
 /* QuantizeLinear, DequantizeLinear: per tensor or along axis. */
@@ -608,10 +587,7 @@ onnx_quant(struct imp *m)
 	z = s ? peraxis(m, z, xt, axis) : NULL;
 	y = z ? emit(m, q ? "quantizeLinear" : "dequantizeLinear", NULL,
 	    outname(m, 0), 3, x, s, z) : NULL;
-	if (!y)
-		return -1;
-	bind(m, 0, y);
-	return 0;
+	return imp_done(m, 0, y);
 }
 
 /* DynamicQuantizeLinear: uint8 with the scale and zero point of x's
