@@ -229,6 +229,20 @@ onnx_activation(struct imp *m)
 	return imp_done(m, 0, y);
 }
 
+/* A constant bound's (first) value into *v; absent ones leave it. */
+static void
+firstval(struct imp *m, const char *c, double *v)
+{
+	double *a;
+	size_t n;
+
+	if (c && cfloats(m, c, &a, &n) == 0) {
+		if (n)
+			*v = a[0];
+		free(a);
+	}
+}
+
 int
 onnx_clip(struct imp *m)
 {
@@ -244,49 +258,20 @@ onnx_clip(struct imp *m)
 		lo = in(m, 1);
 		hi = in(m, 2);
 	}
+	/* bounds computed at run time, or integers clamp's double bounds
+	 * may not hold exactly: max and min */
 	if (dt == DT_UINT8 || dt == DT_INT8 || dt == DT_UINT32 ||
-	    dt == DT_UINT64 || (!isfloat(dt) && ((lo && !isconst(m, lo)) ||
-	    (hi && !isconst(m, hi))))) {
-		/* integers: max and min keep them exact */
+	    dt == DT_UINT64 || (lo && !isconst(m, lo)) ||
+	    (hi && !isconst(m, hi))) {
 		if (lo)
 			y = emit(m, "max", NULL, NULL, 2, y, lo);
 		if (y && hi)
 			y = emit(m, "min", NULL, NULL, 2, y, hi);
-		y = y ? emit(m, "identity", NULL, outname(m, 0), 1, y) : NULL;
-		if (!y)
-			return -1;
-		bind(m, 0, y);
-		return 0;
+		return imp_done(m, 0, y ? emit(m, "identity", NULL,
+		    outname(m, 0), 1, y) : NULL);
 	}
-	if ((lo && !isconst(m, lo)) || (hi && !isconst(m, hi))) {
-		if (lo)
-			y = emit(m, "max", NULL, NULL, 2, y, lo);
-		if (y && hi)
-			y = emit(m, "min", NULL, NULL, 2, y, hi);
-		y = y ? emit(m, "identity", NULL, outname(m, 0), 1, y) : NULL;
-		if (!y)
-			return -1;
-		bind(m, 0, y);
-		return 0;
-	}
-	if (lo) {
-		double *v;
-		size_t n;
-
-		cfloats(m, lo, &v, &n);
-		if (n)
-			vlo = v[0];
-		free(v);
-	}
-	if (hi) {
-		double *v;
-		size_t n;
-
-		cfloats(m, hi, &v, &n);
-		if (n)
-			vhi = v[0];
-		free(v);
-	}
+	firstval(m, lo, &vlo);
+	firstval(m, hi, &vhi);
 	o = cJSON_CreateObject();
 	if (isfinite(vlo) || !isfloat(dt))
 		cJSON_AddNumberToObject(o, "minValue", isfinite(vlo) ? vlo :

@@ -541,18 +541,11 @@ emitn(struct imp *m, const char *op, cJSON *opts, int nout,
 		    xasprintf("%s__%s", basename_for(m), op);
 		char *f;
 
-		/* the names of the outputs before this one count too */
-		graph_index(m->g);
+		/* the outputs named before this one count too */
+		if (k > 0)
+			graph_index(m->g);
 		f = names[k] && !graph_find(m->g, b) ? xstrdup(b) :
 		    fresh(m, b);
-		for (int j = 0; j < k; j++)
-			if (strcmp(n->out[j], f) == 0) {
-				char *g2 = xasprintf("%s_%d", f, k);
-
-				free(f);
-				f = fresh(m, g2);
-				free(g2);
-			}
 		if (k == 0) {
 			graph_unindex(m->g);
 			n = graph_add_node(m->g, f, op);
