@@ -455,14 +455,73 @@ descof(struct ej *e, const char *name)
 	desc(e->b, operand_type(graph_find(e->g, name)));
 }
 
+/*
+ * Partition k's inputs (outputs == 0: the operands its nodes read that
+ * it does not make, constants aside, in the order first read) or its
+ * outputs (those it makes that something else reads), as a JSON array
+ * of names.
+ */
+static cJSON *
+partio(struct ej *e, const size_t *order, int k, int outputs)
+{
+	struct graph *g = e->g;
+	cJSON *a = cJSON_CreateArray(), *seen = cJSON_CreateObject();
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[order[i]];
+		const char **r;
+		int part, nr;
+
+		if (placed(n, &part) != 0 || part != k)
+			continue;
+		if (outputs) {
+			for (int j = 0; j < n->nout; j++)
+				if (readoutside(e, n->out[j], k))
+					cJSON_AddItemToArray(a,
+					    cJSON_CreateString(n->out[j]));
+			continue;
+		}
+		nr = node_reads(n, &r);
+		for (int j = 0; j < nr; j++) {
+			struct operand *o = graph_find(g, r[j]);
+
+			if (o->kind == OPND_CONST || where(e, r[j]) ==
+			    1000 * k || cJSON_GetObjectItemCaseSensitive(seen,
+			    r[j]))
+				continue;
+			cJSON_AddTrueToObject(seen, r[j]);
+			cJSON_AddItemToArray(a, cJSON_CreateString(r[j]));
+		}
+		free(r);
+	}
+	cJSON_Delete(seen);
+	return a;
+}
+
+/* {"name": descriptor, ...} of the operands named in a. */
+static void
+descs(struct ej *e, const cJSON *a)
+{
+	const cJSON *x;
+
+	buf_puts(e->b, "{");
+	cJSON_ArrayForEach(x, a) {
+		buf_puts(e->b, x != a->child ? ", " : "");
+		json_put_string(e->b, x->valuestring);
+		buf_puts(e->b, ": ");
+		descof(e, x->valuestring);
+	}
+	buf_puts(e->b, "}");
+}
+
 /* The WebNN partitions and the CPU rounds between them. */
 static int
 emitparts(struct ej *e, const size_t *order)
 {
 	struct graph *g = e->g;
 	struct buf *b = e->b;
-	int np = 0, nr = 0;
-	cJSON *seen;
+	int np = 0, nr = 0, rc = 0;
+	cJSON **ins, **outs;
 
 	for (size_t i = 0; i < g->nnodes; i++) {
 		int part, cpu = placed(g->nodes[i], &part);
@@ -478,116 +537,78 @@ emitparts(struct ej *e, const size_t *order)
 			return -1;
 		}
 	}
+	ins = xcalloc((size_t)np + 1, sizeof *ins);
+	outs = xcalloc((size_t)np + 1, sizeof *outs);
+	for (int k = 0; k < np; k++) {
+		ins[k] = partio(e, order, k, 0);
+		outs[k] = partio(e, order, k, 1);
+	}
 	buf_puts(b, "\n// ---- partitions: nnl-cpu-partition placed some nodes "
 	    "on the CPU ----\nimport { CpuOps, tensor, ARRAYS as CPU_ARRAYS } "
 	    "from \"./cpuops.mjs\";\n\n// Each WebNN partition's inputs and "
 	    "outputs.\nexport const partitions = [\n");
 	for (int k = 0; k < np; k++) {
-		seen = cJSON_CreateObject();
-		buf_puts(b, "  {inputs: {");
-		for (size_t i = 0, c = 0; i < g->nnodes; i++) {
-			struct node *n = g->nodes[order[i]];
-			const char **r;
-			int part, nr2 = node_reads(n, &r);
-
-			if (placed(n, &part) != 0 || part != k) {
-				free(r);
-				continue;
-			}
-			for (int j = 0; j < nr2; j++) {
-				struct operand *o = graph_find(g, r[j]);
-
-				if (o->kind == OPND_CONST || where(e, r[j]) ==
-				    1000 * k || cJSON_GetObjectItemCaseSensitive(
-				    seen, r[j]))
-					continue;
-				cJSON_AddTrueToObject(seen, r[j]);
-				buf_puts(b, c++ ? ", " : "");
-				json_put_string(b, r[j]);
-				buf_puts(b, ": ");
-				descof(e, r[j]);
-			}
-			free(r);
-		}
-		buf_puts(b, "}, outputs: {");
-		for (size_t i = 0, c = 0; i < g->nnodes; i++) {
-			struct node *n = g->nodes[order[i]];
-			int part;
-
-			if (placed(n, &part) != 0 || part != k)
-				continue;
-			for (int j = 0; j < n->nout; j++) {
-				if (!readoutside(e, n->out[j], k))
-					continue;
-				buf_puts(b, c++ ? ", " : "");
-				json_put_string(b, n->out[j]);
-				buf_puts(b, ": ");
-				descof(e, n->out[j]);
-			}
-		}
-		buf_puts(b, k + 1 < np ? "}},\n" : "}}\n");
-		cJSON_Delete(seen);
+		buf_puts(b, "  {inputs: ");
+		descs(e, ins[k]);
+		buf_puts(b, ", outputs: ");
+		descs(e, outs[k]);
+		buf_puts(b, k + 1 < np ? "},\n" : "}\n");
 	}
 	buf_puts(b, "];\n\n// Partition k's nodes on builder, from its input "
 	    "operands by name.\nexport function loadPartition(k, operands, "
 	    "weights_buffer, builder) {\n  const bytes = checkWeights("
 	    "weights_buffer);\n  const w = (offset, length) => bytes."
 	    "subarray(offset, offset + length);\n  switch (k) {\n");
-	for (int k = 0; k < np; k++) {
-		seen = cJSON_CreateObject();
+	for (int k = 0; k < np && rc == 0; k++) {
+		cJSON *seen = cJSON_CreateObject();
+		const cJSON *x;
+
 		buf_printf(b, "  case %d: {\n", k);
-		for (size_t i = 0; i < g->nnodes; i++) {
+		cJSON_ArrayForEach(x, ins[k]) {
+			buf_printf(b, "  const %s = operands[",
+			    ident(e, x->valuestring));
+			json_put_string(b, x->valuestring);
+			buf_puts(b, "];\n");
+		}
+		for (size_t i = 0; i < g->nnodes && rc == 0; i++) {
 			struct node *n = g->nodes[order[i]];
 			const char **r;
-			int part, nr2 = node_reads(n, &r);
-
-			if (placed(n, &part) != 0 || part != k) {
-				free(r);
-				continue;
-			}
-			for (int j = 0; j < nr2; j++) {
-				struct operand *o = graph_find(g, r[j]);
-
-				if (cJSON_GetObjectItemCaseSensitive(seen, r[j]) ||
-				    where(e, r[j]) == 1000 * k)
-					continue;
-				cJSON_AddTrueToObject(seen, r[j]);
-				if (o->kind == OPND_CONST) {
-					if (constant(e, o) != 0) {
-						free(r);
-						cJSON_Delete(seen);
-						return -1;
-					}
-					continue;
-				}
-				buf_printf(b, "  const %s = operands[",
-				    ident(e, r[j]));
-				json_put_string(b, r[j]);
-				buf_puts(b, "];\n");
-			}
-			free(r);
-			if (node(e, n) != 0) {
-				cJSON_Delete(seen);
-				return -1;
-			}
-		}
-		buf_puts(b, "  return {");
-		for (size_t i = 0, c = 0; i < g->nnodes; i++) {
-			struct node *n = g->nodes[order[i]];
-			int part;
+			int part, nr2;
 
 			if (placed(n, &part) != 0 || part != k)
 				continue;
-			for (int j = 0; j < n->nout; j++)
-				if (readoutside(e, n->out[j], k)) {
-					buf_puts(b, c++ ? ", " : "");
-					json_put_string(b, n->out[j]);
-					buf_printf(b, ": %s", ident(e, n->out[j]));
-				}
+			/* each constant where it is first read */
+			nr2 = node_reads(n, &r);
+			for (int j = 0; j < nr2 && rc == 0; j++) {
+				struct operand *o = graph_find(g, r[j]);
+
+				if (o->kind != OPND_CONST ||
+				    cJSON_GetObjectItemCaseSensitive(seen, r[j]))
+					continue;
+				cJSON_AddTrueToObject(seen, r[j]);
+				rc = constant(e, o);
+			}
+			free(r);
+			if (rc == 0)
+				rc = node(e, n);
+		}
+		cJSON_Delete(seen);
+		buf_puts(b, "  return {");
+		cJSON_ArrayForEach(x, outs[k]) {
+			buf_puts(b, x != outs[k]->child ? ", " : "");
+			json_put_string(b, x->valuestring);
+			buf_printf(b, ": %s", ident(e, x->valuestring));
 		}
 		buf_puts(b, "};\n  }\n");
-		cJSON_Delete(seen);
 	}
+	for (int k = 0; k < np; k++) {
+		cJSON_Delete(ins[k]);
+		cJSON_Delete(outs[k]);
+	}
+	free(ins);
+	free(outs);
+	if (rc != 0)
+		return -1;
 	buf_puts(b, "  }\n  throw new RangeError(`no partition ${k}`);\n}\n\n");
 	/* the CPU rounds */
 	buf_puts(b, "// The CPU nodes of round k, on the values held in JS.\n"
