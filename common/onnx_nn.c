@@ -226,6 +226,31 @@ group(struct imp *m, int64_t c)
 
 /* ---- convolutions ---- */
 
+/* What Conv and ConvTranspose check first: the type, the ranks, the
+ * kernel from W, the window attributes and the group.  0, or what the
+ * handler returns. */
+static int
+convhead(struct imp *m, const struct tdesc *xt, const struct tdesc *ft,
+    int64_t *k, struct win *w, int64_t *g, int transposed)
+{
+	int r;
+
+	if (!isfloat(xt->dt))
+		return refuse(m, "%s on %s", m->n->op_type,
+		    dtype_name(xt->dt));
+	if ((r = spatialrank(m, xt)) != 0)
+		return r;
+	if (ft->rank != xt->rank)
+		return nodeerr(m, "weight W has rank %d, X %d", ft->rank,
+		    xt->rank);
+	for (int i = 0; i < xt->rank - 2; i++)
+		k[i] = ft->dims[2 + i];
+	if (window(m, xt, k, w, transposed) ||
+	    !(*g = group(m, xt->dims[1])))
+		return -1;
+	return 0;
+}
+
 int
 onnx_conv(struct imp *m)
 {
@@ -236,17 +261,8 @@ onnx_conv(struct imp *m)
 	int r;
 	cJSON *o;
 
-	if (!isfloat(xt->dt))
-		return refuse(m, "Conv on %s", dtype_name(xt->dt));
-	if ((r = spatialrank(m, xt)) != 0)
+	if ((r = convhead(m, xt, ft, k, &w, &g, 0)) != 0)
 		return r;
-	if (ft->rank != xt->rank)
-		return nodeerr(m, "weight W has rank %d, X %d", ft->rank,
-		    xt->rank);
-	for (int i = 0; i < xt->rank - 2; i++)
-		k[i] = ft->dims[2 + i];
-	if (window(m, xt, k, &w, 0) || !(g = group(m, xt->dims[1])))
-		return -1;
 	for (int i = 0; i < xt->rank - 2; i++)
 		if (w.k[2 - (xt->rank - 2) + i] != k[i])
 			return nodeerr(m, "kernel_shape does not match W");
@@ -320,17 +336,8 @@ onnx_convtranspose(struct imp *m)
 	int r;
 	cJSON *o;
 
-	if (!isfloat(xt->dt))
-		return refuse(m, "ConvTranspose on %s", dtype_name(xt->dt));
-	if ((r = spatialrank(m, xt)) != 0)
+	if ((r = convhead(m, xt, ft, k, &w, &g, 1)) != 0)
 		return r;
-	if (ft->rank != xt->rank)
-		return nodeerr(m, "weight W has rank %d, X %d", ft->rank,
-		    xt->rank);
-	for (int i = 0; i < xt->rank - 2; i++)
-		k[i] = ft->dims[2 + i];
-	if (window(m, xt, k, &w, 1) || !(g = group(m, xt->dims[1])))
-		return -1;
 	if (ft->dims[0] != xt->dims[1])
 		return nodeerr(m, "W has %lld input channels, X %lld",
 		    (long long)ft->dims[0], (long long)xt->dims[1]);
