@@ -239,12 +239,7 @@ function strides(shape) {
 
 function unary(a, outType, f) {
   const n = a.data.length, out = new ARRAYS[outType](n);
-  for (let i = 0; i < n; i++) {
-    let v = f(read(a, a.data[i]));
-    if (isBig(outType) && typeof v !== "bigint") v = fromNumber(outType, v);
-    else if (!isBig(outType) && typeof v === "bigint") v = Number(v);
-    out[i] = fromNumber(outType, v);
-  }
+  for (let i = 0; i < n; i++) out[i] = fromNumber(outType, f(read(a, a.data[i])));
   return {dataType: outType, shape: [...a.shape], data: out};
 }
 

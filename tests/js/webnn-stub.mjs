@@ -263,10 +263,9 @@ export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.
     constructor(d) { Object.assign(this, { dataType: d.dataType, shape: [...d.shape],
       readable: !!d.readable, writable: !!d.writable, data: null }); }
   }
-  const tensorType = "MLTensorDescriptor";
   class MLContext {
     async createTensor(d) {
-      const e = check(d, tensorType, "createTensor(): argument 1 (descriptor)");
+      const e = check(d, "MLTensorDescriptor", "createTensor(): argument 1 (descriptor)");
       if (e) throw new TypeError(e);
       return new MLTensor(d);
     }
@@ -284,7 +283,7 @@ export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.
       const res = run(g.json, vals);
       for (const [k, t] of Object.entries(outs)) {
         if (!t.readable) throw new TypeError(`dispatch(): output ${k} is not readable`);
-        t.data = res[g.json.outputs[k] ? k : k].data;
+        t.data = res[k].data;
       }
     }
     async readTensor(t) {
