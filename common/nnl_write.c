@@ -578,7 +578,7 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 {
 	struct nw w;
 	struct val *vals;
-	size_t nv = 0, k = 0;
+	size_t nv = 0;
 	struct buf out = { 0 };
 	char *rel, *mname;
 	int rc = -1;
@@ -622,19 +622,13 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	for (size_t i = 0; i < g->nnodes; i++) {
 		struct node *n = g->nodes[i];
 		struct node *next = i + 1 < g->nnodes ? g->nodes[i + 1] : NULL;
-		int r;
 
-		r = node1(&w, n, next);
-		if (r == 2) {	/* matmul + add: Dense with the add's bias */
-			struct val *mv = val(&w, n->out[0]);
-
-			r = dense(&w, n, next->in[1]);
-			if (r == 0) {
-				*val(&w, next->out[0]) = *mv;
-			}
+		if (node1(&w, n, next) == 2) {
+			/* matmul + add: Dense with the add's bias */
+			if (dense(&w, n, next->in[1]) == 0)
+				*val(&w, next->out[0]) = *val(&w, n->out[0]);
 			i++;
 		}
-		k++;
 	}
 	if (g->noutputs != 1) {
 		buf_printf(&w.refused, "\n  the graph has %zu outputs; an NNL "
@@ -672,6 +666,5 @@ out:
 	free(w.refused.s);
 	free(out.s);
 	free(vals);
-	(void)k;
 	return rc;
 }

@@ -48,3 +48,27 @@ PY
 	run "$BIN/nnl-parse" -d w cnn.json
 	[ "$status" -eq 2 ]
 }
+
+@test "matmul followed by a constant add becomes one Dense with that bias" {
+	/usr/bin/python3 - <<'PY'
+import json, numpy as np
+g = json.load(open("cnn.json"))
+np.save("w/fwt.npy", np.load("w/fw.npy").T.copy())
+g["consts"]["fwt"] = {"dataType": "float32", "shape": [64, 5],
+                      "init": {"kind": "weights", "ref": "fwt"}}
+g["consts"]["fb2"] = {"dataType": "float32", "shape": [5],
+                      "init": {"kind": "weights", "ref": "fb"}}
+nodes = [n for n in g["nodes"] if n["op"] != "gemm"]
+nodes.insert(4, {"id": "mm", "op": "matmul", "inputs": ["f", "fwt"], "options": {}})
+nodes.insert(5, {"id": "d", "op": "add", "inputs": ["mm", "fb2"], "options": {}})
+g["nodes"] = nodes
+json.dump(g, open("mm.json", "w"))
+PY
+	"$BIN/nnl-pack-weights" pack -o mm.weights w
+	"$BIN/nnl-parse" -t nnl -o out/mm.nnl mm.json
+	[ "$(grep -c 'Dense(units: 5)' out/mm.nnl)" -eq 1 ]
+	! grep -q 'Add()' out/mm.nnl
+	run "$BIN/nnc" test --input in_hwc.npy --expected want.npy out/mm.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
