@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "eval.h"
 #include "graph.h"
@@ -34,6 +35,8 @@ struct nw {
 	int nrefused;
 	const char *dir;	/* weights directory */
 	char **names;		/* layer names used */
+	char **files;		/* .npy files written, removed on failure */
+	int nfiles;
 	int nnames;
 	int err;
 };
@@ -133,10 +136,15 @@ save(struct nw *w, const char *layer, const char *param, int rank,
 	for (int i = 0; i < rank; i++)
 		n *= (uint64_t)dims[i];
 	rc = npy_save(p, DT_FLOAT32, rank, dims, data, n * 4);
-	free(p);
-	if (rc)
+	if (rc) {
 		w->err = 1;
-	return rc;
+		free(p);
+		return rc;
+	}
+	w->files = xrealloc(w->files, (size_t)(w->nfiles + 1) *
+	    sizeof *w->files);
+	w->files[w->nfiles++] = p;
+	return 0;
 }
 
 static double
@@ -655,6 +663,15 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	free(rel);
 	rc = writefile_atomic(path, out.s, out.n);
 out:
+	/* a refused or failed model leaves no weights behind */
+	for (int i = 0; i < w.nfiles; i++) {
+		if (rc != 0)
+			unlink(w.files[i]);
+		free(w.files[i]);
+	}
+	free(w.files);
+	if (rc != 0)
+		rmdir(wdir);	/* when it is empty, as we made it */
 	for (size_t i = 0; i < g->tabcap; i++)
 		if (g->tab[i])
 			g->tab[i]->aux = NULL;
