@@ -140,9 +140,14 @@ conformance-js: all
 	    --report tests/onnx/conformance-js.txt
 
 # Benchmarks: measurements, not pass/fail tests (shared machines are
-# noisy); see bench/.
+# noisy); see bench/.  bench-ort times the generated code against ONNX
+# Runtime (installed from npm into build/bench) on four models.
 bench: all
 	@sh bench/compile.sh
+	@/usr/bin/python3 bench/ort.py
+
+bench-ort: all
+	@/usr/bin/python3 bench/ort.py
 
 # Every source must also be warning-free under clang.
 check-clang: build/onnx/onnx.pb-c.c
@@ -176,5 +181,5 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all bench check check-clang conformance conformance-js golden lint-man install clean
+.PHONY: all bench bench-ort check check-clang conformance conformance-js golden lint-man install clean
 .PRECIOUS: build/passes/%.o build/common/%.o
