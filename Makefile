@@ -23,12 +23,13 @@ PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
 COMMON  = util dtype ops graph json jsonerr validate webnn_read webnn_write \
           order memplan constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
-          kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse emitc emitjs partition \
+          kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
+          emitjs partition \
           nnl_read nnl_model nnl_lower nnl_write \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
-          test_memplan
+          test_memplan test_escape
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.

@@ -1,0 +1,278 @@
+/*
+ * escape: a model's strings in generated C and JavaScript, one function
+ * per context (comment, string literal, identifier, property key).  A
+ * name comes from a file nnl did not write; these are the only ways the
+ * emitters put one into code, so that a name holding a comment's end,
+ * a quote, a line end or a preprocessor line is text inside its
+ * context and nothing more.
+ */
+#include "escape.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+size_t
+escape_utf8len(const char *s, size_t n, unsigned long *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned long c, min;
+	size_t k;
+
+	if (n == 0)
+		return 0;
+	if (u[0] < 0x80) {
+		*cp = u[0];
+		return 1;
+	}
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		k = 2, c = u[0] & 0x1f, min = 0x80;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		k = 3, c = u[0] & 0x0f, min = 0x800;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		k = 4, c = u[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (u[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return k;
+}
+
+/* Comment text; js: also no "</" or "<!". */
+static void
+comment(struct buf *b, const char *s, int js)
+{
+	size_t n = strlen(s), i = 0, k;
+	unsigned long cp;
+
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (i >= ESCAPE_COMMENT_MAX) {
+			buf_puts(b, "...");
+			return;
+		}
+		if (c >= 0x80) {
+			if ((k = escape_utf8len(s + i, n - i, &cp)) == 0)
+				buf_printf(b, "\\x%02X", c), k = 1;
+			else
+				buf_printf(b, "\\u{%lX}", cp);
+			i += k;
+			continue;
+		}
+		if (c == '\\')
+			buf_puts(b, "\\\\");
+		else if (c == '\n')
+			buf_puts(b, "\\n");
+		else if (c == '\t')
+			buf_puts(b, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(b, "\\x%02X", c);
+		else if ((c == '*' && s[i + 1] == '/') ||
+		    (c == '/' && s[i + 1] == '*') ||
+		    (c == '?' && s[i + 1] == '?') ||
+		    (js && c == '<' && (s[i + 1] == '/' || s[i + 1] == '!'))) {
+			/* a backslash between the two: "*\/", "?\?", "<\/" */
+			buf_putc(b, c);
+			buf_putc(b, '\\');
+		} else
+			buf_putc(b, c);
+		i++;
+	}
+}
+
+void
+escape_c_comment(struct buf *b, const char *s)
+{
+	comment(b, s, 0);
+}
+
+void
+escape_js_comment(struct buf *b, const char *s)
+{
+	comment(b, s, 1);
+}
+
+void
+escape_c_string(struct buf *b, const char *s)
+{
+	buf_putc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\' || c == '?')
+			buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			buf_printf(b, "\\%03o", c);
+		else
+			buf_putc(b, c);
+	}
+	buf_putc(b, '"');
+}
+
+static int
+isalnumc(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9');
+}
+
+/* C11 and C23 keywords, and main: never an identifier of ours. */
+static int
+ckeyword(const char *s)
+{
+	static const char *const kw[] = { "alignas", "alignof", "auto",
+	    "bool", "break", "case", "char", "const", "constexpr",
+	    "continue", "default", "do", "double", "else", "enum", "extern",
+	    "false", "float", "for", "goto", "if", "inline", "int", "long",
+	    "main", "nullptr", "register", "restrict", "return", "short",
+	    "signed", "sizeof", "static", "static_assert", "struct",
+	    "switch", "thread_local", "true", "typedef", "typeof",
+	    "typeof_unqual", "union", "unsigned", "void", "volatile",
+	    "while", NULL };
+
+	for (int i = 0; kw[i]; i++)
+		if (strcmp(s, kw[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Kept as it is: [A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*, no keyword,
+ * not the runtime's nnl_ names. */
+static int
+plainident(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > ESCAPE_IDENT_MAX || !isalnumc(s[0]) ||
+	    (s[0] >= '0' && s[0] <= '9') || s[n - 1] == '_' ||
+	    ckeyword(s))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnumc(s[i]) && (s[i] != '_' || s[i + 1] == '_'))
+			return 0;
+	if ((s[0] | 0x20) == 'n' && (s[1] | 0x20) == 'n' &&
+	    (s[2] | 0x20) == 'l')
+		return 0;
+	return 1;
+}
+
+char *
+escape_c_ident(const char *name)
+{
+	struct buf b = { 0 };
+
+	if (plainident(name))
+		return xstrdup(name);
+	/* "m__" marks the form: a kept name has no "__", and the
+	 * encoding below none either (each '_' starts _XX). */
+	buf_puts(&b, "m__");
+	for (const char *p = name; *p; p++) {
+		if (b.n > ESCAPE_IDENT_MAX - 22)
+			break;
+		if (isalnumc((unsigned char)*p))
+			buf_putc(&b, *p);
+		else
+			buf_printf(&b, "_%02X", (unsigned char)*p);
+	}
+	if (b.n > ESCAPE_IDENT_MAX - 22) {
+		/* cut: "__h" and the hash make it the cut form's own */
+		b.s[b.n = ESCAPE_IDENT_MAX - 22] = '\0';
+		while (b.n > 3 && b.s[b.n - 1] == '_')
+			b.s[--b.n] = '\0';
+		buf_printf(&b, "__h%016llx", (unsigned long long)
+		    XXH3_64bits(name, strlen(name)));
+	}
+	return b.s;
+}
+
+/* [A-Za-z_$][A-Za-z0-9_$]*: a name JavaScript takes as it is. */
+static int
+jsidname(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!isalnumc((unsigned char)*s) && *s != '_' && *s != '$')
+			return 0;
+	return 1;
+}
+
+void
+escape_js_string(struct buf *b, const char *s)
+{
+	size_t n = strlen(s), i = 0, k;
+	unsigned long cp;
+
+	buf_putc(b, '"');
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((k = escape_utf8len(s + i, n - i, &cp)) == 0)
+			cp = 0xfffd, k = 1;	/* an invalid byte */
+		i += k;
+		if (cp == '"' || cp == '\\')
+			buf_printf(b, "\\%c", c);
+		else if (cp == '\n')
+			buf_puts(b, "\\n");
+		else if (cp == '\r')
+			buf_puts(b, "\\r");
+		else if (cp == '\t')
+			buf_puts(b, "\\t");
+		else if (cp >= 0x10000)
+			buf_printf(b, "\\u%04lX\\u%04lX",
+			    0xd800 + ((cp - 0x10000) >> 10),
+			    0xdc00 + ((cp - 0x10000) & 0x3ff));
+		else if (cp < 0x20 || cp >= 0x7f || cp == '<' || cp == '>')
+			buf_printf(b, "\\u%04lX", cp);
+		else
+			buf_putc(b, c);
+	}
+	buf_putc(b, '"');
+}
+
+void
+escape_js_key(struct buf *b, const char *s)
+{
+	if (strcmp(s, "__proto__") == 0) {
+		buf_putc(b, '[');
+		escape_js_string(b, s);
+		buf_putc(b, ']');
+	} else if (jsidname(s))
+		buf_puts(b, s);
+	else
+		escape_js_string(b, s);
+}
+
+void
+escape_js_value(struct buf *b, const cJSON *v)
+{
+	const cJSON *it;
+	int first = 1;
+
+	if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+		buf_putc(b, cJSON_IsObject(v) ? '{' : '[');
+		cJSON_ArrayForEach(it, v) {
+			buf_puts(b, first ? "" : ", ");
+			first = 0;
+			if (cJSON_IsObject(v)) {
+				escape_js_key(b, it->string);
+				buf_puts(b, ": ");
+			}
+			escape_js_value(b, it);
+		}
+		buf_putc(b, cJSON_IsObject(v) ? '}' : ']');
+	} else if (cJSON_IsString(v)) {
+		escape_js_string(b, v->valuestring);
+	} else {
+		json_put_value(b, v);	/* a number, true, false, null */
+	}
+}

@@ -1,0 +1,243 @@
+/* test_escape: each context's escaping, against hand-derived text. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "escape.h"
+
+/* f(s) into a static string (each call overwrites the last). */
+static const char *
+esc(void (*f)(struct buf *, const char *), const char *s)
+{
+	static char *out;
+	struct buf b = { 0 };
+
+	f(&b, s);
+	free(out);
+	out = b.s;
+	return out ? out : "";
+}
+
+static int
+validcident(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+	    *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+TEST(utf8_sequences_well_formed_only)
+{
+	unsigned long cp = 0;
+
+	CHECK(escape_utf8len("A", 1, &cp) == 1 && cp == 'A');
+	CHECK(escape_utf8len("\xc3\xa9", 2, &cp) == 2 && cp == 0xe9);
+	CHECK(escape_utf8len("\xe2\x80\xa8", 3, &cp) == 3 && cp == 0x2028);
+	CHECK(escape_utf8len("\xf0\x9f\x98\x80", 4, &cp) == 4 &&
+	    cp == 0x1f600);
+	CHECK(escape_utf8len("\xc0\x80", 2, &cp) == 0);	/* overlong NUL */
+	CHECK(escape_utf8len("\xe0\x80\xaf", 3, &cp) == 0);	/* overlong */
+	CHECK(escape_utf8len("\xed\xa0\x80", 3, &cp) == 0);	/* surrogate */
+	CHECK(escape_utf8len("\xf4\x90\x80\x80", 4, &cp) == 0); /* > 10FFFF */
+	CHECK(escape_utf8len("\xe2\x80", 2, &cp) == 0);	/* cut short */
+	CHECK(escape_utf8len("\xff", 1, &cp) == 0);
+	CHECK(escape_utf8len("\x80", 1, &cp) == 0);	/* lone continuation */
+}
+
+TEST(c_comment_cannot_be_closed_or_nested)
+{
+	CHECK_STR(esc(escape_c_comment, "a*/b"), "a*\\/b");
+	CHECK_STR(esc(escape_c_comment, "/* x */"), "/\\* x *\\/");
+	CHECK_STR(esc(escape_c_comment, "x\n#include <y>"),
+	    "x\\n#include <y>");
+	CHECK_STR(esc(escape_c_comment, "a\\"), "a\\\\");
+	CHECK_STR(esc(escape_c_comment, "\r\t\x01\x7f"),
+	    "\\x0D\\t\\x01\\x7F");
+	/* no trigraph survives: ?, ?, / would be a backslash */
+	CHECK_STR(esc(escape_c_comment, "?" "?/"), "?\\?/");
+	CHECK_STR(esc(escape_c_comment, "?" "?" "?/"), "?\\?\\?/");
+	CHECK_STR(esc(escape_c_comment, "caf\xc3\xa9 \xe2\x80\xa8\xff"),
+	    "caf\\u{E9} \\u{2028}\\xFF");
+	CHECK_STR(esc(escape_c_comment, "</script>"), "</script>");
+}
+
+TEST(comments_cut_long_names)
+{
+	char *s = malloc(1 << 20 | 1);
+	const char *e;
+
+	memset(s, 'a', 1 << 20);
+	s[1 << 20] = '\0';
+	e = esc(escape_c_comment, s);
+	CHECK(strlen(e) == ESCAPE_COMMENT_MAX + 3);
+	CHECK(strcmp(e + ESCAPE_COMMENT_MAX, "...") == 0);
+	free(s);
+}
+
+TEST(js_comment_also_keeps_out_of_html)
+{
+	CHECK_STR(esc(escape_js_comment, "x</script><!--"),
+	    "x<\\/script><\\!--");
+	CHECK_STR(esc(escape_js_comment, "a\xe2\x80\xa8 b\xe2\x80\xa9"),
+	    "a\\u{2028} b\\u{2029}");
+	CHECK_STR(esc(escape_js_comment, "\nalert(1)"), "\\nalert(1)");
+}
+
+TEST(c_string_octal_escapes_and_no_trigraph)
+{
+	CHECK_STR(esc(escape_c_string, "plain"), "\"plain\"");
+	CHECK_STR(esc(escape_c_string, "a\"b\\c?"), "\"a\\\"b\\\\c\\?\"");
+	/* octal, always three digits, so a following digit stays apart */
+	CHECK_STR(esc(escape_c_string, "\n7"), "\"\\0127\"");
+	CHECK_STR(esc(escape_c_string, "\xff\x01"), "\"\\377\\001\"");
+	CHECK_STR(esc(escape_c_string, "?" "?="), "\"\\?\\?=\"");
+}
+
+TEST(c_identifiers_kept_when_plain)
+{
+	const char *keep[] = { "mnist", "resnet_head", "Model2", "a_b_c",
+	    "x", NULL };
+
+	for (int i = 0; keep[i]; i++) {
+		char *s = escape_c_ident(keep[i]);
+
+		CHECK_STR(s, keep[i]);
+		free(s);
+	}
+}
+
+TEST(c_identifiers_encoded_otherwise)
+{
+	static const struct { const char *in, *out; } t[] = {
+		{ "my-net", "m__my_2Dnet" },
+		{ "my__net", "m__my_5F_5Fnet" },
+		{ "1x", "m__1x" },
+		{ "int", "m__int" },
+		{ "main", "m__main" },
+		{ "_x", "m___5Fx" },
+		{ "x_", "m__x_5F" },
+		{ "nnl_k", "m__nnl_5Fk" },
+		{ "NNL", "m__NNL" },
+		{ "", "m__" },
+		{ "*/\n#", "m___2A_2F_0A_23" },
+		{ "\xc3\xa9", "m___C3_A9" },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		char *s = escape_c_ident(t[i].in);
+
+		CHECK_STR(s, t[i].out);
+		CHECK(validcident(s));
+		free(s);
+	}
+}
+
+TEST(c_identifiers_distinct)
+{
+	/* names an earlier mangling ("my-net" -> "my_net") merged */
+	const char *names[] = { "my-net", "my_net", "my.net", "my net",
+	    "my__net", "m__my_2Dnet", "MY_NET", "1", "_1", "m__1", "int",
+	    "m__int", "", "m__", "my_2Dnet", NULL };
+	char *ids[32];
+	int n = 0;
+
+	for (; names[n]; n++) {
+		ids[n] = escape_c_ident(names[n]);
+		CHECK(validcident(ids[n]));
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (strcmp(ids[i], ids[j]) == 0) {
+				fprintf(stderr, "\"%s\" and \"%s\" both give %s\n",
+				    names[i], names[j], ids[i]);
+				CHECK(0);
+			}
+	for (int i = 0; i < n; i++)
+		free(ids[i]);
+}
+
+TEST(c_identifiers_of_long_names_bounded_and_distinct)
+{
+	char a[300], b[300];
+	char *x, *y, *z;
+
+	memset(a, 'a', sizeof a - 1);
+	a[sizeof a - 1] = '\0';
+	memcpy(b, a, sizeof b);
+	b[sizeof b - 2] = 'b';	/* differs in its last byte only */
+	x = escape_c_ident(a);
+	y = escape_c_ident(b);
+	a[ESCAPE_IDENT_MAX] = '\0';	/* 64 bytes: kept */
+	z = escape_c_ident(a);
+	CHECK(strlen(x) <= ESCAPE_IDENT_MAX && strlen(y) <= ESCAPE_IDENT_MAX);
+	CHECK(strcmp(x, y) != 0);
+	CHECK(strncmp(x, "m__aaaa", 7) == 0);
+	CHECK(validcident(x) && validcident(y));
+	CHECK_STR(z, a);
+	free(x);
+	free(y);
+	free(z);
+}
+
+TEST(js_string_ascii_and_html_safe)
+{
+	CHECK_STR(esc(escape_js_string, "x"), "\"x\"");
+	CHECK_STR(esc(escape_js_string, "a\"b\\c'`${d}"),
+	    "\"a\\\"b\\\\c'`${d}\"");
+	CHECK_STR(esc(escape_js_string, "\n\r\t\x01\x7f"),
+	    "\"\\n\\r\\t\\u0001\\u007F\"");
+	CHECK_STR(esc(escape_js_string, "</script><!--"),
+	    "\"\\u003C/script\\u003E\\u003C!--\"");
+	CHECK_STR(esc(escape_js_string, "\xe2\x80\xa8\xe2\x80\xa9"),
+	    "\"\\u2028\\u2029\"");
+	CHECK_STR(esc(escape_js_string, "\xc3\xa9\xf0\x9f\x98\x80"),
+	    "\"\\u00E9\\uD83D\\uDE00\"");
+	CHECK_STR(esc(escape_js_string, "a\xff" "b\xed\xa0\x80"),
+	    "\"a\\uFFFDb\\uFFFD\\uFFFD\\uFFFD\"");
+}
+
+TEST(js_keys_never_set_a_prototype)
+{
+	CHECK_STR(esc(escape_js_key, "x_1$"), "x_1$");
+	CHECK_STR(esc(escape_js_key, "constructor"), "constructor");
+	CHECK_STR(esc(escape_js_key, "__proto__"), "[\"__proto__\"]");
+	CHECK_STR(esc(escape_js_key, "a-b"), "\"a-b\"");
+	CHECK_STR(esc(escape_js_key, "1"), "\"1\"");
+	CHECK_STR(esc(escape_js_key, ""), "\"\"");
+}
+
+TEST(js_values_escape_keys_and_strings)
+{
+	cJSON *v = cJSON_Parse("{\"a\": [1, \"</x>\", true, null], "
+	    "\"__proto__\": {\"b-c\": 0.5}}");
+	struct buf b = { 0 };
+
+	escape_js_value(&b, v);
+	CHECK_STR(b.s, "{a: [1, \"\\u003C/x\\u003E\", true, null], "
+	    "[\"__proto__\"]: {\"b-c\": 0.5}}");
+	free(b.s);
+	cJSON_Delete(v);
+}
+
+int
+main(void)
+{
+	RUN(utf8_sequences_well_formed_only);
+	RUN(c_comment_cannot_be_closed_or_nested);
+	RUN(comments_cut_long_names);
+	RUN(js_comment_also_keeps_out_of_html);
+	RUN(c_string_octal_escapes_and_no_trigraph);
+	RUN(c_identifiers_kept_when_plain);
+	RUN(c_identifiers_encoded_otherwise);
+	RUN(c_identifiers_distinct);
+	RUN(c_identifiers_of_long_names_bounded_and_distinct);
+	RUN(js_string_ascii_and_html_safe);
+	RUN(js_keys_never_set_a_prototype);
+	RUN(js_values_escape_keys_and_strings);
+	return DONE();
+}
