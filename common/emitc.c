@@ -14,37 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "eval.h"
 #include "kernel.h"
 #include "weights.h"
 
 extern const char nnl_rtsrc[];
 
-static const char *const ckeywords[] = { "auto", "break", "case", "char",
-    "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long",
-    "register", "restrict", "return", "short", "signed", "sizeof",
-    "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "main", NULL };
-
+/* A model name as C identifier: escape.c's one mapping. */
 char *
 emitc_ident(const char *name)
 {
-	char *s = xmalloc(strlen(name) + 3), *p = s;
+	return escape_c_ident(name);
+}
 
-	if (!*name || isdigit((unsigned char)*name))
-		*p++ = 'm', *p++ = '_';
-	for (; *name; name++)
-		*p++ = isalnum((unsigned char)*name) ? *name : '_';
-	*p = '\0';
-	for (int i = 0; ckeywords[i]; i++)
-		if (strcmp(s, ckeywords[i]) == 0) {
-			char *t = xasprintf("%s_", s);
+/* A model's string as comment text (malloc'd). */
+static char *
+cmt(const char *s)
+{
+	struct buf b = { 0 };
 
-			free(s);
-			return t;
-		}
-	return s;
+	escape_c_comment(&b, s);
+	return b.s ? b.s : xstrdup("");
 }
 
 struct em {
@@ -85,8 +76,13 @@ inlineconst(struct em *e, size_t ci)
 
 	if (!p)
 		return -1;
-	buf_printf(&e->data, "/* const \"%s\" %s */\n", c->name,
-	    dtype_name(c->desc.dt));
+	{
+		char *nm = cmt(c->name);
+
+		buf_printf(&e->data, "/* const \"%s\" %s */\n", nm,
+		    dtype_name(c->desc.dt));
+		free(nm);
+	}
 	buf_printf(&e->data, "static const unsigned char %s_c%zu[%llu] "
 	    "NNL_ALIGNED = {", e->pfx, ci, (unsigned long long)(nb ? nb : 1));
 	for (uint64_t i = 0; i < nb; i++)
@@ -139,6 +135,7 @@ emitnode(struct em *e, struct node *n, size_t idx)
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(n->extra, "arena");
 	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(n->extra,
 	    "scratch");
+	char *id, *op;
 
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n->nout) {
 		error("node \"%s\" has no arena offsets: run nnl-plan-memory "
@@ -153,8 +150,10 @@ emitnode(struct em *e, struct node *n, size_t idx)
 		    (unsigned long long)k.scratch);
 		return -1;
 	}
+	id = cmt(n->id);
+	op = cmt(n->opname);
 	buf_printf(&e->data, "/* %s: %s */\nstatic const int64_t %s_i%zu[] = "
-	    "{", n->id, n->opname, e->pfx, idx);
+	    "{", id, op, e->pfx, idx);
 	for (int i = 0; i < k.nip; i++)
 		buf_printf(&e->data, "%s%lld,", i % 8 ? " " : "\n\t",
 		    (long long)k.ip[i]);
@@ -170,7 +169,9 @@ emitnode(struct em *e, struct node *n, size_t idx)
 		buf_puts(&e->data, "\n};\n");
 	}
 	buf_printf(&e->body, "\t{\t/* %s = %s(...) */\n\t\tconst void *i[] = "
-	    "{", n->id, n->opname);
+	    "{", id, op);
+	free(id);
+	free(op);
 	for (int i = 0; i < k.nin; i++) {
 		char *p = k.in[i] ? operandptr(e, k.in[i]) : xstrdup("0");
 
@@ -206,7 +207,8 @@ bytesof(const struct tdesc *t)
 static void
 putweights(struct em *e)
 {
-	char *path = realpath(e->g->weights_file, NULL);
+	char *path = realpath(e->g->weights_file, NULL), *nm;
+	struct buf q = { 0 };
 	const char *p;
 
 	if (e->o->embed == EMBED_ARRAY) {
@@ -219,17 +221,28 @@ putweights(struct em *e)
 		free(path);
 		return;
 	}
+	/* the path, quoted for the assembler, in a C string */
+	buf_putc(&q, '"');
+	for (p = path ? path : e->g->weights_file; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '"' || c == '\\')
+			buf_printf(&q, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			buf_printf(&q, "\\%03o", c);
+		else
+			buf_putc(&q, c);
+	}
+	buf_putc(&q, '"');
+	nm = cmt(e->g->weights_file);
 	buf_printf(&e->data, "/* %s, %zu bytes, included by the assembler */\n"
 	    "__asm__(\"\\t.section .rodata\\n\\t.balign 64\\n\"\n"
-	    "    \"%s_weights:\\n\\t.incbin \\\"", e->g->weights_file,
-	    e->w.size, e->pfx);
-	for (p = path ? path : e->g->weights_file; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			buf_puts(&e->data, "\\\\\\");
-		buf_putc(&e->data, *p);
-	}
-	buf_printf(&e->data, "\\\"\\n\\t.previous\\n\");\n"
+	    "    \"%s_weights:\\n\\t.incbin \"\n    ", nm, e->w.size, e->pfx);
+	escape_c_string(&e->data, q.s);
+	buf_printf(&e->data, "\n    \"\\n\\t.previous\\n\");\n"
 	    "extern const unsigned char %s_weights[];\n\n", e->pfx);
+	free(nm);
+	free(q.s);
 	free(path);
 }
 
@@ -237,29 +250,39 @@ static void
 putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
     uint64_t inel, uint64_t outel)
 {
-	char *guard = xasprintf("%s_H", e->pfx);
+	char *guard, *gn = cmt(e->g->name ? e->g->name : e->pfx);
+	int upper = 1;
 
-	for (char *q = guard; *q; q++)
+	/* PREFIX_H when the prefix has no capital, else prefix__H: two
+	 * prefixes never share a guard */
+	for (const char *q = e->pfx; *q; q++)
+		upper &= !(*q >= 'A' && *q <= 'Z');
+	guard = xasprintf("%s%s_H", e->pfx, upper ? "" : "_");
+	for (char *q = guard; upper && *q; q++)
 		*q = (char)toupper((unsigned char)*q);
 	buf_printf(h, "/* %s.h: the API of model \"%s\", generated by "
 	    "nnl-emit-c. */\n#ifndef %s\n#define %s\n\n#include <stddef.h>\n"
 	    "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n"
-	    "#endif\n\n", e->pfx, e->g->name ? e->g->name : e->pfx, guard,
-	    guard);
+	    "#endif\n\n", e->pfx, gn, guard, guard);
+	free(gn);
 	buf_printf(h, "/*\n * Inputs, in this order (the bytes of each, "
 	    "packed one after another\n * for %s_infer):\n", e->pfx);
 	for (size_t i = 0; i < e->g->ninputs; i++) {
 		char *t = tdesc_str(&e->g->inputs[i]->desc);
+		char *nm = cmt(e->g->inputs[i]->name);
 
-		buf_printf(h, " *   %s %s\n", e->g->inputs[i]->name, t);
+		buf_printf(h, " *   %s %s\n", nm, t);
+		free(nm);
 		free(t);
 	}
 	buf_puts(h, " * Outputs:\n");
 	for (size_t i = 0; i < e->g->noutputs; i++) {
 		struct operand *o = graph_find(e->g, e->g->outputs[i].ref);
 		char *t = tdesc_str(operand_type(o));
+		char *nm = cmt(e->g->outputs[i].name);
 
-		buf_printf(h, " *   %s %s\n", e->g->outputs[i].name, t);
+		buf_printf(h, " *   %s %s\n", nm, t);
+		free(nm);
 		free(t);
 	}
 	buf_printf(h, " */\nenum {\n\t%s_NUM_INPUTS = %zu,\n\t"
@@ -384,6 +407,8 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	uint64_t inbytes = 0, outbytes = 0, inel = 0, outel = 0;
 	char *pfx = emitc_ident(o->prefix ? o->prefix :
 	    g->name ? g->name : "model");
+	const char *hdr = o->header ? o->header : "model.h";
+	char *gn, *src;
 	int rc = -1;
 
 	memset(&e, 0, sizeof e);
@@ -391,6 +416,15 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	e.o = o;
 	e.pfx = pfx;
 	e.cidx = xcalloc(g->nconsts + 1, sizeof *e.cidx);
+	/* #include "..." has no escapes */
+	for (const char *q = hdr; *q; q++)
+		if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20 ||
+		    (unsigned char)*q >= 0x7f) {
+			error("header name \"%s\": a name with '\"', '\\', a "
+			    "control or a non-ASCII character cannot be "
+			    "#included", hdr);
+			goto out;
+		}
 	if (!cJSON_IsObject(mem)) {
 		error("%s: the graph has no memory plan: run nnl-plan-memory "
 		    "first", g->src);
@@ -430,15 +464,17 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	for (size_t i = 0; i < g->nnodes; i++)
 		if (emitnode(&e, g->nodes[i], i) != 0)
 			goto out;
+	gn = cmt(g->name ? g->name : pfx);
+	src = cmt(g->src);
 	buf_printf(&s, "/*\n * %s.c: model \"%s\", generated by nnl-emit-c "
 	    "from %s.\n * Plain C99: no heap, no I/O%s.  Do not edit.\n */\n"
 	    "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n"
 	    "#include \"%s\"\n\n#if defined(__GNUC__)\n#define NNL_ALIGNED "
 	    "__attribute__((aligned(64)))\n#else\n#define NNL_ALIGNED\n"
 	    "#endif\n\n/* The runtime kernels (common/rt/ of nnl). */\n",
-	    pfx, g->name ? g->name : pfx, g->src,
-	    o->main ? " but main()" : "",
-	    o->header ? o->header : "model.h");
+	    pfx, gn, src, o->main ? " but main()" : "", hdr);
+	free(gn);
+	free(src);
 	buf_puts(&s, nnl_rtsrc);
 	buf_puts(&s, "\n/* ---- the model ---- */\n\n");
 	buf_puts(&s, e.data.s ? e.data.s : "");

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "emitjs.h"
+#include "escape.h"
 #include "eval.h"
 #include "weights.h"
 
@@ -38,8 +39,13 @@ reserved(const char *s)
 		"function", "if", "import", "in", "instanceof", "let", "new",
 		"null", "return", "static", "super", "switch", "this", "throw",
 		"true", "try", "typeof", "var", "void", "while", "with",
-		"yield", "builder", "weights_buffer", "operand_input", "w",
-		"undefined", "NaN", "Infinity", "arguments", "eval", NULL,
+		"yield", "implements", "interface", "package", "private",
+		"protected", "public", "undefined", "NaN", "Infinity",
+		"arguments", "eval",
+		/* what loadModelGraph and loadPartition refer to */
+		"builder", "weights_buffer", "operand_input", "w", "bytes",
+		"k", "operands", "checkWeights", "filled", "Uint8Array",
+		"RangeError", NULL,
 	};
 
 	for (int i = 0; w[i]; i++)
@@ -58,9 +64,12 @@ ident(struct ej *e, const char *name)
 
 	if (v)
 		return v->valuestring;
-	for (const char *p = name; *p; p++)
-		buf_putc(&b, isalnum((unsigned char)*p) || *p == '_' ||
-		    *p == '$' ? *p : '_');
+	/* ASCII letters, digits, _ and $, at most 64: the table below
+	 * keeps identifiers distinct */
+	for (const char *p = name; *p && b.n < 64; p++)
+		buf_putc(&b, (unsigned char)*p < 0x80 &&
+		    (isalnum((unsigned char)*p) || *p == '_' || *p == '$') ?
+		    *p : '_');
 	if (!b.n || isdigit((unsigned char)b.s[0]) || reserved(b.s)) {
 		s = xasprintf("_%s", b.s ? b.s : "");
 		free(b.s);
@@ -96,7 +105,7 @@ desc(struct buf *b, const struct tdesc *t)
 static void
 literal(struct buf *b, const cJSON *v)
 {
-	json_put_value(b, v);
+	escape_js_value(b, v);
 }
 
 static int
@@ -206,8 +215,9 @@ node(struct ej *e, struct node *n)
 			isparam |= strcmp(d->params[i].name, opt->string) == 0;
 		if (isparam || cJSON_IsNull(opt))
 			continue;
-		buf_printf(b, "%s%s%s: ", nopt ? ", " : first ? "{" : ", {",
-		    opt->string, "");
+		buf_puts(b, nopt ? ", " : first ? "{" : ", {");
+		escape_js_key(b, opt->string);
+		buf_puts(b, ": ");
 		if (a && a->type == AT_OPERAND && cJSON_IsString(opt))
 			buf_puts(b, ident(e, opt->valuestring));
 		else
@@ -225,32 +235,36 @@ prologue(struct ej *e)
 	struct graph *g = e->g;
 	struct buf *b = e->b;
 
-	buf_printf(b, "// %s: the graph \"%s\" as W3C WebNN graph-building "
-	    "code,\n// written by nnl-emit-js.  Constants are read from the "
-	    "weights file\n// %s at the offsets of its manifest.\n\n",
-	    g->name ? g->name : "model", g->name ? g->name : "model",
-	    g->weights_file ? path_basename(g->weights_file) : "(none)");
-	buf_puts(b, "export const inputs = {\n");
+	buf_puts(b, "// ");
+	escape_js_comment(b, g->name ? g->name : "model");
+	buf_puts(b, ": the graph as W3C WebNN graph-building code,\n// "
+	    "written by nnl-emit-js.  Constants are read from the weights "
+	    "file\n// ");
+	escape_js_comment(b, g->weights_file ? path_basename(g->weights_file) :
+	    "(none)");
+	buf_puts(b, " at the offsets of its manifest.\n\n");
+	/* tables by name: no prototype, so that any name is a key */
+	buf_puts(b, "export const inputs = {__proto__: null,\n");
 	for (size_t i = 0; i < g->ninputs; i++) {
 		buf_puts(b, "  ");
-		json_put_string(b, g->inputs[i]->name);
+		escape_js_key(b, g->inputs[i]->name);
 		buf_puts(b, ": ");
 		desc(b, &g->inputs[i]->desc);
 		buf_puts(b, i + 1 < g->ninputs ? ",\n" : "\n");
 	}
-	buf_puts(b, "};\n\nexport const outputs = {\n");
+	buf_puts(b, "};\n\nexport const outputs = {__proto__: null,\n");
 	for (size_t i = 0; i < g->noutputs; i++) {
 		struct operand *o = graph_find(g, g->outputs[i].ref);
 
 		buf_puts(b, "  ");
-		json_put_string(b, g->outputs[i].name);
+		escape_js_key(b, g->outputs[i].name);
 		buf_puts(b, ": ");
 		desc(b, operand_type(o));
 		buf_puts(b, i + 1 < g->noutputs ? ",\n" : "\n");
 	}
 	buf_printf(b, "};\n\n// The weights file the constants come from: its "
 	    "size and header.\nexport const weightsFile = {name: ");
-	json_put_string(b, g->weights_file ? path_basename(g->weights_file) :
+	escape_js_string(b, g->weights_file ? path_basename(g->weights_file) :
 	    "");
 	buf_printf(b, ", bytes: %llu};\n\n", e->wbytes);
 	buf_puts(b, "// Each tensor of the weights file: offset, length, "
@@ -259,7 +273,7 @@ prologue(struct ej *e)
 		const struct wtensor *t = &e->man.t[i];
 
 		buf_puts(b, "  [");
-		json_put_string(b, t->name);
+		escape_js_string(b, t->name);
 		buf_printf(b, ", %llu, %llu, ", (unsigned long long)t->offset,
 		    (unsigned long long)t->length);
 		if (t->has_checksum)
@@ -341,7 +355,7 @@ static const char helpers[] =
 "// added by loadModelGraph, the outputs named.\n"
 "export async function buildGraph(context, weights) {\n"
 "  const builder = new MLGraphBuilder(context);\n"
-"  const operands = {};\n"
+"  const operands = Object.create(null);\n"
 "  for (const [name, d] of Object.entries(inputs))\n"
 "    operands[name] = builder.input(name, {dataType: d.dataType, shape: d.shape});\n"
 "  const names = Object.keys(inputs);\n"
@@ -351,12 +365,21 @@ static const char helpers[] =
 "  return await builder.build(outs.length === 1 ? {[outs[0]]: result} : result);\n"
 "}\n"
 "\n"
+"// The input called name, an own property of values (an input named\n"
+"// \"constructor\" is not Object.prototype's).\n"
+"function value(values, name) {\n"
+"  if (!Object.prototype.hasOwnProperty.call(values, name))\n"
+"    throw new TypeError(`run: no value for input ${JSON.stringify(name)}`);\n"
+"  return values[name];\n"
+"}\n"
+"\n"
 "// Run a built graph: inputs by name (typed arrays), outputs by name.\n"
 "export async function run(context, graph, values) {\n"
-"  const ins = {}, outs = {}, result = {};\n"
+"  const ins = Object.create(null), outs = Object.create(null),\n"
+"    result = Object.create(null);\n"
 "  for (const [name, d] of Object.entries(inputs)) {\n"
 "    ins[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, writable: true});\n"
-"    context.writeTensor(ins[name], values[name]);\n"
+"    context.writeTensor(ins[name], value(values, name));\n"
 "  }\n"
 "  for (const [name, d] of Object.entries(outputs))\n"
 "    outs[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, readable: true});\n"
@@ -504,10 +527,10 @@ descs(struct ej *e, const cJSON *a)
 {
 	const cJSON *x;
 
-	buf_puts(e->b, "{");
+	buf_puts(e->b, "{__proto__: null");
 	cJSON_ArrayForEach(x, a) {
-		buf_puts(e->b, x != a->child ? ", " : "");
-		json_put_string(e->b, x->valuestring);
+		buf_puts(e->b, ", ");
+		escape_js_key(e->b, x->valuestring);
 		buf_puts(e->b, ": ");
 		descof(e, x->valuestring);
 	}
@@ -567,7 +590,7 @@ emitparts(struct ej *e, const size_t *order)
 		cJSON_ArrayForEach(x, ins[k]) {
 			buf_printf(b, "  const %s = operands[",
 			    ident(e, x->valuestring));
-			json_put_string(b, x->valuestring);
+			escape_js_string(b, x->valuestring);
 			buf_puts(b, "];\n");
 		}
 		for (size_t i = 0; i < g->nnodes && rc == 0; i++) {
@@ -596,7 +619,7 @@ emitparts(struct ej *e, const size_t *order)
 		buf_puts(b, "  return {");
 		cJSON_ArrayForEach(x, outs[k]) {
 			buf_puts(b, x != outs[k]->child ? ", " : "");
-			json_put_string(b, x->valuestring);
+			escape_js_key(b, x->valuestring);
 			buf_printf(b, ": %s", ident(e, x->valuestring));
 		}
 		buf_puts(b, "};\n  }\n");
@@ -632,7 +655,7 @@ emitparts(struct ej *e, const size_t *order)
 				if (o->kind != OPND_CONST)
 					continue;
 				buf_puts(b, "    v[");
-				json_put_string(b, o->name);
+				escape_js_string(b, o->name);
 				if (o->init == INIT_WEIGHTS && e->haveman &&
 				    (wt = manifest_find(&e->man, o->ref))) {
 					buf_printf(b, "] = c(\"%s\", [",
@@ -668,18 +691,18 @@ emitparts(struct ej *e, const size_t *order)
 				return error("%s: node \"%s\": CpuOps give one "
 				    "output", g->src, n->id), -1;
 			buf_puts(b, "v[");
-			json_put_string(b, n->out[0]);
+			escape_js_string(b, n->out[0]);
 			buf_printf(b, "] = CpuOps.%s(", d->name);
 			if (d->variadic)
 				buf_puts(b, "[");
 			for (int j = 0; j < n->nin; j++) {
 				buf_puts(b, j ? ", " : "");
 				buf_puts(b, "v[");
-				json_put_string(b, n->in[j]);
+				escape_js_string(b, n->in[j]);
 				buf_puts(b, "]");
 			}
 			buf_puts(b, d->variadic ? "], " : ", ");
-			json_put_value(b, n->options);
+			escape_js_value(b, n->options);
 			buf_puts(b, ");\n");
 		}
 		buf_puts(b, "    break;\n");
@@ -691,7 +714,7 @@ emitparts(struct ej *e, const size_t *order)
 "  const graphs = [];\n"
 "  for (let k = 0; k < partitions.length; k++) {\n"
 "    const builder = new MLGraphBuilder(context);\n"
-"    const operands = {};\n"
+"    const operands = Object.create(null);\n"
 "    for (const [name, d] of Object.entries(partitions[k].inputs))\n"
 "      operands[name] = builder.input(name, {dataType: d.dataType, shape: d.shape});\n"
 "    graphs.push(await builder.build(loadPartition(k, operands, weights, builder)));\n"
@@ -702,14 +725,14 @@ emitparts(struct ej *e, const size_t *order)
 "// Run the partitions in turn, the CPU rounds between them, on inputs\n"
 "// by name (typed arrays); the outputs by name.\n"
 "export async function runPartitioned(context, graphs, values, weights) {\n"
-"  const v = {}, result = {};\n"
+"  const v = Object.create(null), result = Object.create(null);\n"
 "  const bytes = checkWeights(weights) || new Uint8Array(0);\n"
 "  for (const [name, d] of Object.entries(inputs))\n"
-"    v[name] = tensor(d.dataType, d.shape, values[name]);\n");
+"    v[name] = tensor(d.dataType, d.shape, value(values, name));\n");
 	buf_printf(b, "  for (let k = 0; k < %d; k++) {\n", nr);
 	buf_printf(b, "%s", ""
 "    if (k < graphs.length) {\n"
-"      const ins = {}, outs = {};\n"
+"      const ins = Object.create(null), outs = Object.create(null);\n"
 "      for (const [name, d] of Object.entries(partitions[k].inputs)) {\n"
 "        ins[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, writable: true});\n"
 "        context.writeTensor(ins[name], v[name].data);\n"
@@ -725,9 +748,9 @@ emitparts(struct ej *e, const size_t *order)
 	buf_puts(b, "  const refs = {");
 	for (size_t i = 0; i < g->noutputs; i++) {
 		buf_puts(b, i ? ", " : "");
-		json_put_string(b, g->outputs[i].name);
+		escape_js_key(b, g->outputs[i].name);
 		buf_puts(b, ": ");
-		json_put_string(b, g->outputs[i].ref);
+		escape_js_string(b, g->outputs[i].ref);
 	}
 	buf_puts(b, "};\n  for (const [name, ref] of Object.entries(refs)) "
 	    "result[name] = v[ref].data;\n  return result;\n}\n");
@@ -784,7 +807,7 @@ emitjs(struct graph *g, char **out)
 			buf_printf(&b, "  const %s = operand_input;\n", id);
 		else {
 			buf_printf(&b, "  const %s = operand_input[", id);
-			json_put_string(&b, g->inputs[i]->name);
+			escape_js_string(&b, g->inputs[i]->name);
 			buf_puts(&b, "];\n");
 		}
 	}
@@ -801,7 +824,7 @@ emitjs(struct graph *g, char **out)
 		buf_puts(&b, "  return {");
 		for (size_t i = 0; i < g->noutputs; i++) {
 			buf_puts(&b, i ? ", " : "");
-			json_put_string(&b, g->outputs[i].name);
+			escape_js_key(&b, g->outputs[i].name);
 			buf_printf(&b, ": %s", ident(&e, g->outputs[i].ref));
 		}
 		buf_puts(&b, "};\n}\n");

@@ -169,11 +169,18 @@ function outputCount(op, args) {
 // a weights file a constant's bytes are (the graph then refers to it).
 // run(graphJson, inputs) may execute a built graph for dispatch():
 // inputs and the result map names to {dataType, shape, data}.
+// A graph being recorded: its tables by name have no prototype, so that
+// an operand called "__proto__" or "constructor" is a name like others.
+function newGraph() {
+  return { inputs: Object.create(null), consts: Object.create(null), nodes: [],
+    outputs: Object.create(null) };
+}
+
 export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.meta.url),
   weightsRef = () => null, run = null } = {}) {
   const idl = parseIdl(readFileSync(idlPath, "utf8"));
   const check = make(idl);
-  let graph = { inputs: {}, consts: {}, nodes: [], outputs: {} };
+  let graph = newGraph();
   const built = [];
   let seq = 0;
 
@@ -199,7 +206,7 @@ export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.
     constructor(context) {
       if (!(context instanceof MLContext)) throw new TypeError("MLGraphBuilder: expected an MLContext");
       this.built = false;
-      this.graph = { inputs: {}, consts: {}, nodes: [], outputs: {} };
+      this.graph = newGraph();
     }
   }
   for (const name of Object.keys(idl.methods)) {
@@ -278,7 +285,7 @@ export function createStub({ idl: idlPath = new URL("../data/webnn.idl", import.
     dispatch(g, ins, outs) {
       if (!(g instanceof MLGraph)) throw new TypeError("dispatch(): argument 1 is not an MLGraph");
       if (!run) throw new Error("dispatch(): this stub runs no graphs");
-      const vals = {};
+      const vals = Object.create(null);
       for (const [k, t] of Object.entries(ins)) vals[k] = { dataType: t.dataType, shape: t.shape, data: t.data };
       const res = run(g.json, vals);
       for (const [k, t] of Object.entries(outs)) {
