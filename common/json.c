@@ -594,6 +594,9 @@ graph_from_json(const char *text, size_t len, const char *name,
 	struct graph *g;
 	struct rd r = { name, 0 };
 
+	/* syntax, and strings that cannot be names, with the position */
+	if (json_check(text, len, name) != 0)
+		return NULL;
 	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (root)	/* white space may follow the value */
 		while (end < text + len && strchr(" \t\r\n", *end) && *end)

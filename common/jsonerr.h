@@ -1,4 +1,8 @@
-/* jsonerr: locate the first syntax error in JSON text. */
+/*
+ * jsonerr: locate the first syntax error in JSON text, or the first
+ * string no name may be: '\u0000' (a C string ends there), an unpaired
+ * surrogate, invalid UTF-8.
+ */
 #ifndef NNL_JSONERR_H
 #define NNL_JSONERR_H
 
@@ -11,5 +15,11 @@
  */
 int json_syntax_error(const char *text, size_t len, size_t *off,
     const char **msg);
+
+/*
+ * 0 if text is valid JSON whose strings are all UTF-8 without NUL;
+ * otherwise -1 after reporting "name:line:col: error: ...".
+ */
+int json_check(const char *text, size_t len, const char *name);
 
 #endif

@@ -26,6 +26,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "jsonerr.h"
+
 enum { MAXRANK = 32 };
 #define MAXDIM 4294967295.0	/* WebNN dimensions are 32-bit */
 #define MAXINT 9007199254740992.0	/* 2^53: exact in a JSON number */
@@ -324,6 +326,10 @@ manifest_load(const char *path, struct manifest *m)
 	memset(m, 0, sizeof *m);
 	if (!text) {
 		error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (json_check(text, len, path) != 0) {
+		free(text);
 		return -1;
 	}
 	root = cJSON_ParseWithLength(text, len);

@@ -313,7 +313,13 @@ TEST(bad_manifests_are_refused_with_reasons)
 		{ "{\"format\": \"other\", \"version\": 1, \"tensors\": {}}",
 		    "expected \"wg-weights-manifest\"" },
 		{ HEAD "\"tensors\": []}", "\"tensors\": expected an object" },
-		{ HEAD "\"tensors\": {}", M ": not valid JSON" },
+		{ HEAD "\"tensors\": {}", "invalid JSON: expected ',' or '}', "
+		    "found the end of input" },
+		/* a tensor's name is a name: no NUL, UTF-8 only */
+		{ HEAD "\"tensors\": {\"a\\u0000b\": " F32(64, 24, "6") "}}",
+		    "'\\u0000' is not allowed in a string" },
+		{ HEAD "\"tensors\": {\"a\xff\": " F32(64, 24, "6") "}}",
+		    "invalid UTF-8 in string (byte 0xff)" },
 		{ "[1]", M ": not a JSON object" },
 		/* without checksums, a sound manifest opens */
 		{ HEAD "\"tensors\": {\"b\": {\"dataType\": \"uint8\", "
