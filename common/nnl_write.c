@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "eval.h"
 #include "graph.h"
 #include "nnl.h"
@@ -74,7 +75,9 @@ ident(struct nw *w, const char *name)
 	struct buf b = { 0 };
 	char *s;
 
-	for (const char *p = name; *p; p++) {
+	/* at most 64 characters (the reader keeps 255); the table below
+	 * keeps layer names distinct */
+	for (const char *p = name; *p && b.n < 64; p++) {
 		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' &&
 		    *p <= 'Z') || (*p >= '0' && *p <= '9');
 
@@ -652,14 +655,23 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	if (w.err)
 		goto out;
 	rel = relpath(path, wdir);
+	/* an NNL string has no escapes */
+	for (const char *q = rel; *q; q++)
+		if (*q == '"' || (unsigned char)*q < 0x20) {
+			error("%s: an NNL string cannot hold the weights "
+			    "directory's name (it has '\"' or a control "
+			    "character)", wdir);
+			free(rel);
+			goto out;
+		}
 	mname = ident(&w, g->name ? g->name : "model");
-	buf_printf(&out, "// Written by nnl-parse -t nnl from the graph "
-	    "\"%s\".\nversion 0.9;\n\n"
+	buf_puts(&out, "// Written by nnl-parse -t nnl from the graph \"");
+	escape_c_comment(&out, g->name ? g->name : "model");
+	buf_printf(&out, "\".\nversion 0.9;\n\n"
 	    "model %s {\n    config {\n        precision: \"float32\";\n"
 	    "        weights: \"%s\";\n        io: \"stdio\";\n    }\n\n%s\n"
-	    "    connections {\n%s    }\n}\n", g->name ? g->name : "model",
-	    mname, rel, w.layers.s, w.conns.s ?
-	    w.conns.s : "");
+	    "    connections {\n%s    }\n}\n", mname, rel, w.layers.s,
+	    w.conns.s ? w.conns.s : "");
 	free(rel);
 	rc = writefile_atomic(path, out.s, out.n);
 out:

@@ -37,6 +37,11 @@ enum { REFUSED = 1 };
 
 typedef int onnx_handler(struct imp *m);
 
+/* 0 if every name of the model (bytes, as read) is UTF-8 without NUL;
+ * else -1 after naming the node or value (onnx_names.c). */
+int onnx_names_check(const char *path, const unsigned char *bytes,
+    size_t len, const Onnx__GraphProto *gp);
+
 #define ONNX(name, handler) int handler(struct imp *m);
 #include "onnx_ops.def"
 #undef ONNX

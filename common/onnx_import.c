@@ -1086,6 +1086,8 @@ onnx_import(const char *path, const struct onnx_opts *o)
 		    "corrupt%s)", m.path, mp ? ", or holds no graph" : "");
 		goto out;
 	}
+	if (onnx_names_check(m.path, text, len, gp) != 0)
+		goto out;
 	m.opset = 1;
 	for (size_t i = 0; i < mp->n_opset_import; i++) {
 		const Onnx__OperatorSetIdProto *s = mp->opset_import[i];
