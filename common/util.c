@@ -1,6 +1,6 @@
 /*
  * util: program name, diagnostics, checked allocation, whole-file reads
- * and atomic writes shared by every nnl program.
+ * and path helpers shared by every nnl program (atomic writes: outfile.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
@@ -16,26 +16,10 @@
 static const char *progname = "nnl";
 static int errcount;
 
-/* Temporaries to remove if the program dies. */
-enum { MAXTMP = 16 };
-static char *tmps[MAXTMP];
-
-static void
-cleanup_tmps(void)
-{
-	for (int i = 0; i < MAXTMP; i++)
-		if (tmps[i]) {
-			unlink(tmps[i]);
-			tmps[i] = NULL;
-		}
-}
-
 static void
 onsignal(int sig)
 {
-	for (int i = 0; i < MAXTMP; i++)
-		if (tmps[i])
-			unlink(tmps[i]);
+	outfile_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -46,7 +30,7 @@ setprogname(const char *argv0)
 	const char *s = argv0 ? strrchr(argv0, '/') : NULL;
 
 	progname = s ? s + 1 : (argv0 ? argv0 : "nnl");
-	atexit(cleanup_tmps);
+	atexit(outfile_cleanup);
 	signal(SIGINT, onsignal);
 	signal(SIGTERM, onsignal);
 	signal(SIGHUP, onsignal);
@@ -185,7 +169,7 @@ bug(const char *file, int line, const char *msg)
 {
 	fprintf(stderr, "%s: %s:%d: internal error: %s\n", progname, file,
 	    line, msg);
-	cleanup_tmps();
+	outfile_cleanup();
 	abort();
 }
 
@@ -320,129 +304,6 @@ readfile(const char *path, size_t *len)
 	return buf;
 }
 
-static void
-registertmp(char *t)
-{
-	for (int i = 0; i < MAXTMP; i++)
-		if (!tmps[i]) {
-			tmps[i] = t;
-			return;
-		}
-}
-
-static void
-unregistertmp(const char *t)
-{
-	for (int i = 0; i < MAXTMP; i++)
-		if (tmps[i] == t)
-			tmps[i] = NULL;
-}
-
-int
-outfile_open(struct outfile *o, const char *path)
-{
-	int fd;
-
-	memset(o, 0, sizeof *o);
-	if (!path || strcmp(path, "-") == 0) {
-		o->fp = stdout;
-		return 0;
-	}
-	o->path = xstrdup(path);
-	o->tmp = xasprintf("%s.tmpXXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		error("%s: %s", path, strerror(errno));
-		free(o->tmp);
-		free(o->path);
-		o->tmp = o->path = NULL;
-		return -1;
-	}
-	registertmp(o->tmp);
-	o->fp = fdopen(fd, "wb");
-	if (!o->fp) {
-		error("%s: %s", path, strerror(errno));
-		close(fd);
-		outfile_abort(o);
-		return -1;
-	}
-	return 0;
-}
-
-int
-outfile_commit(struct outfile *o)
-{
-	if (!o->path) {
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			error("write error on standard output: %s",
-			    strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	if (fflush(o->fp) != 0 || ferror(o->fp)) {
-		error("%s: write error: %s", o->path, strerror(errno));
-		fclose(o->fp);
-		o->fp = NULL;
-		outfile_abort(o);
-		return -1;
-	}
-	if (fclose(o->fp) != 0) {
-		o->fp = NULL;
-		error("%s: write error: %s", o->path, strerror(errno));
-		outfile_abort(o);
-		return -1;
-	}
-	o->fp = NULL;
-	/* mkstemp makes the file 0600; give it the usual mode. */
-	{
-		mode_t m = umask(0);
-
-		umask(m);
-		chmod(o->tmp, 0666 & ~m);
-	}
-	if (rename(o->tmp, o->path) != 0) {
-		error("%s: %s", o->path, strerror(errno));
-		outfile_abort(o);
-		return -1;
-	}
-	unregistertmp(o->tmp);
-	free(o->tmp);
-	free(o->path);
-	o->tmp = o->path = NULL;
-	return 0;
-}
-
-void
-outfile_abort(struct outfile *o)
-{
-	if (o->fp && o->fp != stdout)
-		fclose(o->fp);
-	o->fp = NULL;
-	if (o->tmp) {
-		unlink(o->tmp);
-		unregistertmp(o->tmp);
-		free(o->tmp);
-	}
-	free(o->path);
-	o->tmp = o->path = NULL;
-}
-
-int
-writefile_atomic(const char *path, const void *buf, size_t len)
-{
-	struct outfile o;
-
-	if (outfile_open(&o, path) != 0)
-		return -1;
-	if (len && fwrite(buf, 1, len, o.fp) != len) {
-		error("%s: write error: %s", path, strerror(errno));
-		outfile_abort(&o);
-		return -1;
-	}
-	return outfile_commit(&o);
-}
-
 int
 close_stdout(void)
 {
@@ -485,6 +346,13 @@ path_basename(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
+}
+
+int
+path_isname(const char *name)
+{
+	return name[0] && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+	    !strchr(name, '/');
 }
 
 uint32_t

@@ -76,14 +76,19 @@ char *readfile(const char *path, size_t *len);
 const char *displayname(const char *path);
 
 /*
- * Atomic output.  outfile_open("-" or NULL) is stdout; otherwise a
- * temporary beside path, renamed over it by outfile_commit.  A program
- * that dies before commit removes the temporary (atexit and die()).
+ * Atomic output (outfile.c).  outfile_open("-", "/dev/stdout" or NULL)
+ * is stdout; a FIFO, a device or a name under /dev or /proc is written
+ * in place; any other file is written to a temporary beside it (beside
+ * the target of a symbolic link), renamed over it by outfile_commit
+ * with the replaced file's mode.  A program that dies before commit
+ * removes the temporary (atexit and die()).
  */
 struct outfile {
 	FILE *fp;
 	char *path;	/* final path, NULL for stdout */
-	char *tmp;	/* temporary path */
+	char *tmp;	/* temporary path, NULL when written in place */
+	int mode;	/* permissions of the file replaced; -1: new file */
+	long long uid, gid;	/* its owner */
 };
 int outfile_open(struct outfile *o, const char *path);
 /* Flush, fsync-free close, rename.  Returns 0, or -1 after reporting. */
@@ -91,6 +96,23 @@ int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);
 /* Write a whole buffer atomically to path. 0 or -1 after reporting. */
 int writefile_atomic(const char *path, const void *buf, size_t len);
+/* Remove every temporary (at exit, on a signal). */
+void outfile_cleanup(void);
+
+/*
+ * All-or-nothing output of several files.  After outfile_group_begin,
+ * outfile_commit leaves each file complete in its temporary;
+ * outfile_group_commit renames them all, restoring the files replaced
+ * should one rename fail (0, or -1 after reporting); exiting or
+ * outfile_group_abort before that removes them.  outfile_staged maps
+ * the path of a file of the group to its temporary (to read it back),
+ * any other path to itself.  Groups nest: an inner commit leaves its
+ * files to the outermost one; an abort at any depth drops them all.
+ */
+void outfile_group_begin(void);
+int outfile_group_commit(void);
+void outfile_group_abort(void);
+const char *outfile_staged(const char *path);
 
 /* Close stdout, reporting a failed write; returns the exit status. */
 int close_stdout(void);
@@ -99,6 +121,9 @@ int close_stdout(void);
 char *path_dirname(const char *path);	/* "." for a bare name */
 char *path_join(const char *dir, const char *name); /* name if absolute */
 const char *path_basename(const char *path);
+/* 1 if name, from a model, is one file name: not empty, ".", ".." and
+ * with no '/' (so DIR/name stays in DIR); else 0. */
+int path_isname(const char *name);
 
 /* Little-endian loads and stores. */
 uint32_t le32(const unsigned char *p);

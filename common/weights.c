@@ -319,7 +319,8 @@ int
 manifest_load(const char *path, struct manifest *m)
 {
 	size_t len;
-	char *text = readfile(path, &len);
+	/* a manifest this program wrote may still be in its temporary */
+	char *text = readfile(outfile_staged(path), &len);
 	cJSON *root;
 	int rc;
 
@@ -454,7 +455,8 @@ weights_open(struct weights *w, const char *path, const char *manifest)
 		return -1;
 	w->path = xstrdup(path);
 	w->manifest_path = xstrdup(manifest);
-	if (!(w->data = (unsigned char *)readfile(path, &w->size))) {
+	if (!(w->data = (unsigned char *)readfile(outfile_staged(path),
+	    &w->size))) {
 		error("%s: %s", path, strerror(errno));
 		goto fail;
 	}
@@ -601,42 +603,39 @@ ioerr:
 	return -1;
 }
 
-/*
- * Both files are complete in their temporaries before either is renamed.
- * Should the manifest's rename fail after the weights' succeeded, the
- * weights file is removed again: a pair or nothing.
- */
+/* Both files are renamed together, or neither (one group). */
 int
 wwriter_commit(struct wwriter *ww)
 {
 	struct outfile mo;
-	char *s = NULL, *wpath = NULL;
+	char *s = NULL;
 	size_t n;
 	int rc = -1;
 
+	outfile_group_begin();
 	if (outfile_open(&mo, ww->manifest_path) != 0)
 		goto out;
 	s = manifest_text(&ww->m);
 	n = strlen(s);
-	if (fwrite(s, 1, n, mo.fp) != n || fflush(mo.fp) != 0) {
+	if (fwrite(s, 1, n, mo.fp) != n) {
 		error("%s: write error: %s", ww->manifest_path,
 		    strerror(errno));
 		outfile_abort(&mo);
 		goto out;
 	}
-	wpath = xstrdup(ww->out.path);
 	if (outfile_commit(&ww->out) != 0) {
 		outfile_abort(&mo);
 		goto out;
 	}
-	if (outfile_commit(&mo) != 0) {
-		unlink(wpath);
+	if (outfile_commit(&mo) != 0)
 		goto out;
-	}
 	rc = 0;
 out:
+	if (rc == 0)
+		rc = outfile_group_commit();
+	else
+		outfile_group_abort();
 	free(s);
-	free(wpath);
 	wwriter_abort(ww);
 	return rc;
 }
