@@ -35,6 +35,21 @@ struct memplan_stats {
 int memplan(struct graph *g, const struct memplan_opts *o,
     struct memplan_stats *st);
 
+/*
+ * Check the plan g carries (memplan_verify.c) against g itself: every
+ * offset an aligned integer, every operand (its size from its type)
+ * and workspace (its size from scratch(), which may be NULL) inside
+ * arenaBytes, no two buffers live at one step sharing a byte but for
+ * the sharing memplan() does.  Returns 0, or -1 after an error naming
+ * the node and operand, and the operand it collides with.
+ */
+int memplan_verify(struct graph *g, int64_t (*scratch)(struct graph *g,
+    struct node *n));
+
+/* The workspace node n's runtime kernel needs, for memplan_verify;
+ * -1 after an error. */
+int64_t memplan_scratch(struct graph *g, struct node *n);
+
 /* Byte size of a typed operand. */
 uint64_t memplan_bytes(const struct tdesc *t);
 

@@ -11,6 +11,7 @@
 
 #include "emitc.h"
 #include "graph.h"
+#include "memplan.h"
 #include "util.h"
 
 NNL_NORETURN static void
@@ -75,6 +76,13 @@ main(int argc, char *argv[])
 		free(hdrpath);
 		return 1;
 	}
+	/* the plan is JSON anyone may have edited: the generated code
+	 * writes where it says */
+	if (memplan_verify(g, memplan_scratch) != 0) {
+		free(hdrpath);
+		graph_free(g);
+		return 1;
+	}
 	if (!o.prefix && !g->name)
 		o.prefix = "model";
 	{
@@ -82,10 +90,15 @@ main(int argc, char *argv[])
 		char *dflt = xasprintf("%s.h", id);
 
 		o.header = hdrpath ? path_basename(hdrpath) : dflt;
+		/* the source and its header, both or neither */
+		outfile_group_begin();
 		if (emitc(g, &o, &src, &h) == 0 &&
 		    (!hdrpath || writefile_atomic(hdrpath, h, strlen(h)) == 0) &&
-		    writefile_atomic(out, src, strlen(src)) == 0)
+		    writefile_atomic(out, src, strlen(src)) == 0 &&
+		    outfile_group_commit() == 0)
 			rc = 0;
+		else
+			outfile_group_abort();
 		free(dflt);
 		free(id);
 	}

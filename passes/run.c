@@ -11,6 +11,7 @@
 
 #include "eval.h"
 #include "graph.h"
+#include "memplan.h"
 #include "npy.h"
 #include "shape.h"
 #include "util.h"
@@ -29,6 +30,7 @@ main(int argc, char *argv[])
 	struct graph *g;
 	struct evalbuf *in, *out;
 	struct npy *arrs;
+	char **paths = NULL;
 	int c, nin, rc = 1;
 
 	setprogname(argv[0]);
@@ -47,6 +49,21 @@ main(int argc, char *argv[])
 		graph_free(g);
 		return 1;
 	}
+	/* a plan it carries must be one nnl-emit-c would accept */
+	if (cJSON_GetObjectItemCaseSensitive(g->extra, "memory") &&
+	    memplan_verify(g, memplan_scratch) != 0) {
+		graph_free(g);
+		return 1;
+	}
+	/* each output is written to DIR/NAME.npy: NAME must stay in DIR */
+	for (size_t i = 0; i < g->noutputs; i++)
+		if (!path_isname(g->outputs[i].name)) {
+			error("%s: output \"%s\" cannot name a file in %s (an "
+			    "empty name, \".\", \"..\" or one with a '/')",
+			    g->src, g->outputs[i].name, dir);
+			graph_free(g);
+			return 1;
+		}
 	nin = argc - optind - 1;
 	in = xcalloc((size_t)nin + 1, sizeof *in);
 	arrs = xcalloc((size_t)nin + 1, sizeof *arrs);
@@ -78,19 +95,31 @@ main(int argc, char *argv[])
 	if (graph_eval(g, in, nin, out) != 0)
 		goto done;
 	rc = 0;
-	for (size_t i = 0; i < g->noutputs; i++) {
+	paths = xcalloc(g->noutputs + 1, sizeof *paths);
+	/* every output or none */
+	outfile_group_begin();
+	for (size_t i = 0; i < g->noutputs && rc == 0; i++) {
 		const struct tdesc *t = operand_type(graph_find(g,
 		    g->outputs[i].ref));
-		char *path = xasprintf("%s/%s.npy", dir, out[i].name);
-		char *ts = tdesc_str(t);
 
-		if (npy_save(path, t->dt, t->rank, t->dims, out[i].data,
+		paths[i] = xasprintf("%s/%s.npy", dir,
+		    g->outputs[i].name);
+		if (npy_save(paths[i], t->dt, t->rank, t->dims, out[i].data,
 		    out[i].nbytes) != 0)
 			rc = 1;
-		else
-			printf("%s %s %s\n", out[i].name, ts, path);
-		free(ts);
-		free(path);
+	}
+	if (rc == 0 && outfile_group_commit() != 0)
+		rc = 1;
+	outfile_group_abort();
+	for (size_t i = 0; i < g->noutputs; i++) {
+		if (rc == 0) {
+			char *ts = tdesc_str(operand_type(graph_find(g,
+			    g->outputs[i].ref)));
+
+			printf("%s %s %s\n", out[i].name, ts, paths[i]);
+			free(ts);
+		}
+		free(paths[i]);
 		free(out[i].data);
 	}
 done:
@@ -99,6 +128,7 @@ done:
 	free(arrs);
 	free(in);
 	free(out);
+	free(paths);
 	graph_free(g);
 	if (rc)
 		return rc;

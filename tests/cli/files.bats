@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# Files named after a model stay in their directory, and the programs
+# that write several files write all of them or none: on failure no new
+# file remains and no existing file changes.  Each failure is injected
+# after a first file is complete (in its temporary).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	BIN="$BATS_TEST_DIRNAME/../../bin"
+	EX="$BATS_TEST_DIRNAME/../../examples"
+	T="$BATS_TEST_TMPDIR"
+}
+
+# a listing of $1 with each file's checksum: compared before and after
+snap() {
+	(cd "$1" && find . -print0 | sort -z | xargs -0 -I{} sh -c \
+	    'if [ -f "{}" ]; then printf "%s %s\n" "{}" "$(cksum < "{}")"; \
+	    else echo "{}"; fi')
+}
+
+# a graph with two outputs named $1 and $2
+twoout() {
+	/usr/bin/python3 -c 'import json, sys
+print(json.dumps({"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [3]}},
+ "nodes": [{"id": "a", "op": "relu", "inputs": ["x"], "options": {}},
+           {"id": "b", "op": "neg", "inputs": ["x"], "options": {}}],
+ "outputs": {sys.argv[1]: "a", sys.argv[2]: "b"}}))' "$1" "$2" > "$T/g.json"
+}
+
+@test "nnl-run refuses output names that leave its directory" {
+	mkdir -p "$T/sub/out"
+	/usr/bin/python3 -c 'import numpy as np
+np.save("'"$T"'/x.npy", np.array([-1, 0, 2], np.float32))'
+	for name in ../x a/b /tmp/abs .. . ""; do
+		twoout ok "$name"
+		run --separate-stderr "$BIN/nnl-run" -d "$T/sub/out" \
+		    "$T/g.json" x="$T/x.npy"
+		echo "$name: $stderr"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"output \"$name\" cannot name a file in $T/sub/out"* ]]
+		[ -z "$(ls -A "$T/sub/out")" ]
+		[ "$(ls -A "$T/sub")" = out ]
+	done
+	[ ! -e /tmp/abs.npy ]
+	# names with dots inside are fine
+	twoout ..y .z
+	run "$BIN/nnl-run" -d "$T/sub/out" "$T/g.json" x="$T/x.npy"
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import numpy as np
+d = "'"$T"'/sub/out/"
+assert (np.load(d + "..y.npy") == [0, 0, 2]).all()
+assert (np.load(d + ".z.npy") == [1, 0, -2]).all()'
+}
+
+@test "nnl-run writes every output or none" {
+	mkdir "$T/out"
+	/usr/bin/python3 -c 'import numpy as np
+np.save("'"$T"'/x.npy", np.array([-1, 0, 2], np.float32))'
+	twoout y1 y2
+	echo old > "$T/out/y1.npy"
+	mkdir "$T/out/y2.npy"	# the second output cannot be written
+	before=$(snap "$T/out")
+	run --separate-stderr "$BIN/nnl-run" -d "$T/out" "$T/g.json" \
+	    x="$T/x.npy"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/out/y2.npy: Is a directory"* ]]
+	[ -z "$output" ]
+	[ "$(snap "$T/out")" = "$before" ]
+	rmdir "$T/out/y2.npy"
+	run "$BIN/nnl-run" -d "$T/out" "$T/g.json" x="$T/x.npy"
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import numpy as np
+assert (np.load("'"$T"'/out/y1.npy") == [0, 0, 2]).all()'
+}
+
+@test "nnl-emit-c writes the source and the header, or neither" {
+	cat > "$T/g.json" <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [3]}},
+ "nodes": [{"id": "a", "op": "relu", "inputs": ["x"], "options": {}}],
+ "outputs": {"a": "a"}}
+JSON
+	"$BIN/nnl-shape-infer" "$T/g.json" | "$BIN/nnl-plan-memory" > "$T/p.json"
+	mkdir "$T/out"
+	echo old header > "$T/out/m.h"
+	echo old source > "$T/out/m.c"
+	before=$(snap "$T/out")
+	# the header is complete when the source cannot be opened
+	run --separate-stderr "$BIN/nnl-emit-c" -H "$T/out/m.h" \
+	    -o "$T/nodir/m.c" "$T/p.json"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/nodir/m.c: No such file or directory"* ]]
+	[ "$(snap "$T/out")" = "$before" ]
+	# the source cannot be opened: a directory
+	mkdir "$T/out/d.c"
+	run --separate-stderr "$BIN/nnl-emit-c" -H "$T/out/m.h" \
+	    -o "$T/out/d.c" "$T/p.json"
+	[ "$status" -eq 1 ]
+	rmdir "$T/out/d.c"
+	[ "$(snap "$T/out")" = "$before" ]
+	# a graph emit-c refuses: neither file touched
+	/usr/bin/python3 -c 'import json, sys
+g = json.load(open(sys.argv[1])); del g["memory"]
+json.dump(g, open(sys.argv[2], "w"))' "$T/p.json" "$T/bad.json"
+	run "$BIN/nnl-emit-c" -o "$T/out/m.c" "$T/bad.json"
+	[ "$status" -eq 1 ]
+	[ "$(snap "$T/out")" = "$before" ]
+	run "$BIN/nnl-emit-c" -o "$T/out/m.c" "$T/p.json"
+	[ "$status" -eq 0 ]
+	grep -q '#include "m.h"' "$T/out/m.c"
+	grep -q 'model_infer' "$T/out/m.h"
+}
