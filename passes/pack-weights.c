@@ -26,7 +26,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: nnl-pack-weights pack [-a align] [-o file.weights] "
 	    "[-m manifest] source ...\n"
-	    "       nnl-pack-weights unpack [-m manifest] [-d dir] "
+	    "       nnl-pack-weights unpack [-f] [-m manifest] [-d dir] "
 	    "file.weights\n"
 	    "       nnl-pack-weights verify [-m manifest] file.weights\n"
 	    "       nnl-pack-weights list [-m manifest] file.weights\n");
@@ -257,15 +257,16 @@ out:
 /* unpack, verify and list share their options and their checks. */
 static int
 readside(int argc, char *argv[], int unpack, struct weights *w,
-    const char **dir)
+    const char **dir, int *force)
 {
 	const char *man = NULL;
 	char *m;
 	int c, rc;
 
 	*dir = ".";
-	while ((c = getopt(argc, argv, unpack ? "m:d:" : "m:")) != -1) {
+	while ((c = getopt(argc, argv, unpack ? "fm:d:" : "m:")) != -1) {
 		switch (c) {
+		case 'f': *force = 1; break;
 		case 'm': man = optarg; break;
 		case 'd': *dir = optarg; break;
 		default: usage();
@@ -279,71 +280,70 @@ readside(int argc, char *argv[], int unpack, struct weights *w,
 	return rc;
 }
 
-/* Remove what a failed unpack wrote: its files, then its directory. */
-static void
-unwrite(char **done, size_t n, const char *dir, int made)
-{
-	for (size_t i = 0; i < n; i++)
-		unlink(done[i]);
-	if (made)
-		rmdir(dir);
-}
-
+/*
+ * Every tensor to DIR/NAME.npy, or none: the files are renamed into
+ * place together at the end, and one that exists already is an error
+ * unless -f.  A tensor name must be one file name inside DIR.
+ */
 static int
 unpack(int argc, char *argv[])
 {
 	struct weights w;
 	const char *dir;
-	char **done;
-	size_t n = 0;
-	int rc = 0, made = 0;
+	char **paths;
+	struct stat st;
+	int rc = 0, made = 0, force = 0;
 
-	if (readside(argc, argv, 1, &w, &dir) != 0)
+	if (readside(argc, argv, 1, &w, &dir, &force) != 0)
 		return 1;
+	paths = xcalloc(w.m.n + 1, sizeof *paths);
 	/* everything that can be known to fail fails before any write */
 	for (size_t i = 0; i < w.m.n; i++) {
 		struct wtensor *t = &w.m.t[i];
+		char *f = xasprintf("%s.npy", t->name);
 
-		if (strchr(t->name, '/')) {
-			error("%s: tensor \"%s\": not usable as a file name",
-			    w.manifest_path, t->name);
+		paths[i] = path_join(dir, f);
+		free(f);
+		if (!path_isname(t->name)) {
+			error("%s: tensor \"%s\": not usable as a file name in "
+			    "%s (an empty name, \".\", \"..\" or one with a "
+			    "'/')", w.manifest_path, t->name, dir);
 			rc = 1;
 		} else if (!dtype_npy(t->dt)) {
 			error("%s: tensor \"%s\": %s has no .npy type", w.path,
 			    t->name, dtype_name(t->dt));
 			rc = 1;
+		} else if (!force && lstat(paths[i], &st) == 0) {
+			error("%s: exists (-f overwrites it)", paths[i]);
+			rc = 1;
 		}
 	}
-	if (rc || weights_verify(&w, 0) != 0) {
-		weights_close(&w);
-		return 1;
-	}
-	if (mkdir(dir, 0777) == 0)
+	if (rc || weights_verify(&w, 0) != 0)
+		goto out;
+	if (mkdir(dir, 0777) == 0) {
 		made = 1;
-	else if (errno != EEXIST) {
+	} else if (errno != EEXIST) {
 		error("%s: %s", dir, strerror(errno));
-		weights_close(&w);
-		return 1;
+		rc = 1;
+		goto out;
 	}
-	done = xcalloc(w.m.n + 1, sizeof *done);
+	outfile_group_begin();
 	for (size_t i = 0; i < w.m.n && rc == 0; i++) {
 		struct wtensor *t = &w.m.t[i];
-		char *f = xasprintf("%s.npy", t->name);
-		char *p = path_join(dir, f);
 
-		free(f);
-		if (npy_save(p, t->dt, t->rank, t->shape, weights_bytes(&w, t),
-		    (size_t)t->length) != 0) {
-			free(p);
-			unwrite(done, n, dir, made);
+		if (npy_save(paths[i], t->dt, t->rank, t->shape,
+		    weights_bytes(&w, t), (size_t)t->length) != 0)
 			rc = 1;
-		} else {
-			done[n++] = p;
-		}
 	}
-	for (size_t i = 0; i < n; i++)
-		free(done[i]);
-	free(done);
+	if (rc == 0 && outfile_group_commit() != 0)
+		rc = 1;
+	outfile_group_abort();
+	if (rc && made)
+		rmdir(dir);
+out:
+	for (size_t i = 0; i < w.m.n; i++)
+		free(paths[i]);
+	free(paths);
 	weights_close(&w);
 	return rc;
 }
@@ -355,7 +355,7 @@ verify(int argc, char *argv[])
 	const char *dir;
 	int bad;
 
-	if (readside(argc, argv, 0, &w, &dir) != 0)
+	if (readside(argc, argv, 0, &w, &dir, NULL) != 0)
 		return 1;
 	bad = weights_verify(&w, 1);
 	if (bad)
@@ -376,7 +376,7 @@ list(int argc, char *argv[])
 	const char *dir;
 	int bad = 0;
 
-	if (readside(argc, argv, 0, &w, &dir) != 0)
+	if (readside(argc, argv, 0, &w, &dir, NULL) != 0)
 		return 1;
 	for (size_t i = 0; i < w.m.n; i++) {
 		struct wtensor *t = &w.m.t[i];

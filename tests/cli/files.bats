@@ -113,3 +113,72 @@ json.dump(g, open(sys.argv[2], "w"))' "$T/p.json" "$T/bad.json"
 	grep -q '#include "m.h"' "$T/out/m.c"
 	grep -q 'model_infer' "$T/out/m.h"
 }
+
+# m.weights with tensors a, b, c (float32) and a manifest whose key
+# for b is renamed to $1 (when given)
+weights3() {
+	/usr/bin/python3 -c 'import numpy as np
+for k, n in (("a", 2), ("b", 3), ("c", 4)):
+    np.save("'"$T"'/%s.npy" % k, np.arange(n, dtype=np.float32) + n)'
+	"$BIN/nnl-pack-weights" pack -o "$T/m.weights" "$T/a.npy" "$T/b.npy" \
+	    "$T/c.npy"
+	[ $# -eq 0 ] || /usr/bin/python3 -c 'import json, sys
+p = sys.argv[1]; m = json.load(open(p))
+m["tensors"] = {sys.argv[2] if k == "b" else k: v
+                for k, v in m["tensors"].items()}
+json.dump(m, open(p, "w"))' "$T/m.manifest.json" "$1"
+}
+
+@test "unpack refuses tensor names that leave its directory" {
+	mkdir -p "$T/u/out"
+	for name in ../x a/b /tmp/abs .. . ""; do
+		weights3 "$name"
+		run --separate-stderr "$BIN/nnl-pack-weights" unpack \
+		    -d "$T/u/out" "$T/m.weights"
+		echo "$name: $stderr"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"tensor \"$name\": not usable as a file name in $T/u/out"* ||
+		   ( -z "$name" && "$stderr" == *"a tensor has an empty name"* ) ]]
+		[ -z "$(ls -A "$T/u/out")" ] && [ "$(ls -A "$T/u")" = out ]
+	done
+	[ ! -e /tmp/abs.npy ]
+}
+
+@test "a failed unpack changes no file that was there before" {
+	weights3
+	mkdir "$T/out"
+	echo mine > "$T/out/a.npy"
+	chmod 0600 "$T/out/a.npy"
+	mkdir "$T/out/b.npy"	# the tensor in the middle cannot be written
+	before=$(snap "$T/out")
+	run --separate-stderr "$BIN/nnl-pack-weights" unpack -d "$T/out" \
+	    "$T/m.weights"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/out/a.npy: exists (-f overwrites it)"* ]]
+	[ "$(snap "$T/out")" = "$before" ]
+	run --separate-stderr "$BIN/nnl-pack-weights" unpack -f -d "$T/out" \
+	    "$T/m.weights"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/out/b.npy: Is a directory"* ]]
+	[ "$(snap "$T/out")" = "$before" ]
+	# a bad checksum in the middle: nothing written either
+	rmdir "$T/out/b.npy"
+	before=$(snap "$T/out")
+	/usr/bin/python3 -c 'import json, sys
+p = sys.argv[1]; m = json.load(open(p))
+off = m["tensors"]["b"]["byteOffset"]
+w = bytearray(open(sys.argv[2], "rb").read()); w[off] ^= 1
+open(sys.argv[2], "wb").write(w)' "$T/m.manifest.json" "$T/m.weights"
+	run "$BIN/nnl-pack-weights" unpack -f -d "$T/out" "$T/m.weights"
+	[ "$status" -eq 1 ]
+	[ "$(snap "$T/out")" = "$before" ]
+	# and with -f and good weights, all three replace what was there
+	weights3
+	run "$BIN/nnl-pack-weights" unpack -f -d "$T/out" "$T/m.weights"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a "$T/out/a.npy")" = 600 ]
+	/usr/bin/python3 -c 'import numpy as np
+d = "'"$T"'/out/"
+assert (np.load(d + "a.npy") == [2, 3]).all()
+assert (np.load(d + "c.npy") == [4, 5, 6, 7]).all()'
+}

@@ -298,9 +298,14 @@ E
 	run --separate-stderr "$PW" pack -o "$T/no/p.weights" "$T/w"
 	[ "$status" -eq 1 ]
 	only "$T" m.manifest.json m.weights w
-	# the last tensor cannot be written: the first three are removed
+	# the last tensor's file exists: refused before any write
 	mkdir -p "$T/out/ids.npy"
 	run --separate-stderr "$PW" unpack -d "$T/out" "$T/m.weights"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/out/ids.npy: exists (-f overwrites it)" ]]
+	only "$T/out" ids.npy
+	# with -f, it cannot be written: the first three are not either
+	run --separate-stderr "$PW" unpack -f -d "$T/out" "$T/m.weights"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"$T/out/ids.npy: Is a directory" ]]
 	only "$T/out" ids.npy
@@ -311,7 +316,7 @@ m["tensors"]["a/b"] = m["tensors"].pop("half")
 json.dump(m, open(p, "w"))' "$T/m.manifest.json"
 	run --separate-stderr "$PW" unpack -d "$T/o2" "$T/m.weights"
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *'tensor "a/b": not usable as a file name' ]]
+	[[ "$stderr" == *'tensor "a/b": not usable as a file name in '"$T/o2"* ]]
 	[ ! -e "$T/o2" ]
 }
 
