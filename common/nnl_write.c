@@ -36,8 +36,6 @@ struct nw {
 	int nrefused;
 	const char *dir;	/* weights directory */
 	char **names;		/* layer names used */
-	char **files;		/* .npy files written, removed on failure */
-	int nfiles;
 	int nnames;
 	int err;
 };
@@ -139,15 +137,10 @@ save(struct nw *w, const char *layer, const char *param, int rank,
 	for (int i = 0; i < rank; i++)
 		n *= (uint64_t)dims[i];
 	rc = npy_save(p, DT_FLOAT32, rank, dims, data, n * 4);
-	if (rc) {
+	if (rc)
 		w->err = 1;
-		free(p);
-		return rc;
-	}
-	w->files = xrealloc(w->files, (size_t)(w->nfiles + 1) *
-	    sizeof *w->files);
-	w->files[w->nfiles++] = p;
-	return 0;
+	free(p);
+	return rc;
 }
 
 static double
@@ -592,9 +585,12 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	size_t nv = 0;
 	struct buf out = { 0 };
 	char *rel, *mname;
-	int rc = -1;
+	struct stat st;
+	int rc = -1, made = stat(wdir, &st) != 0;
 
 	memset(&w, 0, sizeof w);
+	/* the model and its .npy files are renamed into place together */
+	outfile_group_begin();
 	w.g = g;
 	w.dir = wdir;
 	graph_index(g);
@@ -675,15 +671,14 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	free(rel);
 	rc = writefile_atomic(path, out.s, out.n);
 out:
-	/* a refused or failed model leaves no weights behind */
-	for (int i = 0; i < w.nfiles; i++) {
-		if (rc != 0)
-			unlink(w.files[i]);
-		free(w.files[i]);
-	}
-	free(w.files);
-	if (rc != 0)
-		rmdir(wdir);	/* when it is empty, as we made it */
+	/* a refused or failed model leaves no weights behind and changes
+	 * no file that was there */
+	if (rc == 0)
+		rc = outfile_group_commit();
+	else
+		outfile_group_abort();
+	if (rc != 0 && made)
+		rmdir(wdir);	/* when it is empty */
 	for (size_t i = 0; i < g->tabcap; i++)
 		if (g->tab[i])
 			g->tab[i]->aux = NULL;

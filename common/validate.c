@@ -324,13 +324,16 @@ checkweights(struct vctx *v)
 {
 	struct graph *g = v->g;
 	struct weights w;
+	const char *wf, *mf;
 
 	if (!g->weights_file)
 		return;
+	/* files this program wrote may still be in their temporaries */
+	wf = outfile_staged(g->weights_file);
+	mf = outfile_staged(g->manifest_file);
 	/* a missing file is the graph's fault: say so where it is named */
-	if (access(g->weights_file, R_OK) != 0 ||
-	    access(g->manifest_file, R_OK) != 0) {
-		const char *f = access(g->weights_file, R_OK) != 0 ?
+	if (access(wf, R_OK) != 0 || access(mf, R_OK) != 0) {
+		const char *f = access(wf, R_OK) != 0 ?
 		    g->weights_file : g->manifest_file;
 
 		verr(v, (struct pos){ 0, 0 }, "field \"weights\": %s: %s", f,

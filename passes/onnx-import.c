@@ -93,13 +93,11 @@ main(int argc, char *argv[])
 		o.weights = wdflt = stemwith(base, ".weights");
 		o.manifest = mdflt = stemwith(base, ".manifest.json");
 	}
+	/* the graph, its weights and manifest: all three, or none */
+	outfile_group_begin();
 	g = onnx_import(argv[optind], &o);
-	if (g && graph_save(g, out) == 0) {
+	if (g && graph_save(g, out) == 0 && outfile_group_commit() == 0)
 		rc = close_stdout();
-	} else if (g && g->weights_file) {
-		unlink(o.weights);	/* no half of a pair is left */
-		unlink(o.manifest);
-	}
 	graph_free(g);
 	free(wdflt);
 	free(mdflt);

@@ -164,6 +164,9 @@ main(int argc, char *argv[])
 	}
 	if (optind < argc)
 		in = argv[optind];
+	/* the packed weights, their manifest and the output are renamed
+	 * into place together at the end, or none of them */
+	outfile_group_begin();
 	if (!(text = readfile(in, &len))) {
 		error("%s: %s", displayname(in), strerror(errno));
 		return 1;
@@ -212,7 +215,7 @@ main(int argc, char *argv[])
 		rc = graph_save(g, out);
 	}
 	graph_free(g);
-	if (rc != 0)
+	if (rc != 0 || outfile_group_commit() != 0)
 		return 1;
 	return close_stdout();
 }

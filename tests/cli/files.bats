@@ -182,3 +182,66 @@ d = "'"$T"'/out/"
 assert (np.load(d + "a.npy") == [2, 3]).all()
 assert (np.load(d + "c.npy") == [4, 5, 6, 7]).all()'
 }
+
+@test "a failed nnl-parse of an .nnl leaves no weights and changes none" {
+	mkdir -p "$T/out/g.json"	# the graph cannot be written
+	echo old > "$T/out/mnist.weights"
+	echo old > "$T/out/mnist.manifest.json"
+	before=$(snap "$T/out")
+	run --separate-stderr "$BIN/nnl-parse" -o "$T/out/g.json" \
+	    "$EX/mnist/mnist.nnl"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/out/g.json: Is a directory"* ]]
+	[ "$(snap "$T/out")" = "$before" ]
+	# with -w and -m: the output's directory does not exist
+	run --separate-stderr "$BIN/nnl-parse" -w "$T/out/m.weights" \
+	    -m "$T/out/m.manifest.json" -o "$T/nodir/g.json" \
+	    "$EX/mnist/mnist.nnl"
+	[ "$status" -eq 1 ]
+	[ "$(snap "$T/out")" = "$before" ]
+	# and when it succeeds, the weights it wrote are the ones it read
+	rmdir "$T/out/g.json"
+	run "$BIN/nnl-parse" -o "$T/out/g.json" "$EX/mnist/mnist.nnl"
+	[ "$status" -eq 0 ]
+	"$BIN/nnl-pack-weights" verify "$T/out/mnist_classifier.weights"
+	[ "$(cat "$T/out/mnist.weights")" = old ]
+}
+
+@test "a failed nnl-parse -t nnl changes no .npy file" {
+	"$BIN/nnl-onnx-import" -o "$T/g.json" "$EX/import_test/model.onnx"
+	mkdir -p "$T/w"
+	for x in h.bias h.weight y.bias y.weight; do
+		echo mine > "$T/w/$x.npy"
+	done
+	mkdir "$T/m.nnl"	# the model cannot be written, after its weights
+	before=$(snap "$T/w")
+	run --separate-stderr "$BIN/nnl-parse" -t nnl -o "$T/m.nnl" \
+	    -d "$T/w" "$T/g.json"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/m.nnl: Is a directory"* ]]
+	[ "$(snap "$T/w")" = "$before" ]
+	rmdir "$T/m.nnl"
+	run "$BIN/nnl-parse" -t nnl -o "$T/m.nnl" -d "$T/w" "$T/g.json"
+	[ "$status" -eq 0 ]
+	[ "$(snap "$T/w")" != "$before" ]
+	[ "$(ls "$T/w" | wc -l)" -eq 4 ]
+}
+
+@test "a failed nnc import changes no file of the weights directory" {
+	mkdir "$T/d"
+	cd "$T/d"
+	mkdir weights out
+	echo mine > weights/h.bias.npy
+	mkdir out/model.nnl	# fails after the .npy files are complete
+	before=$(snap "$T/d")
+	run --separate-stderr "$BIN/nnc" import -o out/model.nnl \
+	    "$EX/import_test/model.onnx"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"out/model.nnl: Is a directory"* ]]
+	[ "$(snap "$T/d")" = "$before" ]
+	rmdir out/model.nnl
+	run "$BIN/nnc" import -o out/model.nnl "$EX/import_test/model.onnx"
+	[ "$status" -eq 0 ]
+	[ "$(ls weights)" = "$(printf '%s\n' h.bias.npy h.weight.npy y.bias.npy y.weight.npy)" ]
+	[ "$(cat weights/h.bias.npy)" != mine ]
+}
