@@ -1,10 +1,12 @@
 /*
  * escape: a model's strings in generated C and JavaScript, one function
- * per context (comment, string literal, identifier, property key).  A
- * name comes from a file nnl did not write; these are the only ways the
- * emitters put one into code, so that a name holding a comment's end,
- * a quote, a line end or a preprocessor line is text inside its
- * context and nothing more.
+ * per context (comment, string literal, identifier, property key), and
+ * on the terminal.  A name comes from a file nnl did not write; these
+ * are the only ways the emitters put one into code, so that a name
+ * holding a comment's end, a quote, a line end or a preprocessor line
+ * is text inside its context and nothing more, and the only way a
+ * message shows one, so that it cannot hold an escape sequence, a
+ * second line or a megabyte.
  */
 #include "escape.h"
 
@@ -275,4 +277,91 @@ escape_js_value(struct buf *b, const cJSON *v)
 	} else {
 		json_put_value(b, v);	/* a number, true, false, null */
 	}
+}
+
+/* Characters no terminal line may hold raw: controls, and those that
+ * reorder text or end a line (bidirectional marks, U+2028, BOM). */
+static int
+ttyhides(unsigned long cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x61c ||
+	    cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+enum {
+	TTY_NAME = 1,	/* a backslash doubled and a tab escaped */
+	TTY_LINES = 2	/* a line end before two spaces kept */
+};
+
+/* n bytes of s for the terminal, at most max of them. */
+static void
+tty(struct buf *b, const char *s, size_t n, size_t max, int how)
+{
+	size_t i = 0, k;
+	unsigned long cp;
+
+	for (; i < n; i += k) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((k = escape_utf8len(s + i, n - i, &cp)) == 0)
+			cp = c, k = 1;	/* a byte of invalid UTF-8 */
+		if (i + k > max) {
+			buf_printf(b, "...[%zu bytes]", n);
+			return;
+		}
+		if (c == '\n' && (how & TTY_LINES) && n - i > 2 &&
+		    s[i + 1] == ' ' && s[i + 2] == ' ')
+			buf_putc(b, c);
+		else if (c == '\n')
+			buf_puts(b, "\\n");
+		else if (c == '\r')
+			buf_puts(b, "\\r");
+		else if ((c == '\t' || c == '\\') && !(how & TTY_NAME))
+			buf_putc(b, c);
+		else if (c == '\t')
+			buf_puts(b, "\\t");
+		else if (c == '\\')
+			buf_puts(b, "\\\\");
+		else if (c >= 0x80 && k == 1)
+			buf_printf(b, "\\x%02X", c);
+		else if (ttyhides(cp))
+			buf_printf(b, cp < 0x80 ? "\\x%02lX" : "\\u{%lX}", cp);
+		else
+			for (size_t j = 0; j < k; j++)
+				buf_putc(b, s[i + j]);
+	}
+}
+
+void
+escape_tty(struct buf *b, const char *s)
+{
+	tty(b, s, strlen(s), ESCAPE_TTY_MAX, TTY_NAME);
+}
+
+const char *
+escape_tty_name(const char *s)
+{
+	static char *ring[ESCAPE_TTY_RING];
+	static int next;
+	struct buf b = { 0 };
+
+	escape_tty(&b, s ? s : "(null)");
+	free(ring[next]);
+	ring[next] = b.s ? b.s : xstrdup("");
+	s = ring[next];
+	next = (next + 1) % ESCAPE_TTY_RING;
+	return s;
+}
+
+void
+escape_tty_text(struct buf *b, const char *s, size_t n, size_t max)
+{
+	tty(b, s, n, max, 0);
+}
+
+void
+escape_tty_message(struct buf *b, const char *s)
+{
+	tty(b, s, strlen(s), ESCAPE_TTY_LINE_MAX, TTY_LINES);
 }

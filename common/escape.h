@@ -1,9 +1,11 @@
 /*
- * escape: the one way each context of generated C and JavaScript holds
- * a string from a model (escape.c).  A model's names are untrusted:
- * every emitter writes them through these functions only, so that no
- * name can end a comment, a string or an identifier, or change what the
- * code around it means.
+ * escape: the one way each context of generated C and JavaScript, and
+ * the terminal, holds a string from a model (escape.c).  A model's
+ * names are untrusted: every emitter writes them through these
+ * functions only, so that no name can end a comment, a string or an
+ * identifier, or change what the code around it means; every message
+ * and listing for people shows them through escape_tty, so that no name
+ * can forge a line or command the terminal.
  */
 #ifndef NNL_ESCAPE_H
 #define NNL_ESCAPE_H
@@ -67,5 +69,47 @@ void escape_js_key(struct buf *b, const char *s);
 
 /* A JSON value as a JavaScript literal, keys and strings as above. */
 void escape_js_value(struct buf *b, const cJSON *v);
+
+/*
+ * The terminal: diagnostics and listings for people.  A name is shown
+ * as it is when it is printable UTF-8; a control character (C0, DEL,
+ * C1), a character that reorders or breaks lines (U+061C, U+200E,
+ * U+200F, U+2028 to U+202E, U+2066 to U+2069, U+FEFF) and a byte of
+ * invalid UTF-8 become \n, \r, \t, \xNN (a byte) or \u{N} (a
+ * character), so that no name moves the cursor, starts a second line
+ * or sends the terminal a command.
+ */
+/* Names keep this many bytes, then "...[N bytes]". */
+#define ESCAPE_TTY_MAX 200
+/* A whole message keeps this many bytes, then "...[N bytes]". */
+#define ESCAPE_TTY_LINE_MAX 8192
+
+/* A name: as above, a backslash as \\, cut after ESCAPE_TTY_MAX
+ * bytes with a marker that gives its length. */
+void escape_tty(struct buf *b, const char *s);
+
+/*
+ * escape_tty(s) as a string for a printf argument, e.g.
+ * error("node \"%s\": ...", escape_tty_name(n->id)).  The string stays
+ * valid for the next ESCAPE_TTY_RING - 1 calls.
+ */
+#define ESCAPE_TTY_RING 16
+const char *escape_tty_name(const char *s);
+
+/*
+ * n bytes of text composed for the terminal (a file name, a source
+ * line): escaped as a name is, but a backslash and a tab are kept (a
+ * message's names are escaped already, and a source line's tabs align
+ * its caret); at most max bytes, then "...[N bytes]".
+ */
+void escape_tty_text(struct buf *b, const char *s, size_t n, size_t max);
+
+/*
+ * A diagnostic's message: as escape_tty_text, at most
+ * ESCAPE_TTY_LINE_MAX bytes, and a line end is kept where two spaces
+ * follow it: a message may go on in indented lines (a list of nodes, a
+ * hint), but nothing in it starts a line as a diagnostic does.
+ */
+void escape_tty_message(struct buf *b, const char *s);
 
 #endif

@@ -224,6 +224,115 @@ TEST(js_values_escape_keys_and_strings)
 	cJSON_Delete(v);
 }
 
+/* escape_tty_text / escape_tty_message of s into a static string. */
+static const char *
+text(const char *s, int message)
+{
+	static char *out;
+	struct buf b = { 0 };
+
+	if (message)
+		escape_tty_message(&b, s);
+	else
+		escape_tty_text(&b, s, strlen(s), (size_t)-1);
+	free(out);
+	out = b.s;
+	return out ? out : "";
+}
+
+TEST(tty_keeps_printable_utf8_names)
+{
+	CHECK_STR(esc(escape_tty, "ReLU_1"), "ReLU_1");
+	/* "конв" and "层/1": UTF-8 letters stay as they are */
+	CHECK_STR(esc(escape_tty, "\xd0\xba\xd0\xbe\xd0\xbd\xd0\xb2"),
+	    "\xd0\xba\xd0\xbe\xd0\xbd\xd0\xb2");
+	CHECK_STR(esc(escape_tty, "\xe5\xb1\x82/1"), "\xe5\xb1\x82/1");
+	CHECK_STR(esc(escape_tty, "a \"b\" 'c' $d"), "a \"b\" 'c' $d");
+	CHECK_STR(esc(escape_tty, "\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");
+}
+
+TEST(tty_escapes_controls_and_invalid_utf8)
+{
+	/* OSC title, clear screen, CR, backspace, BEL, DEL */
+	CHECK_STR(esc(escape_tty, "\x1b]0;T\x07"), "\\x1B]0;T\\x07");
+	CHECK_STR(esc(escape_tty, "\x1b[2J"), "\\x1B[2J");
+	CHECK_STR(esc(escape_tty, "a\rb\bc\x7f"), "a\\rb\\x08c\\x7F");
+	CHECK_STR(esc(escape_tty, "x\nnnl-parse: ok"), "x\\nnnl-parse: ok");
+	CHECK_STR(esc(escape_tty, "t\tb\\"), "t\\tb\\\\");
+	/* C1 as a byte (invalid UTF-8) and as a character (U+009B CSI) */
+	CHECK_STR(esc(escape_tty, "\x9b" "1m"), "\\x9B1m");
+	CHECK_STR(esc(escape_tty, "\xc2\x9b" "1m"), "\\u{9B}1m");
+	/* overlong, surrogate, cut short: byte by byte */
+	CHECK_STR(esc(escape_tty, "\xc0\x8a"), "\\xC0\\x8A");
+	CHECK_STR(esc(escape_tty, "\xed\xa0\x80"), "\\xED\\xA0\\x80");
+	CHECK_STR(esc(escape_tty, "a\xe2\x80"), "a\\xE2\\x80");
+	/* reordering and line-breaking characters */
+	CHECK_STR(esc(escape_tty, "a\xe2\x80\xae" "b"), "a\\u{202E}b");
+	CHECK_STR(esc(escape_tty, "\xe2\x81\xa6x\xe2\x81\xa9"),
+	    "\\u{2066}x\\u{2069}");
+	CHECK_STR(esc(escape_tty, "a\xe2\x80\xa8" "b"), "a\\u{2028}b");
+	CHECK_STR(esc(escape_tty, "\xef\xbb\xbfx"), "\\u{FEFF}x");
+	CHECK_STR(esc(escape_tty, "\xd8\x9c"), "\\u{61C}");
+}
+
+TEST(tty_cuts_long_names_saying_how_long)
+{
+	char big[1001], want[300];
+
+	memset(big, 'a', 1000);
+	big[1000] = '\0';
+	memset(want, 'a', 200);
+	strcpy(want + 200, "...[1000 bytes]");
+	CHECK_STR(esc(escape_tty, big), want);
+	big[200] = '\0';	/* exactly the limit: whole */
+	CHECK_STR(esc(escape_tty, big), big);
+	/* a character is never split: 199 bytes and a 2-byte one */
+	memset(big, 'b', 199);
+	strcpy(big + 199, "\xd0\xba" "cd");
+	memset(want, 'b', 199);
+	strcpy(want + 199, "...[203 bytes]");
+	CHECK_STR(esc(escape_tty, big), want);
+}
+
+TEST(tty_name_ring_keeps_recent_strings)
+{
+	const char *a = escape_tty_name("a\x1b"), *b = escape_tty_name("b");
+
+	CHECK_STR(a, "a\\x1B");
+	CHECK_STR(b, "b");
+	for (int i = 0; i < ESCAPE_TTY_RING - 2; i++)
+		escape_tty_name("filler");
+	CHECK_STR(a, "a\\x1B");	/* still valid after RING - 1 calls */
+	CHECK_STR(escape_tty_name(NULL), "(null)");
+}
+
+TEST(tty_text_keeps_backslash_and_tab_never_a_line)
+{
+	CHECK_STR(text("\tx = \"a\\u001b\"", 0), "\tx = \"a\\u001b\"");
+	CHECK_STR(text("a\nb\r\x1b", 0), "a\\nb\\r\\x1B");
+	CHECK_STR(text("a\n  b", 0), "a\\n  b");
+	/* a message goes on only in lines indented by two spaces */
+	CHECK_STR(text("x:\n  node \"a\"\n  node \"b\"", 1),
+	    "x:\n  node \"a\"\n  node \"b\"");
+	CHECK_STR(text("x\nnnl-parse: ok", 1), "x\\nnnl-parse: ok");
+	CHECK_STR(text("x\n nnl-parse: ok", 1), "x\\n nnl-parse: ok");
+	CHECK_STR(text("x\n ", 1), "x\\n ");
+}
+
+TEST(tty_message_bounded)
+{
+	size_t n = ESCAPE_TTY_LINE_MAX + 100;
+	char *big = malloc(n + 1);
+	const char *r;
+
+	memset(big, 'm', n);
+	big[n] = '\0';
+	r = text(big, 1);
+	CHECK(strlen(r) < ESCAPE_TTY_LINE_MAX + 32);
+	CHECK(strstr(r, "...[8292 bytes]") != NULL);
+	free(big);
+}
+
 int
 main(void)
 {
@@ -239,5 +348,11 @@ main(void)
 	RUN(js_string_ascii_and_html_safe);
 	RUN(js_keys_never_set_a_prototype);
 	RUN(js_values_escape_keys_and_strings);
+	RUN(tty_keeps_printable_utf8_names);
+	RUN(tty_escapes_controls_and_invalid_utf8);
+	RUN(tty_cuts_long_names_saying_how_long);
+	RUN(tty_name_ring_keeps_recent_strings);
+	RUN(tty_text_keeps_backslash_and_tab_never_a_line);
+	RUN(tty_message_bounded);
 	return DONE();
 }
