@@ -3,6 +3,7 @@
  * from the graph's weights file, filled from a scalar, or inline.
  */
 #include "eval.h"
+#include "escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ const_bytes(struct graph *g, struct operand *c, uint64_t *nbytes)
 	if (c->init == INIT_SCALAR) {
 		if (dtype_bits(c->desc.dt) == 4) {
 			error("const \"%s\": 4-bit scalar constants are not "
-			    "supported", c->name);
+			    "supported", escape_tty_name(c->name));
 			return NULL;
 		}
 		p = xmalloc(*nbytes + 1);
@@ -56,7 +57,8 @@ const_bytes(struct graph *g, struct operand *c, uint64_t *nbytes)
 
 		if (!g->weights_file) {
 			error("const \"%s\": weights \"%s\" but the graph names "
-			    "no weights file", c->name, c->ref);
+			    "no weights file", escape_tty_name(c->name),
+			    escape_tty_name(c->ref));
 			return NULL;
 		}
 		if (weights_open(&w, g->weights_file, g->manifest_file) != 0)
@@ -64,8 +66,8 @@ const_bytes(struct graph *g, struct operand *c, uint64_t *nbytes)
 		t = manifest_find(&w.m, c->ref);
 		if (!t || t->length != *nbytes) {
 			error("const \"%s\": weights \"%s\" missing or of the "
-			    "wrong size in %s", c->name, c->ref,
-			    g->manifest_file);
+			    "wrong size in %s", escape_tty_name(c->name),
+			    escape_tty_name(c->ref), g->manifest_file);
 			weights_close(&w);
 			return NULL;
 		}

@@ -139,14 +139,15 @@ emitnode(struct em *e, struct node *n, size_t idx)
 
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n->nout) {
 		error("node \"%s\" has no arena offsets: run nnl-plan-memory "
-		    "first", n->id);
+		    "first", escape_tty_name(n->id));
 		return -1;
 	}
 	if (kernel_prepare(e->g, n, &k) != 0)
 		return -1;
 	if (k.scratch && !cJSON_IsNumber(sc)) {
 		error("node \"%s\" needs %llu bytes of workspace the plan does "
-		    "not give: run nnl-plan-memory again", n->id,
+		    "not give: run nnl-plan-memory again",
+		    escape_tty_name(n->id),
 		    (unsigned long long)k.scratch);
 		return -1;
 	}
@@ -422,7 +423,7 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 		    (unsigned char)*q >= 0x7f) {
 			error("header name \"%s\": a name with '\"', '\\', a "
 			    "control or a non-ASCII character cannot be "
-			    "#included", hdr);
+			    "#included", escape_tty_name(hdr));
 			goto out;
 		}
 	if (!cJSON_IsObject(mem)) {
@@ -436,7 +437,8 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 		if (g->consts[i]->init == INIT_WEIGHTS && !e.haveweights) {
 			if (!g->weights_file) {
 				error("const \"%s\": the graph names no weights "
-				    "file", g->consts[i]->name);
+				    "file",
+				    escape_tty_name(g->consts[i]->name));
 				goto out;
 			}
 			if (weights_open(&e.w, g->weights_file,

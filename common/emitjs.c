@@ -145,12 +145,14 @@ constant(struct ej *e, struct operand *c)
 		if (!e->haveman) {
 			error("%s: constant \"%s\" is in a weights file, but the "
 			    "graph names none (nnl-parse attaches the files "
-			    "beside a graph)", e->g->src, c->name);
+			    "beside a graph)", e->g->src,
+			    escape_tty_name(c->name));
 			return -1;
 		}
 		if (!wt) {
 			error("%s: constant \"%s\": \"%s\" is not in the weights "
-			    "manifest", e->g->src, c->name, c->ref);
+			    "manifest", e->g->src, escape_tty_name(c->name),
+			    escape_tty_name(c->ref));
 			return -1;
 		}
 		buf_printf(b, ", w(%llu, %llu));\n",
@@ -199,7 +201,8 @@ node(struct ej *e, struct node *n)
 
 		if (!v) {
 			error("%s: node \"%s\": %s without its parameter "
-			    "\"%s\"", e->g->src, n->id, d->name,
+			    "\"%s\"", e->g->src, escape_tty_name(n->id),
+			    d->name,
 			    d->params[i].name);
 			return -1;
 		}
@@ -555,8 +558,10 @@ emitparts(struct ej *e, const size_t *order)
 			nr = part + 1;
 		if (cpu == 1 && !cpuop(g->nodes[i]->opname)) {
 			error("%s: node \"%s\" (%s) is placed on the CPU, and "
-			    "CpuOps has no %s", g->src, g->nodes[i]->id,
-			    g->nodes[i]->opname, g->nodes[i]->opname);
+			    "CpuOps has no %s", g->src,
+			    escape_tty_name(g->nodes[i]->id),
+			    escape_tty_name(g->nodes[i]->opname),
+			    escape_tty_name(g->nodes[i]->opname));
 			return -1;
 		}
 	}
@@ -689,7 +694,8 @@ emitparts(struct ej *e, const size_t *order)
 			buf_puts(b, "    ");
 			if (n->nout != 1)
 				return error("%s: node \"%s\": CpuOps give one "
-				    "output", g->src, n->id), -1;
+				    "output", g->src, escape_tty_name(n->id)),
+				    -1;
 			buf_puts(b, "v[");
 			escape_js_string(b, n->out[0]);
 			buf_printf(b, "] = CpuOps.%s(", d->name);

@@ -4,6 +4,7 @@
  * dependency order through kernel_prepare and the kernel it chose.
  */
 #include "eval.h"
+#include "escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +64,14 @@ graph_eval(struct graph *g, const struct evalbuf *inputs, int ninputs,
 			if (strcmp(inputs[k].name, o->name) == 0)
 				break;
 		if (k == ninputs) {
-			error("no data for input \"%s\"", o->name);
+			error("no data for input \"%s\"",
+			    escape_tty_name(o->name));
 			goto out;
 		}
 		if (inputs[k].nbytes != want) {
 			error("input \"%s\": %llu bytes given, %s needs %llu",
-			    o->name, (unsigned long long)inputs[k].nbytes,
+			    escape_tty_name(o->name),
+			    (unsigned long long)inputs[k].nbytes,
 			    tdesc_str(&o->desc), (unsigned long long)want);
 			goto out;
 		}

@@ -4,6 +4,7 @@
  * readers of the removed output.  Rewrites repeat until none applies.
  */
 #include "fuse.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -25,16 +26,20 @@ note(struct fx *f, const char *fmt, ...) NNL_PRINTF(2, 3);
 static void
 note(struct fx *f, const char *fmt, ...)
 {
+	struct buf b = { 0 };
 	va_list ap;
+	char *msg;
 
 	f->changes++;
 	if (!f->o->verbose)
 		return;
-	fprintf(stderr, "%s: ", getprogname_nnl());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	escape_tty_message(&b, msg);
+	fprintf(stderr, "%s: %s\n", getprogname_nnl(), b.s ? b.s : "");
+	free(msg);
+	free(b.s);
 }
 
 /* Readers of an operand: node reads plus graph outputs. */
@@ -286,7 +291,8 @@ dropnoops(struct fx *f)
 			continue;
 		out = xstrdup(n->out[0]);
 		in = xstrdup(n->in[0]);
-		note(f, "removing no-op %s \"%s\"", n->opname, n->id);
+		note(f, "removing no-op %s \"%s\"", n->opname,
+		    escape_tty_name(n->id));
 		rewire(g, out, in);
 		dropnode(g, n);
 		free(out);
@@ -350,7 +356,8 @@ foldconsts(struct fx *f)
 			c = newconst(g, n->out[0], "folded", n->types[0].dt,
 			    n->types[0].rank, n->types[0].dims, outs[0], nb);
 			note(f, "folding %s \"%s\" into constant \"%s\"",
-			    n->opname, n->id, c);
+			    n->opname, escape_tty_name(n->id),
+			    escape_tty_name(c));
 			rewire(g, name, c);
 			dropnode(g, n);
 			free(name);
@@ -498,7 +505,7 @@ foldbn(struct fx *f)
 		bname = newconst(g, p->id, "b", DT_FLOAT32, 1, &ch, nb,
 		    (size_t)ch * sizeof(float));
 		note(f, "folding batchNormalization \"%s\" into %s \"%s\"",
-		    n->id, p->opname, p->id);
+		    escape_tty_name(n->id), p->opname, escape_tty_name(p->id));
 		free(p->in[1]);
 		p->in[1] = wname;
 		if (p->op == OP_MATMUL) {
@@ -617,7 +624,7 @@ mergebias(struct fx *f)
 		name = newconst(g, p->id, "b", DT_FLOAT32, 1, &ch, nv,
 		    (size_t)ch * sizeof *nv);
 		note(f, "merging add \"%s\" into the bias of %s \"%s\"",
-		    n->id, p->opname, p->id);
+		    escape_tty_name(n->id), p->opname, escape_tty_name(p->id));
 		if (p->op == OP_MATMUL) {	/* a 2-D matmul is a gemm */
 			free(p->opname);
 			p->opname = xstrdup("gemm");
@@ -676,8 +683,8 @@ fuseact(struct fx *f)
 		if (!p->extra)
 			p->extra = cJSON_CreateObject();
 		cJSON_AddItemToObject(p->extra, "activation", act);
-		note(f, "fusing %s \"%s\" into %s \"%s\"", n->opname, n->id,
-		    p->opname, p->id);
+		note(f, "fusing %s \"%s\" into %s \"%s\"", n->opname,
+		    escape_tty_name(n->id), p->opname, escape_tty_name(p->id));
 		out = xstrdup(n->out[0]);
 		dropnode(g, n);
 		renameout(g, p, out);
@@ -719,7 +726,8 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 	for (size_t i = 0; i < g->nnodes; i++)
 		if (!g->nodes[i]->types) {
 			error("node \"%s\" has no types: run nnl-shape-infer "
-			    "before nnl-fuse", g->nodes[i]->id);
+			    "before nnl-fuse",
+			    escape_tty_name(g->nodes[i]->id));
 			return -1;
 		}
 	for (;;) {

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "graph.h"
+#include "escape.h"
 #include "jsonerr.h"
 
 #include <errno.h>
@@ -197,7 +198,7 @@ nodupkeys(struct rd *r, const cJSON *obj, const char *what)
 		for (b = a->next; b; b = b->next)
 			if (strcmp(a->string, b->string) == 0) {
 				rderr(r, "%s: duplicate key \"%s\"", what,
-				    a->string);
+				    escape_tty_name(a->string));
 				return;
 			}
 }
@@ -221,7 +222,7 @@ readdesc(struct rd *r, const cJSON *o, const char *what, enum dtype *dt,
 	*dt = dtype_from_name(t->valuestring);
 	if (*dt == DT_NONE) {
 		rderr(r, "%s: field \"dataType\": unknown data type \"%s\"",
-		    what, t->valuestring);
+		    what, escape_tty_name(t->valuestring));
 		return -1;
 	}
 	if (!cJSON_IsArray(s)) {
@@ -292,7 +293,8 @@ readinputs(struct rd *r, struct graph *g, const cJSON *o)
 	}
 	nodupkeys(r, o, "field \"inputs\"");
 	cJSON_ArrayForEach(it, o) {
-		char *what = xasprintf("input \"%s\"", it->string);
+		char *what = xasprintf("input \"%s\"",
+		    escape_tty_name(it->string));
 		enum dtype dt;
 		int rank;
 		int64_t *dims;
@@ -370,7 +372,7 @@ readinit(struct rd *r, struct operand *c, const cJSON *init,
 	} else {
 		rderr(r, "%s: field \"init.kind\": unknown kind \"%s\" "
 		    "(weights, scalar or inlineBytes)", what,
-		    kind->valuestring);
+		    escape_tty_name(kind->valuestring));
 	}
 }
 
@@ -387,7 +389,8 @@ readconsts(struct rd *r, struct graph *g, const cJSON *o)
 	}
 	nodupkeys(r, o, "field \"consts\"");
 	cJSON_ArrayForEach(it, o) {
-		char *what = xasprintf("const \"%s\"", it->string);
+		char *what = xasprintf("const \"%s\"",
+		    escape_tty_name(it->string));
 		enum dtype dt;
 		int rank;
 		int64_t *dims;
@@ -491,7 +494,8 @@ readnodes(struct rd *r, struct graph *g, const cJSON *a)
 			    id ? "expected a non-empty string" : "missing");
 			continue;
 		}
-		what = xasprintf("node \"%s\"", id->valuestring);
+		what = xasprintf("node \"%s\"",
+		    escape_tty_name(id->valuestring));
 		if (!cJSON_IsString(op) || !op->valuestring[0]) {
 			rderr(r, "%s: field \"op\": %s", what,
 			    op ? "expected a non-empty string" : "missing");
@@ -542,7 +546,7 @@ readoutputs(struct rd *r, struct graph *g, const cJSON *o)
 	cJSON_ArrayForEach(it, o) {
 		if (!cJSON_IsString(it) || !it->valuestring[0]) {
 			rderr(r, "output \"%s\": expected the name of an "
-			    "operand", it->string);
+			    "operand", escape_tty_name(it->string));
 			continue;
 		}
 		graph_add_output(g, it->string, it->valuestring);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "escape.h"
 #include "shape.h"
 
 /* rt/nn.c's packing space for an M x N x K product, in floats (its
@@ -56,7 +57,7 @@ kactivation(struct kctx *c)
 			p0 = cJSON_IsNumber(v) ? v->valuedouble : 0.01;
 		} else {
 			return shape_err(c->sc, "field \"activation\": cannot "
-			    "fuse \"%s\"", s);
+			    "fuse \"%s\"", escape_tty_name(s));
 		}
 	}
 	kip(c, code);

@@ -4,6 +4,7 @@
  * from rt/kernels.def.
  */
 #include "kernel.h"
+#include "escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,9 +123,9 @@ kernel_prepare(struct graph *g, struct node *n, struct kcall *k)
 		if (t->rank > NNL_MAXRANK) {
 			rc = shape_err(&sc, "%s \"%s\" has rank %d; the C "
 			    "runtime handles ranks up to %d",
-			    i < n->nin ? "input" : "output", i < n->nin ?
-			    n->in[i] : n->out[i - n->nin], t->rank,
-			    NNL_MAXRANK);
+			    i < n->nin ? "input" : "output",
+			    escape_tty_name(i < n->nin ? n->in[i] :
+			    n->out[i - n->nin]), t->rank, NNL_MAXRANK);
 			free(c.in);
 			return rc;
 		}

@@ -8,6 +8,7 @@
  * the smallest arena; the lower bound is the most bytes live at once.
  */
 #include "memplan.h"
+#include "escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -416,7 +417,7 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 		nslots += (size_t)n->nout;
 		if (!n->types) {
 			error("node \"%s\" has no types: run nnl-shape-infer "
-			    "first", n->id);
+			    "first", escape_tty_name(n->id));
 			return -1;
 		}
 	}
@@ -441,8 +442,9 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 			if (x && x->kind == OPND_NODE &&
 			    x->producer->index >= i) {
 				error("node \"%s\" reads \"%s\" before it is "
-				    "computed: run nnl-reorder first", n->id,
-				    reads[k]);
+				    "computed: run nnl-reorder first",
+				    escape_tty_name(n->id),
+				    escape_tty_name(reads[k]));
 				free(reads);
 				free(last);
 				return -1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nnl_ast.h"
+#include "escape.h"
 
 static struct node *
 addnode(struct nlower *w, struct nlayer *l, const char *id, const char *op,
@@ -118,7 +119,7 @@ wantrank(struct nlower *w, struct nlayer *l, const struct nlayer *in, int r)
 	s = nnl_shapestr(in->shape, in->rank);
 	nnl_err(w->m, l->typepos, "%s needs an input of rank %d (%s), '%s' "
 	    "gives %s", l->type, r, r == 3 ? "height, width, channels" :
-	    "length, channels", in->id, s);
+	    "length, channels", escape_tty_name(in->id), s);
 	free(s);
 	return -1;
 }
@@ -234,7 +235,7 @@ lower_conv(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 		OW = outlen(W, k[1], st[1], 0, 0);
 	} else {
 		nnl_err(w->m, nnl_param(l, "padding")->v.pos, "padding \"%s\": "
-		    "expected \"valid\" or \"same\"", padding);
+		    "expected \"valid\" or \"same\"", escape_tty_name(padding));
 		return -1;
 	}
 	if (OH <= 0 || OW <= 0) {
@@ -591,7 +592,9 @@ lower_addmul(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 			char *b = nnl_shapestr(o->shape, o->rank);
 
 			nnl_err(w->m, l->typepos, "%s: inputs '%s' %s and '%s' "
-			    "%s differ in shape", l->type, in->id, a, o->id, b);
+			    "%s differ in shape", l->type,
+			    escape_tty_name(in->id), a, escape_tty_name(o->id),
+			    b);
 			free(a);
 			free(b);
 			free(acc);
@@ -645,7 +648,8 @@ lower_concat(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 			char *t = nnl_shapestr(o->shape, o->rank);
 
 			nnl_err(w->m, l->typepos, "Concat: '%s' %s and '%s' %s "
-			    "differ off the axis %d", in->id, s, o->id, t,
+			    "differ off the axis %d", escape_tty_name(in->id),
+			    s, escape_tty_name(o->id), t,
 			    a - 1);
 			free(s);
 			free(t);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "nnl_ast.h"
+#include "escape.h"
 #include "npy.h"
 
 /*
@@ -237,7 +238,8 @@ checkparams(struct nmodel *m, struct nlayer *l, const struct ltype *t)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(l->params[j].name, l->params[i].name))
 				nnl_err(m, l->params[i].pos, "parameter '%s' "
-				    "given twice", l->params[i].name);
+				    "given twice",
+				    escape_tty_name(l->params[i].name));
 		for (k = 0; k < n; k++)
 			if (!strcmp(ps[k].name, l->params[i].name))
 				break;
@@ -246,11 +248,13 @@ checkparams(struct nmodel *m, struct nlayer *l, const struct ltype *t)
 		best = nearest(l->params[i].name, names, (size_t)n);
 		if (best)
 			nnl_err(m, l->params[i].pos, "%s has no parameter '%s' "
-			    "(did you mean '%s'?)", t->name, l->params[i].name,
+			    "(did you mean '%s'?)", t->name,
+			    escape_tty_name(l->params[i].name),
 			    best);
 		else
 			nnl_err(m, l->params[i].pos, "%s has no parameter '%s'%s",
-			    t->name, l->params[i].name, n ? "" :
+			    t->name, escape_tty_name(l->params[i].name),
+			    n ? "" :
 			    " (it takes none)");
 	}
 }
@@ -271,7 +275,7 @@ strkey(struct nmodel *m, const char *key, const char *const *ok)
 	for (k = 0; ok[k]; k++)
 		buf_printf(&b, "%s\"%s\"", k == 0 ? "" : ok[k + 1] ? ", " :
 		    " or ", ok[k]);
-	nnl_err(m, v->pos, "%s: expected %s", key, b.s);
+	nnl_err(m, v->pos, "%s: expected %s", escape_tty_name(key), b.s);
 	free(b.s);
 }
 
@@ -286,7 +290,7 @@ numlist(struct nmodel *m, const char *key)
 		ok = v->items[i].k == NV_NUM;
 	if (v && !ok)
 		nnl_err(m, v->pos, "%s: expected a list of numbers, one per "
-		    "channel", key);
+		    "channel", escape_tty_name(key));
 }
 
 static int
@@ -312,21 +316,22 @@ checkconfig(struct nlower *w)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(m->config[j].name, c->name))
 				nnl_err(m, c->pos, "config key '%s' given twice",
-				    c->name);
+				    escape_tty_name(c->name));
 		if (k < NCONFIGKEYS)
 			continue;
 		best = nearest(c->name, configkeys, NCONFIGKEYS);
 		if (best)
 			nnl_err(m, c->pos, "unknown config key '%s' (did you "
-			    "mean '%s'?)", c->name, best);
+			    "mean '%s'?)", escape_tty_name(c->name), best);
 		else
-			nnl_err(m, c->pos, "unknown config key '%s'", c->name);
+			nnl_err(m, c->pos, "unknown config key '%s'",
+			    escape_tty_name(c->name));
 	}
 	/* nnc 0.4.0 and later refuse these rather than compute wrongly */
 	if ((v = nnl_cfg(m, "precision")) && v->k == NV_STR &&
 	    (!strcmp(v->str, "float64") || !strcmp(v->str, "int8")))
 		nnl_err(m, v->pos, "precision \"%s\" is not supported: nnl "
-		    "computes in float32", v->str);
+		    "computes in float32", escape_tty_name(v->str));
 	else
 		strkey(m, "precision", prec);
 	strkey(m, "target", target);
@@ -373,7 +378,7 @@ wire(struct nmodel *m)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(m->layers[j].id, l->id))
 				nnl_err(m, l->pos, "layer '%s' is declared twice",
-				    l->id);
+				    escape_tty_name(l->id));
 		for (int j = 0; j < m->nlayers; j++) {
 			size_t n = strlen(m->layers[j].id);
 
@@ -381,8 +386,9 @@ wire(struct nmodel *m)
 			    !strncmp(l->id + n, "__", 2))
 				nnl_err(m, l->pos, "layer name '%s' may clash "
 				    "with the operands of layer '%s', named "
-				    "'%s__...'", l->id, m->layers[j].id,
-				    m->layers[j].id);
+				    "'%s__...'", escape_tty_name(l->id),
+				    escape_tty_name(m->layers[j].id),
+				    escape_tty_name(m->layers[j].id));
 		}
 		if (!m->hasconn && i > 0) {
 			l->in = xmalloc(sizeof *l->in);
@@ -396,7 +402,7 @@ wire(struct nmodel *m)
 
 		if (to < 0) {
 			nnl_err(m, cn->topos, "connection to unknown layer '%s'",
-			    cn->to);
+			    escape_tty_name(cn->to));
 			continue;
 		}
 		for (int k = 0; k < cn->nfrom; k++) {
@@ -405,7 +411,8 @@ wire(struct nmodel *m)
 
 			if (from < 0) {
 				nnl_err(m, cn->frompos[k], "connection from "
-				    "unknown layer '%s'", cn->from[k]);
+				    "unknown layer '%s'",
+				    escape_tty_name(cn->from[k]));
 				continue;
 			}
 			l->in = xrealloc(l->in, (size_t)(l->nin + 1) *
@@ -434,17 +441,19 @@ checklayers(struct nmodel *m)
 			best = nearest(l->type, names, NLTYPES);
 			if (best)
 				nnl_err(m, l->typepos, "unknown layer type '%s' "
-				    "(did you mean '%s'?)", l->type, best);
+				    "(did you mean '%s'?)",
+				    escape_tty_name(l->type), best);
 			else
 				nnl_err(m, l->typepos, "unknown layer type '%s'",
-				    l->type);
+				    escape_tty_name(l->type));
 			continue;
 		}
 		checkparams(m, l, t);
 		ninput += t->minin == 0;
 		if (l->nin < t->minin || l->nin > t->maxin)
 			nnl_err(m, l->pos, "%s '%s' takes %s%d input%s, it has "
-			    "%d%s", l->type, l->id, t->minin == t->maxin ? "" :
+			    "%d%s", escape_tty_name(l->type),
+			    escape_tty_name(l->id), t->minin == t->maxin ? "" :
 			    "at least ", t->minin, t->minin == 1 ? "" : "s",
 			    l->nin, t->minin > 1 && !m->hasconn ?
 			    " (multi-input layers need a connections block)" :
@@ -598,7 +607,8 @@ openweights(struct nlower *w)
 	w->wsrc = path_join(dir, v->str);
 	free(dir);
 	if (stat(w->wsrc, &st) != 0) {
-		nnl_err(w->m, v->pos, "weights '%s': %s", w->wsrc,
+		nnl_err(w->m, v->pos, "weights '%s': %s",
+		    escape_tty_name(w->wsrc),
 		    strerror(errno));
 		return -1;
 	}
@@ -613,7 +623,7 @@ openweights(struct nlower *w)
 		}
 	} else {
 		nnl_err(w->m, v->pos, "weights '%s': expected a directory of "
-		    ".npy files or an .npz archive%s", w->wsrc,
+		    ".npy files or an .npz archive%s", escape_tty_name(w->wsrc),
 		    strstr(w->wsrc, ".onnx") ? " (convert ONNX models with nnc "
 		    "import)" : "");
 		return -1;
@@ -685,12 +695,12 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 	if (!ap && !unreadable) {
 		char *s = nnl_shapestr(want, wr);
 
-		buf_printf(&w->missing, "\n    %s %s", key, s);
+		buf_printf(&w->missing, "\n    %s %s", escape_tty_name(key), s);
 		w->nmissing++;
 		free(s);
 	} else if (ap && ap->dt != DT_FLOAT32) {
 		nnl_err(w->m, l->pos, "%s: %s data, precision float32 needs "
-		    "float32", key, dtype_name(ap->dt));
+		    "float32", escape_tty_name(key), dtype_name(ap->dt));
 	} else if (ap) {
 		int same = ap->rank == wr;
 
@@ -701,7 +711,7 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 			char *f = nnl_shapestr(ap->shape, ap->rank);
 
 			nnl_err(w->m, l->pos, "shape mismatch: %s: expected %s, "
-			    "found %s", key, e, f);
+			    "found %s", escape_tty_name(key), e, f);
 			free(e);
 			free(f);
 		} else if (w->m->nerr == 0 && w->nmissing == 0) {
@@ -726,7 +736,7 @@ e003(struct nlower *w)
 	    "tensor and its shape", w->nmissing, w->nmissing == 1 ? "" : "s",
 	    !w->wsrc ? "the model (no 'weights' in config)" : w->wkind ?
 	    "the .npz archive " : "the directory of .npy files ",
-	    w->wsrc ? w->wsrc : "", w->missing.s, m->name);
+	    w->wsrc ? escape_tty_name(w->wsrc) : "", w->missing.s, m->name);
 }
 
 /* ---- the graph ---- */

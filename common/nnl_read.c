@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "nnl_ast.h"
+#include "escape.h"
+#include "escape.h"
 
 struct lex {
 	const char *s, *p, *end;
@@ -74,34 +76,77 @@ struct parser {
 	struct nmodel *m;
 	/* the current token */
 	enum { T_EOF, T_ID, T_NUM, T_STR, T_PUNCT, T_ARROW, T_BAD } t;
-	char text[256];
+	char *text;		/* its text, whole: tb.s */
+	struct buf tb;
 	double num;
 	struct pos pos;
 };
+
+/* The token's text: set, or add one byte. */
+static void
+tset(struct parser *P, const char *s)
+{
+	P->tb.n = 0;
+	buf_puts(&P->tb, s);
+	P->text = P->tb.s;
+}
+
+static void
+tput(struct parser *P, int c)
+{
+	buf_putc(&P->tb, c);
+	P->text = P->tb.s;
+}
+
+/* A string's next character at x->p, added to the token: a byte below
+ * 0x80 but a control (other than a tab), or a well-formed UTF-8
+ * sequence.  -1 after reporting anything else: a NUL would cut the
+ * name short, and the JSON a model becomes holds no invalid UTF-8. */
+static int
+strchar(struct parser *P)
+{
+	struct lex *x = &P->x;
+	unsigned char c = (unsigned char)*x->p;
+	struct pos at = { x->line, x->col };
+	unsigned long cp;
+	size_t k;
+
+	if (c < 0x20 && c != '\t') {
+		nnl_err(P->m, at, "control character 0x%02x in a string", c);
+		return -1;
+	}
+	if ((k = escape_utf8len(x->p, (size_t)(x->end - x->p), &cp)) == 0) {
+		nnl_err(P->m, at, "invalid UTF-8 in a string (byte 0x%02x)",
+		    c);
+		return -1;
+	}
+	while (k-- > 0) {
+		tput(P, *x->p);
+		adv(x);
+	}
+	return 0;
+}
 
 static void
 next(struct parser *P)
 {
 	struct lex *x = &P->x;
-	size_t n = 0;
 
 	skip(x);
 	P->pos.line = x->line;
 	P->pos.col = x->col;
-	P->text[0] = '\0';
+	tset(P, "");
 	if (x->p >= x->end) {
 		P->t = T_EOF;
-		strcpy(P->text, "end of file");
+		tset(P, "end of file");
 		return;
 	}
 	if (isalpha((unsigned char)*x->p) || *x->p == '_') {
 		while (x->p < x->end && (isalnum((unsigned char)*x->p) ||
 		    *x->p == '_')) {
-			if (n < sizeof P->text - 1)
-				P->text[n++] = *x->p;
+			tput(P, *x->p);
 			adv(x);
 		}
-		P->text[n] = '\0';
 		P->t = T_ID;
 		return;
 	}
@@ -111,26 +156,26 @@ next(struct parser *P)
 		char *e;
 
 		while (x->p < x->end && (isalnum((unsigned char)*x->p) ||
-		    strchr(".-+", *x->p)) && n < sizeof P->text - 1) {
+		    strchr(".-+", *x->p))) {
+			size_t n = P->tb.n;
+
 			if ((*x->p == '-' || *x->p == '+') && n > 0 &&
 			    P->text[n - 1] != 'e' && P->text[n - 1] != 'E')
 				break;
-			P->text[n++] = *x->p;
+			tput(P, *x->p);
 			adv(x);
 		}
-		P->text[n] = '\0';
 		P->num = strtod(P->text, &e);
-		P->t = *e || n == 0 ? T_BAD : T_NUM;
+		P->t = *e || P->tb.n == 0 ? T_BAD : T_NUM;
 		return;
 	}
 	if (*x->p == '"') {
 		adv(x);
-		while (x->p < x->end && *x->p != '"' && *x->p != '\n') {
-			if (n < sizeof P->text - 1)
-				P->text[n++] = *x->p;
-			adv(x);
-		}
-		P->text[n] = '\0';
+		while (x->p < x->end && *x->p != '"' && *x->p != '\n')
+			if (strchar(P) != 0) {
+				P->t = T_BAD;
+				return;
+			}
 		if (x->p >= x->end || *x->p != '"') {
 			nnl_err(P->m, P->pos, "unterminated string");
 			P->t = T_BAD;
@@ -143,22 +188,21 @@ next(struct parser *P)
 	if (*x->p == '-' && x->p + 1 < x->end && x->p[1] == '>') {
 		adv(x);
 		adv(x);
-		strcpy(P->text, "->");
+		tset(P, "->");
 		P->t = T_ARROW;
 		return;
 	}
 	if (strchr("{}()[];:,=", *x->p) && *x->p) {
-		P->text[0] = *x->p;
-		P->text[1] = '\0';
+		tput(P, *x->p);
 		adv(x);
 		P->t = T_PUNCT;
 		return;
 	}
 	if ((unsigned char)*x->p >= 0x20 && (unsigned char)*x->p < 0x7f)
-		snprintf(P->text, sizeof P->text, "'%c'", *x->p);
+		buf_printf(&P->tb, "'%c'", *x->p);
 	else
-		snprintf(P->text, sizeof P->text, "byte 0x%02x",
-		    (unsigned char)*x->p);
+		buf_printf(&P->tb, "byte 0x%02x", (unsigned char)*x->p);
+	P->text = P->tb.s;
 	adv(x);
 	P->t = T_BAD;
 }
@@ -184,7 +228,8 @@ expect(struct parser *P, const char *punct, const char *after)
 		return 0;
 	}
 	nnl_err(P->m, P->pos, "expected '%s' %s, found %s%s%s", punct, after,
-	    P->t == T_STR ? "\"" : "", P->text, P->t == T_STR ? "\"" : "");
+	    P->t == T_STR ? "\"" : "", escape_tty_name(P->text),
+	    P->t == T_STR ? "\"" : "");
 	return -1;
 }
 
@@ -192,7 +237,8 @@ static int
 ident(struct parser *P, char **out, const char *what)
 {
 	if (P->t != T_ID) {
-		nnl_err(P->m, P->pos, "expected %s, found %s", what, P->text);
+		nnl_err(P->m, P->pos, "expected %s, found %s", what,
+		    escape_tty_name(P->text));
 		return -1;
 	}
 	*out = xstrdup(P->text);
@@ -238,7 +284,8 @@ value(struct parser *P, struct nval *v, int depth)
 		next(P);
 		return 0;
 	}
-	nnl_err(P->m, P->pos, "expected a value, found %s", P->text);
+	nnl_err(P->m, P->pos, "expected a value, found %s",
+	    escape_tty_name(P->text));
 	return -1;
 }
 
@@ -364,66 +411,80 @@ connections(struct parser *P)
 	return 0;
 }
 
+static int
+syntax(struct parser *P)
+{
+	struct nmodel *m = P->m;
+
+	next(P);
+	if (iskw(P, "version")) {
+		next(P);
+		if (P->t != T_NUM) {
+			nnl_err(m, P->pos, "expected a version number, "
+			    "found %s", escape_tty_name(P->text));
+			return -1;
+		}
+		m->version = xstrdup(P->text);
+		next(P);
+		if (expect(P, ";", "after the version"))
+			return -1;
+	} else {
+		struct srcloc l = { m->name, P->pos.line, P->pos.col, m->text,
+		    m->len };
+
+		warn_at(&l, "no 'version' line: reading as NNL 0.2");
+	}
+	if (!iskw(P, "model")) {
+		nnl_err(m, P->pos, "expected 'model', found %s",
+		    escape_tty_name(P->text));
+		return -1;
+	}
+	next(P);
+	m->modelpos = P->pos;
+	if (ident(P, &m->model, "the model's name") ||
+	    expect(P, "{", "after the model's name"))
+		return -1;
+	while (!is(P, "}")) {
+		int rc;
+
+		if (iskw(P, "config"))
+			rc = config(P);
+		else if (iskw(P, "layer"))
+			rc = layer(P);
+		else if (iskw(P, "connections"))
+			rc = connections(P);
+		else {
+			nnl_err(m, P->pos, "expected 'config', 'layer', "
+			    "'connections' or '}', found %s",
+			    escape_tty_name(P->text));
+			rc = -1;
+		}
+		if (rc)
+			return -1;
+	}
+	next(P);
+	if (P->t != T_EOF) {
+		nnl_err(m, P->pos, "unexpected %s after the model",
+		    escape_tty_name(P->text));
+		return -1;
+	}
+	return m->nerr ? -1 : 0;
+}
+
 int
 nnl_syntax(struct nmodel *m)
 {
 	struct parser P;
+	int rc;
 
 	memset(&P, 0, sizeof P);
 	P.m = m;
 	P.x.s = P.x.p = m->text;
 	P.x.end = m->text + m->len;
 	P.x.line = P.x.col = 1;
-	next(&P);
-	if (iskw(&P, "version")) {
-		next(&P);
-		if (P.t != T_NUM) {
-			nnl_err(m, P.pos, "expected a version number, found %s",
-			    P.text);
-			return -1;
-		}
-		m->version = xstrdup(P.text);
-		next(&P);
-		if (expect(&P, ";", "after the version"))
-			return -1;
-	} else {
-		struct srcloc l = { m->name, P.pos.line, P.pos.col, m->text,
-		    m->len };
-
-		warn_at(&l, "no 'version' line: reading as NNL 0.2");
-	}
-	if (!iskw(&P, "model")) {
-		nnl_err(m, P.pos, "expected 'model', found %s", P.text);
-		return -1;
-	}
-	next(&P);
-	m->modelpos = P.pos;
-	if (ident(&P, &m->model, "the model's name") ||
-	    expect(&P, "{", "after the model's name"))
-		return -1;
-	while (!is(&P, "}")) {
-		int rc;
-
-		if (iskw(&P, "config"))
-			rc = config(&P);
-		else if (iskw(&P, "layer"))
-			rc = layer(&P);
-		else if (iskw(&P, "connections"))
-			rc = connections(&P);
-		else {
-			nnl_err(m, P.pos, "expected 'config', 'layer', "
-			    "'connections' or '}', found %s", P.text);
-			rc = -1;
-		}
-		if (rc)
-			return -1;
-	}
-	next(&P);
-	if (P.t != T_EOF) {
-		nnl_err(m, P.pos, "unexpected %s after the model", P.text);
-		return -1;
-	}
-	return m->nerr ? -1 : 0;
+	rc = syntax(&P);
+	free(P.tb.s);
+	return rc;
 }
 
 /* Does the word kw (not a longer name) start p, before end? */

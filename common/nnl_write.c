@@ -53,8 +53,9 @@ val(struct nw *w, const char *opnd)
 static int
 nofit(struct nw *w, struct node *n, const char *why)
 {
-	buf_printf(&w->refused, "\n  node \"%s\" (%s): %s", n->id,
-	    n->opname, why);
+	buf_printf(&w->refused, "\n  node \"%s\" (%s): %s",
+	    escape_tty_name(n->id),
+	    escape_tty_name(n->opname), why);
 	w->nrefused++;
 	for (int k = 0; k < n->nout; k++) {
 		struct val *v = val(w, n->out[k]);
@@ -611,7 +612,7 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 		    t->rank > 4 || t->dims[0] != 1) {
 			buf_printf(&w.refused, "\n  input \"%s\": NNL reads "
 			    "one float32 [1, K] or [1, C, H, W] input",
-			    x->name);
+			    escape_tty_name(x->name));
 			w.nrefused++;
 			continue;
 		}

@@ -6,6 +6,7 @@
  * naming the archive and the member.
  */
 #include "npz.h"
+#include "escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ readmember(zip_t *z, zip_uint64_t i, const zip_stat_t *st, const char *path,
 	zip_int64_t r, more = 0;
 
 	if (!f) {
-		error("%s: %s: %s", path, name,
+		error("%s: %s: %s", path, escape_tty_name(name),
 		    zip_error_code_zip(zip_get_error(z)) == ZIP_ER_NOPASSWD ?
 		    "encrypted members are not supported" : zip_strerror(z));
 		return NULL;
@@ -66,7 +67,8 @@ readmember(zip_t *z, zip_uint64_t i, const zip_stat_t *st, const char *path,
 	if (r == (zip_int64_t)st->size)
 		more = zip_fread(f, &extra, 1);
 	if (r != (zip_int64_t)st->size || more != 0) {
-		error("%s: %s: %s", path, name, r < 0 || more < 0 ?
+		error("%s: %s: %s", path, escape_tty_name(name),
+		    r < 0 || more < 0 ?
 		    zip_file_strerror(f) : more ? "longer than its size" :
 		    "shorter than its size");
 		zip_fclose(f);
@@ -118,24 +120,26 @@ npz_load(const char *path, struct npz_member **members, size_t *n)
 			goto fail;
 		}
 		if (!endsnpy(name, nl) || nl == 4) {
-			error("%s: %s: not an .npy member", path, name);
+			error("%s: %s: not an .npy member", path,
+			    escape_tty_name(name));
 			goto fail;
 		}
 		for (size_t j = 0; j < k; j++)
 			if (strlen(m[j].name) == nl - 4 &&
 			    !strncmp(m[j].name, name, nl - 4)) {
-				error("%s: %s: appears twice", path, name);
+				error("%s: %s: appears twice", path,
+				    escape_tty_name(name));
 				goto fail;
 			}
 		if ((why = badsizes(&st)) != NULL) {
-			error("%s: %s: %s", path, name, why);
+			error("%s: %s: %s", path, escape_tty_name(name), why);
 			goto fail;
 		}
 		if (!(buf = readmember(z, i, &st, path, name)))
 			goto fail;
 		if (npy_parse(buf, (size_t)st.size, &m[k].arr, err,
 		    sizeof err) != 0) {
-			error("%s: %s: %s", path, name, err);
+			error("%s: %s: %s", path, escape_tty_name(name), err);
 			free(buf);
 			goto fail;
 		}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "onnx_imp.h"
+#include "escape.h"
 #include "shape.h"
 
 static const char *
@@ -43,7 +44,8 @@ onnx_unary(struct imp *m)
 	if (!isfloat(dt) && strcmp(op, "abs") && strcmp(op, "neg") &&
 	    strcmp(op, "sign") && strcmp(op, "logicalNot") &&
 	    strcmp(op, "relu"))
-		return refuse(m, "%s on %s", op, dtype_name(dt));
+		return refuse(m, "%s on %s", escape_tty_name(op),
+		    dtype_name(dt));
 	if (strcmp(op, "relu") == 0 && (dt == DT_UINT32 || dt == DT_UINT64 ||
 	    dt == DT_UINT8))
 		y = x;		/* relu of an unsigned type is itself */
@@ -170,7 +172,8 @@ onnx_activation(struct imp *m)
 	enum dtype dt = ty(m, x)->dt;
 
 	if (!isfloat(dt))
-		return refuse(m, "%s on %s", op, dtype_name(dt));
+		return refuse(m, "%s on %s", escape_tty_name(op),
+		    dtype_name(dt));
 	if (strcmp(op, "LeakyRelu") == 0) {
 		y = emit(m, "leakyRelu", alpha("alpha", att_f(m, "alpha",
 		    0.01)), out, 1, x);
@@ -223,7 +226,7 @@ onnx_activation(struct imp *m)
 	} else if (strcmp(op, "Gelu") == 0) {
 		if (strcmp(att_s(m, "approximate", "none"), "none") != 0)
 			return refuse(m, "approximate \"%s\"",
-			    att_s(m, "approximate", ""));
+			    escape_tty_name(att_s(m, "approximate", "")));
 		y = emit(m, "gelu", NULL, out, 1, x);
 	}
 	return imp_done(m, 0, y);
@@ -298,7 +301,7 @@ onnx_cast(struct imp *m)
 		int64_t t = att_i(m, "to", 0);
 
 		if ((to = onnx_dtype((int32_t)t, &tn)) == DT_NONE)
-			return refuse(m, "cast to %s", tn);
+			return refuse(m, "cast to %s", escape_tty_name(tn));
 		if (t == 9) {	/* BOOL: any non-zero is true */
 			y = emit(m, "notEqual", NULL, outname(m, 0), 2, x,
 			    mkscalar(m, ty(m, x)->dt, 0));
@@ -448,7 +451,8 @@ onnx_softmax(struct imp *m)
 	int64_t axis = att_i(m, "axis", m->opset >= 13 ? -1 : 1);
 
 	if (!isfloat(t->dt))
-		return refuse(m, "%s on %s", m->n->op_type, dtype_name(t->dt));
+		return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
+		    dtype_name(t->dt));
 	if (axis < -r || axis >= (r ? r : 1))
 		return nodeerr(m, "axis %lld is out of range for rank %d",
 		    (long long)axis, r);
@@ -496,7 +500,8 @@ onnx_hyperbolic(struct imp *m)
 	const char *half = mkscalar(m, dt, 0.5), *one = mkscalar(m, dt, 1);
 
 	if (!isfloat(dt))
-		return refuse(m, "%s on %s", op, dtype_name(dt));
+		return refuse(m, "%s on %s", escape_tty_name(op),
+		    dtype_name(dt));
 	if (strcmp(op, "Sinh") == 0 || strcmp(op, "Cosh") == 0) {
 		/* (exp(x) -+ exp(-x)) / 2 */
 		const char *a = emit(m, "exp", NULL, NULL, 1, x);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "escape.h"
 #include "kernel.h"
 #include "npy.h"
 #include "onnx.h"
@@ -74,13 +75,15 @@ arity(struct imp *m)
 			a = &arities[i];
 	if (!a)
 		return nodeerr(m, "%s is not an operator of opset %d",
-		    n->op_type, m->opset);
+		    escape_tty_name(n->op_type), m->opset);
 	if ((int)n->n_input < a->minin || (int)n->n_input > a->maxin)
 		return nodeerr(m, "%zu inputs; %s-%d takes %s", n->n_input,
-		    n->op_type, a->since, range(a->minin, a->maxin));
+		    escape_tty_name(n->op_type), a->since,
+		    range(a->minin, a->maxin));
 	if ((int)n->n_output < a->minout || (int)n->n_output > a->maxout)
 		return nodeerr(m, "%zu outputs; %s-%d gives %s", n->n_output,
-		    n->op_type, a->since, range(a->minout, a->maxout));
+		    escape_tty_name(n->op_type), a->since,
+		    range(a->minout, a->maxout));
 	for (int i = 0; i < a->minin; i++)
 		if (!*n->input[i])
 			return nodeerr(m, "input %d is required", i);
@@ -105,8 +108,8 @@ refuse(struct imp *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	buf_printf(&m->refused, "\n  node \"%s\" (%s): %s", m->nname,
-	    m->n->op_type, s);
+	buf_printf(&m->refused, "\n  node \"%s\" (%s): %s",
+	    escape_tty_name(m->nname), escape_tty_name(m->n->op_type), s);
 	m->nrefused++;
 	free(s);
 	return REFUSED;
@@ -121,7 +124,8 @@ nodeerr(struct imp *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	error("%s: node \"%s\" (%s): %s", m->path, m->nname, m->n->op_type,
+	error("%s: node \"%s\" (%s): %s", m->path, escape_tty_name(m->nname),
+	    escape_tty_name(m->n->op_type),
 	    s);
 	free(s);
 	m->nerr++;
@@ -532,7 +536,8 @@ emitn(struct imp *m, const char *op, cJSON *opts, int nout,
 	for (int i = 0; i < nin; i++)
 		if (!ins[i]) {
 			cJSON_Delete(opts);
-			return nodeerr(m, "internal: %s lacks operand %d", op,
+			return nodeerr(m, "internal: %s lacks operand %d",
+			    escape_tty_name(op),
 			    i);
 		}
 	for (int k = 0; k < nout; k++) {
@@ -567,7 +572,8 @@ emitn(struct imp *m, const char *op, cJSON *opts, int nout,
 	if (shape_node(m->g, n) != 0) {
 		m->nerr++;
 		error("%s: node \"%s\" (%s): the WebNN %s it becomes is "
-		    "invalid (above)", m->path, m->nname, m->n->op_type, op);
+		    "invalid (above)", m->path, escape_tty_name(m->nname),
+		    escape_tty_name(m->n->op_type), escape_tty_name(op));
 		return -1;
 	}
 	{
@@ -704,13 +710,16 @@ frozen(struct imp *m, const Onnx__ValueInfoProto *v, const char *file)
 		dt = onnx_dtype(tt->elem_type, &tn);
 	if (dt != DT_NONE && dt != a.dt)
 		error("%s: --const %s=%s: %s data for an input of %s", m->path,
-		    v->name, file, dtype_name(a.dt), dtype_name(dt));
+		    escape_tty_name(v->name), escape_tty_name(file),
+		    dtype_name(a.dt), dtype_name(dt));
 	else if (tt && tt->shape && (int)tt->shape->n_dim != a.rank)
 		error("%s: --const %s=%s: rank %d for an input of rank %zu",
-		    m->path, v->name, file, a.rank, tt->shape->n_dim);
+		    m->path, escape_tty_name(v->name), escape_tty_name(file),
+		    a.rank, tt->shape->n_dim);
 	else if (tdesc_numel(&(struct tdesc){ a.dt, a.rank, a.shape }) == 0)
-		error("%s: --const %s=%s: an empty array", m->path, v->name,
-		    file);
+		error("%s: --const %s=%s: an empty array", m->path,
+		    escape_tty_name(v->name),
+		    escape_tty_name(file));
 	else
 		rc = 0;
 	for (int i = 0; rc == 0 && tt && tt->shape && i < a.rank; i++) {
@@ -720,7 +729,8 @@ frozen(struct imp *m, const Onnx__ValueInfoProto *v, const char *file)
 		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
 		    d->dim_value != a.shape[i]) {
 			error("%s: --const %s=%s: dimension %d is %lld, the "
-			    "input's is %lld", m->path, v->name, file, i,
+			    "input's is %lld", m->path,
+			    escape_tty_name(v->name), escape_tty_name(file), i,
 			    (long long)a.shape[i], (long long)d->dim_value);
 			rc = -1;
 		}
@@ -771,23 +781,24 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
 			m->n = NULL;
 			error("%s: input \"%s\" is not a tensor", m->path,
-			    v->name);
+			    escape_tty_name(v->name));
 			return -1;
 		}
 		tt = v->type->tensor_type;
 		if ((dt = onnx_dtype(tt->elem_type, &tn)) == DT_NONE) {
 			error("%s: input \"%s\": data type %s has no "
-			    "equivalent in WebNN", m->path, v->name, tn);
+			    "equivalent in WebNN", m->path,
+			    escape_tty_name(v->name), tn);
 			return -1;
 		}
 		if (!tt->shape) {
 			error("%s: input \"%s\" has no shape", m->path,
-			    v->name);
+			    escape_tty_name(v->name));
 			return -1;
 		}
 		if ((rank = tt->shape->n_dim) > 32) {
 			error("%s: input \"%s\": rank %zu is over 32", m->path,
-			    v->name, rank);
+			    escape_tty_name(v->name), rank);
 			return -1;
 		}
 		for (size_t k = 0; k < rank; k++) {
@@ -798,7 +809,8 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 			    d->dim_value == 0) {
 				error("%s: input \"%s\": dimension %zu is 0; "
 				    "an empty tensor cannot be expressed in "
-				    "WebNN", m->path, v->name, k);
+				    "WebNN", m->path, escape_tty_name(v->name),
+				    k);
 				free(unknown.s);
 				return -1;
 			} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
@@ -811,11 +823,13 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 				dims[k] = 1;
 				buf_printf(&unknown, "%s\n  input \"%s\" "
 				    "dimension %zu%s%s%s", nunknown ? "" : "",
-				    v->name, k, d->value_case ==
+				    escape_tty_name(v->name), k,
+				    d->value_case ==
 				    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
 				    " (\"" : "", d->value_case ==
 				    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
-				    d->dim_param : "", d->value_case ==
+				    escape_tty_name(d->dim_param) : "",
+				    d->value_case ==
 				    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
 				    "\")" : "");
 				nunknown++;
@@ -848,7 +862,8 @@ initializers(struct imp *m, const Onnx__GraphProto *gp)
 			error("%s: initializer %zu has no name", m->path, i);
 			return -1;
 		}
-		what = xasprintf("initializer \"%s\"", t->name);
+		what = xasprintf("initializer \"%s\"",
+		    escape_tty_name(t->name));
 		if (onnx_tensor(m, t, what, &d, &data) != 0) {
 			free(what);
 			return -1;
@@ -883,9 +898,10 @@ unknownops(struct imp *m, const Onnx__GraphProto *gp)
 		}
 		if ((dom && strcmp(dom, "ai.onnx") != 0) ||
 		    !handler(n->op_type)) {
-			buf_printf(&b, "\n  node \"%s\" (%s%s%s)", n->name &&
-			    *n->name ? n->name : n->op_type, dom ? dom : "",
-			    dom ? "." : "", n->op_type);
+			buf_printf(&b, "\n  node \"%s\" (%s%s%s)",
+			    escape_tty_name(n->name && *n->name ? n->name :
+			    n->op_type), dom ? escape_tty_name(dom) : "",
+			    dom ? "." : "", escape_tty_name(n->op_type));
 			k++;
 		}
 	}
@@ -909,7 +925,8 @@ hint(struct imp *m)
 
 	cJSON_ArrayForEach(w, m->wanted)
 		buf_printf(&m->refused, "%s%s=FILE.npy", k++ ? ", " :
-		    " (its value at import time: --const ", w->string);
+		    " (its value at import time: --const ",
+		    escape_tty_name(w->string));
 	if (k)
 		buf_puts(&m->refused, ")");
 }
@@ -948,7 +965,8 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 				skip = 1;
 			else if (!lookup(m, n->input[k]))
 				rc = nodeerr(m, "input \"%s\" is not defined "
-				    "before it", n->input[k]), skip = 1;
+				    "before it",
+				    escape_tty_name(n->input[k])), skip = 1;
 		}
 		if (!skip && !m->nerr && arity(m) != 0)
 			skip = 1;
@@ -960,7 +978,8 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 					    n->output[k]))
 						rc = refuse(m, "output \"%s\" "
 						    "is not supported",
-						    n->output[k]);
+						    escape_tty_name(
+						    n->output[k]));
 			if (rc == REFUSED) {
 				hint(m);
 				skip = 1;
@@ -991,7 +1010,7 @@ outputs(struct imp *m, const Onnx__GraphProto *gp)
 
 		if (!name || !(o = lookup(m, name))) {
 			error("%s: graph output \"%s\" is not computed",
-			    m->path, name ? name : "");
+			    m->path, escape_tty_name(name ? name : ""));
 			return -1;
 		}
 		op = graph_find(m->g, o);

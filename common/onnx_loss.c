@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "onnx_imp.h"
+#include "escape.h"
 
 static cJSON *
 axes1(const char *name, uint32_t axis)
@@ -51,7 +52,7 @@ nll(struct imp *m, const char *lp, const char *labels, const char *w,
 		return NULL;
 	}
 	if (strcmp(red, "none") && strcmp(red, "sum") && strcmp(red, "mean")) {
-		nodeerr(m, "reduction \"%s\"", red);
+		nodeerr(m, "reduction \"%s\"", escape_tty_name(red));
 		return NULL;
 	}
 	if (ig && ig->has_i) {
@@ -108,7 +109,8 @@ floaty(struct imp *m, const char *x)
 
 	if (dt == DT_FLOAT32 || dt == DT_FLOAT16)
 		return 0;
-	return refuse(m, "%s on %s", m->n->op_type, dtype_name(dt));
+	return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
+	    dtype_name(dt));
 }
 
 int
@@ -170,7 +172,7 @@ onnx_window(struct imp *m)
 	if (len < 1 || len > (1 << 24))
 		return nodeerr(m, "window size %lld", (long long)len);
 	if (dt == DT_NONE)
-		return refuse(m, "output_datatype %s", tn);
+		return refuse(m, "output_datatype %s", escape_tty_name(tn));
 	v = xcalloc((size_t)len, sizeof *v);
 	for (int64_t k = 0; k < len; k++) {
 		double d = periodic ? (double)len : (double)(len - 1);

@@ -58,7 +58,7 @@ varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 	return -1;
 }
 
-/* "node 3 (Relu \"name\")", safe to print whatever the model holds. */
+/* "node 3 (Relu \"name\")", with the model's strings terminal-safe. */
 static void
 report(const struct ck *c, const char *field, size_t k, const char *why)
 {
@@ -68,10 +68,10 @@ report(const struct ck *c, const char *field, size_t k, const char *why)
 
 	if (n) {
 		buf_printf(&b, "node %zu (", c->idx);
-		escape_c_comment(&b, n->op_type ? n->op_type : "?");
+		escape_tty(&b, n->op_type ? n->op_type : "?");
 		if (n->name && *n->name) {
 			buf_puts(&b, " \"");
-			escape_c_comment(&b, n->name);
+			escape_tty(&b, n->name);
 			buf_puts(&b, "\"");
 		}
 		buf_puts(&b, ")");

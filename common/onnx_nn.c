@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "onnx_imp.h"
+#include "escape.h"
 
 static int
 isfloat(enum dtype dt)
@@ -69,11 +70,12 @@ attlist(struct imp *m, const char *name, int n, int64_t lo, int64_t *v,
 		return 0;
 	if (k != (size_t)n)
 		return nodeerr(m, "attribute %s has %zu items, expected %d",
-		    name, k, n);
+		    escape_tty_name(name), k, n);
 	for (int i = 0; i < n; i++) {
 		if (a[i] < lo || a[i] > (int64_t)1 << 30)
 			return nodeerr(m, "attribute %s: item %d (%lld) is out "
-			    "of range", name, i, (long long)a[i]);
+			    "of range", escape_tty_name(name), i,
+			    (long long)a[i]);
 		v[i * stride] = a[i];
 	}
 	return 0;
@@ -127,7 +129,7 @@ window(struct imp *m, const struct tdesc *x, const int64_t *k,
 		}
 	} else if (strcmp(ap, "NOTSET") != 0) {
 		return nodeerr(m, "auto_pad \"%s\" is not NOTSET, SAME_UPPER, "
-		    "SAME_LOWER or VALID", ap);
+		    "SAME_LOWER or VALID", escape_tty_name(ap));
 	}
 	return 0;
 }
@@ -208,9 +210,9 @@ spatialrank(struct imp *m, const struct tdesc *x)
 		return 0;
 	if (x->rank >= 5)
 		return refuse(m, "%d-D %s (WebNN has 2-D only)", x->rank - 2,
-		    m->n->op_type);
+		    escape_tty_name(m->n->op_type));
 	return nodeerr(m, "input %s has rank %d; expected at least 3",
-	    m->n->input[0], x->rank);
+	    escape_tty_name(m->n->input[0]), x->rank);
 }
 
 static int64_t
@@ -236,7 +238,7 @@ convhead(struct imp *m, const struct tdesc *xt, const struct tdesc *ft,
 	int r;
 
 	if (!isfloat(xt->dt))
-		return refuse(m, "%s on %s", m->n->op_type,
+		return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(xt->dt));
 	if ((r = spatialrank(m, xt)) != 0)
 		return r;
@@ -491,7 +493,8 @@ onnx_pool(struct imp *m)
 		return refuse(m, "the Indices output");
 	if (!isfloat(xt->dt) && !(mx && (xt->dt == DT_INT8 ||
 	    xt->dt == DT_UINT8)))
-		return refuse(m, "%s on %s", op, dtype_name(xt->dt));
+		return refuse(m, "%s on %s", escape_tty_name(op),
+		    dtype_name(xt->dt));
 	if ((r = spatialrank(m, xt)) != 0 || (lp && (r = lpp(m, &p)) != 0))
 		return r;
 	if (window(m, xt, NULL, &w, 0))
@@ -532,7 +535,7 @@ onnx_globalpool(struct imp *m)
 
 	if (!isfloat(xt->dt) && !(op[0] == 'M' && (xt->dt == DT_INT8 ||
 	    xt->dt == DT_UINT8)))
-		return refuse(m, "%s on %s", m->n->op_type,
+		return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(xt->dt));
 	if (op[0] == 'L' && (r = lpp(m, &p)) != 0)
 		return r;

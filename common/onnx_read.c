@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "onnx_imp.h"
+#include "escape.h"
 
 enum dtype
 onnx_dtype(int32_t t, const char **name)
@@ -64,7 +65,7 @@ extnum(struct imp *m, const char *what, const char *key, const char *s,
 	return 0;
 bad:
 	error("%s: %s: external data %s \"%s\" is not a byte count", m->path,
-	    what, key, s ? s : "");
+	    what, key, escape_tty_name(s ? s : ""));
 	return -1;
 }
 
@@ -89,7 +90,8 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 	}
 	if (loc[0] == '/') {
 		error("%s: %s: external data path \"%s\" is absolute; it must "
-		    "be relative to the model's folder", m->path, what, loc);
+		    "be relative to the model's folder", m->path, what,
+		    escape_tty_name(loc));
 		return NULL;
 	}
 	if ((so && extnum(m, what, "offset", so, &off) != 0) ||
@@ -98,14 +100,15 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 	path = xasprintf("%s/%s", m->dir, loc);
 	if (!(real = realpath(path, NULL)) || !(rdir = realpath(m->dir,
 	    NULL))) {
-		error("%s: %s: external data \"%s\": %s", m->path, what, loc,
+		error("%s: %s: external data \"%s\": %s", m->path, what,
+		    escape_tty_name(loc),
 		    strerror(errno));
 		goto out;
 	}
 	if (strncmp(real, rdir, strlen(rdir)) != 0 ||
 	    real[strlen(rdir)] != '/') {
 		error("%s: %s: external data path \"%s\" leads outside the "
-		    "model's folder", m->path, what, loc);
+		    "model's folder", m->path, what, escape_tty_name(loc));
 		goto out;
 	}
 	if (len != want) {
@@ -116,14 +119,15 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 	}
 	if (!(f = fopen(real, "rb")) || fseek(f, 0, SEEK_END) != 0 ||
 	    (size = ftell(f)) < 0) {
-		error("%s: %s: external data \"%s\": %s", m->path, what, loc,
+		error("%s: %s: external data \"%s\": %s", m->path, what,
+		    escape_tty_name(loc),
 		    strerror(errno));
 		goto out;
 	}
 	if (off > (uint64_t)size || len > (uint64_t)size - off) {
 		error("%s: %s: external data \"%s\" holds %lld bytes; offset "
 		    "%llu and length %llu run past its end", m->path, what,
-		    loc, size, (unsigned long long)off,
+		    escape_tty_name(loc), size, (unsigned long long)off,
 		    (unsigned long long)len);
 		goto out;
 	}
@@ -131,7 +135,7 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 	if (off > LONG_MAX || fseek(f, (long)off, SEEK_SET) != 0 ||
 	    fread(data, 1, len, f) != len) {
 		error("%s: %s: external data \"%s\": read error", m->path,
-		    what, loc);
+		    what, escape_tty_name(loc));
 		free(data);
 		data = NULL;
 	}

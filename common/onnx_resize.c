@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "onnx_imp.h"
+#include "escape.h"
 
 enum { MAXTAP = 4 };
 
@@ -256,9 +257,10 @@ rules(struct imp *m, struct rsz *z, int legacy)
 	z->exclude = (int)att_i(m, "exclude_outside", 0);
 	if (strcmp(mode, "nearest") && strcmp(mode, "linear") &&
 	    strcmp(mode, "cubic") && strcmp(mode, "bilinear"))
-		return nodeerr(m, "mode \"%s\"", mode);
+		return nodeerr(m, "mode \"%s\"", escape_tty_name(mode));
 	if (strcmp(mode, "nearest") && dt != DT_FLOAT32 && dt != DT_FLOAT16)
-		return refuse(m, "%s interpolation of %s", mode,
+		return refuse(m, "%s interpolation of %s",
+		    escape_tty_name(mode),
 		    dtype_name(dt));
 	if (strcmp(co, "tf_crop_and_resize") == 0)
 		return refuse(m, "coordinate_transformation_mode "
@@ -267,10 +269,11 @@ rules(struct imp *m, struct rsz *z, int legacy)
 	    strcmp(co, "align_corners") && strcmp(co, "pytorch_half_pixel") &&
 	    strcmp(co, "tf_half_pixel_for_nn") &&
 	    strcmp(co, "half_pixel_symmetric"))
-		return nodeerr(m, "coordinate_transformation_mode \"%s\"", co);
+		return nodeerr(m, "coordinate_transformation_mode \"%s\"",
+		    escape_tty_name(co));
 	if (strcmp(nm, "round_prefer_floor") && strcmp(nm, "round_prefer_ceil")
 	    && strcmp(nm, "floor") && strcmp(nm, "ceil"))
-		return nodeerr(m, "nearest_mode \"%s\"", nm);
+		return nodeerr(m, "nearest_mode \"%s\"", escape_tty_name(nm));
 	if (att_i(m, "antialias", 0))
 		return refuse(m, "antialias");
 	if (strcmp(att_s(m, "keep_aspect_ratio_policy", "stretch"),

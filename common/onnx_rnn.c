@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "onnx_imp.h"
+#include "escape.h"
 
 static const char *
 transpose(struct imp *m, const char *x, int n, const uint32_t *perm,
@@ -87,7 +88,7 @@ rnnacts(struct imp *m, struct rnnp *p, const char *const *dflt)
 		s[n] = 0;
 		if (!(w = webnnact(s)))
 			return refuse(m, "activation %s (WebNN has Sigmoid, "
-			    "Tanh and Relu)", s);
+			    "Tanh and Relu)", escape_tty_name(s));
 		if (i >= (size_t)p->nact && strcmp(w, p->acts[i - p->nact]))
 			return refuse(m, "different activations for the two "
 			    "directions");
@@ -138,7 +139,7 @@ rnnparse(struct imp *m, struct rnnp *p, int gates, int nact,
 	p->h0 = in(m, 5);
 	p->c0 = in(m, 6);
 	if (xt->dt != DT_FLOAT32 && xt->dt != DT_FLOAT16)
-		return refuse(m, "%s on %s", m->n->op_type,
+		return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(xt->dt));
 	if (xt->rank != 3)
 		return nodeerr(m, "X has rank %d; expected 3", xt->rank);
@@ -147,7 +148,7 @@ rnnparse(struct imp *m, struct rnnp *p, int gates, int nact,
 	p->dir = strcmp(d, "forward") == 0 ? "forward" :
 	    strcmp(d, "reverse") == 0 ? "backward" : "both";
 	if (strcmp(d, "forward") && strcmp(d, "reverse") && p->nd == 1)
-		return nodeerr(m, "direction \"%s\"", d);
+		return nodeerr(m, "direction \"%s\"", escape_tty_name(d));
 	if (p->layout != 0 && p->layout != 1)
 		return nodeerr(m, "layout %d", p->layout);
 	p->steps = xt->dims[p->layout];

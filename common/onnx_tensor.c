@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "onnx_imp.h"
+#include "escape.h"
 #include "rt/rt.h"
 
 enum {
@@ -90,8 +91,8 @@ static int
 rankok(struct imp *m, int r)
 {
 	if (r < 0 || r > MAXR)
-		return nodeerr(m, "rank %d is not supported (at most %d)", r,
-		    MAXR);
+		return nodeerr(m, "rank %d is not supported (at most %d)",
+		    r, MAXR);
 	return 0;
 }
 
@@ -182,11 +183,12 @@ tensorattr(struct imp *m, const Onnx__AttributeProto *a, const char *what)
 	const char *tn, *c;
 
 	if (onnx_dtype(a->t->data_type, &tn) == DT_NONE) {
-		refuse(m, "a %s constant", tn);
+		refuse(m, "a %s constant", escape_tty_name(tn));
 		return NULL;
 	}
 	if (onnx_tensor(m, a->t, what, &d, &data) != 0) {
-		nodeerr(m, "attribute \"%s\" is not a valid tensor", a->name);
+		nodeerr(m, "attribute \"%s\" is not a valid tensor",
+		    escape_tty_name(a->name));
 		return NULL;
 	}
 	c = mkconst(m, outname(m, 0), d.dt, d.rank, d.dims, data);
@@ -333,7 +335,7 @@ onnx_constantofshape(struct imp *m)
 
 		if (onnx_dtype(a->t->data_type, &tn) == DT_NONE) {
 			free(s);
-			return refuse(m, "a value of %s", tn);
+			return refuse(m, "a value of %s", escape_tty_name(tn));
 		}
 		if (onnx_tensor(m, a->t, "attribute \"value\"", &d,
 		    &data) != 0 || tdesc_numel(&d) != 1) {
@@ -419,7 +421,7 @@ onnx_eyelike(struct imp *m)
 		return -1;
 	if (att(m, "dtype") && (dt = onnx_dtype((int32_t)att_i(m, "dtype",
 	    1), &tn)) == DT_NONE)
-		return refuse(m, "output type %s", tn);
+		return refuse(m, "output type %s", escape_tty_name(tn));
 	if (t->rank != 2)
 		return nodeerr(m, "input of rank %d, expected 2", t->rank);
 	b = xcalloc(dtype_bytes(dt, tdesc_numel(t)) + 1, 1);
@@ -1056,7 +1058,7 @@ noreduction(struct imp *m)
 	const char *r = att_s(m, "reduction", "none");
 
 	if (strcmp(r, "none") != 0)
-		return refuse(m, "reduction \"%s\"", r);
+		return refuse(m, "reduction \"%s\"", escape_tty_name(r));
 	return 0;
 }
 
@@ -1320,7 +1322,7 @@ onnx_pad(struct imp *m)
 	if (empty(m, in(m, 0)))
 		return REFUSED;
 	if (!wmode)
-		return refuse(m, "mode \"%s\"", mode);
+		return refuse(m, "mode \"%s\"", escape_tty_name(mode));
 	if ((rc = padargs(m, &p, &np, &val, &axv, &nax)) != 0)
 		return rc;
 	if (!axv) {
@@ -1473,7 +1475,8 @@ onnx_reduce(struct imp *m)
 	if (!x || !op || rankok(m, t->rank))
 		return -1;
 	if (!reducetype(op, t->dt))
-		return refuse(m, "%s on %s", op, dtype_name(t->dt));
+		return refuse(m, "%s on %s", escape_tty_name(op),
+		    dtype_name(t->dt));
 	if (!asinput)
 		v = attcopy(m, "axes", &n);
 	else if (in(m, 1) && (rc = cin(m, 1, "axes", &v, &n)) != 0)
@@ -1522,7 +1525,8 @@ onnx_depthtospace(struct imp *m)
 		    (long long)b);
 	n = t->dims[0], c = t->dims[1], h = t->dims[2], w = t->dims[3];
 	if (tod && strcmp(att_s(m, "mode", "DCR"), "CRD") && !isdcr)
-		return nodeerr(m, "mode \"%s\"", att_s(m, "mode", ""));
+		return nodeerr(m, "mode \"%s\"",
+		    escape_tty_name(att_s(m, "mode", "")));
 	if (tod ? c % (b * b) : h % b || w % b)
 		return nodeerr(m, "blocksize %lld does not divide the input",
 		    (long long)b);

@@ -4,6 +4,7 @@
  * the nodes on it, in order.
  */
 #include "order.h"
+#include "escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +127,8 @@ graph_reorder(struct graph *g, int verbose)
 		} else {
 			if (verbose)
 				warn("dropping node \"%s\" (%s): no output "
-				    "depends on it", n->id, n->opname);
+				    "depends on it", escape_tty_name(n->id),
+				    escape_tty_name(n->opname));
 			graph_drop_node(g, n);
 		}
 	}
@@ -138,7 +140,7 @@ graph_reorder(struct graph *g, int verbose)
 		} else {
 			if (verbose)
 				warn("dropping unused constant \"%s\"",
-				    g->consts[k]->name);
+				    escape_tty_name(g->consts[k]->name));
 			graph_drop_const(g, g->consts[k]);
 		}
 	}

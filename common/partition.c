@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "partition.h"
+#include "escape.h"
 
 enum { SMALL = 64 };	/* elements: the most a shape computation has */
 
@@ -154,7 +155,8 @@ graph_partition(struct graph *g, const struct partition_opts *o)
 		g->nodes[i]->index = i;
 		if (!g->nodes[i]->types) {
 			error("%s: node \"%s\" has no types: run "
-			    "nnl-shape-infer first", g->src, g->nodes[i]->id);
+			    "nnl-shape-infer first", g->src,
+			    escape_tty_name(g->nodes[i]->id));
 			goto out;
 		}
 	}
@@ -191,7 +193,8 @@ graph_partition(struct graph *g, const struct partition_opts *o)
 			if (o->verbose)
 				fprintf(stderr, "%s: node \"%s\" (%s) runs on "
 				    "the CPU: %s\n", getprogname_nnl(),
-				    n->id, n->opname, why);
+				    escape_tty_name(n->id),
+				    escape_tty_name(n->opname), why);
 			ncpu++;
 		}
 		cJSON_DeleteItemFromObjectCaseSensitive(n->extra, "placement");

@@ -6,6 +6,7 @@
  * shape_tensor.c.
  */
 #include "shape.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -28,7 +29,7 @@ shape_err(struct shapectx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	error_at(&l, "node \"%s\": %s", c->n->id, msg);
+	error_at(&l, "node \"%s\": %s", escape_tty_name(c->n->id), msg);
 	free(msg);
 	c->bad = 1;
 	return -1;
@@ -168,7 +169,8 @@ opt_str(struct shapectx *c, const char *name, const char **v)
 				break;
 		if (!*e)
 			return shape_err(c, "option \"%s\": \"%s\" is not a "
-			    "valid value", name, m->valuestring);
+			    "valid value", name,
+			    escape_tty_name(m->valuestring));
 	}
 	*v = m->valuestring;
 	return 1;
@@ -185,7 +187,7 @@ opt_dtype(struct shapectx *c, const char *name, enum dtype *v)
 	*v = dtype_from_name(s);
 	if (*v == DT_NONE)
 		return shape_err(c, "option \"%s\": unknown data type \"%s\"",
-		    name, s);
+		    name, escape_tty_name(s));
 	return r;
 }
 
@@ -395,8 +397,9 @@ shape_node(struct graph *g, struct node *n)
 				char *b = tdesc_str(&n->types[k]);
 
 				shape_err(&c, "output \"%s\": the graph says "
-				    "%s, the %s rule gives %s", n->out[k], a,
-				    c.d->name, b);
+				    "%s, the %s rule gives %s",
+				    escape_tty_name(n->out[k]), a, c.d->name,
+				    b);
 				free(a);
 				free(b);
 				rc = -1;
@@ -449,7 +452,7 @@ shape_infer(struct graph *g)
 		for (size_t i = 0; i < nn; i++)
 			if (!in[i] && k++ < 10)
 				buf_printf(&b, "%s\"%s\"", k > 1 ? ", " : "",
-				    g->nodes[i]->id);
+				    escape_tty_name(g->nodes[i]->id));
 		error_at(&(struct srcloc){ g->src, 0, 0, NULL, 0 },
 		    "cycle: nodes %s%s are in or depend on a cycle", b.s,
 		    k > 10 ? ", ..." : "");

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "shape.h"
+#include "escape.h"
 
 /* A valid dimension: above zero and in the range of a long. */
 #define MAXDIM INT64_C(2147483647)
@@ -416,24 +417,27 @@ concatone(struct shapectx *c, int k, uint32_t axis, int64_t *size)
 
 	if (y->dt != x->dt)
 		return shape_err(c, "input %d \"%s\" is %s, input 0 \"%s\" "
-		    "is %s", k, c->n->in[k], dtype_name(y->dt), c->n->in[0],
+		    "is %s", k, escape_tty_name(c->n->in[k]),
+		    dtype_name(y->dt), escape_tty_name(c->n->in[0]),
 		    dtype_name(x->dt));
 	if (y->rank != x->rank)
 		return shape_err(c, "input %d \"%s\": rank %d %s, input 0 "
-		    "\"%s\" has rank %d %s", k, c->n->in[k], y->rank,
-		    shape_str(y), c->n->in[0], x->rank, shape_str(x));
+		    "\"%s\" has rank %d %s", k, escape_tty_name(c->n->in[k]),
+		    y->rank, shape_str(y), escape_tty_name(c->n->in[0]),
+		    x->rank, shape_str(x));
 	for (int i = 0; i < x->rank; i++) {
 		if (i != (int)axis && y->dims[i] != x->dims[i])
 			return shape_err(c, "input %d: dimension %d is %lld, "
 			    "input 0 has %lld (\"%s\" %s, \"%s\" %s; only "
 			    "axis %u may differ)", k, i, (long long)y->dims[i],
-			    (long long)x->dims[i], c->n->in[k], shape_str(y),
-			    c->n->in[0], shape_str(x), axis);
+			    (long long)x->dims[i],
+			    escape_tty_name(c->n->in[k]), shape_str(y),
+			    escape_tty_name(c->n->in[0]), shape_str(x), axis);
 		if (i == (int)axis && (*size += y->dims[i]) > MAXDIM)
 			return shape_err(c, "option \"axis\": the sizes along "
 			    "axis %u sum to %lld at input %d \"%s\", not a "
 			    "valid dimension", axis, (long long)*size, k,
-			    c->n->in[k]);
+			    escape_tty_name(c->n->in[k]));
 	}
 	return 0;
 }
@@ -453,7 +457,7 @@ shape_concat(struct shapectx *c)
 	if ((int64_t)axis >= x->rank)
 		return shape_err(c, "option \"axis\": %u is out of range for "
 		    "rank %d (input 0 \"%s\" %s)", axis, x->rank,
-		    c->n->in[0], shape_str(x));
+		    escape_tty_name(c->n->in[0]), shape_str(x));
 	size = x->dims[axis];
 	for (int k = 1; k < c->nin; k++)
 		if (concatone(c, k, axis, &size))

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -49,11 +50,21 @@ nerrors(void)
 	return errcount;
 }
 
-/* Print the source line holding loc and a caret under its column. */
+/* A source line longer than this shows this much around the column. */
+enum { CARET_WIDTH = 160 };
+
+/*
+ * Print the source line holding loc, terminal-safe (escape_tty_text),
+ * and a caret under its column; a long line shows a window around the
+ * column, with "..." where it is cut.
+ */
 static void
 caret(const struct srcloc *loc)
 {
-	const char *p = loc->text, *end = loc->text + loc->len, *q;
+	const char *p = loc->text, *end = loc->text + loc->len, *q, *a, *z;
+	const char *at;
+	struct buf b = { 0 };
+	size_t pre;
 	int line = 1;
 
 	if (!p || loc->line <= 0)
@@ -66,31 +77,68 @@ caret(const struct srcloc *loc)
 		return;
 	for (q = p; q < end && *q != '\n' && *q != '\r'; q++)
 		;
-	fprintf(stderr, "    %.*s\n    ", (int)(q - p), p);
-	for (int i = 1; i < loc->col && p + i - 1 < q; i++)
-		fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
-	fputs("^\n", stderr);
+	at = loc->col > 1 && (size_t)(q - p) >= (size_t)loc->col - 1 ?
+	    p + loc->col - 1 : loc->col > 1 ? q : p;
+	a = p, z = q;
+	if (q - p > CARET_WIDTH) {
+		a = at - p > CARET_WIDTH / 2 ? at - CARET_WIDTH / 2 : p;
+		z = q - a > CARET_WIDTH ? a + CARET_WIDTH : q;
+		/* whole characters */
+		while (a > p && (*a & 0xc0) == 0x80)
+			a--;
+		while (z < q && (*z & 0xc0) == 0x80)
+			z++;
+	}
+	buf_puts(&b, a > p ? "    ..." : "    ");
+	escape_tty_text(&b, a, (size_t)(at - a), SIZE_MAX);
+	pre = b.n;
+	escape_tty_text(&b, at, (size_t)(z - at), SIZE_MAX);
+	buf_puts(&b, z < q ? "...\n" : "\n");
+	/* the caret: a tab under a tab, a space under any other character */
+	for (size_t i = 0; i < pre; i++)
+		if ((b.s[i] & 0xc0) != 0x80)
+			buf_putc(&b, b.s[i] == '\t' ? '\t' : ' ');
+	buf_puts(&b, "^\n");
+	fwrite(b.s, 1, b.n, stderr);
+	free(b.s);
 }
 
 static void
 vdiag(const char *kind, const struct srcloc *loc, const char *fmt, va_list ap)
 {
-	fflush(stdout);
-	fprintf(stderr, "%s: ", progname);
-	if (loc && loc->file) {
-		fputs(loc->file, stderr);
-		if (loc->line > 0) {
-			fprintf(stderr, ":%d", loc->line);
-			if (loc->col > 0)
-				fprintf(stderr, ":%d", loc->col);
-		}
-		fputs(": ", stderr);
+	static int busy;
+	struct buf b = { 0 };
+	char *msg;
+
+	if (busy) {	/* out of memory while reporting */
+		fprintf(stderr, "%s: error: out of memory\n", progname);
+		exit(1);
 	}
-	fprintf(stderr, "%s: ", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	busy = 1;
+	fflush(stdout);
+	buf_printf(&b, "%s: ", progname);
+	if (loc && loc->file) {
+		escape_tty_text(&b, loc->file, strlen(loc->file),
+		    ESCAPE_TTY_LINE_MAX);
+		if (loc->line > 0) {
+			buf_printf(&b, ":%d", loc->line);
+			if (loc->col > 0)
+				buf_printf(&b, ":%d", loc->col);
+		}
+		buf_puts(&b, ": ");
+	}
+	buf_printf(&b, "%s: ", kind);
+	/* a name the call site did not escape still cannot move the
+	 * cursor or start a line of its own */
+	msg = xvasprintf(fmt, ap);
+	escape_tty_message(&b, msg);
+	buf_putc(&b, '\n');
+	fwrite(b.s, 1, b.n, stderr);
+	free(msg);
+	free(b.s);
 	if (loc)
 		caret(loc);
+	busy = 0;
 }
 
 void

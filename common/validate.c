@@ -8,6 +8,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "graph.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -57,14 +58,16 @@ checknames(struct vctx *v)
 
 		if (f != o)
 			verr(v, o->pos, "input \"%s\": duplicate name (an "
-			    "earlier %s has it)", o->name, kindname(f->kind));
+			    "earlier %s has it)", escape_tty_name(o->name),
+			    kindname(f->kind));
 	}
 	for (size_t i = 0; i < g->nconsts; i++) {
 		struct operand *o = g->consts[i], *f = graph_find(g, o->name);
 
 		if (f != o)
 			verr(v, o->pos, "const \"%s\": duplicate name (an "
-			    "earlier %s has it)", o->name, kindname(f->kind));
+			    "earlier %s has it)", escape_tty_name(o->name),
+			    kindname(f->kind));
 	}
 	for (size_t i = 0; i < g->nnodes; i++) {
 		struct node *n = g->nodes[i];
@@ -76,13 +79,14 @@ checknames(struct vctx *v)
 			    f->outidx != k)
 				verr(v, n->pos, "node \"%s\": output \"%s\": "
 				    "duplicate name (an earlier %s has it)",
-				    n->id, n->out[k],
+				    escape_tty_name(n->id),
+				    escape_tty_name(n->out[k]),
 				    f ? kindname(f->kind) : "operand");
 		}
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(g->nodes[j]->id, n->id) == 0) {
 				verr(v, n->pos, "node \"%s\": duplicate node "
-				    "id", n->id);
+				    "id", escape_tty_name(n->id));
 				break;
 			}
 	}
@@ -178,7 +182,7 @@ checkoptions(struct vctx *v, struct node *n, const struct opdesc *d)
 				if (!cJSON_IsString(it))
 					verr(v, n->pos, "node \"%s\": option "
 					    "\"label\": expected a string",
-					    n->id);
+					    escape_tty_name(n->id));
 				continue;
 			}
 			for (int k = 0; k < d->nparams + d->noptions; k++) {
@@ -194,11 +198,13 @@ checkoptions(struct vctx *v, struct node *n, const struct opdesc *d)
 			}
 			if (best && bestd <= 1 + (int)strlen(it->string) / 3)
 				verr(v, n->pos, "node \"%s\": %s has no option "
-				    "\"%s\" (did you mean \"%s\"?)", n->id,
-				    d->name, it->string, best);
+				    "\"%s\" (did you mean \"%s\"?)",
+				    escape_tty_name(n->id),
+				    d->name, escape_tty_name(it->string), best);
 			else
 				verr(v, n->pos, "node \"%s\": %s has no option "
-				    "\"%s\"", n->id, d->name, it->string);
+				    "\"%s\"", escape_tty_name(n->id), d->name,
+				    escape_tty_name(it->string));
 			continue;
 		}
 		if (cJSON_IsNull(it) && a >= d->options &&
@@ -210,7 +216,8 @@ checkoptions(struct vctx *v, struct node *n, const struct opdesc *d)
 
 			describe(a, &b);
 			verr(v, n->pos, "node \"%s\": option \"%s\": expected "
-			    "%s", n->id, it->string, b.s);
+			    "%s", escape_tty_name(n->id),
+			    escape_tty_name(it->string), b.s);
 			free(b.s);
 		}
 	}
@@ -218,7 +225,8 @@ checkoptions(struct vctx *v, struct node *n, const struct opdesc *d)
 		if (!cJSON_GetObjectItemCaseSensitive(n->options,
 		    d->params[k].name))
 			verr(v, n->pos, "node \"%s\": %s needs its parameter "
-			    "\"%s\"", n->id, d->name, d->params[k].name);
+			    "\"%s\"", escape_tty_name(n->id), d->name,
+			    d->params[k].name);
 }
 
 static void
@@ -233,11 +241,13 @@ checknode(struct vctx *v, struct node *n)
 
 		if (s)
 			verr(v, n->pos, "node \"%s\": field \"op\": unknown op "
-			    "\"%s\" (did you mean \"%s\"?)", n->id, n->opname,
+			    "\"%s\" (did you mean \"%s\"?)",
+			    escape_tty_name(n->id), escape_tty_name(n->opname),
 			    s);
 		else
 			verr(v, n->pos, "node \"%s\": field \"op\": unknown op "
-			    "\"%s\"", n->id, n->opname);
+			    "\"%s\"", escape_tty_name(n->id),
+			    escape_tty_name(n->opname));
 		return;
 	}
 	if (d->variadic ? n->nin < 1 : n->nin != d->nOperands) {
@@ -247,17 +257,20 @@ checknode(struct vctx *v, struct node *n)
 			buf_printf(&b, "%s%s", k ? ", " : "", d->operands[k]);
 		if (d->variadic)
 			verr(v, n->pos, "node \"%s\": field \"inputs\": %s "
-			    "needs at least one input", n->id, d->name);
+			    "needs at least one input", escape_tty_name(n->id),
+			    d->name);
 		else
 			verr(v, n->pos, "node \"%s\": field \"inputs\": %s "
-			    "takes %d input%s (%s), found %d", n->id, d->name,
+			    "takes %d input%s (%s), found %d",
+			    escape_tty_name(n->id), d->name,
 			    d->nOperands, d->nOperands == 1 ? "" : "s", b.s,
 			    n->nin);
 		free(b.s);
 	}
 	if (d->nout == 1 && n->nout != 1)
 		verr(v, n->pos, "node \"%s\": field \"outputs\": %s has one "
-		    "output, found %d", n->id, d->name, n->nout);
+		    "output, found %d", escape_tty_name(n->id), d->name,
+		    n->nout);
 	checkoptions(v, n, d);
 	nr = node_reads(n, &reads);
 	for (int k = 0; k < nr; k++)
@@ -265,7 +278,8 @@ checknode(struct vctx *v, struct node *n)
 			const char *field = k < n->nin ? "inputs" : "options";
 
 			verr(v, n->pos, "node \"%s\": field \"%s\": undefined "
-			    "operand \"%s\"", n->id, field, reads[k]);
+			    "operand \"%s\"", escape_tty_name(n->id), field,
+			    escape_tty_name(reads[k]));
 		}
 	free(reads);
 }
@@ -278,12 +292,13 @@ checkconst(struct vctx *v, struct operand *c)
 
 	if (numel == UINT64_MAX) {
 		verr(v, c->pos, "const \"%s\": field \"shape\": too many "
-		    "elements", c->name);
+		    "elements", escape_tty_name(c->name));
 		return;
 	}
 	if (c->init == INIT_BYTES && c->nbytes != dtype_bytes(dt, numel))
 		verr(v, c->pos, "const \"%s\": field \"init.bytes\": %s needs "
-		    "%llu bytes, found %zu", c->name, dtype_name(dt),
+		    "%llu bytes, found %zu", escape_tty_name(c->name),
+		    dtype_name(dt),
 		    (unsigned long long)dtype_bytes(dt, numel), c->nbytes);
 	if (c->init == INIT_SCALAR && !dtype_isfloat(dt)) {
 		int bits = dtype_bits(dt);
@@ -294,7 +309,8 @@ checkconst(struct vctx *v, struct operand *c)
 		if (c->value != floor(c->value) || c->value < lo ||
 		    c->value > hi)
 			verr(v, c->pos, "const \"%s\": field \"init.value\": "
-			    "%.17g is not a %s value", c->name, c->value,
+			    "%.17g is not a %s value", escape_tty_name(c->name),
+			    c->value,
 			    dtype_name(dt));
 	}
 }
@@ -353,18 +369,20 @@ checkweights(struct vctx *v)
 		t = manifest_find(&w.m, c->ref);
 		if (!t) {
 			verr(v, c->pos, "const \"%s\": weights \"%s\" not in "
-			    "manifest %s", c->name, c->ref, g->manifest_file);
+			    "manifest %s", escape_tty_name(c->name),
+			    escape_tty_name(c->ref), g->manifest_file);
 		} else if (t->dt != c->desc.dt || !sameshape(t, &c->desc)) {
 			char *a = tdesc_str(&c->desc), *b = wshape(t);
 
 			verr(v, c->pos, "const \"%s\": declared %s, manifest "
-			    "%s has %s", c->name, a, g->manifest_file, b);
+			    "%s has %s", escape_tty_name(c->name), a,
+			    g->manifest_file, b);
 			free(a);
 			free(b);
 		} else if (t->length != dtype_bytes(t->dt,
 		    tdesc_numel(&c->desc))) {
 			verr(v, c->pos, "const \"%s\": manifest byteLength %llu "
-			    "disagrees with %s", c->name,
+			    "disagrees with %s", escape_tty_name(c->name),
 			    (unsigned long long)t->length,
 			    dtype_name(t->dt));
 		}
@@ -388,11 +406,13 @@ graph_validate(struct graph *g)
 
 		if (!graph_find(g, o->ref))
 			verr(&v, o->pos, "output \"%s\": undefined operand "
-			    "\"%s\"", o->name, o->ref);
+			    "\"%s\"", escape_tty_name(o->name),
+			    escape_tty_name(o->ref));
 		else if (graph_find(g, o->ref)->kind != OPND_NODE)
 			/* WebNN's build() takes operands a node produced */
 			verr(&v, o->pos, "output \"%s\": \"%s\" is a graph %s, "
-			    "not the output of a node", o->name, o->ref,
+			    "not the output of a node",
+			    escape_tty_name(o->name), escape_tty_name(o->ref),
 			    kindname(graph_find(g, o->ref)->kind));
 	}
 	if (g->noutputs == 0)

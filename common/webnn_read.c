@@ -17,6 +17,7 @@
  * interface between them that nothing else would use.
  */
 #include "graph.h"
+#include "escape.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -811,7 +812,7 @@ positional(struct parser *p, struct node *n, const struct opdesc *d, int i)
 		if (p->tok.kind != T_IDENT || iskeyword(p->tok.s))
 			failat(p, p->tok.line, p->tok.col, "unknown op \"%s\": "
 			    "positional argument %d needs a name (name=value)",
-			    n->opname, i + 1);
+			    escape_tty_name(n->opname), i + 1);
 		node_add_input(n, p->tok.s);
 		next(p);
 	} else if (i < d->nOperands) {
@@ -835,13 +836,13 @@ named(struct parser *p, struct node *n, const struct opdesc *d,
 	if (k >= 0) {
 		if (p->slots[k])
 			failat(p, at.line, at.col, "operand \"%s\" of %s is "
-			    "given twice", p->key, d->name);
+			    "given twice", escape_tty_name(p->key), d->name);
 		operand(p, n, d, k);
 		return;
 	}
 	if (cJSON_GetObjectItemCaseSensitive(n->options, p->key))
 		failat(p, at.line, at.col, "argument \"%s\" is given twice",
-		    p->key);
+		    escape_tty_name(p->key));
 	value(p, n->options, p->key, 0);
 }
 

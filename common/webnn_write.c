@@ -11,6 +11,7 @@
  * its first output) are dropped with a warning.
  */
 #include "graph.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@ putname(struct wr *w, const char *s)
 		return;
 	if (!isident(s)) {
 		error("operand \"%s\" is not a valid .webnn identifier",
-		    s ? s : "");
+		    escape_tty_name(s ? s : ""));
 		w->bad = 1;
 		return;
 	}
@@ -70,10 +71,11 @@ dropextra(const cJSON *x, const char *kind, const char *name)
 	cJSON_ArrayForEach(it, x) {
 		if (name)
 			warn("%s \"%s\": dropping field \"%s\" (.webnn cannot "
-			    "hold it)", kind, name, it->string);
+			    "hold it)", kind, escape_tty_name(name),
+			    escape_tty_name(it->string));
 		else
 			warn("dropping top-level field \"%s\" (.webnn cannot "
-			    "hold it)", it->string);
+			    "hold it)", escape_tty_name(it->string));
 	}
 }
 
@@ -84,7 +86,8 @@ puttype(struct wr *w, const char *what, const struct operand *o)
 		return;
 	if (o->desc.dt <= DT_NONE || o->desc.dt >= DT_COUNT ||
 	    o->desc.rank < 0) {
-		error("%s \"%s\": no data type and shape", what, o->name);
+		error("%s \"%s\": no data type and shape", what,
+		    escape_tty_name(o->name));
 		w->bad = 1;
 		return;
 	}
@@ -92,7 +95,8 @@ puttype(struct wr *w, const char *what, const struct operand *o)
 	for (int i = 0; i < o->desc.rank; i++) {
 		if (o->desc.dims[i] < 0 || o->desc.dims[i] > 4294967295) {
 			error("%s \"%s\": dimension %lld is out of range", what,
-			    o->name, (long long)o->desc.dims[i]);
+			    escape_tty_name(o->name),
+			    (long long)o->desc.dims[i]);
 			w->bad = 1;
 		}
 		buf_printf(&w->b, "%s%lld", i ? ", " : "",
@@ -106,7 +110,7 @@ putnumber(struct wr *w, double v, const char *what, const char *name)
 {
 	if (!isfinite(v)) {
 		error("%s \"%s\": %g cannot be written (not a finite number)",
-		    what, name, v);
+		    what, escape_tty_name(name), v);
 		w->bad = 1;
 		return;
 	}
@@ -157,7 +161,7 @@ putvalue(struct wr *w, const cJSON *v, const struct node *n,
 		putnumber(w, v->valuedouble, "node", n->id);
 	} else if (cJSON_IsObject(v)) {
 		error("node \"%s\": option \"%s\": an object cannot be written "
-		    "in .webnn", n->id, key);
+		    "in .webnn", escape_tty_name(n->id), escape_tty_name(key));
 		w->bad = 1;
 	} else {
 		json_put_value(&w->b, v);	/* string, bool, null */
@@ -173,13 +177,15 @@ putoption(struct wr *w, const struct node *n, const struct opdesc *d,
 	for (int k = 0; d && k < d->nOperands; k++)
 		if (!strcmp(d->operands[k], it->string)) {
 			error("node \"%s\": option \"%s\" has the name of an "
-			    "operand of %s", n->id, it->string, d->name);
+			    "operand of %s", escape_tty_name(n->id),
+			    escape_tty_name(it->string), d->name);
 			w->bad = 1;
 			return;
 		}
 	if (!isword(it->string)) {
 		error("node \"%s\": option \"%s\" is not a valid .webnn "
-		    "identifier", n->id, it->string);
+		    "identifier", escape_tty_name(n->id),
+		    escape_tty_name(it->string));
 		w->bad = 1;
 		return;
 	}
@@ -201,18 +207,19 @@ putnode(struct wr *w, const struct node *n)
 	int first = 1;
 
 	if (n->nout == 0) {
-		error("node \"%s\": no outputs", n->id);
+		error("node \"%s\": no outputs", escape_tty_name(n->id));
 		w->bad = 1;
 		return;
 	}
 	if (strcmp(n->id, n->out[0]) != 0)
 		warn("node \"%s\": dropping its id (.webnn names a node by its "
-		    "first output, \"%s\")", n->id, n->out[0]);
+		    "first output, \"%s\")", escape_tty_name(n->id),
+		    escape_tty_name(n->out[0]));
 	dropextra(n->extra, "node", n->id);
 	if (d && (d->variadic ? 0 : n->nin != d->nOperands)) {
 		error("node \"%s\": %s takes %d operand%s, the node has %d",
-		    n->id, d->name, d->nOperands, d->nOperands == 1 ? "" : "s",
-		    n->nin);
+		    escape_tty_name(n->id), d->name, d->nOperands,
+		    d->nOperands == 1 ? "" : "s", n->nin);
 		w->bad = 1;
 		return;
 	}
@@ -231,7 +238,7 @@ putnode(struct wr *w, const struct node *n)
 	buf_puts(&w->b, " = ");
 	if (!isident(n->opname)) {
 		error("node \"%s\": op \"%s\" is not a valid .webnn identifier",
-		    n->id, n->opname);
+		    escape_tty_name(n->id), escape_tty_name(n->opname));
 		w->bad = 1;
 		return;
 	}

@@ -13,6 +13,7 @@
  * is rewritten whole whenever that file is.
  */
 #include "weights.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -180,7 +181,8 @@ readshape(const char *path, const cJSON *sh, struct wtensor *t)
 	int k = 0;
 
 	if (!cJSON_IsArray(sh) || cJSON_GetArraySize(sh) > MAXRANK) {
-		error("%s: tensor \"%s\": field \"shape\": %s", path, t->name,
+		error("%s: tensor \"%s\": field \"shape\": %s", path,
+		    escape_tty_name(t->name),
 		    sh ? "expected an array of at most 32 dimensions" :
 		    "missing");
 		return -1;
@@ -193,7 +195,7 @@ readshape(const char *path, const cJSON *sh, struct wtensor *t)
 		if (uintval(it, MAXDIM, &d) != 0) {
 			error("%s: tensor \"%s\": field \"shape\": dimension "
 			    "%d is not an integer from 0 to 4294967295", path,
-			    t->name, k);
+			    escape_tty_name(t->name), k);
 			return -1;
 		}
 		t->shape[k++] = (int64_t)d;
@@ -210,13 +212,15 @@ readentry(const char *path, const cJSON *e, struct wtensor *t)
 	uint64_t numel;
 
 	if (!cJSON_IsObject(e)) {
-		error("%s: tensor \"%s\": expected an object", path, t->name);
+		error("%s: tensor \"%s\": expected an object", path,
+		    escape_tty_name(t->name));
 		return -1;
 	}
 	if (!cJSON_IsString(dt) ||
 	    (t->dt = dtype_from_name(dt->valuestring)) == DT_NONE) {
 		error("%s: tensor \"%s\": field \"dataType\": %s", path,
-		    t->name, !dt ? "missing" : "unknown data type");
+		    escape_tty_name(t->name),
+		    !dt ? "missing" : "unknown data type");
 		return -1;
 	}
 	if (readshape(path, cJSON_GetObjectItemCaseSensitive(e, "shape"),
@@ -227,13 +231,14 @@ readentry(const char *path, const cJSON *e, struct wtensor *t)
 	    uintval(cJSON_GetObjectItemCaseSensitive(e, "byteLength"), MAXINT,
 	    &t->length) != 0) {
 		error("%s: tensor \"%s\": byteOffset and byteLength must be "
-		    "integers from 0 to 2^53", path, t->name);
+		    "integers from 0 to 2^53", path, escape_tty_name(t->name));
 		return -1;
 	}
 	if (countof(t->rank, t->shape, &numel) != 0) {
 		char *ds = descstr(t->dt, t->rank, t->shape);
 
-		error("%s: tensor \"%s\": %s is too large", path, t->name,
+		error("%s: tensor \"%s\": %s is too large", path,
+		    escape_tty_name(t->name),
 		    ds);
 		free(ds);
 		return -1;
@@ -242,7 +247,8 @@ readentry(const char *path, const cJSON *e, struct wtensor *t)
 		char *ds = descstr(t->dt, t->rank, t->shape);
 
 		error("%s: tensor \"%s\": byteLength %" PRIu64 " disagrees "
-		    "with %s (%" PRIu64 " bytes)", path, t->name, t->length, ds,
+		    "with %s (%" PRIu64 " bytes)", path,
+		    escape_tty_name(t->name), t->length, ds,
 		    dtype_bytes(t->dt, numel));
 		free(ds);
 		return -1;
@@ -250,7 +256,7 @@ readentry(const char *path, const cJSON *e, struct wtensor *t)
 	if (lay && (!cJSON_IsString(lay) ||
 	    strcmp(lay->valuestring, "row-major") != 0)) {
 		error("%s: tensor \"%s\": field \"layout\": only \"row-major\" "
-		    "is supported", path, t->name);
+		    "is supported", path, escape_tty_name(t->name));
 		return -1;
 	}
 	if (cs) {
@@ -258,7 +264,7 @@ readentry(const char *path, const cJSON *e, struct wtensor *t)
 		    parsesum(cs->valuestring, &t->checksum) != 0) {
 			error("%s: tensor \"%s\": field \"checksum\": expected "
 			    "\"xxh3-64:\" and 16 lowercase hex digits", path,
-			    t->name);
+			    escape_tty_name(t->name));
 			return -1;
 		}
 		t->has_checksum = 1;
@@ -306,7 +312,7 @@ readmanifest(const char *path, const cJSON *root, struct manifest *m)
 		}
 		if (manifest_find(m, it->string)) {
 			error("%s: tensor \"%s\" appears twice", path,
-			    it->string);
+			    escape_tty_name(it->string));
 			return -1;
 		}
 		if (readentry(path, it, addtensor(m, it->string)) != 0)
@@ -412,14 +418,16 @@ checklayout(const struct weights *w)
 
 		if (t->offset < WEIGHTS_HEADER) {
 			error("%s: tensor \"%s\": byteOffset %" PRIu64 " lies "
-			    "in the %d-byte header", w->path, t->name,
+			    "in the %d-byte header", w->path,
+			    escape_tty_name(t->name),
 			    t->offset, WEIGHTS_HEADER);
 			goto out;
 		}
 		if (t->offset > w->size || t->length > w->size - t->offset) {
 			error("%s: tensor \"%s\": byteOffset %" PRIu64 " + "
 			    "byteLength %" PRIu64 " overruns the file (%zu "
-			    "bytes)", w->path, t->name, t->offset, t->length,
+			    "bytes)", w->path, escape_tty_name(t->name),
+			    t->offset, t->length,
 			    w->size);
 			goto out;
 		}
@@ -432,8 +440,10 @@ checklayout(const struct weights *w)
 		if (last && last->offset + last->length > v[i]->offset) {
 			error("%s: tensors \"%s\" (bytes %" PRIu64 " to %"
 			    PRIu64 ") and \"%s\" (bytes %" PRIu64 " to %" PRIu64
-			    ") overlap", w->path, last->name, last->offset,
-			    last->offset + last->length, v[i]->name,
+			    ") overlap", w->path, escape_tty_name(last->name),
+			    last->offset,
+			    last->offset + last->length,
+			    escape_tty_name(v[i]->name),
 			    v[i]->offset, v[i]->offset + v[i]->length);
 			goto out;
 		}
@@ -495,14 +505,15 @@ weights_verify(const struct weights *w, int warn_unchecked)
 		if (!t->has_checksum) {
 			if (warn_unchecked)
 				warn("%s: tensor \"%s\" has no checksum",
-				    w->manifest_path, t->name);
+				    w->manifest_path, escape_tty_name(t->name));
 			continue;
 		}
 		h = checksum_xxh3(weights_bytes(w, t), (size_t)t->length);
 		if (h != t->checksum) {
 			error("%s: tensor \"%s\": checksum mismatch (manifest "
 			    "xxh3-64:%016" PRIx64 ", data xxh3-64:%016" PRIx64
-			    ")", w->path, t->name, t->checksum, h);
+			    ")", w->path, escape_tty_name(t->name), t->checksum,
+			    h);
 			bad++;
 		}
 	}
@@ -565,14 +576,15 @@ wwriter_add(struct wwriter *ww, const char *name, enum dtype dt, int rank,
 
 	if (!name[0] || manifest_find(&ww->m, name)) {
 		error("%s: %s tensor name \"%s\"", ww->out.path, name[0] ?
-		    "duplicate" : "empty", name);
+		    "duplicate" : "empty", escape_tty_name(name));
 		return -1;
 	}
 	if (dtype_bits(dt) == 0 || rank < 0 || rank > MAXRANK ||
 	    countof(rank, shape, &numel) != 0 ||
 	    len != dtype_bytes(dt, numel)) {
 		error("%s: tensor \"%s\": %" PRIu64 " bytes do not make a "
-		    "%s tensor of that shape", ww->out.path, name, len,
+		    "%s tensor of that shape", ww->out.path,
+		    escape_tty_name(name), len,
 		    dtype_name(dt));
 		return -1;
 	}

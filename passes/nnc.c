@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "graph.h"
+#include "escape.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "util.h"
@@ -454,7 +455,7 @@ compile(struct opts *o, char **artifact)
 	}
 	if (strcmp(io, "stdio") && strcmp(io, "none")) {
 		error("%s: io \"%s\": expected \"stdio\" or \"none\"",
-		    o->model, io);
+		    o->model, escape_tty_name(io));
 		graph_free(g);
 		goto out0;
 	}
@@ -744,7 +745,9 @@ row(const char *layer, const char *type, const char *shape, uint64_t params)
 {
 	char *pc = commas(params);
 
-	printf("%-15s %-11s %-16s %9s\n", layer, type, shape, pc);
+	/* names from the model, terminal-safe */
+	printf("%-15s %-11s %-16s %9s\n", escape_tty_name(layer),
+	    escape_tty_name(type), shape, pc);
 	free(pc);
 }
 
@@ -767,15 +770,16 @@ inspect(struct opts *o)
 	nnl = cJSON_GetObjectItemCaseSensitive(g->extra, "nnl");
 	isnnl = nnl != NULL;
 	c = cJSON_GetObjectItemCaseSensitive(nnl, "version");
-	printf("Model: %s (%s%s)\n", g->name ? g->name : "(unnamed)",
-	    isnnl ? "version " : "webnn-graph v1",
-	    isnnl && cJSON_IsString(c) ? c->valuestring : "");
+	printf("Model: %s (%s%s)\n", g->name ? escape_tty_name(g->name) :
+	    "(unnamed)", isnnl ? "version " : "webnn-graph v1",
+	    isnnl && cJSON_IsString(c) ? escape_tty_name(c->valuestring) :
+	    "");
 	printf("Precision: %s | Target: %s | Batch: %lld\n",
 	    cJSON_IsString(config(g, "precision")) ?
-	    config(g, "precision")->valuestring :
+	    escape_tty_name(config(g, "precision")->valuestring) :
 	    g->ninputs ? dtype_name(g->inputs[0]->desc.dt) : "float32",
 	    cJSON_IsString(config(g, "target")) ?
-	    config(g, "target")->valuestring : "generic",
+	    escape_tty_name(config(g, "target")->valuestring) : "generic",
 	    g->ninputs && g->inputs[0]->desc.rank > 0 ?
 	    (long long)g->inputs[0]->desc.dims[0] : 1LL);
 	printf("\n%-15s %-11s %-16s %9s\n%s\n", "Layer", "Type",

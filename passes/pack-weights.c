@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "escape.h"
 #include "npz.h"
 #include "util.h"
 #include "weights.h"
@@ -68,7 +69,8 @@ addtensor(struct tensors *ts, char *name, const char *src, struct npy *a)
 {
 	for (size_t i = 0; i < ts->n; i++)
 		if (strcmp(ts->v[i].name, name) == 0) {
-			error("tensor \"%s\" comes from both %s and %s", name,
+			error("tensor \"%s\" comes from both %s and %s",
+			    escape_tty_name(name),
 			    ts->v[i].src, src);
 			free(name);
 			npy_free(a);
@@ -307,11 +309,12 @@ unpack(int argc, char *argv[])
 		if (!path_isname(t->name)) {
 			error("%s: tensor \"%s\": not usable as a file name in "
 			    "%s (an empty name, \".\", \"..\" or one with a "
-			    "'/')", w.manifest_path, t->name, dir);
+			    "'/')", w.manifest_path, escape_tty_name(t->name),
+			    dir);
 			rc = 1;
 		} else if (!dtype_npy(t->dt)) {
 			error("%s: tensor \"%s\": %s has no .npy type", w.path,
-			    t->name, dtype_name(t->dt));
+			    escape_tty_name(t->name), dtype_name(t->dt));
 			rc = 1;
 		} else if (!force && lstat(paths[i], &st) == 0) {
 			error("%s: exists (-f overwrites it)", paths[i]);
@@ -383,7 +386,8 @@ list(int argc, char *argv[])
 		int ok = t->has_checksum && checksum_xxh3(weights_bytes(&w, t),
 		    (size_t)t->length) == t->checksum;
 
-		printf("%s\t%s\t[", t->name, dtype_name(t->dt));
+		printf("%s\t%s\t[", escape_tty_name(t->name),
+		    dtype_name(t->dt));
 		for (int k = 0; k < t->rank; k++)
 			printf("%s%lld", k ? ", " : "", (long long)t->shape[k]);
 		printf("]\t%" PRIu64 "\t%" PRIu64 "\t%s\n", t->offset,

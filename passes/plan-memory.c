@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "escape.h"
 #include "kernel.h"
 #include "memplan.h"
 #include "util.h"
@@ -143,7 +144,8 @@ main(int argc, char *argv[])
 	if (!limitarg && cJSON_IsString(cf = config(g, "memory_limit")) &&
 	    (limit = parsesize(cf->valuestring)) < 0) {
 		error("%s: config memory_limit \"%s\": expected a size such "
-		    "as \"128MB\" (units KB, MB, GB)", g->src, cf->valuestring);
+		    "as \"128MB\" (units KB, MB, GB)", g->src,
+		    escape_tty_name(cf->valuestring));
 		graph_free(g);
 		return 1;
 	}

@@ -9,12 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "eval.h"
 #include "graph.h"
 #include "memplan.h"
 #include "npy.h"
 #include "shape.h"
 #include "util.h"
+
+/* One line of the listing: output name, type, file, terminal-safe (the
+ * file's name holds the output's, and is not cut). */
+static void
+listed(const char *name, const char *type, const char *path)
+{
+	struct buf b = { 0 };
+
+	escape_tty_text(&b, path, strlen(path), (size_t)-1);
+	printf("%s %s %s\n", escape_tty_name(name), type, b.s);
+	free(b.s);
+}
 
 NNL_NORETURN static void
 usage(void)
@@ -60,7 +73,7 @@ main(int argc, char *argv[])
 		if (!path_isname(g->outputs[i].name)) {
 			error("%s: output \"%s\" cannot name a file in %s (an "
 			    "empty name, \".\", \"..\" or one with a '/')",
-			    g->src, g->outputs[i].name, dir);
+			    g->src, escape_tty_name(g->outputs[i].name), dir);
 			graph_free(g);
 			return 1;
 		}
@@ -77,14 +90,16 @@ main(int argc, char *argv[])
 		*eq = '\0';
 		o = graph_find(g, arg);
 		if (!o || o->kind != OPND_INPUT) {
-			error("\"%s\" is not an input of the graph", arg);
+			error("\"%s\" is not an input of the graph",
+			    escape_tty_name(arg));
 			goto done;
 		}
 		if (npy_load(eq + 1, &arrs[i]) != 0)
 			goto done;
 		if (arrs[i].dt != o->desc.dt) {
 			error("%s: %s data for input \"%s\" of type %s",
-			    eq + 1, dtype_name(arrs[i].dt), arg,
+			    eq + 1, dtype_name(arrs[i].dt),
+			    escape_tty_name(arg),
 			    dtype_name(o->desc.dt));
 			goto done;
 		}
@@ -116,7 +131,7 @@ main(int argc, char *argv[])
 			char *ts = tdesc_str(operand_type(graph_find(g,
 			    g->outputs[i].ref)));
 
-			printf("%s %s %s\n", out[i].name, ts, paths[i]);
+			listed(out[i].name, ts, paths[i]);
 			free(ts);
 		}
 		free(paths[i]);
