@@ -13,6 +13,7 @@
  * ordered by offset: O(n log n).
  */
 #include "memplan.h"
+#include "escape.h"
 
 #include "kernel.h"
 
@@ -113,16 +114,21 @@ describe(const struct verify *v, const struct vbuf *b, char *buf,
 
 	if (b->name)
 		snprintf(buf, len, "\"%s\" (arena bytes %llu to %llu, live "
-		    "from node \"%s\" to %s%s%s%s%s%s)", b->name,
+		    "from node \"%s\" to %s%s%s%s%s%s)",
+		    escape_tty_name(b->name),
 		    (unsigned long long)b->off,
-		    (unsigned long long)(b->off + b->size), b->node->id,
-		    b->last >= v->g->nnodes ? "" : "node \"", end,
+		    (unsigned long long)(b->off + b->size),
+		    escape_tty_name(b->node->id),
+		    b->last >= v->g->nnodes ? "" : "node \"",
+		    escape_tty_name(end),
 		    b->last >= v->g->nnodes ? "" : "\"",
 		    b->over ? ", reused in place by \"" : "",
-		    b->over ? b->over : "", b->over ? "\"" : "");
+		    escape_tty_name(b->over ? b->over : ""),
+		    b->over ? "\"" : "");
 	else
 		snprintf(buf, len, "the workspace of node \"%s\" (arena bytes "
-		    "%llu to %llu)", b->node->id, (unsigned long long)b->off,
+		    "%llu to %llu)", escape_tty_name(b->node->id),
+		    (unsigned long long)b->off,
 		    (unsigned long long)(b->off + b->size));
 }
 
@@ -131,33 +137,35 @@ static int
 place(struct verify *v, struct node *n, const char *name, const cJSON *j,
     uint64_t size, uint64_t *off)
 {
-	char w[64], who[256];
+	char w[64], who[1100];
 
 	if (name)
-		snprintf(who, sizeof who, "output \"%s\"", name);
+		snprintf(who, sizeof who, "output \"%s\"",
+		    escape_tty_name(name));
 	else
 		snprintf(who, sizeof who, "its workspace");
 	if (plannum(j, off) != 0) {
 		error("node \"%s\": the arena offset of %s is %s, not an "
-		    "integer from 0 to 2^53", n->id, who,
+		    "integer from 0 to 2^53", escape_tty_name(n->id), who,
 		    what(j, w, sizeof w));
 		return -1;
 	}
 	if (*off % v->align) {
 		error("node \"%s\": the arena offset %llu of %s is not a "
-		    "multiple of the plan's align %llu", n->id,
+		    "multiple of the plan's align %llu", escape_tty_name(n->id),
 		    (unsigned long long)*off, who,
 		    (unsigned long long)v->align);
 		return -1;
 	}
 	if (size == UINT64_MAX) {
-		error("node \"%s\": %s has a byte size beyond 2^64", n->id,
+		error("node \"%s\": %s has a byte size beyond 2^64",
+		    escape_tty_name(n->id),
 		    who);
 		return -1;
 	}
 	if (*off > v->arena || size > v->arena - *off) {
 		error("node \"%s\": %s, %llu bytes at arena offset %llu, ends "
-		    "beyond arenaBytes %llu", n->id, who,
+		    "beyond arenaBytes %llu", escape_tty_name(n->id), who,
 		    (unsigned long long)size, (unsigned long long)*off,
 		    (unsigned long long)v->arena);
 		return -1;
@@ -203,7 +211,8 @@ lastuses(struct graph *g, const size_t *slot0, size_t nslots)
 			if (o->producer->index >= i) {
 				error("node \"%s\" reads \"%s\" before it is "
 				    "computed: run nnl-reorder first",
-				    g->nodes[i]->id, reads[k]);
+				    escape_tty_name(g->nodes[i]->id),
+				    escape_tty_name(reads[k]));
 				free(reads);
 				free(last);
 				return NULL;
@@ -266,7 +275,7 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 		nslots += (size_t)g->nodes[i]->nout;
 		if (!g->nodes[i]->types) {
 			error("node \"%s\" has no types: run nnl-shape-infer "
-			    "first", g->nodes[i]->id);
+			    "first", escape_tty_name(g->nodes[i]->id));
 			free(slot0);
 			return -1;
 		}
@@ -284,7 +293,7 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 
 		if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n->nout) {
 			error("node \"%s\" has no arena offsets: run "
-			    "nnl-plan-memory first", n->id);
+			    "nnl-plan-memory first", escape_tty_name(n->id));
 			goto out;
 		}
 		for (int k = 0; k < n->nout; k++) {
@@ -312,7 +321,8 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 			if (!sc) {
 				error("node \"%s\" needs %lld bytes of "
 				    "workspace the plan does not give: run "
-				    "nnl-plan-memory again", n->id,
+				    "nnl-plan-memory again",
+				    escape_tty_name(n->id),
 				    (long long)need);
 				goto out;
 			}
@@ -370,7 +380,7 @@ merge(struct verify *v, size_t a, size_t b)
 static int
 clash(struct verify *v, size_t a, size_t b)
 {
-	char x[512], y[512];
+	char x[4096], y[4096];	/* three names, each at most ~1 KiB escaped */
 
 	describe(v, &v->b[a], x, sizeof x);
 	describe(v, &v->b[b], y, sizeof y);
@@ -503,7 +513,8 @@ memplan_scratch(struct graph *g, struct node *n)
 		return -1;
 	if ((double)k.scratch > MAXPLAN) {
 		error("node \"%s\": its kernel asks for %llu bytes of "
-		    "workspace", n->id, (unsigned long long)k.scratch);
+		    "workspace", escape_tty_name(n->id),
+		    (unsigned long long)k.scratch);
 		return -1;
 	}
 	return (int64_t)k.scratch;
