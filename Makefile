@@ -22,7 +22,7 @@ PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
           emit-c emit-js run onnx-import cpu-partition
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
-          webnn_write order memplan memplan_verify constdata pipeline \
+          webnn_write checked order memplan memplan_verify constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition \
@@ -30,7 +30,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
-          test_memplan test_escape
+          test_memplan test_escape test_checked
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.

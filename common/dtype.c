@@ -59,5 +59,12 @@ dtype_bytes(enum dtype t, uint64_t n)
 {
 	int b = dtype_bits(t);
 
-	return b == 4 ? (n + 1) / 2 : n * (uint64_t)(b / 8);
+	/* saturating: a count that overflowed (tdesc_numel's UINT64_MAX)
+	 * stays too large to match any real size */
+	if (b == 4)
+		return n / 2 + (n & 1);
+	if (b < 8)
+		return 0;	/* no such type */
+	return n > UINT64_MAX / (uint64_t)(b / 8) ? UINT64_MAX :
+	    n * (uint64_t)(b / 8);
 }

@@ -38,7 +38,8 @@ enum dtype dtype_from_name(const char *s);	/* DT_NONE if unknown */
 enum dtype dtype_from_short(const char *s);
 enum dtype dtype_from_npy(const char *descr);	/* accepts <f4, =f4, f4 ... */
 
-/* Bytes for n elements (4-bit types pack two per byte, rounding up). */
+/* Bytes for n elements (4-bit types pack two per byte, rounding up);
+ * UINT64_MAX when that does not fit. */
 uint64_t dtype_bytes(enum dtype t, uint64_t n);
 
 #endif

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
+
 const enum dtype DTS_FLOAT[] = { DT_FLOAT32, DT_FLOAT16, DT_NONE };
 const enum dtype DTS_ALL[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32, DT_UINT32,
     DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_INT4, DT_UINT4, DT_NONE };
@@ -391,6 +393,16 @@ shape_node(struct graph *g, struct node *n)
 		for (int k = 0; k < n->nout; k++)
 			if (!n->types || n->types[k].rank < 0)
 				BUG("rule left an output untyped");
+		for (int k = 0; k < n->nout; k++) {
+			char *why = checked_tensor(&n->types[k]);
+
+			if (why) {
+				shape_err(&c, "output \"%s\": %s", n->out[k],
+				    why);
+				free(why);
+				rc = -1;
+			}
+		}
 		for (int k = 0; given && k < n->nout; k++)
 			if (!sametype(&given[k], &n->types[k])) {
 				char *a = tdesc_str(&given[k]);

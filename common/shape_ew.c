@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "checked.h"
 #include "shape.h"
 
 /* numeric types (no 4-bit) */
@@ -319,7 +320,13 @@ shape_tile(struct shapectx *c)
 		if (!rep[i])
 			return shape_err(c, "option \"repetitions\": value %d "
 			    "is 0", i);
-		d[i] = x->dims[i] * rep[i];
+		/* dimensions and repetitions are below 2^32: a product
+		 * to 2^64 is checked, then shape_node holds it to the
+		 * tensor limit */
+		if (checked_mul_i64(x->dims[i], rep[i], &d[i]) != 0)
+			return shape_err(c, "option \"repetitions\": %u "
+			    "times dimension %d (%lld) overflows", rep[i], i,
+			    (long long)x->dims[i]);
 	}
 	shape_out(c, 0, x->dt, n, d);
 	return 0;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "weights.h"
 
 struct vctx {
@@ -290,11 +291,8 @@ checkconst(struct vctx *v, struct operand *c)
 	uint64_t numel = tdesc_numel(&c->desc);
 	enum dtype dt = c->desc.dt;
 
-	if (numel == UINT64_MAX) {
-		verr(v, c->pos, "const \"%s\": field \"shape\": too many "
-		    "elements", escape_tty_name(c->name));
-		return;
-	}
+	if (numel == UINT64_MAX)
+		return;		/* checked_graph() has said so */
 	if (c->init == INIT_BYTES && c->nbytes != dtype_bytes(dt, numel))
 		verr(v, c->pos, "const \"%s\": field \"init.bytes\": %s needs "
 		    "%llu bytes, found %zu", escape_tty_name(c->name),
@@ -397,6 +395,7 @@ graph_validate(struct graph *g)
 	size_t i;
 
 	checknames(&v);
+	v.nerr += checked_graph(g);
 	for (i = 0; i < g->nconsts; i++)
 		checkconst(&v, g->consts[i]);
 	for (i = 0; i < g->nnodes; i++)
