@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "escape.h"
 #include "eval.h"
 #include "kernel.h"
@@ -47,7 +48,13 @@ struct em {
 	int haveweights;
 	int64_t *cidx;		/* const index -> inline array number */
 	uint64_t arena;
+	struct buf fill;	/* loops filling one-value constants */
+	uint64_t fillbytes;	/* the bytes they fill */
 };
+
+/* Bytes of a one-value constant still written as a literal; larger
+ * ones are filled by a loop. */
+enum { LITERALMAX = 64 };
 
 static int64_t
 jsonint(const cJSON *v)
@@ -66,16 +73,47 @@ putdouble(struct buf *b, double v)
 		buf_printf(b, "%.17g", v);
 }
 
+/*
+ * A constant of one value repeated (INIT_SCALAR): a zeroed static array
+ * filled by a loop at the first run, so the C text does not grow with
+ * the element count.  0, or -1 after an error.
+ */
+static int
+fillconst(struct em *e, size_t ci, uint64_t nb)
+{
+	struct operand *c = e->g->consts[ci], one = *c;
+	uint64_t es, n = nb;
+	unsigned char *v;
+
+	one.desc.rank = 0;
+	one.desc.dims = NULL;
+	if (!(v = const_bytes(e->g, &one, &es)))
+		return -1;
+	n = nb / es;
+	buf_printf(&e->data, "static unsigned char %s_c%zu[%llu] NNL_ALIGNED;"
+	    "\n", e->pfx, ci, (unsigned long long)nb);
+	buf_printf(&e->fill, "\t{\n\t\tstatic const unsigned char v[%llu] = "
+	    "{", (unsigned long long)es);
+	for (uint64_t i = 0; i < es; i++)
+		buf_printf(&e->fill, " %u,", v[i]);
+	buf_printf(&e->fill, " };\n\n\t\tfor (uint64_t i = 0; i < %lluu; i++)"
+	    "\n\t\t\tmemcpy(%s_c%zu + i * %llu, v, %llu);\n\t}\n",
+	    (unsigned long long)n, e->pfx, ci, (unsigned long long)es,
+	    (unsigned long long)es);
+	e->fillbytes += nb;
+	free(v);
+	e->cidx[ci] = (int64_t)ci;
+	return 0;
+}
+
 /* Constants not in the weights file become static arrays. */
 static int
 inlineconst(struct em *e, size_t ci)
 {
 	struct operand *c = e->g->consts[ci];
 	uint64_t nb;
-	unsigned char *p = const_bytes(e->g, c, &nb);
+	unsigned char *p;
 
-	if (!p)
-		return -1;
 	{
 		char *nm = cmt(c->name);
 
@@ -83,6 +121,11 @@ inlineconst(struct em *e, size_t ci)
 		    dtype_name(c->desc.dt));
 		free(nm);
 	}
+	if (c->init == INIT_SCALAR && checked_size(&c->desc,
+	    &(uint64_t){ 0 }, &nb) == 0 && nb > LITERALMAX)
+		return fillconst(e, ci, nb);
+	if (!(p = const_bytes(e->g, c, &nb)))
+		return -1;
 	buf_printf(&e->data, "static const unsigned char %s_c%zu[%llu] "
 	    "NNL_ALIGNED = {", e->pfx, ci, (unsigned long long)(nb ? nb : 1));
 	for (uint64_t i = 0; i < nb; i++)
@@ -289,6 +332,11 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	buf_printf(h, " */\nenum {\n\t%s_NUM_INPUTS = %zu,\n\t"
 	    "%s_NUM_OUTPUTS = %zu\n};\n\n", guard, e->g->ninputs, guard,
 	    e->g->noutputs);
+	if (e->fillbytes)
+		buf_printf(h, "/* The first call of %s_infer or %s_run fills "
+		    "%llu bytes of constants\n * of one value: make it before "
+		    "calling from several threads. */\n\n", e->pfx, e->pfx,
+		    (unsigned long long)e->fillbytes);
 	buf_printf(h,
 	    "/* Run the model on the static workspace: input holds every input,\n"
 	    " * output receives every output, each packed in order.  Returns 0,\n"
@@ -323,6 +371,11 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 
 	buf_printf(s, "static unsigned char %s_arena[%llu] NNL_ALIGNED;\n\n",
 	    e->pfx, (unsigned long long)(e->arena ? e->arena : 1));
+	if (e->fill.s)
+		buf_printf(s, "/* The constants of one value, filled at the "
+		    "first run. */\nstatic void\n%s_fill(void)\n{\n\tstatic "
+		    "int done;\n\n\tif (done)\n\t\treturn;\n%s\tdone = 1;\n"
+		    "}\n\n", e->pfx, e->fill.s);
 	buf_printf(s, "int\n%s_run(void *workspace, const void *const *in, "
 	    "void *const *out)\n{\n\tunsigned char *A = workspace;\n\n"
 	    "\tif (!workspace || !in || !out)\n\t\treturn 1;\n"
@@ -331,6 +384,8 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 		buf_printf(s, "\tif (!in[%zu])\n\t\treturn 1;\n", i);
 	for (size_t i = 0; i < g->noutputs; i++)
 		buf_printf(s, "\tif (!out[%zu])\n\t\treturn 1;\n", i);
+	if (e->fill.s)
+		buf_printf(s, "\t%s_fill();\n", e->pfx);
 	buf_puts(s, e->body.s ? e->body.s : "");
 	for (size_t i = 0; i < g->noutputs; i++) {
 		char *p = operandptr(e, g->outputs[i].ref);
@@ -431,6 +486,20 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 		    "first", g->src);
 		goto out;
 	}
+	{
+		const cJSON *ab = cJSON_GetObjectItemCaseSensitive(mem,
+		    "arenaBytes");
+
+		/* the arena is one static array: it must fit the target */
+		if (!cJSON_IsNumber(ab) || !(ab->valuedouble >= 0 &&
+		    ab->valuedouble <= (double)checked_limit())) {
+			error("%s: memory.arenaBytes is not a size from 0 to "
+			    "the limit of %llu bytes (--max-tensor-bytes, "
+			    "NNL_MAX_TENSOR_BYTES)", g->src,
+			    (unsigned long long)checked_limit());
+			goto out;
+		}
+	}
 	e.arena = (uint64_t)jsonint(cJSON_GetObjectItemCaseSensitive(mem,
 	    "arenaBytes"));
 	for (size_t i = 0; i < g->nconsts; i++)
@@ -456,6 +525,14 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 
 		outbytes += bytesof(t);
 		outel += tdesc_numel(t);
+	}
+	/* the API returns the element counts as int */
+	if (inel > INT_MAX || outel > INT_MAX) {
+		error("%s: the %s have %llu elements, more than %s_%s_size() "
+		    "can return", g->src, inel > INT_MAX ? "inputs" :
+		    "outputs", (unsigned long long)(inel > INT_MAX ? inel :
+		    outel), pfx, inel > INT_MAX ? "input" : "output");
+		goto out;
 	}
 	for (size_t i = 0; i < g->nconsts; i++)
 		if (g->consts[i]->init != INIT_WEIGHTS &&
@@ -492,6 +569,7 @@ out:
 	free(e.cidx);
 	free(e.data.s);
 	free(e.body.s);
+	free(e.fill.s);
 	free(s.s);
 	free(h.s);
 	free(pfx);

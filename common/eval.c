@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "kernel.h"
 #include "weights.h"
 
@@ -89,9 +90,16 @@ graph_eval(struct graph *g, const struct evalbuf *inputs, int ninputs,
 		struct kcall k;
 		const void *ins[KMAXIO];
 		void *outs[KMAXIO], *scratch = NULL;
+		char *why;
 
 		if (kernel_prepare(g, n, &k) != 0)
 			goto out;
+		if ((why = checked_bytes(k.scratch, "its kernel needs a "
+		    "workspace of"))) {
+			error("node \"%s\": %s", n->id, why);
+			free(why);
+			goto out;
+		}
 		nodebuf[n->index] = xcalloc((size_t)n->nout + 1, sizeof(void *));
 		for (int j = 0; j < k.nin; j++) {
 			void **p = k.in[j] ? slotof(g, inbuf, constbuf, nodebuf,

@@ -325,9 +325,11 @@ foldconsts(struct fx *f)
 		for (int j = 0; j < nr; j++) {
 			struct operand *c = constant(g, r[j]);
 
-			/* without the weights file there is nothing to fold */
+			/* without the weights file there is nothing to fold;
+			 * an input above FOLDMAX is not expanded to fold */
 			allconst &= c != NULL && (c->init != INIT_WEIGHTS ||
-			    g->weights_file != NULL);
+			    g->weights_file != NULL) && dtype_bytes(c->desc.dt,
+			    tdesc_numel(&c->desc)) <= FOLDMAX;
 		}
 		free(r);
 		if (!allconst || n->nout != 1 || !n->types ||
@@ -337,6 +339,8 @@ foldconsts(struct fx *f)
 			continue;
 		if (kernel_prepare(g, n, &k) != 0)
 			return -1;
+		if (k.scratch > FOLDMAX)
+			continue;
 		memset(ins, 0, sizeof ins);
 		for (int j = 0; j < k.nin; j++) {
 			uint64_t cb;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
+
 struct buffer {
 	uint64_t size;		/* aligned */
 	size_t first, last;	/* live steps, inclusive */
@@ -345,6 +347,26 @@ layout(struct plan *p, unsigned align, uint64_t lower)
 	return bestsz;
 }
 
+/*
+ * Every buffer is within the tensor limit (checked_graph, shape_node,
+ * the workspace check above); their sum, aligned, must stay far from
+ * 2^64 too, so that no offset, gap or end computed below wraps.
+ */
+static int
+bounded(struct plan *p, unsigned align)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < p->nb; i++)
+		if (checked_add_u64(sum, p->b[i].size + align, &sum) != 0 ||
+		    sum > CHECKED_MAX_LIMIT) {
+			error("%s: the graph's buffers total more than 2^62 "
+			    "bytes", p->g->src);
+			return -1;
+		}
+	return 0;
+}
+
 static uint64_t
 lowerbound(const struct plan *p)
 {
@@ -408,6 +430,7 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 {
 	struct graph *g = p->g;
 	size_t nslots = 0, *last;
+	char *why;
 
 	p->slot0 = xmalloc((g->nnodes + 1) * sizeof *p->slot0);
 	for (size_t i = 0; i < g->nnodes; i++) {
@@ -499,6 +522,13 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 				free(last);
 				return -1;
 			}
+			if ((why = checked_bytes((uint64_t)need, "its kernel "
+			    "needs a workspace of"))) {
+				error("node \"%s\": %s", n->id, why);
+				free(why);
+				free(last);
+				return -1;
+			}
 			p->scratchof[i] = SIZE_MAX;
 			if (need > 0) {
 				size_t b = p->nb++;
@@ -558,17 +588,26 @@ memplan(struct graph *g, const struct memplan_opts *o,
 {
 	struct plan p = { g, NULL, 0, NULL, NULL, NULL, 0 };
 	int rc = -1;
+	char *why;
 
 	memset(st, 0, sizeof *st);
 	for (size_t i = 0; i < g->nnodes; i++)
 		g->nodes[i]->index = i;
 	for (size_t i = 0; i < g->nconsts; i++)
-		st->weights += memplan_bytes(&g->consts[i]->desc);
-	if (buffers(&p, o, &st->inplace) == 0) {
+		if (checked_add_u64(st->weights,
+		    memplan_bytes(&g->consts[i]->desc), &st->weights) != 0)
+			st->weights = UINT64_MAX;
+	if (buffers(&p, o, &st->inplace) == 0 && bounded(&p, o->align) == 0) {
 		st->lower = lowerbound(&p);
 		st->arena = layout(&p, o->align, st->lower);
-		record(&p, o, st);
-		rc = 0;
+		if ((why = checked_bytes(st->arena, "the memory plan needs "
+		    "an arena of"))) {
+			error("%s: %s", g->src, why);
+			free(why);
+		} else {
+			record(&p, o, st);
+			rc = 0;
+		}
 	}
 	free(p.b);
 	free(p.bufof);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "graph.h"
 #include "partition.h"
 #include "shape.h"
@@ -18,7 +19,8 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-cpu-partition -p profile.json [-v] "
-	    "[-o file] [file]\n");
+	    "[-o file]\n"
+	    "                         [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -29,6 +31,8 @@ main(int argc, char *argv[])
 		{ "profile", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -39,6 +43,7 @@ main(int argc, char *argv[])
 	char *text;
 	size_t len;
 	int c, rc;
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "p:o:vh", longopts,
@@ -47,9 +52,12 @@ main(int argc, char *argv[])
 		case 'p': prof = optarg; break;
 		case 'o': out = optarg; break;
 		case 'v': o.verbose = 1; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind > 1 || !prof)
 		usage();
 	if (!(text = readfile(prof, &len))) {

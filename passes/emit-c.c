@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "emitc.h"
 #include "graph.h"
 #include "memplan.h"
@@ -18,7 +19,8 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-emit-c [-m] [-e incbin|array] "
-	    "[-p prefix] [-H header] [-o file] [file]\n");
+	    "[-p prefix] [-H header] [-o file]\n"
+	    "                 [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -31,6 +33,8 @@ main(int argc, char *argv[])
 		{ "prefix", required_argument, NULL, 'p' },
 		{ "embed", required_argument, NULL, 'e' },
 		{ "main", no_argument, NULL, 'm' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -39,6 +43,7 @@ main(int argc, char *argv[])
 	char *src = NULL, *h = NULL, *hdrpath = NULL;
 	struct graph *g;
 	int c, rc = 1;
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:H:p:e:mh", longopts,
@@ -56,9 +61,12 @@ main(int argc, char *argv[])
 			else
 				usage();
 			break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind > 1)
 		usage();
 	/* model.c -> model.h beside it, unless -H says otherwise */

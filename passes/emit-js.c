@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "emitjs.h"
 #include "graph.h"
 #include "shape.h"
@@ -15,7 +16,8 @@
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-emit-js [-o file.js] [file]\n");
+	fprintf(stderr, "usage: nnl-emit-js [-o file.js] "
+	    "[--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -24,6 +26,8 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -31,14 +35,18 @@ main(int argc, char *argv[])
 	struct graph *g;
 	char *js = NULL;
 	int c, rc;
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind > 1)
 		usage();
 	g = graph_load(optind < argc ? argv[optind] : "-");

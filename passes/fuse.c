@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "eval.h"
 #include "fuse.h"
 #include "graph.h"
@@ -22,7 +23,8 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-fuse [-v] [-d rewrite] [-w weights "
-	    "-m manifest] [-o file] [file]\n");
+	    "-m manifest] [-o file]\n"
+	    "                [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -100,6 +102,8 @@ main(int argc, char *argv[])
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "disable", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -108,6 +112,7 @@ main(int argc, char *argv[])
 	char *w = NULL, *m = NULL;
 	struct graph *g;
 	int c, rc = 1;
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:w:m:d:vh", longopts,
@@ -125,9 +130,12 @@ main(int argc, char *argv[])
 			else if (!strcmp(optarg, "act")) o.act = 0;
 			else usage();
 			break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind > 1 || !wfile != !mfile)
 		usage();
 	g = graph_load(optind < argc ? argv[optind] : "-");

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checked.h"
 #include "graph.h"
 #include "escape.h"
 #include "npy.h"
@@ -26,13 +27,15 @@ usage(void)
 	fprintf(stderr,
 	    "usage: nnc compile [-v] [--save-temps] [--passes file] "
 	    "[--emit kind] [-o out]\n"
-	    "           [--target-triple triple] model\n"
+	    "           [--target-triple triple] [--max-tensor-bytes size] "
+	    "model\n"
 	    "       nnc test [-v] [--tolerance t] [--target-triple triple] "
 	    "--input in.npy\n"
-	    "           --expected out.npy model\n"
-	    "       nnc inspect model\n"
+	    "           --expected out.npy [--max-tensor-bytes size] model\n"
+	    "       nnc inspect [--max-tensor-bytes size] model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
-	    "[--weights-dir dir] model.onnx\n"
+	    "[--weights-dir dir]\n"
+	    "           [--max-tensor-bytes size] model.onnx\n"
 	    "       nnc --version\n");
 	exit(2);
 }
@@ -855,11 +858,14 @@ main(int argc, char *argv[])
 		{ "weights-dir", required_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct opts o;
 	const char *cmd, *input = NULL, *expected = NULL, *wdir = NULL;
+	const char *maxbytes = NULL;
 	double tol = 1e-5;
 	int c;
 
@@ -893,8 +899,19 @@ main(int argc, char *argv[])
 			break;
 		}
 		case 'v': o.verbose = 1; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
+	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
+	if (maxbytes) {
+		/* every stage reads the limit from the environment */
+		char v[32];
+
+		snprintf(v, sizeof v, "%llu",
+		    (unsigned long long)checked_limit());
+		setenv("NNL_MAX_TENSOR_BYTES", v, 1);
 	}
 	if (argc - optind != 1)
 		usage();

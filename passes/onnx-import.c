@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checked.h"
 #include "graph.h"
 #include "onnx.h"
 #include "util.h"
@@ -18,7 +19,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: nnl-onnx-import [-o file] [-w weights "
 	    "-m manifest] [-n name] [-d NAME=N ...]\n"
-	    "       [-c NAME=FILE.npy ...] model.onnx\n");
+	    "       [-c NAME=FILE.npy ...] [--max-tensor-bytes size] "
+	    "model.onnx\n");
 	exit(2);
 }
 
@@ -43,6 +45,8 @@ main(int argc, char *argv[])
 		{ "name", required_argument, NULL, 'n' },
 		{ "dim", required_argument, NULL, 'd' },
 		{ "const", required_argument, NULL, 'c' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -51,6 +55,7 @@ main(int argc, char *argv[])
 	char *wdflt = NULL, *mdflt = NULL;
 	struct graph *g;
 	int c, rc = 1;
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
@@ -81,9 +86,12 @@ main(int argc, char *argv[])
 			}
 			o.consts[o.nconsts++] = optarg;
 			break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind != 1 || !o.weights != !o.manifest)
 		usage();
 	if (!o.weights) {

@@ -7,12 +7,14 @@
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checked.h"
 #include "npy.h"
 #include "escape.h"
 #include "npz.h"
@@ -21,16 +23,27 @@
 
 enum { MAXALIGN = 4096 };
 
+static const struct option longopts[] = {
+	{ "max-tensor-bytes", required_argument, NULL, CHECKED_OPTION },
+	{ NULL, 0, NULL, 0 }
+};
+
 NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr,
 	    "usage: nnl-pack-weights pack [-a align] [-o file.weights] "
-	    "[-m manifest] source ...\n"
+	    "[-m manifest]\n"
+	    "           [--max-tensor-bytes size] source ...\n"
 	    "       nnl-pack-weights unpack [-f] [-m manifest] [-d dir] "
-	    "file.weights\n"
-	    "       nnl-pack-weights verify [-m manifest] file.weights\n"
-	    "       nnl-pack-weights list [-m manifest] file.weights\n");
+	    "[--max-tensor-bytes size]\n"
+	    "           file.weights\n"
+	    "       nnl-pack-weights verify [-m manifest] "
+	    "[--max-tensor-bytes size]\n"
+	    "           file.weights\n"
+	    "       nnl-pack-weights list [-m manifest] "
+	    "[--max-tensor-bytes size]\n"
+	    "           file.weights\n");
 	exit(2);
 }
 
@@ -63,10 +76,21 @@ struct tensors {
 	size_t n, cap;
 };
 
-/* Takes name and the array's data; a duplicate frees them. */
+/* Takes name and the array's data; a duplicate, or an array above the
+ * tensor limit, frees them. */
 static int
 addtensor(struct tensors *ts, char *name, const char *src, struct npy *a)
 {
+	char *why = checked_tensor(&(struct tdesc){ a->dt, a->rank,
+	    a->shape });
+
+	if (why) {
+		error("%s: tensor \"%s\": %s", src, name, why);
+		free(why);
+		free(name);
+		npy_free(a);
+		return -1;
+	}
 	for (size_t i = 0; i < ts->n; i++)
 		if (strcmp(ts->v[i].name, name) == 0) {
 			error("tensor \"%s\" comes from both %s and %s",
@@ -203,15 +227,17 @@ freetensors(struct tensors *ts)
 static int
 pack(int argc, char *argv[])
 {
-	const char *out = NULL, *man = NULL;
+	const char *out = NULL, *man = NULL, *maxbytes = NULL;
 	unsigned long align = WEIGHTS_ALIGN;
 	struct tensors ts = { NULL, 0, 0 };
 	struct wwriter ww;
 	char *o = NULL, *m = NULL, *end;
 	int c, rc = 1;
 
-	while ((c = getopt(argc, argv, "a:o:m:")) != -1) {
+	while ((c = getopt_long(argc, argv, "a:o:m:", longopts,
+	    NULL)) != -1) {
 		switch (c) {
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		case 'a':
 			errno = 0;
 			align = strtoul(optarg, &end, 10);
@@ -227,6 +253,8 @@ pack(int argc, char *argv[])
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (optind >= argc)
 		usage();
 	if (!(o = out ? xstrdup(out) : defaultout(argv[optind]))) {
@@ -261,24 +289,42 @@ static int
 readside(int argc, char *argv[], int unpack, struct weights *w,
     const char **dir, int *force)
 {
-	const char *man = NULL;
+	const char *man = NULL, *maxbytes = NULL;
 	char *m;
 	int c, rc;
 
 	*dir = ".";
-	while ((c = getopt(argc, argv, unpack ? "fm:d:" : "m:")) != -1) {
+	while ((c = getopt_long(argc, argv, unpack ? "fm:d:" : "m:", longopts,
+	    NULL)) != -1) {
 		switch (c) {
 		case 'f': *force = 1; break;
 		case 'm': man = optarg; break;
 		case 'd': *dir = optarg; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind != 1)
 		usage();
 	m = man ? xstrdup(man) : manifestfor(argv[optind]);
 	rc = weights_open(w, argv[optind], m);
 	free(m);
+	/* every tensor within the limit before any is read or written */
+	for (size_t i = 0; rc == 0 && i < w->m.n; i++) {
+		struct wtensor *t = &w->m.t[i];
+		char *why = checked_tensor(&(struct tdesc){ t->dt, t->rank,
+		    t->shape });
+
+		if (why) {
+			error("%s: tensor \"%s\": %s", w->manifest_path,
+			    t->name, why);
+			free(why);
+			weights_close(w);
+			rc = -1;
+		}
+	}
 	return rc;
 }
 

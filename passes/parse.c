@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checked.h"
 #include "graph.h"
 #include "shape.h"
 #include "nnl.h"
@@ -21,7 +22,8 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn|nnl] "
-	    "[-w weights -m manifest] [-d dir] [file]\n");
+	    "[-w weights -m manifest]\n"
+	    "                 [-d dir] [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -131,6 +133,8 @@ main(int argc, char *argv[])
 		{ "weights", required_argument, NULL, 'w' },
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "weights-dir", required_argument, NULL, 'd' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -140,6 +144,7 @@ main(int argc, char *argv[])
 	char *text;
 	size_t len;
 	int c, rc, nnl;
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:t:w:m:d:h", longopts,
@@ -150,9 +155,12 @@ main(int argc, char *argv[])
 		case 'w': wfile = optarg; break;
 		case 'm': mfile = optarg; break;
 		case 'd': wdir = optarg; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind > 1 || (strcmp(to, "json") != 0 &&
 	    strcmp(to, "webnn") != 0 && strcmp(to, "nnl") != 0) ||
 	    (!wfile != !mfile) || (wdir && strcmp(to, "nnl") != 0))

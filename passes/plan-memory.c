@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "graph.h"
 #include "escape.h"
 #include "kernel.h"
@@ -21,7 +22,8 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-plan-memory [-rv] [-a align] "
-	    "[-l limit] [-n] [-o file] [file]\n");
+	    "[-l limit] [-n] [-o file]\n"
+	    "                       [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -33,7 +35,7 @@ parsesize(const char *s)
 	double v = strtod(s, &end);
 	int64_t mul = 1;
 
-	if (end == s || v < 0)
+	if (end == s || !(v >= 0))
 		return -1;
 	while (isspace((unsigned char)*end))
 		end++;
@@ -44,6 +46,8 @@ parsesize(const char *s)
 	else if (!strcasecmp(end, "GB"))
 		mul = 1024LL * 1024 * 1024;
 	else if (*end && strcasecmp(end, "B"))
+		return -1;
+	if (!(v * (double)mul < 9e18))	/* NaN too */
 		return -1;
 	return (int64_t)(v * (double)mul);
 }
@@ -89,6 +93,8 @@ main(int argc, char *argv[])
 		{ "no-inplace", no_argument, NULL, 'n' },
 		{ "report", no_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -101,6 +107,7 @@ main(int argc, char *argv[])
 	int64_t limit = -1;
 	uint64_t total;
 	char b1[32], b2[32];
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:a:l:nrvh", longopts,
@@ -116,9 +123,12 @@ main(int argc, char *argv[])
 		case 'n': o.inplace = 0; break;
 		case 'r': report = 1; break;
 		case 'v': o.verbose = 1; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind > 1)
 		usage();
 	if (limitarg && (limit = parsesize(limitarg)) < 0)

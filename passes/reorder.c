@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 
+#include "checked.h"
 #include "graph.h"
 #include "order.h"
 #include "util.h"
@@ -14,7 +15,8 @@
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-reorder [-v] [-o file] [file]\n");
+	fprintf(stderr, "usage: nnl-reorder [-v] [-o file] "
+	    "[--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -24,21 +26,27 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL;
 	struct graph *g;
 	int c, verbose = 0;
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'v': verbose = 1; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind > 1)
 		usage();
 	g = graph_load(optind < argc ? argv[optind] : "-");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "escape.h"
 #include "eval.h"
 #include "graph.h"
@@ -32,14 +33,21 @@ listed(const char *name, const char *type, const char *path)
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-run [-d dir] graph [input=file.npy ...]\n");
+	fprintf(stderr, "usage: nnl-run [-d dir] [--max-tensor-bytes size] "
+	    "graph\n               [input=file.npy ...]\n");
 	exit(2);
 }
 
 int
 main(int argc, char *argv[])
 {
-	const char *dir = ".";
+	static const struct option longopts[] = {
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dir = ".", *maxbytes = NULL;
 	struct graph *g;
 	struct evalbuf *in, *out;
 	struct npy *arrs;
@@ -47,12 +55,15 @@ main(int argc, char *argv[])
 	int c, nin, rc = 1;
 
 	setprogname(argv[0]);
-	while ((c = getopt(argc, argv, "d:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (optind >= argc)
 		usage();
 	g = graph_load(argv[optind]);

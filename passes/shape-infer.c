@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 
+#include "checked.h"
 #include "graph.h"
 #include "shape.h"
 #include "util.h"
@@ -14,7 +15,8 @@
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-o file] [file]\n", getprogname_nnl());
+	fprintf(stderr, "usage: %s [-o file] [--max-tensor-bytes size] "
+	    "[file]\n", getprogname_nnl());
 	exit(2);
 }
 
@@ -23,20 +25,26 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL;
 	struct graph *g;
 	int c;
+	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
 	if (argc - optind > 1)
 		usage();
 	g = graph_load(optind < argc ? argv[optind] : "-");
