@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "eval.h"
 #include "escape.h"
 #include "kernel.h"
@@ -500,7 +501,8 @@ fold(struct imp *m, struct node *n)
 		nb[j] = dtype_bytes(n->types[j].dt, tdesc_numel(&n->types[j]));
 		total += nb[j];
 	}
-	if (total > FOLDMAX || kernel_prepare(m->g, n, &k) != 0)
+	if (total > FOLDMAX || kernel_prepare(m->g, n, &k) != 0 ||
+	    k.scratch > FOLDMAX)
 		return 1;
 	for (int j = 0; j < k.nin; j++)
 		ins[j] = k.in[j] ? cbytes(m, k.in[j]) : NULL;
@@ -703,6 +705,7 @@ frozen(struct imp *m, const Onnx__ValueInfoProto *v, const char *file)
 	const Onnx__TypeProto__Tensor *tt = v->type && v->type->value_case ==
 	    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? v->type->tensor_type : NULL;
 	int rc = -1;
+	char *why = NULL;
 
 	if (npy_load(file, &a) != 0)
 		return -1;
@@ -720,8 +723,13 @@ frozen(struct imp *m, const Onnx__ValueInfoProto *v, const char *file)
 		error("%s: --const %s=%s: an empty array", m->path,
 		    escape_tty_name(v->name),
 		    escape_tty_name(file));
+	else if ((why = checked_tensor(&(struct tdesc){ a.dt, a.rank,
+	    a.shape })))
+		error("%s: --const %s=%s: %s", m->path,
+		    escape_tty_name(v->name), escape_tty_name(file), why);
 	else
 		rc = 0;
+	free(why);
 	for (int i = 0; rc == 0 && tt && tt->shape && i < a.rank; i++) {
 		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
 
@@ -767,6 +775,7 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		int64_t dims[32];
 		size_t rank;
 		const char *c;
+		char *why;
 
 		if (!v->name || !*v->name || isinit(gp, v->name))
 			continue;
@@ -835,6 +844,13 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 				nunknown++;
 			}
 		}
+		if ((why = checked_tensor(&(struct tdesc){ dt, (int)rank,
+		    dims }))) {
+			error("%s: input \"%s\": %s", m->path, v->name, why);
+			free(why);
+			free(unknown.s);
+			return -1;
+		}
 		graph_add_input(m->g, v->name, dt, (int)rank, dims);
 		setval(m, v->name, v->name);
 	}
@@ -856,7 +872,7 @@ initializers(struct imp *m, const Onnx__GraphProto *gp)
 		const Onnx__TensorProto *t = gp->initializer[i];
 		struct tdesc d;
 		void *data;
-		char *what, *name;
+		char *what, *name, *why;
 
 		if (!t->name || !*t->name) {
 			error("%s: initializer %zu has no name", m->path, i);
@@ -866,6 +882,14 @@ initializers(struct imp *m, const Onnx__GraphProto *gp)
 		    escape_tty_name(t->name));
 		if (onnx_tensor(m, t, what, &d, &data) != 0) {
 			free(what);
+			return -1;
+		}
+		if ((why = checked_tensor(&d))) {
+			error("%s: %s: %s", m->path, what, why);
+			free(why);
+			free(what);
+			free(data);
+			free(d.dims);
 			return -1;
 		}
 		free(what);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "onnx_imp.h"
 #include "escape.h"
 
@@ -246,7 +247,9 @@ convhead(struct imp *m, const struct tdesc *xt, const struct tdesc *ft,
 		return nodeerr(m, "weight W has rank %d, X %d", ft->rank,
 		    xt->rank);
 	for (int i = 0; i < xt->rank - 2; i++)
-		k[i] = ft->dims[2 + i];
+		if ((k[i] = ft->dims[2 + i]) > INT64_C(1) << 32)
+			return nodeerr(m, "weight W has a kernel of %lld",
+			    (long long)k[i]);
 	if (window(m, xt, k, w, transposed) ||
 	    !(*g = group(m, xt->dims[1])))
 		return -1;
@@ -268,7 +271,7 @@ onnx_conv(struct imp *m)
 	for (int i = 0; i < xt->rank - 2; i++)
 		if (w.k[2 - (xt->rank - 2) + i] != k[i])
 			return nodeerr(m, "kernel_shape does not match W");
-	if (ft->dims[1] * g != xt->dims[1])
+	if (ft->dims[1] != xt->dims[1] / g)
 		return nodeerr(m, "W has %lld input channels per group; X %lld "
 		    "in %lld groups", (long long)ft->dims[1],
 		    (long long)xt->dims[1], (long long)g);
@@ -300,13 +303,20 @@ convtpads(struct imp *m, struct win *w, int64_t *op)
 	if (n && n != (size_t)w->nsp)
 		return nodeerr(m, "output_shape has %zu items for %d spatial "
 		    "dimensions", n, w->nsp);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < 1 || v[i] > CHECKED_MAXDIM)
+			return nodeerr(m, "output_shape item %zu (%lld) is not "
+			    "a valid dimension", i, (long long)v[i]);
 		os[o + i] = v[i];
+	}
 	for (int i = 0; i < 2; i++) {
-		int64_t nat = w->s[i] * (w->in[i] - 1) + op[i] + effk(w, i);
-		int64_t t, want = i < o ? 1 : n ? os[i] : w->same ?
+		int64_t nat, t, want = i < o ? 1 : n ? os[i] : w->same ?
 		    w->in[i] * w->s[i] : 0;
 
+		/* strides and dilations are at most 2^30, dimensions 2^32 */
+		if (checked_mul_i64(w->s[i], w->in[i] - 1, &nat) != 0 ||
+		    checked_add_i64(nat, op[i] + effk(w, i), &nat) != 0)
+			return nodeerr(m, "the output size overflows");
 		if (!want)
 			continue;
 		t = nat - want;

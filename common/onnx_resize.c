@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "onnx_imp.h"
 #include "escape.h"
 
@@ -395,6 +396,38 @@ asresample(struct imp *m, const struct rsz *z, const char *x,
 	return emit(m, "resample2d", o, outname(m, 0), 1, x);
 }
 
+/*
+ * The output and the tap tables of every axis within the tensor limit,
+ * before mapfill allocates anything: scales may ask for any size.
+ */
+static int
+bounded(struct imp *m, const struct rsz *z, const struct tdesc *xt,
+    const struct amap *a, int r)
+{
+	int64_t d[32], taps[2] = { 0, z->mode[0] == 'n' ? 1 :
+	    z->mode[0] == 'l' ? 2 : 4 };
+	char *why;
+
+	for (int i = 0; i < r; i++)
+		d[i] = a[i].out;
+	if ((why = checked_tensor(&(struct tdesc){ xt->dt, r, d }))) {
+		nodeerr(m, "the output %s", why);
+		free(why);
+		return -1;
+	}
+	for (int i = 0; i < r; i++) {
+		/* int64 indices and double weights, out x taps of each */
+		taps[0] = a[i].out;
+		if ((why = checked_tensor(&(struct tdesc){ DT_INT64, 2,
+		    taps }))) {
+			nodeerr(m, "axis %d: the taps table %s", i, why);
+			free(why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Resize (and Upsample, legacy: opset 10's Resize too). */
 int
 onnx_resize(struct imp *m)
@@ -415,7 +448,8 @@ onnx_resize(struct imp *m)
 		a[i].in = a[i].out = xt->dims[i];
 		a[i].scale = 1;
 	}
-	if ((rc = maps(m, &z, a, r, legacy)) != 0)
+	if ((rc = maps(m, &z, a, r, legacy)) != 0 ||
+	    (rc = bounded(m, &z, xt, a, r)) != 0)
 		return rc;
 	for (int i = 0; i < r; i++) {
 		mapfill(&z, &a[i]);

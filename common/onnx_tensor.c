@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "onnx_imp.h"
 #include "escape.h"
 #include "rt/rt.h"
@@ -303,7 +304,8 @@ dimsok(struct imp *m, const int64_t *v, size_t n)
 		if (v[i] < 0 || v[i] > U32MAX)
 			return nodeerr(m, "shape entry %zu (%lld) is not a "
 			    "valid dimension", i, (long long)v[i]);
-		if (v[i] && (k *= (uint64_t)v[i]) > (UINT64_C(1) << 40))
+		if (v[i] && (checked_mul_u64(k, (uint64_t)v[i], &k) != 0 ||
+		    k > (UINT64_C(1) << 40)))
 			return nodeerr(m, "the shape holds over 2^40 "
 			    "elements");
 	}
@@ -416,6 +418,7 @@ onnx_eyelike(struct imp *m)
 	enum dtype dt = t->dt;
 	int64_t k = att_i(m, "k", 0);
 	unsigned char *b;
+	char *why;
 
 	if (!x)
 		return -1;
@@ -424,8 +427,16 @@ onnx_eyelike(struct imp *m)
 		return refuse(m, "output type %s", escape_tty_name(tn));
 	if (t->rank != 2)
 		return nodeerr(m, "input of rank %d, expected 2", t->rank);
+	if ((why = checked_tensor(&(struct tdesc){ dt, 2, t->dims }))) {
+		nodeerr(m, "the output %s", why);
+		free(why);
+		return -1;
+	}
 	b = xcalloc(dtype_bytes(dt, tdesc_numel(t)) + 1, 1);
-	for (int64_t i = 0; i < t->dims[0]; i++)
+	/* a diagonal outside the matrix leaves it zero (and keeps i + k
+	 * from overflowing) */
+	for (int64_t i = 0; k > -t->dims[0] && k < t->dims[1] &&
+	    i < t->dims[0]; i++)
 		if (i + k >= 0 && i + k < t->dims[1])
 			store(dt, b, (uint64_t)(i * t->dims[1] + i + k), 1, 1);
 	y = mkconst(m, outname(m, 0), dt, 2, t->dims, b);
@@ -443,7 +454,7 @@ onnx_reshape(struct imp *m)
 	int allowzero = m->opset >= 14 ? (int)att_i(m, "allowzero", 0) : 0;
 	int64_t *s = NULL, d[MAXR + 1], known = 1;
 	size_t n;
-	int rc, minus = -1;
+	int rc, minus = -1, over = 0;
 
 	if (!x)
 		return -1;
@@ -464,12 +475,14 @@ onnx_reshape(struct imp *m)
 			minus = (int)i;
 		else if (d[i] < 0 || d[i] > U32MAX)
 			minus = -2;
-		else
-			known *= d[i];
+		else if (checked_mul_i64(known, d[i], &known) != 0)
+			over = 1;
 	}
 	free(s);
 	if (minus == -2)
 		return nodeerr(m, "the shape holds an invalid entry");
+	if (over)
+		return nodeerr(m, "the shape holds more than 2^63 elements");
 	if (minus >= 0) {
 		if (known == 0 || tdesc_numel(t) % (uint64_t)known)
 			return nodeerr(m, "-1 cannot be inferred: %llu "
@@ -496,7 +509,10 @@ onnx_flatten(struct imp *m)
 	if (axis < 0)
 		axis += t->rank;
 	for (int i = 0; i < t->rank; i++)
-		d[i >= axis] *= t->dims[i];
+		if (checked_mul_i64(d[i >= axis], t->dims[i],
+		    &d[i >= axis]) != 0)
+			return nodeerr(m, "the input is too large to "
+			    "flatten");
 	return imp_done(m, 0, imp_reshape(m, x, 2, d, outname(m, 0)));
 }
 

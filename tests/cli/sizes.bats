@@ -378,3 +378,97 @@ np.save("a.npy", np.zeros(4, np.uint8))'
 	done
 }
 
+# ONNX models whose numbers ask for sizes that wrap or do not fit.
+onnx_models() {
+	/usr/bin/python3 - <<'PY'
+import numpy as np
+from onnx import helper, numpy_helper as nh, TensorProto as T
+def save(name, node, ins, inits=(), out=T.FLOAT):
+    g = helper.make_graph([node], "g", ins,
+        [helper.make_tensor_value_info("y", out, None)], list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    open(name + ".onnx", "wb").write(m.SerializeToString())
+vi = helper.make_tensor_value_info
+i64 = lambda v, n: nh.from_array(np.array(v, np.int64), n)
+save("in31", helper.make_node("Identity", ["x"], ["y"], name="n"),
+     [vi("x", T.UINT8, [2**31])], out=T.UINT8)
+save("in31m1", helper.make_node("Identity", ["x"], ["y"], name="n"),
+     [vi("x", T.UINT8, [2**31 - 1])], out=T.UINT8)
+save("in64", helper.make_node("Identity", ["x"], ["y"], name="n"),
+     [vi("x", T.UINT8, [65536, 65536, 65536, 65536])], out=T.UINT8)
+save("in63", helper.make_node("Identity", ["x"], ["y"], name="n"),
+     [vi("x", T.UINT8, [2**63 - 1])], out=T.UINT8)
+# linear Resize to [1, 1, 800000000, 2]: 6.4 GB out, 25.6 GB of taps
+save("resize", helper.make_node("Resize", ["x", "", "s"], ["y"], name="r",
+     mode="linear"), [vi("x", T.FLOAT, [1, 1, 2, 2])],
+     [nh.from_array(np.array([1, 1, 4e8, 1], np.float32), "s")])
+for name, k in (("eyemax", 2**63 - 1), ("eyemin", -2**63), ("eyeone", 1)):
+    save(name, helper.make_node("EyeLike", ["x"], ["y"], name="e", k=k),
+         [vi("x", T.FLOAT, [3, 4])])
+for name, v in (("convtmin", -2**63), ("convtmax", 2**63 - 1),
+                ("convt32", 2**32)):
+    save(name, helper.make_node("ConvTranspose", ["x", "w"],
+         ["y"], name="ct", output_shape=[v, 3]), [vi("x", T.FLOAT,
+         [1, 1, 3, 3])], [nh.from_array(np.ones((1, 1, 2, 2), np.float32),
+         "w")])
+save("reshape", helper.make_node("Reshape", ["x", "s"], ["y"], name="rs"),
+     [vi("x", T.FLOAT, [1])], [i64([2**32 - 1] * 3 + [-1], "s")])
+save("cos", helper.make_node("ConstantOfShape", ["s"], ["y"], name="cs"),
+     [], [i64([2**20, 2**20, 2**24], "s")])
+save("expand", helper.make_node("Expand", ["x", "s"], ["y"], name="ex"),
+     [vi("x", T.FLOAT, [1])], [i64([16, 536903681, 536838145], "s")])
+PY
+}
+
+# import $1.onnx: exit 1, no output, stderr holding $2
+refused() {
+	run --separate-stderr "$BIN/nnl-onnx-import" -o g.json "$1.onnx"
+	[ "$status" -eq 1 ] || { echo "$1: status $status"; false; }
+	[ ! -e g.json ]
+	[[ "$stderr" == *"$2"* ]] || { echo "$1: $stderr"; false; }
+	[[ "$stderr" != *Sanitizer* && "$stderr" != *"runtime error"* ]]
+}
+
+@test "onnx-import: inputs at 2^31, 2^63 and 2^64 bytes are refused" {
+	onnx_models
+	refused in31 'in31.onnx: input "x": uint8[2147483648] is 2147483648 bytes, above the limit'
+	refused in63 'in63.onnx: input "x": uint8[9223372036854775807]: dimension 0 (9223372036854775807) is not from 0 to 4294967295'
+	refused in64 'in64.onnx: input "x": uint8[65536, 65536, 65536, 65536] is more than 2^64 bytes'
+	"$BIN/nnl-onnx-import" -o g.json in31m1.onnx
+	grep -q '"shape": \[2147483647\]' g.json
+}
+
+@test "onnx-import: a Resize asking for 6.4 GB is refused before allocating" {
+	onnx_models
+	# with 1 GB of address space (the old importer asked for 25.6 GB;
+	# a sanitizer build needs more to start)
+	([ -n "${NNL_BIN:-}" ] || ulimit -v 1048576
+	 refused resize 'node "r" (Resize): the output float32[1, 1, 800000000, 2] is 6400000000 bytes, above the limit of 2147483647 bytes')
+}
+
+@test "onnx-import: ConvTranspose, Reshape, ConstantOfShape and Expand at 2^63 and 2^64" {
+	onnx_models
+	refused convtmax 'node "ct" (ConvTranspose): output_shape item 0 (9223372036854775807) is not a valid dimension'
+	refused convtmin 'node "ct" (ConvTranspose): output_shape item 0 (-9223372036854775808) is not a valid dimension'
+	refused convt32 'node "ct" (ConvTranspose): output_shape item 0 (4294967296) is not a valid dimension'
+	refused reshape 'node "rs" (Reshape): the shape holds more than 2^63 elements'
+	refused cos 'node "cs" (ConstantOfShape): the shape holds over 2^40 elements'
+	refused expand 'node "ex" (Expand): the shape holds over 2^40 elements'
+}
+
+@test "onnx-import: EyeLike with k at 2^63 - 1 and -2^63 is all zeros" {
+	onnx_models
+	/usr/bin/python3 -c '
+import numpy as np
+np.save("x.npy", np.zeros((3, 4), np.float32))'
+	for m in eyemax eyemin eyeone; do
+		"$BIN/nnl-onnx-import" -o g.json "$m.onnx"
+		mkdir "$m"
+		"$BIN/nnl-run" -d "$m" g.json x=x.npy > /dev/null
+	done
+	/usr/bin/python3 -c '
+import numpy as np
+assert (np.load("eyemax/y.npy") == 0).all()
+assert (np.load("eyemin/y.npy") == 0).all()
+assert (np.load("eyeone/y.npy") == np.eye(3, 4, k=1)).all()'
+}
