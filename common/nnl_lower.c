@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "nnl_ast.h"
 #include "escape.h"
 
@@ -845,17 +846,39 @@ static const struct {
 	{ "SiLU", lower_silu }, { "Upsample", lower_upsample },
 };
 
+/*
+ * The layer's output [batch, ...shape] within the tensor limit: each
+ * layer's shape is computed from its input's, so holding every one to
+ * the limit keeps the products of the next from overflowing.
+ */
+static int
+bounded(struct nlower *w, struct nlayer *l)
+{
+	int64_t d[9];
+	char *why;
+
+	d[0] = w->batch;
+	memcpy(d + 1, l->shape, (size_t)l->rank * sizeof *d);
+	if (!(why = checked_tensor(&(struct tdesc){ DT_FLOAT32, l->rank + 1,
+	    d })))
+		return 0;
+	nnl_err(w->m, l->pos, "layer '%s': its output %s", l->id, why);
+	free(why);
+	return -1;
+}
+
 int
 nnl_lower_layer(struct nlower *w, struct nlayer *l)
 {
 	const struct nlayer *in;
 
 	if (!strcmp(l->type, "Input"))
-		return lower_input(w, l);
+		return lower_input(w, l) ? -1 : bounded(w, l);
 	in = &w->m->layers[l->in[0]];
 	l->out = xstrdup(l->id);
 	for (size_t i = 0; i < sizeof lowerings / sizeof *lowerings; i++)
 		if (!strcmp(lowerings[i].type, l->type))
-			return lowerings[i].fn(w, l, in, in->out);
+			return lowerings[i].fn(w, l, in, in->out) ? -1 :
+			    bounded(w, l);
 	abort();	/* nnl_model.c checked the type */
 }

@@ -472,3 +472,30 @@ assert (np.load("eyemax/y.npy") == 0).all()
 assert (np.load("eyemin/y.npy") == 0).all()
 assert (np.load("eyeone/y.npy") == np.eye(3, 4, k=1)).all()'
 }
+
+@test "parse: .nnl layers whose shapes pass 2^64 are refused, naming the layer" {
+	cat > m.nnl <<'NNL'
+version 0.2;
+model m {
+    config {
+        precision: "float32";
+        batch: 1;
+    }
+    layer input = Input(shape: [4, 4, 3]);
+    layer up = Upsample(scale: 999999999);
+    layer up2 = Upsample(scale: 999999999);
+    layer flat = Flatten();
+}
+NNL
+	run --separate-stderr "$BIN/nnl-parse" -o out.json m.nnl
+	[ "$status" -eq 1 ]
+	[ ! -e out.json ]
+	# 4 * 999999999 = 3999999996; 4 * 3 * 3999999996^2 > 2^64
+	[[ "$stderr" == *"m.nnl:8:11: error: layer 'up': its output float32[1, 3999999996, 3999999996, 3] is more than 2^64 bytes"* ]]
+	[[ "$stderr" != *"runtime error"* ]]
+	sed 's/\[4, 4, 3\]/[999999999, 999999999, 3]/' m.nnl > big.nnl
+	run --separate-stderr "$BIN/nnl-parse" -o out.json big.nnl
+	[ "$status" -eq 1 ]
+	# 4 * 3 * 999999999^2 = 11999999976000000012
+	[[ "$stderr" == *"layer 'input': its output float32[1, 999999999, 999999999, 3] is 11999999976000000012 bytes"* ]]
+}
