@@ -212,18 +212,23 @@ checked_tensor(const struct tdesc *t)
 	else if (over || checked_mul_u64(span, (uint64_t)bits / 8,
 	    &bytes) != 0)
 		over = 1;
-	if (!over && bytes <= checked_limit())
+	/* an empty tensor holds nothing, but its strides are computed */
+	if (!over && bytes <= (zero ? CHECKED_MAX_LIMIT : checked_limit()))
 		return NULL;
 	ts = tdesc_str(t);
-	if (over)
-		msg = xasprintf("%s is %smore than 2^64 bytes, above the limit "
-		    "of %llu bytes %s", ts, zero ? "empty, but its nonzero "
-		    "dimensions make " : "", (unsigned long long)checked_limit(),
+	if (zero && over)
+		msg = xasprintf("%s is empty, but its nonzero dimensions make "
+		    "more than 2^64 bytes", ts);
+	else if (zero)
+		msg = xasprintf("%s is empty, but its nonzero dimensions make "
+		    "%llu bytes, more than 2^62", ts, (unsigned long long)bytes);
+	else if (over)
+		msg = xasprintf("%s is more than 2^64 bytes, above the limit "
+		    "of %llu bytes %s", ts, (unsigned long long)checked_limit(),
 		    hint);
 	else
-		msg = xasprintf("%s is %s%llu bytes, above the limit of %llu "
-		    "bytes %s", ts, zero ? "empty, but its nonzero dimensions "
-		    "make " : "", (unsigned long long)bytes,
+		msg = xasprintf("%s is %llu bytes, above the limit of %llu "
+		    "bytes %s", ts, (unsigned long long)bytes,
 		    (unsigned long long)checked_limit(), hint);
 	free(ts);
 	return msg;

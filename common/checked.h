@@ -53,10 +53,11 @@ void checked_set_limit(uint64_t bytes);
  * dimension is negative or either number does not fit 64 bits. */
 int checked_size(const struct tdesc *t, uint64_t *numel, uint64_t *bytes);
 /*
- * Is t within the limits: every dimension from 0 to CHECKED_MAXDIM
- * and its byte size, counting each 0 dimension as 1, at most the
- * limit (so every stride and partial product of its dimensions fits
- * too)?  NULL if so, else a malloc'd reason naming the type, such as
+ * Is t within the limits: every dimension from 0 to CHECKED_MAXDIM,
+ * its byte size at most the limit, and for an empty tensor the bytes
+ * of its nonzero dimensions at most 2^62 (so that every stride and
+ * partial product of its dimensions fits an int64 too)?  NULL if so,
+ * else a malloc'd reason naming the type, such as
  * "float32[16, 536903681, 536838145] is more than 2^64 bytes, above
  * the limit of 2147483647 bytes (--max-tensor-bytes)".
  */

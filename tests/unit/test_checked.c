@@ -177,9 +177,18 @@ TEST(the_limit_at_2_31_2_32_2_63_2_64)
 	CHECK((s = why(4, b64, DT_UINT8)) &&
 	    strstr(s, "is more than 2^64 bytes"));
 	free(s);
-	/* empty, but its strides would wrap */
+	/* empty, but its strides would wrap; 4e11 bytes of strides do
+	 * not */
 	CHECK((s = why(3, empty, DT_UINT8)) && strstr(s, "is empty, but its "
-	    "nonzero dimensions make 18446744065119617025 bytes"));
+	    "nonzero dimensions make 18446744065119617025 bytes, more than "
+	    "2^62"));
+	free(s);
+	CHECK((s = why(4, b64, DT_UINT8)) && (free(s), 1));
+	CHECK(why(4, (const int64_t[]){ 0, 10, 100000, 100000 },
+	    DT_FLOAT32) == NULL);
+	CHECK((s = why(5, (const int64_t[]){ 0, 65536, 65536, 65536, 65536 },
+	    DT_FLOAT32)) && strstr(s, "is empty, but its nonzero dimensions "
+	    "make more than 2^64 bytes"));
 	free(s);
 	CHECK((s = why(1, big, DT_UINT8)) && strstr(s, "dimension 0 "
 	    "(4294967296) is not from 0 to 4294967295"));
