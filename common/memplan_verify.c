@@ -13,6 +13,7 @@
  * ordered by offset: O(n log n).
  */
 #include "memplan.h"
+#include "checked.h"
 #include "escape.h"
 
 #include "kernel.h"
@@ -495,6 +496,15 @@ memplan_verify(struct graph *g, int64_t (*scratch)(struct graph *g,
 	if (plannum(ab, &v.arena) != 0) {
 		error("%s: memory plan: arenaBytes is %s, not an integer from "
 		    "0 to 2^53", g->src, what(ab, w, sizeof w));
+		return -1;
+	}
+	/* the arena is one array of the generated program: the limit on
+	 * any one tensor holds for it too */
+	if (v.arena > checked_limit()) {
+		error("%s: memory.arenaBytes is not a size from 0 to the "
+		    "limit of %llu bytes (--max-tensor-bytes, "
+		    "NNL_MAX_TENSOR_BYTES)", g->src,
+		    (unsigned long long)checked_limit());
 		return -1;
 	}
 	rc = buffers(&v, scratch);
