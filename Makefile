@@ -30,11 +30,13 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           npy npz weights
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
-          test_memplan test_escape test_checked
+          test_memplan test_escape test_checked test_gemm
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
-# generated code, where they are static.
-RT      = ew nn rnn tensor
+# generated code, where they are static.  libnnl holds every SGEMM
+# microkernel of the platform and picks one at run time (rt.h).
+RT      = gemm_f32_4x8_scalar gemm_f32_6x16_avx2 gemm_f32_14x32_avx512 \
+          gemm_f32_8x8_neon gemm ew nn rnn tensor
 LIBOBJ  = $(COMMON:%=build/common/%.o) $(RT:%=build/common/rt/%.o)
 BINS    = $(PASSES:%=bin/nnl-%) bin/nnc
 TESTBINS = $(COMMON_TESTS:%=build/tests/%)
@@ -49,7 +51,7 @@ build/common/%.o: common/%.c $(HDRS)
 
 build/common/rt/%.o: common/rt/%.c common/rt/rt.h
 	@mkdir -p build/common/rt
-	$(CC) $(CFLAGS) -DNNL_RT= -Icommon -c -o $@ $<
+	$(CC) $(CFLAGS) -DNNL_RT= -DNNL_RT_DISPATCH -Icommon -c -o $@ $<
 
 build/libnnl.a: $(LIBOBJ)
 	rm -f $@

@@ -5,6 +5,7 @@
  * node's "activation" field, from nnl-fuse) becomes the kernel's
  * epilogue.
  */
+#define NNL_RT /* rt/gemm.c is in libnnl: extern */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,16 +13,11 @@
 #include "escape.h"
 #include "shape.h"
 
-/* rt/nn.c's packing space for an M x N x K product, in floats (its
- * nnl_packsize: a 64 x 256 block of A, a 256 x 1024 one of B when B
- * is transposed). */
+/* rt/gemm.c's packing space for an M x N x K product, in floats. */
 static uint64_t
-pack(int64_t M, int64_t N, int64_t K, int tb)
+pack(int64_t M, int64_t N, int64_t K)
 {
-	int64_t mc = M < 64 ? M : 64, kc = K < 256 ? K : 256;
-	int64_t nc = N < 1024 ? N : 1024;
-
-	return (uint64_t)(mc * kc + (tb ? kc * nc : 0));
+	return (uint64_t)nnl_packsize(M, N, K);
 }
 
 /* Push the fused activation: its code in ip, two parameters in fp. */
@@ -184,8 +180,8 @@ prepare_conv2d(struct kctx *c)
 	P = OH * OW;
 	direct = kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 &&
 	    !pad[0] && !pad[1] && !pad[2] && !pad[3] && groups == 1;
-	c->k->scratch = 4 * ((nhwc ? pack(P, O / groups, icg * kh * kw,
-	    flc == 0 || flc == 2) : pack(O / groups, P, icg * kh * kw, 0)) +
+	c->k->scratch = 4 * ((nhwc ? pack(P, O / groups, icg * kh * kw) :
+	    pack(O / groups, P, icg * kh * kw)) +
 	    (direct ? 0 :
 	    (uint64_t)(icg * kh * kw * P)));
 	return f16finish(c, "conv2d", 3);
@@ -269,8 +265,7 @@ prepare_gemm(struct kctx *c)
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
 	kin(c, cn);
-	c->k->scratch = 4 * pack(y->dims[0], y->dims[1], a->dims[ta ? 0 : 1],
-	    tb);
+	c->k->scratch = 4 * pack(y->dims[0], y->dims[1], a->dims[ta ? 0 : 1]);
 	return f16finish(c, "gemm", 3);
 }
 
@@ -305,7 +300,7 @@ prepare_matmul(struct kctx *c)
 		return -1;
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
-	c->k->scratch = 4 * pack(M, N, K, 0);
+	c->k->scratch = 4 * pack(M, N, K);
 	return f16finish(c, "matmul", 2);
 }
 

@@ -1,110 +1,12 @@
 /*
- * nn: the compute-heavy kernels: a packed, blocked SGEMM that conv2d,
- * gemm and matmul share (conv2d through im2col, skipped for 1x1
- * convolutions), the pools, normalizations, pad and resample2d.
+ * nn: the compute-heavy kernels: conv2d, gemm and matmul on the SGEMM
+ * of gemm.c (conv2d through im2col, skipped for 1x1 convolutions), the
+ * pools, normalizations, pad and resample2d.
  * Float32 throughout; float16 operands go through the f32 kernels by
  * the wrappers at the end.  A fused activation (the fuse pass) is
  * applied as an epilogue: code and its two parameters.
  */
 #include "rt.h"
-
-enum { NNL_MC = 64, NNL_KC = 256, NNL_NC = 1024 };
-
-/* Floats of SGEMM packing space for an M x N x K product: a block of
- * A, and a block of B when B is transposed (otherwise its rows are
- * read in place). */
-NNL_RT_INLINE int64_t
-nnl_packsize(int64_t M, int64_t N, int64_t K, int tb)
-{
-	int64_t mc = M < NNL_MC ? M : NNL_MC, kc = K < NNL_KC ? K : NNL_KC;
-	int64_t nc = N < NNL_NC ? N : NNL_NC;
-
-	return mc * kc + (tb ? kc * nc : 0);
-}
-
-/*
- * C[M,N] (row stride ldc) += alpha * op(A) * op(B), op(A) M x K and
- * op(B) K x N; element (i,k) of A is A[k*lda+i] when ta, A[i*lda+k]
- * otherwise, and likewise for B.  Blocks of B and A are packed into
- * pack (nnl_packsize floats) so the inner loop runs over contiguous
- * rows.
- */
-NNL_RT_INLINE void
-nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
-    int64_t lda, int ta, const float *B, int64_t ldb, int tb, float *C,
-    int64_t ldc, float *pack)
-{
-	float *ap = pack;
-	float *bp = pack + (M < NNL_MC ? M : NNL_MC) * (K < NNL_KC ? K : NNL_KC);
-
-	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
-		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;
-
-		for (int64_t pc = 0; pc < K; pc += NNL_KC) {
-			int64_t kb = K - pc < NNL_KC ? K - pc : NNL_KC;
-
-			const float *bb = bp;
-			int64_t ldbb = nb;
-
-			if (tb) {
-				for (int64_t k = 0; k < kb; k++)
-					for (int64_t j = 0; j < nb; j++)
-						bp[k * nb + j] =
-						    B[(jc + j) * ldb + pc + k];
-			} else {
-				bb = B + pc * ldb + jc;
-				ldbb = ldb;
-			}
-			for (int64_t ic = 0; ic < M; ic += NNL_MC) {
-				/* a block has at most NNL_MC rows: int counters */
-				int mb = (int)(M - ic < NNL_MC ? M - ic : NNL_MC);
-				int i = 0;
-
-				for (int r = 0; r < mb; r++)
-					for (int64_t k = 0; k < kb; k++)
-						ap[r * kb + k] = alpha * (ta ?
-						    A[(pc + k) * lda + ic + r] :
-						    A[(ic + r) * lda + pc + k]);
-				/* four rows of C share each row of B */
-				for (; i + 4 <= mb; i += 4) {
-					float *restrict c0 = C + (ic + i) * ldc + jc;
-					float *restrict c1 = c0 + ldc;
-					float *restrict c2 = c1 + ldc;
-					float *restrict c3 = c2 + ldc;
-					const float *a = ap + i * kb;
-
-					for (int64_t k = 0; k < kb; k++) {
-						const float *restrict b = bb + k * ldbb;
-						float a0 = a[k], a1 = a[kb + k],
-						    a2 = a[2 * kb + k],
-						    a3 = a[3 * kb + k];
-
-						for (int64_t j = 0; j < nb; j++) {
-							float bv = b[j];
-
-							c0[j] += a0 * bv;
-							c1[j] += a1 * bv;
-							c2[j] += a2 * bv;
-							c3[j] += a3 * bv;
-						}
-					}
-				}
-				for (; i < mb; i++) {
-					float *restrict c = C + (ic + i) * ldc + jc;
-					const float *a = ap + i * kb;
-
-					for (int64_t k = 0; k < kb; k++) {
-						const float *restrict b = bb + k * ldbb;
-						float av = a[k];
-
-						for (int64_t j = 0; j < nb; j++)
-							c[j] += av * b[j];
-					}
-				}
-			}
-		}
-	}
-}
 
 /*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
@@ -126,8 +28,8 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int hwi = fl == 1 || fl == 2;		/* kd order h, w, i */
 	int wko = fl == 1 || fl == 3;		/* filter is [Kd, O] */
 	float *y = out[0], *pack = scratch;
-	float *col = pack + (nhwc ? nnl_packsize(P, ocg, Kd, !wko) :
-	    nnl_packsize(ocg, P, Kd, 0));
+	float *col = pack + (nhwc ? nnl_packsize(P, ocg, Kd) :
+	    nnl_packsize(ocg, P, Kd));
 	int direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
 	    ip[14] == 0 && ip[15] == 0 && ip[16] == 0 && ip[17] == 0 &&
 	    G == 1;

@@ -31,9 +31,86 @@
 #else
 #define NNL_RT static
 #endif
+#else
+/* libnnl: the kernels are extern, and the shared ones declared below
+ * (generated code defines each before its first use) */
+#define NNL_RT_EXTERN 1
 #endif
 /* Helpers of this header: private to each file that includes it. */
 #define NNL_RT_INLINE static inline
+
+/*
+ * The SGEMM microkernels this build holds (gemm_f32_*.c; the driver,
+ * gemm.c, picks one by table lookup).  By default those the compiler's
+ * flags allow (-march=native, -mavx2 -mfma, ...), told by its
+ * predefined macros.  With NNL_RT_DISPATCH (nnc --portable; libnnl) an
+ * x86 build under GCC or clang holds the AVX2 and AVX-512 kernels too,
+ * each compiled for its instruction set by a target attribute, and
+ * chooses among them at run time by __builtin_cpu_supports.  The
+ * portable scalar kernel is always there.
+ */
+#if defined(NNL_RT_DISPATCH) && defined(__GNUC__) && \
+    (defined(__x86_64__) || defined(__i386__))
+#define NNL_RT_AVX512 1
+#define NNL_RT_AVX2 1
+#define NNL_RT_RUNTIME 1
+#define NNL_RT_TARGET(isa) __attribute__((target(isa)))
+#else
+#if defined(__AVX512F__) && defined(__FMA__)
+#define NNL_RT_AVX512 1
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+#define NNL_RT_AVX2 1
+#endif
+#define NNL_RT_TARGET(isa)
+#endif
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#define NNL_RT_NEON 1
+#endif
+
+/*
+ * A microkernel: C[0:m, 0:n] (row stride ldc) += the product of kc
+ * steps of a packed panel of A (kc groups of MR floats: column k of MR
+ * rows) and one of B (kc groups of NR floats: row k of NR columns);
+ * m <= MR, n <= NR.  Panels are zero-padded to full tiles.
+ */
+typedef void nnl_gemm_fn(int64_t kc, const float *a, const float *b,
+    float *c, int64_t ldc, int64_t m, int64_t n);
+
+/* Tiles are at most this many rows and columns: packing space. */
+enum { NNL_GEMM_MAXMR = 16, NNL_GEMM_MAXNR = 32 };
+
+enum { NNL_ISA_NONE, NNL_ISA_AVX2, NNL_ISA_AVX512 };
+
+/* A row of the driver's table: name, tile, what it needs, function. */
+struct nnl_gemm_kernel {
+	const char *name;
+	int mr, nr, isa;
+	nnl_gemm_fn *fn;
+};
+
+#ifdef NNL_RT_EXTERN
+NNL_RT const struct nnl_gemm_kernel *nnl_gemm_kernels(int *n);
+NNL_RT int nnl_gemm_runs(int isa);
+NNL_RT int64_t nnl_packsize(int64_t M, int64_t N, int64_t K);
+NNL_RT void nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M,
+    int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack);
+NNL_RT void nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
+    int tb, float *C, int64_t ldc, float *pack);
+
+NNL_RT nnl_gemm_fn nnl_gemm_f32_4x8_scalar;
+#ifdef NNL_RT_AVX2
+NNL_RT nnl_gemm_fn nnl_gemm_f32_6x16_avx2;
+#endif
+#ifdef NNL_RT_AVX512
+NNL_RT nnl_gemm_fn nnl_gemm_f32_14x32_avx512;
+#endif
+#ifdef NNL_RT_NEON
+NNL_RT nnl_gemm_fn nnl_gemm_f32_8x8_neon;
+#endif
+#endif
 
 #define NNL_MAXRANK 8
 

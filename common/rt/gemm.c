@@ -1,0 +1,219 @@
+/*
+ * gemm: the SGEMM driver every matrix product of the runtime shares
+ * (conv2d, gemm, matmul).  It blocks the product for the caches (NC
+ * columns of B, KC steps of K, MC rows of A), packs each block of B
+ * and of A into the panel order a microkernel reads (gemm_f32_*.c),
+ * zero-padding the ragged edges, and walks the tiles.  The microkernel
+ * is chosen by table lookup: the first of nnl_gemm_kernels that the
+ * machine runs.  A product of one to three rows skips the packing.
+ */
+#include "rt.h"
+
+/* MC is a multiple of every tile's rows, NC of every tile's columns. */
+enum { NNL_MC = 168, NNL_KC = 256, NNL_NC = 1024 };
+
+/* The microkernels this build holds, best first (see rt.h). */
+NNL_RT const struct nnl_gemm_kernel *
+nnl_gemm_kernels(int *n)
+{
+	static const struct nnl_gemm_kernel k[] = {
+#ifdef NNL_RT_AVX512
+		{ "f32-14x32-avx512", 14, 32, NNL_ISA_AVX512,
+		    nnl_gemm_f32_14x32_avx512 },
+#endif
+#ifdef NNL_RT_AVX2
+		{ "f32-6x16-avx2", 6, 16, NNL_ISA_AVX2,
+		    nnl_gemm_f32_6x16_avx2 },
+#endif
+#ifdef NNL_RT_NEON
+		{ "f32-8x8-neon", 8, 8, NNL_ISA_NONE, nnl_gemm_f32_8x8_neon },
+#endif
+		{ "f32-4x8-scalar", 4, 8, NNL_ISA_NONE,
+		    nnl_gemm_f32_4x8_scalar },
+	};
+
+	*n = (int)(sizeof k / sizeof k[0]);
+	return k;
+}
+
+/* Whether this machine runs code for isa. */
+NNL_RT int
+nnl_gemm_runs(int isa)
+{
+#ifdef NNL_RT_RUNTIME
+	if (isa == NNL_ISA_AVX512)
+		return __builtin_cpu_supports("avx512f") &&
+		    __builtin_cpu_supports("fma");
+	if (isa == NNL_ISA_AVX2)
+		return __builtin_cpu_supports("avx2") &&
+		    __builtin_cpu_supports("fma");
+#endif
+	(void)isa;
+	return 1;
+}
+
+/* Floats of packing space for an M x N x K product, for any kernel. */
+NNL_RT int64_t
+nnl_packsize(int64_t M, int64_t N, int64_t K)
+{
+	int64_t mc = M < NNL_MC ? M : NNL_MC, kc = K < NNL_KC ? K : NNL_KC;
+	int64_t nc = N < NNL_NC ? N : NNL_NC;
+
+	return (mc + NNL_GEMM_MAXMR) * kc + kc * (nc + NNL_GEMM_MAXNR);
+}
+
+/* A kb x nb block of op(B) as nr-column panels. */
+NNL_RT_INLINE void
+nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
+    int tb, float *bp)
+{
+	for (int64_t j0 = 0; j0 < nb; j0 += nr, bp += kb * nr) {
+		int64_t w = nb - j0 < nr ? nb - j0 : nr;
+
+		if (!tb) {
+			for (int64_t k = 0; k < kb; k++) {
+				const float *s = B + k * ldb + j0;
+				float *d = bp + k * nr;
+				int64_t j = 0;
+
+				for (; j < w; j++)
+					d[j] = s[j];
+				for (; j < nr; j++)
+					d[j] = 0;
+			}
+		} else {
+			for (int64_t j = 0; j < nr; j++) {
+				const float *s = B + (j0 + j) * ldb;
+
+				for (int64_t k = 0; k < kb; k++)
+					bp[k * nr + j] = j < w ? s[k] : 0;
+			}
+		}
+	}
+}
+
+/* alpha times op(A)'s block as mr-row panels. */
+NNL_RT_INLINE void
+nnl_pack_a(int mr, int64_t mb, int64_t kb, float alpha, const float *A,
+    int64_t lda, int ta, float *ap)
+{
+	for (int64_t i0 = 0; i0 < mb; i0 += mr, ap += kb * mr) {
+		int64_t h = mb - i0 < mr ? mb - i0 : mr;
+
+		if (ta) {
+			for (int64_t k = 0; k < kb; k++) {
+				const float *s = A + k * lda + i0;
+				float *d = ap + k * mr;
+				int64_t i = 0;
+
+				for (; i < h; i++)
+					d[i] = alpha * s[i];
+				for (; i < mr; i++)
+					d[i] = 0;
+			}
+		} else {
+			for (int64_t i = 0; i < mr; i++) {
+				const float *s = A + (i0 + i) * lda;
+
+				for (int64_t k = 0; k < kb; k++)
+					ap[k * mr + i] = i < h ? alpha * s[k] :
+					    0;
+			}
+		}
+	}
+}
+
+/* A product of few rows: one pass over B, no packing. */
+NNL_RT_INLINE void
+nnl_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
+    int tb, float *C, int64_t ldc)
+{
+	for (int64_t i = 0; i < M; i++) {
+		float *restrict c = C + i * ldc;
+
+		if (tb) {
+			for (int64_t j = 0; j < N; j++) {
+				const float *restrict b = B + j * ldb;
+				float s = 0;
+
+				for (int64_t k = 0; k < K; k++)
+					s += (ta ? A[k * lda + i] :
+					    A[i * lda + k]) * b[k];
+				c[j] += alpha * s;
+			}
+		} else {
+			for (int64_t k = 0; k < K; k++) {
+				const float *restrict b = B + k * ldb;
+				float a = alpha * (ta ? A[k * lda + i] :
+				    A[i * lda + k]);
+
+				for (int64_t j = 0; j < N; j++)
+					c[j] += a * b[j];
+			}
+		}
+	}
+}
+
+/*
+ * C[M,N] (row stride ldc) += alpha * op(A) * op(B) through the
+ * microkernel u; op(A) is M x K, op(B) K x N; element (i,k) of A is
+ * A[k*lda+i] when ta, A[i*lda+k] otherwise, and likewise for B.  pack
+ * holds nnl_packsize(M, N, K) floats.
+ */
+NNL_RT void
+nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
+    int64_t K, float alpha, const float *A, int64_t lda, int ta,
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack)
+{
+	int mr = u->mr, nr = u->nr;
+	float *ap = pack;
+	float *bp = pack + ((M < NNL_MC ? M : NNL_MC) + NNL_GEMM_MAXMR) *
+	    (K < NNL_KC ? K : NNL_KC);
+
+	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
+		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;
+
+		for (int64_t pc = 0; pc < K; pc += NNL_KC) {
+			int64_t kb = K - pc < NNL_KC ? K - pc : NNL_KC;
+
+			nnl_pack_b(nr, kb, nb, tb ? B + jc * ldb + pc :
+			    B + pc * ldb + jc, ldb, tb, bp);
+			for (int64_t ic = 0; ic < M; ic += NNL_MC) {
+				int64_t mb = M - ic < NNL_MC ? M - ic : NNL_MC;
+
+				nnl_pack_a(mr, mb, kb, alpha, ta ?
+				    A + pc * lda + ic : A + ic * lda + pc, lda,
+				    ta, ap);
+				for (int64_t j0 = 0; j0 < nb; j0 += nr)
+				for (int64_t i0 = 0; i0 < mb; i0 += mr)
+					u->fn(kb, ap + i0 * kb,
+					    bp + j0 * kb,
+					    C + (ic + i0) * ldc + jc + j0, ldc,
+					    mb - i0 < mr ? mb - i0 : mr,
+					    nb - j0 < nr ? nb - j0 : nr);
+			}
+		}
+	}
+}
+
+/* The same with the best microkernel this machine runs. */
+NNL_RT void
+nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+    int64_t lda, int ta, const float *B, int64_t ldb, int tb, float *C,
+    int64_t ldc, float *pack)
+{
+	int n;
+	const struct nnl_gemm_kernel *k = nnl_gemm_kernels(&n);
+
+	if (M < 4) {
+		nnl_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc);
+		return;
+	}
+	while (n > 1 && !nnl_gemm_runs(k->isa)) {
+		k++;
+		n--;
+	}
+	nnl_sgemm_with(k, M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc,
+	    pack);
+}
