@@ -27,11 +27,12 @@ usage(void)
 	fprintf(stderr,
 	    "usage: nnc compile [-v] [--save-temps] [--passes file] "
 	    "[--emit kind] [-o out]\n"
-	    "           [--target-triple triple] [--max-tensor-bytes size] "
-	    "model\n"
-	    "       nnc test [-v] [--tolerance t] [--target-triple triple] "
-	    "--input in.npy\n"
-	    "           --expected out.npy [--max-tensor-bytes size] model\n"
+	    "           [--target name] [--portable] [--target-triple triple]\n"
+	    "           [--max-tensor-bytes size] model\n"
+	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
+	    "           [--target-triple triple] --input in.npy "
+	    "--expected out.npy\n"
+	    "           [--max-tensor-bytes size] model\n"
 	    "       nnc inspect [--max-tensor-bytes size] model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
@@ -41,8 +42,8 @@ usage(void)
 }
 
 struct opts {
-	const char *model, *out, *emit, *triple, *passes;
-	int verbose, savetemps;
+	const char *model, *out, *emit, *triple, *passes, *target;
+	int verbose, savetemps, portable;
 	int testing;	/* nnc test: a main() whatever the model's io */
 };
 
@@ -333,23 +334,93 @@ compiler(const char *triple, const char *tool)
 	return xstrdup(tool);
 }
 
-/* SIMD target hints of the model's config, as compiler flags. */
-static const char *
-targetflag(const struct graph *g, const char *triple)
+/* Whether a triple (NULL: this host) names an x86 or an ARM machine. */
+static int
+isx86(const char *triple)
 {
-	const cJSON *t = config(g, "target");
+	if (!triple)
+#if defined(__x86_64__) || defined(__i386__)
+		return 1;
+#else
+		return 0;
+#endif
+	return !strncmp(triple, "x86_64", 6) || (triple[0] == 'i' &&
+	    strchr("3456", triple[1]) && !strncmp(triple + 2, "86", 2));
+}
 
-	if (!cJSON_IsString(t))
-		return NULL;
-	if (!strcmp(t->valuestring, "avx2"))
-		return "-mavx2";
-	if (!strcmp(t->valuestring, "avx512"))
-		return "-mavx512f";
-	if (!strcmp(t->valuestring, "arm_neon"))
-		/* NEON is part of AArch64; 32-bit ARM must ask for it */
-		return triple && !strncmp(triple, "aarch64", 7) ? NULL :
-		    "-mfpu=neon";
-	return NULL;
+static int
+isarm(const char *triple)
+{
+	if (!triple)
+#if defined(__aarch64__) || defined(__arm__)
+		return 1;
+#else
+		return 0;
+#endif
+	return !strncmp(triple, "aarch64", 7) || !strncmp(triple, "arm", 3);
+}
+
+/*
+ * The code generation flags, into f (at most 4): the target is
+ * --target, else the model's config "target", else "native" for this
+ * host and "generic" under --target-triple.  native builds for the
+ * machine nnc runs on (-march=native); avx2 and avx512 for x86 with
+ * those units; arm_neon for ARM (NEON is part of AArch64; 32-bit ARM
+ * must ask for it); generic for the instruction set's baseline.  A
+ * target for another architecture than the compiler's is dropped with
+ * a warning, so no host flag reaches a cross compiler.  --portable
+ * builds for the baseline, with the SGEMM kernels of every x86
+ * extension chosen at run time (common/rt/rt.h's NNL_RT_DISPATCH).
+ */
+static int
+cflags(const struct opts *o, const struct graph *g, const char **f)
+{
+	const cJSON *ct = config(g, "target");
+	const char *t = o->target ? o->target : cJSON_IsString(ct) ?
+	    ct->valuestring : o->triple || o->portable ? "generic" : "native";
+	int n = 0;
+
+	f[n++] = "-O2";
+	if (o->portable) {
+		f[n++] = "-DNNL_RT_DISPATCH";
+		if (strcmp(t, "generic"))
+			warn("--portable: ignoring target \"%s\"", t);
+		return n;
+	}
+	if (!strcmp(t, "native")) {
+		if (o->triple)
+			warn("target \"native\" names this host, not %s: "
+			    "building for its baseline", o->triple);
+		else
+			f[n++] = "-march=native";
+	} else if (!strcmp(t, "avx2") || !strcmp(t, "avx512")) {
+		if (!isx86(o->triple)) {
+			warn("target \"%s\" is for x86, not %s: building for "
+			    "the baseline", t, o->triple ? o->triple :
+			    "this host");
+		} else {
+			f[n++] = t[3] == '2' ? "-mavx2" : "-mavx512f";
+			f[n++] = "-mfma";
+		}
+	} else if (!strcmp(t, "arm_neon")) {
+		if (!isarm(o->triple))
+			warn("target \"arm_neon\" is for ARM, not %s: building "
+			    "for the baseline", o->triple ? o->triple :
+			    "this host");
+		else if (o->triple ? strncmp(o->triple, "aarch64", 7) :
+#ifdef __aarch64__
+		    0
+#else
+		    1
+#endif
+		    )
+			f[n++] = "-mfpu=neon";
+	} else if (strcmp(t, "generic")) {
+		error("target \"%s\": expected native, generic, avx2, avx512 "
+		    "or arm_neon", t);
+		return -1;
+	}
+	return n;
 }
 
 static int
@@ -433,8 +504,8 @@ compile(struct opts *o, char **artifact)
 	struct graph *g;
 	char *emit = find_program("nnl-emit-c");
 	char *cc = compiler(o->triple, "cc");
-	const char *tflag, *io;
-	int rc = -1, isexe = !strcmp(kind, "exe");
+	const char *io, *flags[4];
+	int rc = -1, isexe = !strcmp(kind, "exe"), nflags;
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
@@ -462,8 +533,10 @@ compile(struct opts *o, char **artifact)
 		graph_free(g);
 		goto out0;
 	}
-	tflag = targetflag(g, o->triple);
+	nflags = cflags(o, g, flags);
 	graph_free(g);
+	if (nflags < 0)
+		goto out0;
 	if (o->out)
 		out = xstrdup(o->out);
 	else if (!strcmp(kind, "exe"))
@@ -513,9 +586,8 @@ compile(struct opts *o, char **artifact)
 		int k = 0;
 
 		a[k++] = cc;
-		a[k++] = "-O2";
-		if (tflag)
-			a[k++] = (char *)tflag;
+		for (int i = 0; i < nflags; i++)
+			a[k++] = (char *)flags[i];
 		a[k++] = inc;
 		if (!strcmp(kind, "shared")) {
 			a[k++] = "-shared";
@@ -850,6 +922,8 @@ main(int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "emit", required_argument, NULL, 'e' },
 		{ "target-triple", required_argument, NULL, 't' },
+		{ "target", required_argument, NULL, 'g' },
+		{ "portable", no_argument, NULL, 'P' },
 		{ "passes", required_argument, NULL, 'p' },
 		{ "save-temps", no_argument, NULL, 's' },
 		{ "input", required_argument, NULL, 'i' },
@@ -885,6 +959,8 @@ main(int argc, char *argv[])
 		case 'o': o.out = optarg; break;
 		case 'e': o.emit = optarg; break;
 		case 't': o.triple = optarg; break;
+		case 'g': o.target = optarg; break;
+		case 'P': o.portable = 1; break;
 		case 'p': o.passes = optarg; break;
 		case 's': o.savetemps = 1; break;
 		case 'i': input = optarg; break;

@@ -17,10 +17,13 @@
 #
 # Set NNL_BIN to the directory of the nnl programs (empty: $PATH), and
 # NNL_PASSES to run other passes between fusion and planning.
+# NNL_CFLAGS builds for the host, as nnc does; a cross build sets its
+# own (e.g. NNL_CC=aarch64-linux-gnu-gcc NNL_CFLAGS=-O2), and a
+# portable one NNL_CFLAGS="-O2 -DNNL_RT_DISPATCH" (nnc --portable).
 
 NNL_BIN     ?=
 NNL_CC      ?= $(CC)
-NNL_CFLAGS  ?= -O2
+NNL_CFLAGS  ?= -O2 -march=native
 NNL_PASSES  ?=
 
 %.parsed.json: %.nnl

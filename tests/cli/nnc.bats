@@ -157,3 +157,47 @@ MK
 	    < in.bin
 	[ "$status" -eq 0 ]
 }
+
+@test "nnc compile builds for the host by default" {
+	run --separate-stderr "$BIN/nnc" compile -v -o h resnet_head.webnn
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *" -O2 -march=native "* ]]
+	./h < in.bin > h.bin
+	"$BIN/nnc" test --input in.npy --expected want.npy resnet_head.webnn
+}
+
+@test "--target avx2 under an aarch64 triple keeps x86 flags from the cross compiler" {
+	run --separate-stderr "$BIN/nnc" compile -v --target avx2 \
+	    --target-triple aarch64-linux-gnu -o x resnet_head.webnn
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *'warning: target "avx2" is for x86, not aarch64-linux-gnu'* ]]
+	[[ "$stderr" != *-mavx* && "$stderr" != *-march* ]]
+	[[ "$stderr" == *"aarch64-linux-gnu-gcc -O2 -I"* ]]
+}
+
+@test "--target avx512 asks the compiler for AVX-512 and FMA" {
+	run --separate-stderr "$BIN/nnc" compile -v --target avx512 \
+	    --emit obj -o k.o resnet_head.webnn
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *" -O2 -mavx512f -mfma "* ]]
+}
+
+@test "--portable builds for the baseline and picks kernels at run time" {
+	run --separate-stderr "$BIN/nnc" compile -v --portable -o p \
+	    resnet_head.webnn
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *" -O2 -DNNL_RT_DISPATCH "* ]]
+	[[ "$stderr" != *-march* && "$stderr" != *-mavx* ]]
+	run "$BIN/nnc" test --portable --input in.npy --expected want.npy \
+	    resnet_head.webnn
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 1000/1000"* ]]
+}
+
+@test "an unknown --target is an error naming the choices" {
+	run --separate-stderr "$BIN/nnc" compile --target sse9 resnet_head.webnn
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'target "sse9": expected native, generic, avx2, avx512 or arm_neon'* ]]
+	[ ! -e resnet_head ]
+}
