@@ -76,6 +76,10 @@ nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
 				float *d = bp + k * nr;
 				int64_t j = 0;
 
+				if (w == nr) {
+					memcpy(d, s, (size_t)nr * sizeof *d);
+					continue;
+				}
 				for (; j < w; j++)
 					d[j] = s[j];
 				for (; j < nr; j++)
@@ -112,13 +116,15 @@ nnl_pack_a(int mr, int64_t mb, int64_t kb, float alpha, const float *A,
 					d[i] = 0;
 			}
 		} else {
-			for (int64_t i = 0; i < mr; i++) {
+			for (int64_t i = 0; i < h; i++) {
 				const float *s = A + (i0 + i) * lda;
 
 				for (int64_t k = 0; k < kb; k++)
-					ap[k * mr + i] = i < h ? alpha * s[k] :
-					    0;
+					ap[k * mr + i] = alpha * s[k];
 			}
+			for (int64_t i = h; i < mr; i++)
+				for (int64_t k = 0; k < kb; k++)
+					ap[k * mr + i] = 0;
 		}
 	}
 }

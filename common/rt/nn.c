@@ -8,11 +8,126 @@
  */
 #include "rt.h"
 
+/* Output columns [*lo, *hi) whose input column ox*s - pad + off lies in
+ * [0, W): the rest read padding. */
+NNL_RT_INLINE void
+nnl_conv_span(int64_t OW, int64_t W, int64_t s, int64_t pad, int64_t off,
+    int64_t *lo, int64_t *hi)
+{
+	int64_t t = pad - off, u = W - 1 + pad - off;
+
+	*lo = t <= 0 ? 0 : (t + s - 1) / s;
+	*hi = u < 0 ? 0 : u / s + 1 < OW ? u / s + 1 : OW;
+	if (*lo > *hi)
+		*lo = *hi;
+}
+
+/*
+ * im2col of one group of an nchw image: row kd = (c, a, b) of col holds,
+ * for every output position, the input under filter tap (a, b) of
+ * channel c, or 0 in the padding; copied a row span at a time.
+ */
+NNL_RT_INLINE void
+nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
+    int64_t OH, int64_t OW, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+    int64_t dh, int64_t dw, int64_t pt, int64_t pl, float *col)
+{
+	for (int64_t c = 0; c < icg; c++)
+	for (int64_t a = 0; a < kh; a++)
+	for (int64_t b = 0; b < kw; b++) {
+		int64_t lo, hi;
+
+		nnl_conv_span(OW, W, sw, pl, b * dw, &lo, &hi);
+		for (int64_t oy = 0; oy < OH; oy++, col += OW) {
+			int64_t iy = oy * sh - pt + a * dh, r;
+
+			if (iy < 0 || iy >= H) {
+				memset(col, 0, (size_t)OW * sizeof *col);
+				continue;
+			}
+			r = (c * H + iy) * W - pl + b * dw;
+			for (int64_t ox = 0; ox < lo; ox++)
+				col[ox] = 0;
+			if (sw == 1 && hi > lo)
+				memcpy(col + lo, x + r + lo,
+				    (size_t)(hi - lo) * sizeof *col);
+			else
+				for (int64_t ox = lo; ox < hi; ox++)
+					col[ox] = x[r + ox * sw];
+			for (int64_t ox = hi; ox < OW; ox++)
+				col[ox] = 0;
+		}
+	}
+}
+
+/*
+ * A depthwise convolution (one input and one output channel per group)
+ * of one image, added to y: each filter tap scales a span of input row
+ * into a span of output row, a vector loop for unit strides.  Filter
+ * tap (a, b) of channel c is w[c * wc + (a * kw + b) * wt].
+ */
+NNL_RT_INLINE void
+nnl_conv_dw(int nhwc, const float *x, const float *w, int64_t wc,
+    int64_t wt, float *y, int64_t C, int64_t H, int64_t W, int64_t OH,
+    int64_t OW, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+    int64_t dw, int64_t pt, int64_t pl)
+{
+	for (int64_t a = 0; a < kh; a++)
+	for (int64_t b = 0; b < kw; b++) {
+		int64_t lo, hi, t = a * kw + b;
+
+		nnl_conv_span(OW, W, sw, pl, b * dw, &lo, &hi);
+		for (int64_t oy = 0; oy < OH; oy++) {
+			int64_t iy = oy * sh - pt + a * dh;
+
+			if (iy < 0 || iy >= H)
+				continue;
+			if (!nhwc) {
+				for (int64_t c = 0; c < C; c++) {
+					const float *restrict xr = x + (c * H +
+					    iy) * W;
+					float *restrict yr = y + (c * OH + oy) *
+					    OW;
+					float wv = w[c * wc + t * wt];
+					int64_t off = b * dw - pl;
+
+					if (sw == 1)
+						for (int64_t ox = lo; ox < hi;
+						    ox++)
+							yr[ox] += wv *
+							    xr[ox + off];
+					else
+						for (int64_t ox = lo; ox < hi;
+						    ox++)
+							yr[ox] += wv *
+							    xr[ox * sw + off];
+				}
+				continue;
+			}
+			for (int64_t ox = lo; ox < hi; ox++) {
+				const float *restrict xr = x + (iy * W + ox *
+				    sw - pl + b * dw) * C;
+				float *restrict yr = y + (oy * OW + ox) * C;
+				const float *wr = w + t * wt;
+
+				if (wc == 1)
+					for (int64_t c = 0; c < C; c++)
+						yr[c] += wr[c] * xr[c];
+				else
+					for (int64_t c = 0; c < C; c++)
+						yr[c] += wr[c * wc] * xr[c];
+			}
+		}
+	}
+}
+
 /*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
  * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo), has
  * bias, activation; fp: activation parameters.  in: input, filter,
- * bias.  scratch: im2col rows plus SGEMM packing (see prepare).
+ * bias.  scratch: SGEMM packing, then im2col rows (see prepare).
+ * Unit-stride unpadded 1x1 convolutions multiply the image itself;
+ * depthwise ones run nnl_conv_dw, without the SGEMM.
  */
 NNL_RT void
 nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
@@ -33,6 +148,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
 	    ip[14] == 0 && ip[15] == 0 && ip[16] == 0 && ip[17] == 0 &&
 	    G == 1;
+	int depthwise = icg == 1 && ocg == 1;
 
 	for (int64_t n = 0; n < N; n++) {
 		const float *xn = x + n * C * H * W;
@@ -43,12 +159,23 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			for (int64_t p = 0; p < P; p++)
 				yn[nhwc ? p * O + o : o * P + p] =
 				    bias ? bias[o] : 0;
+		if (depthwise) {
+			nnl_conv_dw((int)nhwc, xn, w, wko ? 1 : kh * kw,
+			    wko ? O : 1, yn, C, H, W, OH, OW, kh, kw, sh, sw,
+			    dh, dw, pt, pl);
+			continue;
+		}
 		for (int64_t g = 0; g < G; g++) {
 			const float *cm = xn;
 
-			if (!direct) {
-				/* col[kd][p] for nchw output, col[p][kd]
-				 * for nhwc; kd runs over (i,h,w) or (h,w,i) */
+			if (!direct && !nhwc) {
+				nnl_im2col_nchw(xn + g * icg * H * W, icg, H,
+				    W, OH, OW, kh, kw, sh, sw, dh, dw, pt, pl,
+				    col);
+				cm = col;
+			} else if (!direct) {
+				/* col[p][kd]; kd runs over (i,h,w) or
+				 * (h,w,i) */
 				for (int64_t c = 0; c < icg; c++)
 				for (int64_t a = 0; a < kh; a++)
 				for (int64_t b = 0; b < kw; b++) {
@@ -65,11 +192,9 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 						if (iy >= 0 && iy < H && ix >= 0 &&
 						    ix < W)
-							v = xn[nhwc ?
-							    (iy * W + ix) * C + ch :
-							    (ch * H + iy) * W + ix];
-						col[nhwc ? p * Kd + kd :
-						    kd * P + p] = v;
+							v = xn[(iy * W + ix) * C +
+							    ch];
+						col[p * Kd + kd] = v;
 					}
 				}
 				cm = col;

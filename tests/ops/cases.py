@@ -230,6 +230,28 @@ case("conv2d-depthwise-ohwi", "conv2d",
      {"inputLayout": "nhwc", "filterLayout": "ohwi", "groups": 3,
       "padding": [1, 1, 1, 1]},
      ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]), tol=1e-4)
+case("conv2d-depthwise-nchw-stride-dilation", "conv2d",
+     [x([1, 4, 9, 8]), ("w", f32, [4, 1, 3, 3], "n")],
+     {"groups": 4, "strides": [2, 2], "dilations": [2, 1],
+      "padding": [2, 1, 0, 3]},
+     optins={"bias": ("b", f32, [4], "n")},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], dict(
+         c["opts"], _bias=a["b"])), tol=1e-4)
+case("conv2d-depthwise-nhwc-hwio-stride", "conv2d",
+     [x([1, 7, 6, 5]), ("w", f32, [3, 3, 1, 5], "n")],
+     {"inputLayout": "nhwc", "filterLayout": "hwio", "groups": 5,
+      "strides": [2, 2], "dilations": [1, 2], "padding": [1, 2, 2, 1]},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]), tol=1e-4)
+case("conv2d-nchw-wide-padding", "conv2d",
+     [x([1, 3, 4, 5]), ("w", f32, [2, 3, 3, 2], "n")],
+     {"padding": [4, 3, 5, 4], "strides": [1, 3], "dilations": [2, 1]},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]), tol=1e-4)
+case("conv2d-nchw-tiles-and-blocks", "conv2d",
+     [x([1, 40, 9, 37]), ("w", f32, [33, 40, 3, 3], "n")],
+     {"padding": [1, 1, 1, 1]},
+     optins={"bias": ("b", f32, [33], "n")},
+     ref=lambda a, c: refs.conv2d(a["x"], a["w"], dict(
+         c["opts"], _bias=a["b"])), tol=1e-4)
 case("conv2d-1x1-ihwo", "conv2d",
      [x([1, 4, 3, 3]), ("w", f32, [4, 1, 1, 5], "n")],
      {"filterLayout": "ihwo"},
