@@ -438,7 +438,37 @@ nnl_k_pad(const int64_t *ip, const double *fp, const void *const *in,
 		nnl_storef(val, 0, dt, fp[0]);
 	else
 		nnl_storei(val, 0, dt, (int64_t)fp[0]);
-	for (int64_t o = 0; o < n; o++) {
+	/* constant padding: a row of the last axis at a time */
+	for (int64_t o = 0; mode == 0 && r > 0 && o < n; o += odims[r - 1]) {
+		int64_t src = 0, inside = 1, L = r - 1;
+		char *d = (char *)out[0] + o * es;
+
+		for (int i = 0; i < L; i++) {
+			int64_t c = idx[i] - beg[i];
+
+			inside &= c >= 0 && c < dims[i];
+			src += c * ist[i];
+		}
+		for (int64_t j = 0; j < odims[L]; j++) {
+			int64_t c = j - beg[L];
+
+			if (inside && c >= 0 && c < dims[L]) {
+				int64_t run = dims[L] - c;
+
+				memcpy(d + j * es, (const char *)in[0] +
+				    (src + c) * es, (size_t)(run * es));
+				j += run - 1;
+			} else {
+				memcpy(d + j * es, val, (size_t)es);
+			}
+		}
+		for (int i = L - 1; i >= 0; i--) {
+			if (++idx[i] < odims[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+	for (int64_t o = 0; (mode != 0 || r == 0) && o < n; o++) {
 		int64_t src = 0, inside = 1;
 
 		for (int i = 0; i < r; i++) {

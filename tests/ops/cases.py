@@ -292,6 +292,11 @@ case("resample2d-linear-sizes", "resample2d", [x([1, 4, 5, 2])],
 case("pad-constant", "pad", [x([2, 3])],
      {"beginningPadding": [1, 0], "endingPadding": [0, 2], "value": 1.5},
      ref=lambda a, c: np.pad(a["x"], ((1, 0), (0, 2)), constant_values=1.5))
+case("pad-constant-rank4-int", "pad", [x([1, 2, 3, 4], i32)],
+     {"beginningPadding": [0, 1, 2, 1], "endingPadding": [1, 0, 1, 3],
+      "value": -7},
+     ref=lambda a, c: np.pad(a["x"], ((0, 1), (1, 0), (2, 1), (1, 3)),
+                             constant_values=-7))
 case("pad-edge", "pad", [x([2, 3], i32)],
      {"beginningPadding": [1, 2], "endingPadding": [1, 1], "mode": "edge"},
      ref=lambda a, c: np.pad(a["x"], ((1, 1), (2, 1)), mode="edge"))
