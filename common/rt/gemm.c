@@ -59,6 +59,8 @@ nnl_packsize(int64_t M, int64_t N, int64_t K)
 	int64_t mc = M < NNL_MC ? M : NNL_MC, kc = K < NNL_KC ? K : NNL_KC;
 	int64_t nc = N < NNL_NC ? N : NNL_NC;
 
+	if (M < 4)	/* nnl_sgemm_rows: no packing */
+		return 0;
 	return (mc + NNL_GEMM_MAXMR) * kc + kc * (nc + NNL_GEMM_MAXNR);
 }
 
@@ -165,7 +167,7 @@ nnl_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
  * C[M,N] (row stride ldc) += alpha * op(A) * op(B) through the
  * microkernel u; op(A) is M x K, op(B) K x N; element (i,k) of A is
  * A[k*lda+i] when ta, A[i*lda+k] otherwise, and likewise for B.  pack
- * holds nnl_packsize(M, N, K) floats.
+ * holds nnl_packsize(M, N, K) floats (with M at least 4).
  */
 NNL_RT void
 nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,

@@ -152,7 +152,7 @@ MK
 }
 
 @test "the compiled model runs clean under valgrind" {
-	"$BIN/nnc" compile resnet_head.webnn
+	"$BIN/nnc" compile --portable resnet_head.webnn
 	run valgrind -q --error-exitcode=9 --leak-check=full ./resnet_head \
 	    < in.bin
 	[ "$status" -eq 0 ]

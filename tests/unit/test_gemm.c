@@ -72,7 +72,9 @@ product(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K,
 	int64_t lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 1, ldc = N + 5;
 	float *A = randv((ta ? K : M) * lda), *B = randv((tb ? N : K) * ldb);
 	float *C0 = randv(M * ldc), *C = malloc((size_t)(M * ldc + 1) * 4);
-	float *pack = malloc((size_t)nnl_packsize(M, N, K) * 4);
+	/* nnl_sgemm packs nothing below 4 rows; a kernel always packs */
+	float *pack = malloc((size_t)(nnl_packsize(u && M < 4 ? 4 : M, N, K)
+	    + 1) * 4);
 	int ok;
 
 	memcpy(C, C0, (size_t)(M * ldc) * 4);
