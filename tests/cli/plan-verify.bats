@@ -41,9 +41,9 @@ refused() {
 	/usr/bin/python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))
 a = {n["id"]: n["arena"][0] for n in g["nodes"]}
-assert a == {"conv1x1": 6651904, "conv3x3": 6782976, "conv5x5": 6914048,
+assert a == {"conv1x1": 6807552, "conv3x3": 6938624, "conv5x5": 7069696,
              "concat": 0, "bn": 393216, "relu": 393216}, a
-assert g["memory"]["arenaBytes"] == 7045120' "$T/p.json"
+assert g["memory"]["arenaBytes"] == 7200768' "$T/p.json"
 	run "$BIN/nnl-emit-c" -o "$T/m.c" "$T/p.json"
 	[ "$status" -eq 0 ]
 	[ -s "$T/m.c" ] && [ -s "$T/m.h" ]
@@ -57,15 +57,15 @@ assert g["memory"]["arenaBytes"] == 7045120' "$T/p.json"
 }
 
 @test "an offset at or beyond arenaBytes is refused" {
-	edit 'N["relu"]["arena"][0] = 7045120'
-	refused 'node "relu": output "relu", 393216 bytes at arena offset 7045120, ends beyond arenaBytes 7045120'
-	edit 'N["conv5x5"]["arena"][0] = 6914048 + 64'
-	refused 'node "conv5x5": output "conv5x5", 131072 bytes at arena offset 6914112, ends beyond arenaBytes 7045120'
+	edit 'N["relu"]["arena"][0] = 7200768'
+	refused 'node "relu": output "relu", 393216 bytes at arena offset 7200768, ends beyond arenaBytes 7200768'
+	edit 'N["conv5x5"]["arena"][0] = 7069696 + 64'
+	refused 'node "conv5x5": output "conv5x5", 131072 bytes at arena offset 7069760, ends beyond arenaBytes 7200768'
 }
 
 @test "an arena smaller than the plan is refused" {
-	edit 'g["memory"]["arenaBytes"] = 7045120 - 64'
-	refused 'node "conv5x5": output "conv5x5", 131072 bytes at arena offset 6914048, ends beyond arenaBytes 7045056'
+	edit 'g["memory"]["arenaBytes"] = 7200768 - 64'
+	refused 'node "conv5x5": output "conv5x5", 131072 bytes at arena offset 7069696, ends beyond arenaBytes 7200704'
 }
 
 @test "a misaligned offset and a bad alignment are refused" {
@@ -113,11 +113,11 @@ N["relu"]["types"][0]["shape"] = [4095, 2**26, 2**24]'
 }
 
 @test "two live buffers sharing bytes are refused, naming both" {
-	edit 'N["conv3x3"]["arena"][0] = 6651904'
-	refused 'memory plan: "conv3x3" (arena bytes 6651904 to 6782976, live from node "conv3x3" to node "concat") overlaps "conv1x1" (arena bytes 6651904 to 6782976, live from node "conv1x1" to node "concat")'
+	edit 'N["conv3x3"]["arena"][0] = 6807552'
+	refused 'memory plan: "conv3x3" (arena bytes 6807552 to 6938624, live from node "conv3x3" to node "concat") overlaps "conv1x1" (arena bytes 6807552 to 6938624, live from node "conv1x1" to node "concat")'
 	# a partial overlap
-	edit 'N["conv5x5"]["arena"][0] = 6782976 + 64'
-	refused 'memory plan: "conv5x5" (arena bytes 6783040 to 6914112, live from node "conv5x5" to node "concat") overlaps "conv3x3"'
+	edit 'N["conv5x5"]["arena"][0] = 6938624 + 64'
+	refused 'memory plan: "conv5x5" (arena bytes 6938688 to 7069760, live from node "conv5x5" to node "concat") overlaps "conv3x3"'
 	# a dead buffer's bytes are free: relu over concat, which bn read
 	edit 'N["relu"]["arena"][0] = 0'
 	run "$BIN/nnl-emit-c" -o "$T/m.c" "$T/bad.json"
@@ -125,9 +125,9 @@ N["relu"]["types"][0]["shape"] = [4095, 2**26, 2**24]'
 }
 
 @test "a workspace over a live buffer is refused" {
-	# 2457600 bytes of workspace over conv1x1's output, read later
-	edit 'N["conv3x3"]["scratch"] = 7045120 - 2457600'
-	refused 'memory plan: the workspace of node "conv3x3" (arena bytes 4587520 to 7045120) overlaps "conv1x1" (arena bytes 6651904 to 6782976'
+	# 2613248 bytes of workspace over conv1x1's output, read later
+	edit 'N["conv3x3"]["scratch"] = 7200768 - 2613248'
+	refused 'memory plan: the workspace of node "conv3x3" (arena bytes 4587520 to 7200768) overlaps "conv1x1" (arena bytes 6807552 to 6938624'
 }
 
 @test "only elementwise ops and aliases may write over their input" {
@@ -165,7 +165,7 @@ g["memory"]["arenaBytes"] = 8192'
 }
 
 @test "nnl-run refuses the plan emit-c refuses" {
-	edit 'N["conv3x3"]["arena"][0] = 6651904'
+	edit 'N["conv3x3"]["arena"][0] = 6807552'
 	mkdir "$T/out"
 	run --separate-stderr "$BIN/nnl-run" -d "$T/out" "$T/bad.json" \
 	    input="$EX/test_input.npy"
