@@ -27,10 +27,11 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition \
           nnl_read nnl_model nnl_lower nnl_write \
-          npy npz weights
+          npy npz weights strtab
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
-          test_memplan test_escape test_checked test_gemm
+          test_memplan test_escape test_checked test_gemm \
+          test_strtab
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.  libnnl holds every SGEMM
