@@ -29,6 +29,64 @@ fill(void *dst, enum dtype dt, uint64_t n, double v)
 		}
 }
 
+/*
+ * The graph's weights, opened once and kept with the graph while it
+ * names the same files: a pass that reads many constants reads the
+ * manifest and the file once, not once per constant.
+ */
+static struct weights *
+openweights(struct graph *g)
+{
+	struct weights *w = g->wcache;
+
+	if (w && strcmp(w->path, g->weights_file) == 0 &&
+	    strcmp(w->manifest_path, g->manifest_file) == 0)
+		return w;
+	const_forget(g);
+	w = xcalloc(1, sizeof *w);
+	if (weights_open(w, g->weights_file, g->manifest_file) != 0) {
+		free(w);
+		return NULL;
+	}
+	return g->wcache = w;
+}
+
+void
+const_forget(struct graph *g)
+{
+	if (g->wcache)
+		weights_close(g->wcache);
+	free(g->wcache);
+	g->wcache = NULL;
+}
+
+static void *
+fromweights(struct graph *g, struct operand *c, uint64_t nbytes)
+{
+	struct weights *w;
+	struct wtensor *t;
+	void *p;
+
+	if (!g->weights_file) {
+		error("const \"%s\": weights \"%s\" but the graph names "
+		    "no weights file", escape_tty_name(c->name),
+		    escape_tty_name(c->ref));
+		return NULL;
+	}
+	if (!(w = openweights(g)))
+		return NULL;
+	t = manifest_find(&w->m, c->ref);
+	if (!t || t->length != nbytes) {
+		error("const \"%s\": weights \"%s\" missing or of the "
+		    "wrong size in %s", escape_tty_name(c->name),
+		    escape_tty_name(c->ref), g->manifest_file);
+		return NULL;
+	}
+	p = xmalloc(nbytes + 1);
+	memcpy(p, weights_bytes(w, t), nbytes);
+	return p;
+}
+
 void *
 const_bytes(struct graph *g, struct operand *c, uint64_t *nbytes)
 {
@@ -51,30 +109,5 @@ const_bytes(struct graph *g, struct operand *c, uint64_t *nbytes)
 		fill(p, c->desc.dt, n, c->value);
 		return p;
 	}
-	{
-		struct weights w;
-		struct wtensor *t;
-
-		if (!g->weights_file) {
-			error("const \"%s\": weights \"%s\" but the graph names "
-			    "no weights file", escape_tty_name(c->name),
-			    escape_tty_name(c->ref));
-			return NULL;
-		}
-		if (weights_open(&w, g->weights_file, g->manifest_file) != 0)
-			return NULL;
-		t = manifest_find(&w.m, c->ref);
-		if (!t || t->length != *nbytes) {
-			error("const \"%s\": weights \"%s\" missing or of the "
-			    "wrong size in %s", escape_tty_name(c->name),
-			    escape_tty_name(c->ref), g->manifest_file);
-			weights_close(&w);
-			return NULL;
-		}
-		p = xmalloc(*nbytes + 1);
-		memcpy(p, weights_bytes(&w, t), *nbytes);
-		weights_close(&w);
-		return p;
-	}
+	return fromweights(g, c, *nbytes);
 }
-

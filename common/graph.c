@@ -4,6 +4,7 @@
  * consts and node outputs.
  */
 #include "graph.h"
+#include "weights.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,9 @@ graph_free(struct graph *g)
 	free(g->manifest_file);
 	free(g->owntext);
 	free(g->ownsrc);
+	if (g->wcache)
+		weights_close(g->wcache);
+	free(g->wcache);
 	free(g);
 }
 

@@ -92,7 +92,10 @@ struct graph {
 	size_t textlen;
 	char *owntext;			/* freed with the graph */
 	char *ownsrc;
+	struct weights *wcache;		/* const_bytes' open weights */
 };
+
+struct weights;
 
 struct graph *graph_new(void);
 void graph_free(struct graph *g);

@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "escape.h"
 #include "jsonerr.h"
+#include "strtab.h"
 
 #include <errno.h>
 #include <math.h>
@@ -192,15 +193,16 @@ isuint(const cJSON *v, double max)
 static void
 nodupkeys(struct rd *r, const cJSON *obj, const char *what)
 {
-	const cJSON *a, *b;
+	struct strtab seen = { 0 };
+	const cJSON *a, *first = NULL;
 
 	cJSON_ArrayForEach(a, obj)
-		for (b = a->next; b; b = b->next)
-			if (strcmp(a->string, b->string) == 0) {
-				rderr(r, "%s: duplicate key \"%s\"", what,
-				    escape_tty_name(a->string));
-				return;
-			}
+		if ((first = strtab_put(&seen, a->string, (void *)a)))
+			break;
+	strtab_free(&seen);
+	if (first)
+		rderr(r, "%s: duplicate key \"%s\"", what,
+		    escape_tty_name(first->string));
 }
 
 /* {"dataType": ..., "shape": [...]}: 0 or -1 after reporting. */

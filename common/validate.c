@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "checked.h"
+#include "infile.h"
+#include "strtab.h"
 #include "weights.h"
 
 struct vctx {
@@ -52,6 +54,7 @@ static void
 checknames(struct vctx *v)
 {
 	struct graph *g = v->g;
+	struct strtab ids = { 0 };
 
 	/* The index keeps the first definition of each name. */
 	for (size_t i = 0; i < g->ninputs; i++) {
@@ -84,13 +87,11 @@ checknames(struct vctx *v)
 				    escape_tty_name(n->out[k]),
 				    f ? kindname(f->kind) : "operand");
 		}
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(g->nodes[j]->id, n->id) == 0) {
-				verr(v, n->pos, "node \"%s\": duplicate node "
-				    "id", escape_tty_name(n->id));
-				break;
-			}
+		if (strtab_put(&ids, n->id, n))
+			verr(v, n->pos, "node \"%s\": duplicate node id",
+			    escape_tty_name(n->id));
 	}
+	strtab_free(&ids);
 }
 
 static int
@@ -338,23 +339,26 @@ checkweights(struct vctx *v)
 {
 	struct graph *g = v->g;
 	struct weights w;
-	const char *wf, *mf;
 
 	if (!g->weights_file)
 		return;
-	/* files this program wrote may still be in their temporaries */
-	wf = outfile_staged(g->weights_file);
-	mf = outfile_staged(g->manifest_file);
-	/* a missing file is the graph's fault: say so where it is named */
-	if (access(wf, R_OK) != 0 || access(mf, R_OK) != 0) {
-		const char *f = access(wf, R_OK) != 0 ?
-		    g->weights_file : g->manifest_file;
+	/* files this program wrote may still be in their temporaries; a
+	 * file that is not there, or is no regular file, is the graph's
+	 * fault: say so where it is named */
+	for (int k = 0; k < 2; k++) {
+		const char *f = k ? g->manifest_file : g->weights_file, *why;
+		uint64_t size;
+		int fd = infile_open(outfile_staged(f), &size, &why);
 
-		verr(v, (struct pos){ 0, 0 }, "field \"weights\": %s: %s", f,
-		    strerror(errno));
-		return;
+		if (fd < 0) {
+			verr(v, (struct pos){ 0, 0 }, "field \"weights\": "
+			    "member \"%s\": %s: %s", k ? "manifest" : "file",
+			    f, why);
+			return;
+		}
+		close(fd);
 	}
-	if (weights_open(&w, g->weights_file, g->manifest_file) != 0) {
+	if (weights_check(&w, g->weights_file, g->manifest_file) != 0) {
 		v->nerr++;
 		return;
 	}

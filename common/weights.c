@@ -27,6 +27,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "infile.h"
 #include "jsonerr.h"
 
 enum { MAXRANK = 32 };
@@ -123,6 +124,7 @@ addtensor(struct manifest *m, const char *name)
 	t = &m->t[m->n++];
 	memset(t, 0, sizeof *t);
 	t->name = xstrdup(name);
+	strtab_put(&m->idx, t->name, (void *)(uintptr_t)m->n);
 	t->dt = DT_NONE;
 	return t;
 }
@@ -135,16 +137,16 @@ manifest_free(struct manifest *m)
 		free(m->t[i].shape);
 	}
 	free(m->t);
+	strtab_free(&m->idx);
 	memset(m, 0, sizeof *m);
 }
 
 struct wtensor *
 manifest_find(const struct manifest *m, const char *name)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->t[i].name, name) == 0)
-			return &m->t[i];
-	return NULL;
+	uintptr_t k = (uintptr_t)strtab_get(&m->idx, name);
+
+	return k ? &m->t[k - 1] : NULL;
 }
 
 /* A JSON number that is an integer from 0 to max. */
@@ -325,14 +327,16 @@ int
 manifest_load(const char *path, struct manifest *m)
 {
 	size_t len;
+	const char *why;
 	/* a manifest this program wrote may still be in its temporary */
-	char *text = readfile(outfile_staged(path), &len);
+	char *text = infile_read(outfile_staged(path), MANIFEST_MAX, &len,
+	    &why);
 	cJSON *root;
 	int rc;
 
 	memset(m, 0, sizeof *m);
 	if (!text) {
-		error("%s: %s", path, strerror(errno));
+		error("%s: %s", path, why);
 		return -1;
 	}
 	if (json_check(text, len, path) != 0) {
@@ -457,34 +461,81 @@ out:
 	return rc;
 }
 
-int
-weights_open(struct weights *w, const char *path, const char *manifest)
+/* The furthest byte any tensor reaches (they are inside the file). */
+static uint64_t
+extent(const struct weights *w)
 {
+	uint64_t end = WEIGHTS_HEADER;
+
+	for (size_t i = 0; i < w->m.n; i++)
+		if (w->m.t[i].offset + w->m.t[i].length > end)
+			end = w->m.t[i].offset + w->m.t[i].length;
+	return end;
+}
+
+/*
+ * Manifest, then the weights file: a regular file, its header, every
+ * tensor checked against its real size; then, when data, the bytes up
+ * to the last tensor's end (never more than the file holds).
+ */
+static int
+wopen(struct weights *w, const char *path, const char *manifest, int data)
+{
+	unsigned char hdr[WEIGHTS_HEADER];
+	const char *why;
+	uint64_t fsize;
+	int fd = -1;
+
 	memset(w, 0, sizeof *w);
 	if (manifest_load(manifest, &w->m) != 0)
 		return -1;
 	w->path = xstrdup(path);
 	w->manifest_path = xstrdup(manifest);
-	if (!(w->data = (unsigned char *)readfile(outfile_staged(path),
-	    &w->size))) {
-		error("%s: %s", path, strerror(errno));
+	/* a weights file this program wrote may still be in its temporary */
+	if ((fd = infile_open(outfile_staged(path), &fsize, &why)) < 0) {
+		error("%s: %s", path, why);
 		goto fail;
 	}
-	if (w->size < WEIGHTS_HEADER || memcmp(w->data, "WGWT", 4) != 0) {
+	if (fsize < WEIGHTS_HEADER || infile_pread(fd, hdr, sizeof hdr, 0,
+	    &why) != 0 || memcmp(hdr, "WGWT", 4) != 0) {
 		error("%s: not a weights file (no WGWT magic)", path);
 		goto fail;
 	}
-	if (le32(w->data + 4) != WEIGHTS_VERSION) {
+	if (le32(hdr + 4) != WEIGHTS_VERSION) {
 		error("%s: unsupported weights file version %" PRIu32, path,
-		    le32(w->data + 4));
+		    le32(hdr + 4));
 		goto fail;
 	}
+	w->size = fsize < SIZE_MAX ? (size_t)fsize : SIZE_MAX - 1;
 	if (checklayout(w) != 0)
 		goto fail;
+	if (data) {
+		w->size = (size_t)extent(w);
+		w->data = xmalloc(w->size + 1);
+		if (infile_pread(fd, w->data, w->size, 0, &why) != 0) {
+			error("%s: %s", path, why);
+			goto fail;
+		}
+	}
+	close(fd);
 	return 0;
 fail:
+	if (fd >= 0)
+		close(fd);
 	weights_close(w);
 	return -1;
+}
+
+int
+weights_open(struct weights *w, const char *path, const char *manifest)
+{
+	return wopen(w, path, manifest, 1);
+}
+
+int
+weights_check(struct weights *w, const char *path, const char *manifest)
+{
+	return wopen(w, path, manifest, 0);
 }
 
 const unsigned char *

@@ -19,9 +19,12 @@
 #include <stdint.h>
 
 #include "dtype.h"
+#include "strtab.h"
 #include "util.h"
 
 enum { WEIGHTS_HEADER = 8, WEIGHTS_VERSION = 1, WEIGHTS_ALIGN = 64 };
+/* The largest manifest read: 64 MiB, some 300,000 tensors. */
+#define MANIFEST_MAX ((uint64_t)64 << 20)
 
 struct wtensor {
 	char *name;
@@ -36,6 +39,7 @@ struct wtensor {
 struct manifest {
 	struct wtensor *t;		/* in manifest order */
 	size_t n, cap;
+	struct strtab idx;		/* name -> index + 1 */
 };
 
 /*
@@ -51,17 +55,24 @@ void manifest_free(struct manifest *m);
 
 struct weights {
 	char *path, *manifest_path;
-	unsigned char *data;		/* whole file */
-	size_t size;
+	unsigned char *data;		/* the file up to its last tensor */
+	size_t size;			/* bytes in data */
 	struct manifest m;
 };
 
 /*
  * Open a weights file with its manifest: magic and version checked,
  * every tensor inside the file, no two overlapping.  Errors name the
- * file and tensor.  0 or -1.
+ * file and tensor.  0 or -1.  Both must be regular files; the manifest
+ * is read up to MANIFEST_MAX bytes, and of the weights file only the
+ * header and the bytes the manifest's tensors cover, after checking
+ * them against the file's real size (so size is at most that size).
  */
 int weights_open(struct weights *w, const char *path, const char *manifest);
+/* The same checks without reading the tensors' bytes (data is NULL,
+ * size the file's size): what validating a graph needs. */
+int weights_check(struct weights *w, const char *path,
+    const char *manifest);
 /* The tensor's bytes (t->length of them). */
 const unsigned char *weights_bytes(const struct weights *w,
     const struct wtensor *t);

@@ -86,6 +86,7 @@ rewrite_weights(struct graph *g, const char *wpath, const char *mpath)
 	}
 	if (wwriter_commit(&ww) != 0)
 		return -1;
+	const_forget(g);
 	free(g->weights_file);
 	free(g->manifest_file);
 	g->weights_file = xstrdup(wpath);
