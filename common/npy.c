@@ -15,7 +15,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "infile.h"
 #include "util.h"
 
 enum {
@@ -293,34 +295,49 @@ fromfortran(unsigned char *dst, const unsigned char *src, const struct npy *a,
 	}
 }
 
+/*
+ * The image from src, in the order of its bytes: the preamble, the
+ * header (its length checked against the real size first), then the
+ * data, allocated only once the shape's byte count equals what the
+ * source holds after the header.
+ */
 int
-npy_parse(const unsigned char *buf, size_t len, struct npy *out, char *err,
-    size_t errlen)
+npy_read(struct npy_src *src, struct npy *out, char *err, size_t errlen)
 {
 	struct hdr h = { NULL, NULL, err, errlen };
-	size_t hlen, off, avail;
+	unsigned char pre[12], *hb = NULL, *raw = NULL;
+	size_t hlen, off, n0;
+	uint64_t numel = 1, nbytes, len = src->size, avail;
 	int fortran = 0;
-	uint64_t numel = 1, nbytes;
 	char ds[768];
 
 	memset(out, 0, sizeof *out);
 	out->dt = DT_NONE;
-	if (len < 6 || memcmp(buf, "\x93NUMPY", 6) != 0)
+	n0 = len < 8 ? (size_t)len : 8;
+	if (src->read(src, pre, n0, err, errlen) != 0)
+		goto bad;
+	if (n0 < 6 || memcmp(pre, "\x93NUMPY", 6) != 0)
 		return fail(err, errlen, "not an .npy file (bad magic)");
 	if (len < 8)
 		return fail(err, errlen, "truncated header");
-	if (buf[6] < 1 || buf[6] > 3 || buf[7] != 0)
+	if (pre[6] < 1 || pre[6] > 3 || pre[7] != 0)
 		return fail(err, errlen, "unsupported .npy format version "
-		    "%d.%d", buf[6], buf[7]);
-	off = buf[6] == 1 ? 10 : 12;
+		    "%d.%d", pre[6], pre[7]);
+	off = pre[6] == 1 ? 10 : 12;
 	if (len < off)
 		return fail(err, errlen, "truncated header");
-	hlen = buf[6] == 1 ? ((size_t)buf[8] | (size_t)buf[9] << 8) :
-	    (size_t)le32(buf + 8);
+	if (src->read(src, pre + 8, off - 8, err, errlen) != 0)
+		goto bad;
+	hlen = pre[6] == 1 ? ((size_t)pre[8] | (size_t)pre[9] << 8) :
+	    (size_t)le32(pre + 8);
 	if (hlen > len - off)
 		return fail(err, errlen, "truncated header (%zu bytes "
-		    "announced, %zu present)", hlen, len - off);
-	h.p = (const char *)buf + off;
+		    "announced, %llu present)", hlen,
+		    (unsigned long long)(len - off));
+	hb = xmalloc(hlen + 1);
+	if (src->read(src, hb, hlen, err, errlen) != 0)
+		goto bad;
+	h.p = (const char *)hb;
 	h.end = h.p + hlen;
 	if (pydict(&h, out, &fortran) != 0)
 		goto bad;
@@ -335,45 +352,101 @@ npy_parse(const unsigned char *buf, size_t len, struct npy *out, char *err,
 		numel *= d;
 	}
 	nbytes = dtype_bytes(out->dt, numel);
-	off += hlen;
-	avail = len - off;
-	if (avail != nbytes) {
+	avail = len - off - hlen;
+	if (avail != nbytes || nbytes >= SIZE_MAX) {
 		fail(err, errlen, avail < nbytes ? "truncated data: %s needs "
-		    "%llu bytes, the file has %zu" : "%s needs %llu bytes, the "
-		    "file has %zu (trailing bytes)", descstr(out, ds,
-		    sizeof ds), (unsigned long long)nbytes, avail);
+		    "%llu bytes, the file has %llu" : "%s needs %llu bytes, "
+		    "the file has %llu (trailing bytes)", descstr(out, ds,
+		    sizeof ds), (unsigned long long)nbytes,
+		    (unsigned long long)avail);
 		goto bad;
 	}
 	out->nbytes = (size_t)nbytes;
 	out->data = xmalloc(out->nbytes + 1);
-	if (fortran && out->rank > 1)
-		fromfortran(out->data, buf + off, out,
+	if (fortran && out->rank > 1) {
+		raw = xmalloc(out->nbytes + 1);
+		if (src->read(src, raw, out->nbytes, err, errlen) != 0)
+			goto bad;
+		fromfortran(out->data, raw, out,
 		    (size_t)dtype_bits(out->dt) / 8, numel);
-	else if (out->nbytes)
-		memcpy(out->data, buf + off, out->nbytes);
+	} else if (src->read(src, out->data, out->nbytes, err, errlen) != 0) {
+		goto bad;
+	}
+	free(hb);
+	free(raw);
 	return 0;
 bad:
+	free(hb);
+	free(raw);
+	free(out->data);
 	memset(out, 0, sizeof *out);
 	out->dt = DT_NONE;
 	return -1;
 }
 
+/* Sources: a buffer, a file descriptor. */
+struct memsrc {
+	struct npy_src s;
+	const unsigned char *p;
+};
+
+static int
+memread(struct npy_src *s, void *buf, size_t n, char *err, size_t errlen)
+{
+	struct memsrc *m = (struct memsrc *)s;
+
+	(void)err;
+	(void)errlen;
+	if (n)
+		memcpy(buf, m->p, n);
+	m->p += n;
+	return 0;
+}
+
+int
+npy_parse(const unsigned char *buf, size_t len, struct npy *out, char *err,
+    size_t errlen)
+{
+	struct memsrc m = { { memread, len }, buf };
+
+	return npy_read(&m.s, out, err, errlen);
+}
+
+struct fdsrc {
+	struct npy_src s;
+	int fd;
+	uint64_t off;
+};
+
+static int
+fdread(struct npy_src *s, void *buf, size_t n, char *err, size_t errlen)
+{
+	struct fdsrc *f = (struct fdsrc *)s;
+	const char *why;
+
+	if (infile_pread(f->fd, buf, n, f->off, &why) != 0)
+		return fail(err, errlen, "%s", why);
+	f->off += n;
+	return 0;
+}
+
 int
 npy_load(const char *path, struct npy *out)
 {
-	size_t len;
-	char *buf, err[512];
+	struct fdsrc f = { { fdread, 0 }, -1, 0 };
+	const char *why;
+	char err[512];
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (!(buf = readfile(path, &len))) {
-		error("%s: %s", path, strerror(errno));
+	if ((f.fd = infile_open(path, &f.s.size, &why)) < 0) {
+		error("%s: %s", path, why);
 		return -1;
 	}
-	rc = npy_parse((unsigned char *)buf, len, out, err, sizeof err);
+	rc = npy_read(&f.s, out, err, sizeof err);
 	if (rc != 0)
 		error("%s: %s", path, err);
-	free(buf);
+	close(f.fd);
 	return rc;
 }
 

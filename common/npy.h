@@ -22,13 +22,28 @@ struct npy {
 };
 
 /*
+ * Where an image's bytes come from: size, the real number of bytes the
+ * source holds (checked before any allocation sized from the header),
+ * and read, which reads exactly the next n of them (0), or writes a
+ * reason to err (-1).
+ */
+struct npy_src {
+	int (*read)(struct npy_src *s, void *buf, size_t n, char *err,
+	    size_t errlen);
+	uint64_t size;
+};
+/* Read one image from src: as npy_parse. */
+int npy_read(struct npy_src *src, struct npy *out, char *err,
+    size_t errlen);
+/*
  * Parse a whole .npy image.  Fortran-order arrays are transposed to C
  * order.  On failure returns -1 and writes a one-line reason to err
  * (no program name, no file name: the caller adds those).
  */
 int npy_parse(const unsigned char *buf, size_t len, struct npy *out,
     char *err, size_t errlen);
-/* Read path; errors are reported as "path: reason".  0 or -1. */
+/* Read path, a regular file; errors are reported as "path: reason".
+ * 0 or -1. */
 int npy_load(const char *path, struct npy *out);
 /* Write an .npy image (C order, little endian) to fp. 0 or -1 (errno). */
 int npy_write(FILE *fp, enum dtype dt, int rank, const int64_t *shape,

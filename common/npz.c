@@ -3,15 +3,22 @@
  * members, stored (numpy.savez) or deflated (savez_compressed), with the
  * zip64 extra fields NumPy always writes.  A corrupt archive, a member
  * whose sizes or CRC do not hold, or a bad .npy inside is an error
- * naming the archive and the member.
+ * naming the archive and the member.  Nothing is inflated before every
+ * member's declared size has been checked, against its compressed size
+ * and, all together, against a limit; no member inflates past its
+ * declared size, and its .npy header must account for that size.
  */
 #include "npz.h"
 #include "escape.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zip.h>
 
+#include "infile.h"
+#include "strtab.h"
 #include "util.h"
 
 /* Deflate expands at most about 1032:1; allow slack for tiny members. */
@@ -47,49 +54,142 @@ badsizes(const zip_stat_t *st)
 	return NULL;
 }
 
-/* The member's bytes, read to the end so that libzip checks the CRC. */
-static unsigned char *
-readmember(zip_t *z, zip_uint64_t i, const zip_stat_t *st, const char *path,
-    const char *name)
-{
-	zip_file_t *f = zip_fopen_index(z, i, 0);
-	unsigned char *buf, extra;
-	zip_int64_t r, more = 0;
+/* A member as an .npy source: exactly the bytes asked for, each read
+ * bounded by the member's declared size. */
+struct zipsrc {
+	struct npy_src s;
+	zip_file_t *f;
+};
 
-	if (!f) {
+static int
+zipread(struct npy_src *s, void *buf, size_t n, char *err, size_t errlen)
+{
+	struct zipsrc *z = (struct zipsrc *)s;
+	zip_int64_t r = n ? zip_fread(z->f, buf, n) : 0;
+
+	if (r != (zip_int64_t)n) {
+		snprintf(err, errlen, "%s", r < 0 ? zip_file_strerror(z->f) :
+		    "shorter than its size");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The member as an array: its .npy header read first and checked
+ * against the member's size, then the data; then one more byte asked
+ * for, so that libzip reaches the end and checks the CRC.
+ */
+static int
+readmember(zip_t *z, zip_uint64_t i, const zip_stat_t *st, const char *path,
+    const char *name, struct npy *a)
+{
+	struct zipsrc src = { { zipread, st->size }, zip_fopen_index(z, i,
+	    0) };
+	unsigned char extra;
+	zip_int64_t more;
+	char err[512];
+
+	if (!src.f) {
 		error("%s: %s: %s", path, escape_tty_name(name),
 		    zip_error_code_zip(zip_get_error(z)) == ZIP_ER_NOPASSWD ?
 		    "encrypted members are not supported" : zip_strerror(z));
-		return NULL;
+		return -1;
 	}
-	buf = xmalloc((size_t)st->size + 1);
-	r = st->size ? zip_fread(f, buf, st->size) : 0;
-	if (r == (zip_int64_t)st->size)
-		more = zip_fread(f, &extra, 1);
-	if (r != (zip_int64_t)st->size || more != 0) {
+	if (npy_read(&src.s, a, err, sizeof err) != 0) {
+		error("%s: %s: %s", path, escape_tty_name(name), err);
+		zip_fclose(src.f);
+		return -1;
+	}
+	if ((more = zip_fread(src.f, &extra, 1)) != 0) {
 		error("%s: %s: %s", path, escape_tty_name(name),
-		    r < 0 || more < 0 ?
-		    zip_file_strerror(f) : more ? "longer than its size" :
-		    "shorter than its size");
-		zip_fclose(f);
-		free(buf);
-		return NULL;
+		    more < 0 ? zip_file_strerror(src.f) :
+		    "longer than its size");
+		zip_fclose(src.f);
+		npy_free(a);
+		return -1;
 	}
-	zip_fclose(f);
-	return buf;
+	zip_fclose(src.f);
+	return 0;
+}
+
+/*
+ * Every member's name and sizes, before anything is inflated: .npy
+ * members only, each name once, sizes that can be true, and all of
+ * them together at most max bytes.
+ */
+static int
+checkmembers(zip_t *z, zip_uint64_t count, const char *path, uint64_t max)
+{
+	struct strtab seen = { 0 };
+	uint64_t total = 0;
+	int rc = -1;
+
+	for (zip_uint64_t i = 0; i < count; i++) {
+		zip_stat_t st;
+		const char *name = zip_get_name(z, i, 0), *why;
+		size_t nl = name ? strlen(name) : 0;
+
+		if (!name || zip_stat_index(z, i, 0, &st) != 0) {
+			error("%s: member %llu: %s", path,
+			    (unsigned long long)i, zip_strerror(z));
+			goto out;
+		}
+		if (!endsnpy(name, nl) || nl == 4) {
+			error("%s: %s: not an .npy member", path,
+			    escape_tty_name(name));
+			goto out;
+		}
+		if (strtab_put(&seen, name, (void *)name)) {
+			error("%s: %s: appears twice", path,
+			    escape_tty_name(name));
+			goto out;
+		}
+		if ((why = badsizes(&st)) != NULL) {
+			error("%s: %s: %s", path, escape_tty_name(name), why);
+			goto out;
+		}
+		if (st.size > max - total) {
+			error("%s: %s: the members inflate to more than %llu "
+			    "bytes, the limit", path, escape_tty_name(name),
+			    (unsigned long long)max);
+			goto out;
+		}
+		total += st.size;
+	}
+	rc = 0;
+out:
+	strtab_free(&seen);
+	return rc;
 }
 
 int
 npz_load(const char *path, struct npz_member **members, size_t *n)
 {
-	int zerr = 0;
-	zip_t *z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+	return npz_read(path, NPZ_MAXBYTES, members, n);
+}
+
+int
+npz_read(const char *path, uint64_t max, struct npz_member **members,
+    size_t *n)
+{
+	int zerr = 0, fd;
+	zip_t *z;
 	zip_int64_t count;
 	struct npz_member *m;
 	size_t k = 0;
+	uint64_t size;
+	const char *why;
 
 	*members = NULL;
 	*n = 0;
+	if ((fd = infile_open(path, &size, &why)) < 0) {
+		error("%s: %s", path, why);
+		return -1;
+	}
+	/* libzip owns fd from here on, unless it fails */
+	if (!(z = zip_fdopen(fd, ZIP_CHECKCONS, &zerr)))
+		close(fd);
 	if (!z) {
 		zip_error_t ze;
 
@@ -101,50 +201,26 @@ npz_load(const char *path, struct npz_member **members, size_t *n)
 		zip_error_fini(&ze);
 		return -1;
 	}
-	if ((count = zip_get_num_entries(z, 0)) < 0) {
-		error("%s: %s", path, zip_strerror(z));
+	if ((count = zip_get_num_entries(z, 0)) < 0 ||
+	    checkmembers(z, (zip_uint64_t)count, path, max) != 0) {
+		if (count < 0)
+			error("%s: %s", path, zip_strerror(z));
 		zip_discard(z);
 		return -1;
 	}
 	m = xcalloc((size_t)count + 1, sizeof *m);
 	for (zip_uint64_t i = 0; i < (zip_uint64_t)count; i++) {
 		zip_stat_t st;
-		unsigned char *buf;
-		const char *name = zip_get_name(z, i, 0), *why;
-		size_t nl = name ? strlen(name) : 0;
-		char err[512];
+		const char *name = zip_get_name(z, i, 0);
 
 		if (!name || zip_stat_index(z, i, 0, &st) != 0) {
 			error("%s: member %llu: %s", path,
 			    (unsigned long long)i, zip_strerror(z));
 			goto fail;
 		}
-		if (!endsnpy(name, nl) || nl == 4) {
-			error("%s: %s: not an .npy member", path,
-			    escape_tty_name(name));
+		if (readmember(z, i, &st, path, name, &m[k].arr) != 0)
 			goto fail;
-		}
-		for (size_t j = 0; j < k; j++)
-			if (strlen(m[j].name) == nl - 4 &&
-			    !strncmp(m[j].name, name, nl - 4)) {
-				error("%s: %s: appears twice", path,
-				    escape_tty_name(name));
-				goto fail;
-			}
-		if ((why = badsizes(&st)) != NULL) {
-			error("%s: %s: %s", path, escape_tty_name(name), why);
-			goto fail;
-		}
-		if (!(buf = readmember(z, i, &st, path, name)))
-			goto fail;
-		if (npy_parse(buf, (size_t)st.size, &m[k].arr, err,
-		    sizeof err) != 0) {
-			error("%s: %s: %s", path, escape_tty_name(name), err);
-			free(buf);
-			goto fail;
-		}
-		free(buf);
-		m[k++].name = xstrndup(name, nl - 4);
+		m[k++].name = xstrndup(name, strlen(name) - 4);
 	}
 	zip_discard(z);
 	*members = m;

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "infile.h"
 #include "onnx_imp.h"
 #include "escape.h"
 
@@ -77,11 +80,11 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 {
 	const char *loc = extget(t, "location"), *so = extget(t, "offset");
 	const char *sl = extget(t, "length");
-	uint64_t off = 0, len = want;
+	uint64_t off = 0, len = want, size;
 	char *path = NULL, *real = NULL, *rdir = NULL;
 	unsigned char *data = NULL;
-	FILE *f = NULL;
-	long long size;
+	const char *why;
+	int fd = -1;
 
 	if (!loc || !*loc) {
 		error("%s: %s: external data without a location", m->path,
@@ -117,35 +120,48 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 		    (unsigned long long)want);
 		goto out;
 	}
-	if (!(f = fopen(real, "rb")) || fseek(f, 0, SEEK_END) != 0 ||
-	    (size = ftell(f)) < 0) {
+	/* a regular file (a FIFO would hang us), holding what is asked */
+	if ((fd = infile_open(real, &size, &why)) < 0) {
 		error("%s: %s: external data \"%s\": %s", m->path, what,
 		    escape_tty_name(loc),
-		    strerror(errno));
+		    why);
 		goto out;
 	}
-	if (off > (uint64_t)size || len > (uint64_t)size - off) {
-		error("%s: %s: external data \"%s\" holds %lld bytes; offset "
+	if (off > size || len > size - off) {
+		error("%s: %s: external data \"%s\" holds %llu bytes; offset "
 		    "%llu and length %llu run past its end", m->path, what,
-		    escape_tty_name(loc), size, (unsigned long long)off,
+		    escape_tty_name(loc), (unsigned long long)size, (unsigned long long)off,
 		    (unsigned long long)len);
 		goto out;
 	}
 	data = xmalloc(len + 1);
-	if (off > LONG_MAX || fseek(f, (long)off, SEEK_SET) != 0 ||
-	    fread(data, 1, len, f) != len) {
-		error("%s: %s: external data \"%s\": read error", m->path,
-		    what, escape_tty_name(loc));
+	if (infile_pread(fd, data, len, off, &why) != 0) {
+		error("%s: %s: external data \"%s\": %s", m->path, what,
+		    escape_tty_name(loc),
+		    why);
 		free(data);
 		data = NULL;
 	}
 out:
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	free(path);
 	free(real);
 	free(rdir);
 	return data;
+}
+
+/* How many values the typed field of t's data type holds. */
+static size_t
+fieldcount(const Onnx__TensorProto *t)
+{
+	switch (t->data_type) {
+	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return t->n_float_data;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return t->n_int64_data;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return t->n_uint64_data;
+	default: return t->n_int32_data;
+	}
 }
 
 int
@@ -185,16 +201,21 @@ onnx_tensor(struct imp *m, const Onnx__TensorProto *t, const char *what,
 			return -1;
 		goto done;
 	}
+	/* the data's size against the dims, before allocating for them */
+	if (t->has_raw_data && t->raw_data.len != nb) {
+		error("%s: %s: raw_data holds %zu bytes, %s[%llu elements] "
+		    "needs %llu", m->path, what, t->raw_data.len, tn,
+		    (unsigned long long)n, (unsigned long long)nb);
+		return -1;
+	}
+	nfields = fieldcount(t);
+	if (!t->has_raw_data && nfields != n) {
+		error("%s: %s: %zu values for %s[%llu elements]", m->path,
+		    what, nfields, tn, (unsigned long long)n);
+		return -1;
+	}
 	d = xcalloc(nb + 1, 1);
 	if (t->has_raw_data) {
-		if (t->raw_data.len != nb) {
-			error("%s: %s: raw_data holds %zu bytes, %s[%llu "
-			    "elements] needs %llu", m->path, what,
-			    t->raw_data.len, tn, (unsigned long long)n,
-			    (unsigned long long)nb);
-			free(d);
-			return -1;
-		}
 		if (nb)
 			memcpy(d, t->raw_data.data, nb);
 		goto done;

@@ -32,9 +32,9 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: nnl-pack-weights pack [-a align] [-o file.weights] "
-	    "[-m manifest]\n"
-	    "           [--max-tensor-bytes size] source ...\n"
+	    "usage: nnl-pack-weights pack [-a align] [-l limit] "
+	    "[-o file.weights]\n"
+	    "           [-m manifest] [--max-tensor-bytes size] source ...\n"
 	    "       nnl-pack-weights unpack [-f] [-m manifest] [-d dir] "
 	    "[--max-tensor-bytes size]\n"
 	    "           file.weights\n"
@@ -153,6 +153,9 @@ loaddir(struct tensors *ts, const char *src)
 	return rc;
 }
 
+/* What an .npz source may inflate to (-l). */
+static uint64_t npzmax = NPZ_MAXBYTES;
+
 /* Tensors of one source: a directory, an .npz or an .npy file. */
 static int
 load(struct tensors *ts, const char *src)
@@ -170,7 +173,7 @@ load(struct tensors *ts, const char *src)
 	if (S_ISDIR(st.st_mode))
 		return loaddir(ts, src);
 	if (endswith(src, ".npz")) {
-		if (npz_load(src, &m, &n) != 0)
+		if (npz_read(src, npzmax, &m, &n) != 0)
 			return -1;
 		for (size_t i = 0; i < n; i++)
 			if (addtensor(ts, m[i].name, src, &m[i].arr) != 0) {
@@ -234,7 +237,7 @@ pack(int argc, char *argv[])
 	char *o = NULL, *m = NULL, *end;
 	int c, rc = 1;
 
-	while ((c = getopt_long(argc, argv, "a:o:m:", longopts,
+	while ((c = getopt_long(argc, argv, "a:l:o:m:", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case CHECKED_OPTION: maxbytes = optarg; break;
@@ -245,6 +248,13 @@ pack(int argc, char *argv[])
 			    align > MAXALIGN || (align & (align - 1))) {
 				error("-a %s: expected a power of two from 1 "
 				    "to %d", optarg, MAXALIGN);
+				usage();
+			}
+			break;
+		case 'l':
+			if (checked_parse_size(optarg, &npzmax) != 0) {
+				error("-l %s: expected a size such as 4096, "
+				    "512M or 2G", optarg);
 				usage();
 			}
 			break;
