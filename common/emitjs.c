@@ -15,6 +15,7 @@
 #include "emitjs.h"
 #include "escape.h"
 #include "eval.h"
+#include "strtab.h"
 #include "weights.h"
 
 extern const char nnl_xxh3js[];	/* common/rt/xxh3.mjs */
@@ -22,8 +23,8 @@ extern const char nnl_xxh3js[];	/* common/rt/xxh3.mjs */
 struct ej {
 	struct graph *g;
 	struct buf *b;
-	cJSON *ids;		/* operand name -> JS identifier */
-	cJSON *used;		/* identifiers taken */
+	struct strtab ids;	/* operand name -> JS identifier (both ours) */
+	struct strtab used;	/* identifiers taken */
 	struct manifest man;
 	int haveman;
 	unsigned long long wbytes;	/* the weights file's size */
@@ -58,12 +59,12 @@ reserved(const char *s)
 static const char *
 ident(struct ej *e, const char *name)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e->ids, name);
+	const char *v = strtab_get(&e->ids, name);
 	struct buf b = { 0 };
 	char *s;
 
 	if (v)
-		return v->valuestring;
+		return v;
 	/* ASCII letters, digits, _ and $, at most 64: the table below
 	 * keeps identifiers distinct */
 	for (const char *p = name; *p && b.n < 64; p++)
@@ -76,20 +77,19 @@ ident(struct ej *e, const char *name)
 	} else {
 		s = b.s;
 	}
-	for (int k = 2; cJSON_GetObjectItemCaseSensitive(e->used, s); k++) {
+	for (int k = 2; strtab_get(&e->used, s); k++) {
 		char *t = xasprintf("%s_%d", s, k);
 
-		if (!cJSON_GetObjectItemCaseSensitive(e->used, t)) {
+		if (!strtab_get(&e->used, t)) {
 			free(s);
 			s = t;
 			break;
 		}
 		free(t);
 	}
-	cJSON_AddTrueToObject(e->used, s);
-	cJSON_AddStringToObject(e->ids, name, s);
-	free(s);
-	return cJSON_GetObjectItemCaseSensitive(e->ids, name)->valuestring;
+	strtab_put(&e->used, s, s);
+	strtab_put(&e->ids, xstrdup(name), s);
+	return s;
 }
 
 static void
@@ -774,8 +774,6 @@ emitjs(struct graph *g, char **out)
 	memset(&e, 0, sizeof e);
 	e.g = g;
 	e.b = &b;
-	e.ids = cJSON_CreateObject();
-	e.used = cJSON_CreateObject();
 	if (g->manifest_file) {
 		struct stat st;
 
@@ -850,8 +848,13 @@ emitjs(struct graph *g, char **out)
 out:
 	if (e.haveman)
 		manifest_free(&e.man);
-	cJSON_Delete(e.ids);
-	cJSON_Delete(e.used);
+	for (size_t i = 0; i < e.ids.cap; i++)
+		if (e.ids.v[i].key) {
+			free((char *)e.ids.v[i].key);
+			free(e.ids.v[i].val);
+		}
+	strtab_free(&e.ids);
+	strtab_free(&e.used);
 	free(order);
 	free(b.s);
 	return rc;

@@ -1,7 +1,18 @@
 /*
  * fuse: each rewrite looks for its pattern over the nodes, checks that
  * the intermediate it removes has no other reader, and rewires the
- * readers of the removed output.  Rewrites repeat until none applies.
+ * readers of the removed output.  Rewrites repeat until none applies,
+ * each time the first rewrite (in the order of graph_fuse) at the first
+ * node (in graph order) where it applies.
+ *
+ * So that this costs O(n log n) and not a rescan of the graph after
+ * every change, each rewrite has a queue of the nodes it has yet to
+ * look at, by position; a node it looked at and passed over leaves the
+ * queue until a change touches it (its reads, its producers, its
+ * readers, or the readers of what it reads), which queues it again for
+ * every rewrite.  A reader index (uses.c) answers "who reads x", and the
+ * name table is updated item by item.  Dropped nodes leave holes in
+ * g->nodes, closed at the end.
  */
 #include "fuse.h"
 #include "escape.h"
@@ -13,12 +24,106 @@
 
 #include "eval.h"
 #include "kernel.h"
+#include "uses.h"
+
+enum { RW_NOOP, RW_FOLD, RW_BN, RW_BIAS, RW_ACT, NRW };
+
+/* A min-heap of node positions. */
+struct heap {
+	size_t *v, n, cap;
+};
 
 struct fx {
 	struct graph *g;
 	const struct fuse_opts *o;
 	int changes;
+	struct uses u;			/* readers of every operand */
+	struct heap todo[NRW];		/* per rewrite: nodes to look at */
+	unsigned char *queued;		/* per node: bit r set: in todo[r] */
 };
+
+static void
+heap_push(struct heap *h, size_t x)
+{
+	size_t i;
+
+	GROW(h->v, h->cap, h->n + 1);
+	for (i = h->n++; i > 0 && h->v[(i - 1) / 2] > x; i = (i - 1) / 2)
+		h->v[i] = h->v[(i - 1) / 2];
+	h->v[i] = x;
+}
+
+static size_t
+heap_pop(struct heap *h)
+{
+	size_t top = h->v[0], x = h->v[--h->n], i = 0, c;
+
+	while ((c = 2 * i + 1) < h->n) {
+		if (c + 1 < h->n && h->v[c + 1] < h->v[c])
+			c++;
+		if (h->v[c] >= x)
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = x;
+	return top;
+}
+
+/* Queue node n for every rewrite. */
+static void
+queue(struct fx *f, struct node *n)
+{
+	for (int r = 0; r < NRW; r++)
+		if (!(f->queued[n->index] & 1u << r)) {
+			f->queued[n->index] |= (unsigned char)(1u << r);
+			heap_push(&f->todo[r], n->index);
+		}
+}
+
+/* The next live node rewrite r has to look at, or NULL. */
+static struct node *
+next(struct fx *f, int r)
+{
+	while (f->todo[r].n) {
+		size_t i = heap_pop(&f->todo[r]);
+
+		f->queued[i] &= (unsigned char)~(1u << r);
+		if (f->g->nodes[i])
+			return f->g->nodes[i];
+	}
+	return NULL;
+}
+
+/* Something about operand name changed: queue its producer and its
+ * readers. */
+static void
+touch(struct fx *f, const char *name)
+{
+	struct operand *o = graph_find(f->g, name);
+	struct uses_ent *e = uses_get(&f->u, name);
+
+	if (o && o->kind == OPND_NODE)
+		queue(f, o->producer);
+	for (size_t i = 0; e && i < e->n; i++)
+		queue(f, e->rd[i]);
+}
+
+/* Node n changed: queue it and the nodes around it. */
+static void
+touchnode(struct fx *f, struct node *n)
+{
+	const char **r;
+	int nr = node_reads(n, &r);
+
+	queue(f, n);
+	for (int k = 0; k < nr; k++)
+		touch(f, r[k]);
+	free(r);
+	for (int k = 0; k < n->nout; k++)
+		touch(f, n->out[k]);
+}
 
 static void
 note(struct fx *f, const char *fmt, ...) NNL_PRINTF(2, 3);
@@ -44,21 +149,9 @@ note(struct fx *f, const char *fmt, ...)
 
 /* Readers of an operand: node reads plus graph outputs. */
 static int
-uses(struct graph *g, const char *name)
+uses(struct fx *f, const char *name)
 {
-	int n = 0;
-
-	for (size_t i = 0; i < g->nnodes; i++) {
-		const char **r;
-		int nr = node_reads(g->nodes[i], &r);
-
-		for (int k = 0; k < nr; k++)
-			n += strcmp(r[k], name) == 0;
-		free(r);
-	}
-	for (size_t i = 0; i < g->noutputs; i++)
-		n += strcmp(g->outputs[i].ref, name) == 0;
-	return n;
+	return (int)uses_count(&f->u, name);
 }
 
 static int
@@ -72,15 +165,24 @@ isgraphoutput(struct graph *g, const char *name)
 
 /* Every read of from now reads to (node inputs and operand options). */
 static void
-rewire(struct graph *g, const char *from, const char *to)
+rewire(struct fx *fx, const char *from, const char *to)
 {
+	struct graph *g = fx->g;
 	char *f = xstrdup(from);
+	struct uses_ent *e = uses_get(&fx->u, f);
+	size_t nrd = e ? e->n : 0;
+	struct node **rd = xmalloc((nrd + 1) * sizeof *rd);
 
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i];
+	touch(fx, f);
+	touch(fx, to);
+	if (nrd)
+		memcpy(rd, e->rd, nrd * sizeof *rd);
+	for (size_t i = 0; i < nrd; i++) {
+		struct node *n = rd[i];
 		const struct opdesc *d = op_get(n->op);
 		cJSON *it;
 
+		uses_drop(&fx->u, n);
 		for (int k = 0; k < n->nin; k++)
 			if (strcmp(n->in[k], f) == 0) {
 				free(n->in[k]);
@@ -91,37 +193,41 @@ rewire(struct graph *g, const char *from, const char *to)
 			    op_isoperandarg(d, it->string) &&
 			    strcmp(it->valuestring, f) == 0)
 				cJSON_SetValuestring(it, to);
+		uses_add(&fx->u, n);
 	}
-	for (size_t i = 0; i < g->noutputs; i++)
+	for (size_t i = 0; e && e->nout && i < g->noutputs; i++)
 		if (strcmp(g->outputs[i].ref, f) == 0) {
 			free(g->outputs[i].ref);
 			g->outputs[i].ref = xstrdup(to);
+			uses_output(&fx->u, f, -1);
+			uses_output(&fx->u, to, 1);
 		}
+	touch(fx, to);
+	free(rd);
 	free(f);
 }
 
-/* Remove node n from the graph (its output is already unread). */
+/* Remove node n from the graph (its output is already unread); its
+ * place in g->nodes is a hole until graph_fuse closes it. */
 static void
-dropnode(struct graph *g, struct node *n)
+dropnode(struct fx *f, struct node *n)
 {
-	size_t j = 0;
-
-	graph_unindex(g);
-	for (size_t i = 0; i < g->nnodes; i++)
-		if (g->nodes[i] != n)
-			g->nodes[j++] = g->nodes[i];
-	g->nnodes = j;
-	graph_drop_node(g, n);
-	graph_index(g);
+	touchnode(f, n);
+	uses_drop(&f->u, n);
+	graph_unindex_node(f->g, n);
+	f->g->nodes[n->index] = NULL;
+	graph_drop_node(f->g, n);
 }
 
-/* Rename node p's single output to name (the node it absorbed). */
+/* Rename node p's single output to name (the node it absorbed); p's
+ * reads may have changed too. */
 static void
-renameout(struct graph *g, struct node *p, const char *name)
+renameout(struct fx *f, struct node *p, const char *name)
 {
 	char *nm = xstrdup(name);
 
-	graph_unindex(g);
+	touchnode(f, p);
+	graph_unindex_node(f->g, p);
 	free(p->out[0]);
 	p->out[0] = xstrdup(nm);
 	if (!p->multi) {
@@ -129,7 +235,9 @@ renameout(struct graph *g, struct node *p, const char *name)
 		p->id = xstrdup(nm);
 	}
 	free(nm);
-	graph_index(g);
+	graph_index_node(f->g, p);
+	uses_add(&f->u, p);
+	touchnode(f, p);
 }
 
 static struct node *
@@ -170,13 +278,12 @@ newconst(struct graph *g, const char *base, const char *suffix,
 	char *name = freshname(g, base, suffix);
 	struct operand *c;
 
-	graph_unindex(g);
 	c = graph_add_const(g, name, dt, rank, dims);
 	c->init = INIT_BYTES;
 	c->bytes = xmalloc(nbytes + 1);
 	memcpy(c->bytes, data, nbytes);
 	c->nbytes = nbytes;
-	graph_index(g);
+	graph_index_const(g, c);
 	return name;
 }
 
@@ -277,9 +384,9 @@ static int
 dropnoops(struct fx *f)
 {
 	struct graph *g = f->g;
+	struct node *n;
 
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i];
+	while ((n = next(f, RW_NOOP))) {
 		struct operand *src;
 		char *out, *in;
 
@@ -293,8 +400,8 @@ dropnoops(struct fx *f)
 		in = xstrdup(n->in[0]);
 		note(f, "removing no-op %s \"%s\"", n->opname,
 		    escape_tty_name(n->id));
-		rewire(g, out, in);
-		dropnode(g, n);
+		rewire(f, out, in);
+		dropnode(f, n);
 		free(out);
 		free(in);
 		return 1;
@@ -310,9 +417,9 @@ static int
 foldconsts(struct fx *f)
 {
 	struct graph *g = f->g;
+	struct node *n;
 
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i];
+	while ((n = next(f, RW_FOLD))) {
 		const char **r;
 		int nr = node_reads(n, &r), allconst = nr > 0;
 		struct kcall k;
@@ -362,8 +469,8 @@ foldconsts(struct fx *f)
 			note(f, "folding %s \"%s\" into constant \"%s\"",
 			    n->opname, escape_tty_name(n->id),
 			    escape_tty_name(c));
-			rewire(g, name, c);
-			dropnode(g, n);
+			rewire(f, name, c);
+			dropnode(f, n);
 			free(name);
 			free(c);
 		}
@@ -439,9 +546,10 @@ static int
 foldbn(struct fx *f)
 {
 	struct graph *g = f->g;
+	struct node *n;
 
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i], *p;
+	while ((n = next(f, RW_BN))) {
+		struct node *p;
 		const struct tdesc *wt;
 		struct operand *wc, *bc = NULL;
 		float *s, *t, *w, *nw, *nb;
@@ -454,7 +562,7 @@ foldbn(struct fx *f)
 		if (n->op != OP_BATCH_NORMALIZATION || !n->types ||
 		    n->types[0].dt != DT_FLOAT32 ||
 		    !(p = producer(g, n->in[0])) || p->multi ||
-		    uses(g, n->in[0]) != 1 || cJSON_GetObjectItemCaseSensitive(
+		    uses(f, n->in[0]) != 1 || cJSON_GetObjectItemCaseSensitive(
 		    p->extra, "activation"))
 			continue;
 		chaxis = (int)optnum(n, "axis", 1);
@@ -520,8 +628,8 @@ foldbn(struct fx *f)
 		setopt(p, p->op == OP_CONV2D ? "bias" : "c",
 		    cJSON_CreateString(bname));
 		out = xstrdup(n->out[0]);
-		dropnode(g, n);
-		renameout(g, p, out);
+		dropnode(f, n);
+		renameout(f, p, out);
 		free(out);
 		free(bname);
 		free(w);
@@ -567,9 +675,10 @@ static int
 mergebias(struct fx *f)
 {
 	struct graph *g = f->g;
+	struct node *n;
 
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i], *p = NULL;
+	while ((n = next(f, RW_BIAS))) {
+		struct node *p = NULL;
 		struct operand *b = NULL, *ob = NULL;
 		const char *x = NULL, *oldb;
 		float *bv, *obv = NULL, *nv;
@@ -594,7 +703,7 @@ mergebias(struct fx *f)
 				b = constant(g, n->in[1 - k]);
 			}
 		}
-		if (!p || uses(g, x) != 1 ||
+		if (!p || uses(f, x) != 1 ||
 		    !sametype(&p->types[0], &n->types[0]))
 			continue;
 		if (p->op == OP_CONV2D) {
@@ -640,8 +749,8 @@ mergebias(struct fx *f)
 			cJSON_DeleteItemFromObjectCaseSensitive(p->options,
 			    "beta");
 		out = xstrdup(n->out[0]);
-		dropnode(g, n);
-		renameout(g, p, out);
+		dropnode(f, n);
+		renameout(f, p, out);
 		free(out);
 		free(name);
 		free(bv);
@@ -665,16 +774,17 @@ static int
 fuseact(struct fx *f)
 {
 	struct graph *g = f->g;
+	struct node *n;
 
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i], *p;
+	while ((n = next(f, RW_ACT))) {
+		struct node *p;
 		cJSON *act, *opts;
 		char *out;
 
 		if (!fusable(n->op) || !n->types ||
 		    !dtype_isfloat(n->types[0].dt) ||
 		    !(p = producer(g, n->in[0])) || p->multi ||
-		    uses(g, n->in[0]) != 1 || !(p->op == OP_CONV2D ||
+		    uses(f, n->in[0]) != 1 || !(p->op == OP_CONV2D ||
 		    p->op == OP_CONV_TRANSPOSE2D || p->op == OP_GEMM ||
 		    p->op == OP_MATMUL) ||
 		    cJSON_GetObjectItemCaseSensitive(p->extra, "activation"))
@@ -690,8 +800,8 @@ fuseact(struct fx *f)
 		note(f, "fusing %s \"%s\" into %s \"%s\"", n->opname,
 		    escape_tty_name(n->id), p->opname, escape_tty_name(p->id));
 		out = xstrdup(n->out[0]);
-		dropnode(g, n);
-		renameout(g, p, out);
+		dropnode(f, n);
+		renameout(f, p, out);
 		free(out);
 		return 1;
 	}
@@ -700,14 +810,15 @@ fuseact(struct fx *f)
 
 /* Constants no node reads any more. */
 static void
-prune(struct graph *g)
+prune(struct fx *f)
 {
+	struct graph *g = f->g;
 	size_t j = 0;
 	struct operand **dead = xcalloc(g->nconsts + 1, sizeof *dead);
 	size_t nd = 0;
 
 	for (size_t i = 0; i < g->nconsts; i++) {
-		if (uses(g, g->consts[i]->name))
+		if (uses(f, g->consts[i]->name))
 			g->consts[j++] = g->consts[i];
 		else
 			dead[nd++] = g->consts[i];
@@ -722,10 +833,28 @@ prune(struct graph *g)
 	free(dead);
 }
 
+/* Close the holes dropped nodes left; free the queues. */
+static void
+finish(struct fx *f)
+{
+	struct graph *g = f->g;
+	size_t j = 0;
+
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (g->nodes[i])
+			g->nodes[j++] = g->nodes[i];
+	g->nnodes = j;
+	for (int r = 0; r < NRW; r++)
+		free(f->todo[r].v);
+	free(f->queued);
+	f->queued = NULL;
+}
+
 int
 graph_fuse(struct graph *g, const struct fuse_opts *o)
 {
-	struct fx f = { g, o, 0 };
+	struct fx f;
+	int rc;
 
 	for (size_t i = 0; i < g->nnodes; i++)
 		if (!g->nodes[i]->types) {
@@ -734,6 +863,13 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 			    escape_tty_name(g->nodes[i]->id));
 			return -1;
 		}
+	memset(&f, 0, sizeof f);
+	f.g = g;
+	f.o = o;
+	uses_build(&f.u, g);
+	f.queued = xcalloc(g->nnodes + 1, 1);
+	for (size_t i = 0; i < g->nnodes; i++)
+		queue(&f, g->nodes[i]);
 	for (;;) {
 		int r = 0;
 
@@ -747,11 +883,17 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 			r = mergebias(&f);
 		if (!r && o->act)
 			r = fuseact(&f);
-		if (r < 0)
+		if (r < 0) {
+			finish(&f);
+			uses_free(&f.u);
 			return -1;
+		}
 		if (!r)
 			break;
 	}
-	prune(g);
-	return f.changes;
+	rc = f.changes;
+	finish(&f);
+	prune(&f);
+	uses_free(&f.u);
+	return rc;
 }

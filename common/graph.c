@@ -322,6 +322,64 @@ graph_unindex(struct graph *g)
 }
 
 void
+graph_index_node(struct graph *g, struct node *n)
+{
+	for (int k = 0; k < n->nout; k++) {
+		struct operand *o = newoperand(n->out[k], OPND_NODE, DT_NONE,
+		    -1, NULL);
+
+		o->producer = n;
+		o->outidx = k;
+		o->pos = n->pos;
+		tabput(g, o);
+	}
+}
+
+void
+graph_index_const(struct graph *g, struct operand *c)
+{
+	tabput(g, c);
+}
+
+/* Take o out of the table; the entries after it in its cluster move
+ * back to where a lookup from their home slot finds them. */
+static void
+tabdel(struct graph *g, const struct operand *o)
+{
+	size_t m = g->tabcap - 1, i, j;
+
+	if (!g->tabcap)
+		return;
+	for (i = hash(o->name) & m; g->tab[i] != o; i = (i + 1) & m)
+		if (!g->tab[i])
+			return;
+	g->tab[i] = NULL;
+	g->tabn--;
+	for (j = (i + 1) & m; g->tab[j]; j = (j + 1) & m) {
+		size_t h = hash(g->tab[j]->name) & m;
+
+		if (i <= j ? (h > i && h <= j) : (h > i || h <= j))
+			continue;
+		g->tab[i] = g->tab[j];
+		g->tab[j] = NULL;
+		i = j;
+	}
+}
+
+void
+graph_unindex_node(struct graph *g, struct node *n)
+{
+	for (int k = 0; k < n->nout; k++) {
+		struct operand *o = graph_find(g, n->out[k]);
+
+		if (o && o->kind == OPND_NODE && o->producer == n) {
+			tabdel(g, o);
+			operand_free(o);
+		}
+	}
+}
+
+void
 graph_index(struct graph *g)
 {
 	freetab(g);
@@ -329,19 +387,8 @@ graph_index(struct graph *g)
 		tabput(g, g->inputs[i]);
 	for (size_t i = 0; i < g->nconsts; i++)
 		tabput(g, g->consts[i]);
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i];
-
-		for (int k = 0; k < n->nout; k++) {
-			struct operand *o = newoperand(n->out[k], OPND_NODE,
-			    DT_NONE, -1, NULL);
-
-			o->producer = n;
-			o->outidx = k;
-			o->pos = n->pos;
-			tabput(g, o);
-		}
-	}
+	for (size_t i = 0; i < g->nnodes; i++)
+		graph_index_node(g, g->nodes[i]);
 }
 
 struct operand *

@@ -129,6 +129,13 @@ void graph_drop_const(struct graph *g, struct operand *c);
 
 /* Rebuild the name table after nodes were added or changed. */
 void graph_index(struct graph *g);
+/*
+ * Or keep it up to date item by item: add node n's outputs, take them
+ * out again (before renaming or dropping n), add a new const.
+ */
+void graph_index_node(struct graph *g, struct node *n);
+void graph_unindex_node(struct graph *g, struct node *n);
+void graph_index_const(struct graph *g, struct operand *c);
 /* The operand of that name (input, const or node output), or NULL. */
 struct operand *graph_find(const struct graph *g, const char *name);
 
