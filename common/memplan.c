@@ -81,20 +81,123 @@ bufferof(struct plan *p, const char *name)
 	return p->bufof[p->slot0[o->producer->index] + (size_t)o->outidx];
 }
 
-static int
-overlap(const struct buffer *a, const struct buffer *b)
+/*
+ * The placed buffers, by life: a segment tree over the steps holds each
+ * at the O(log n) nodes that cover its life, so the ones live at a step
+ * lie on one root-to-leaf path; born[s] lists those whose life starts
+ * at s.  The buffers live at some step of x's life are those live at
+ * its first step and those born later in it: found in O(log n) plus
+ * their number, where scanning every buffer made placement quadratic.
+ */
+struct idlist {
+	size_t *v, n, cap;
+};
+
+struct live {
+	size_t leaves;		/* a power of two above the last step */
+	struct idlist *seg;	/* 2 * leaves nodes; 1 is the root */
+	struct idlist *born;	/* per step */
+	size_t nborn;
+};
+
+/* An interval of the arena that a placed buffer occupies. */
+struct iv {
+	uint64_t lo, hi;
+};
+
+static void
+idpush(struct idlist *l, size_t id)
 {
-	return a->first <= b->last && b->first <= a->last;
+	GROW(l->v, l->cap, l->n + 1);
+	l->v[l->n++] = id;
+}
+
+static void
+live_init(struct live *L, size_t nsteps)
+{
+	L->leaves = 1;
+	while (L->leaves <= nsteps)
+		L->leaves *= 2;
+	L->seg = xcalloc(2 * L->leaves, sizeof *L->seg);
+	L->nborn = nsteps + 1;
+	L->born = xcalloc(L->nborn, sizeof *L->born);
+}
+
+static void
+live_clear(struct live *L)
+{
+	for (size_t i = 0; i < 2 * L->leaves; i++)
+		L->seg[i].n = 0;
+	for (size_t i = 0; i < L->nborn; i++)
+		L->born[i].n = 0;
+}
+
+static void
+live_free(struct live *L)
+{
+	for (size_t i = 0; i < 2 * L->leaves; i++)
+		free(L->seg[i].v);
+	for (size_t i = 0; i < L->nborn; i++)
+		free(L->born[i].v);
+	free(L->seg);
+	free(L->born);
+}
+
+static void
+live_add(struct live *L, const struct buffer *b, size_t id)
+{
+	size_t l = b->first + L->leaves, r = b->last + L->leaves + 1;
+
+	for (; l < r; l /= 2, r /= 2) {
+		if (l & 1)
+			idpush(&L->seg[l++], id);
+		if (r & 1)
+			idpush(&L->seg[--r], id);
+	}
+	idpush(&L->born[b->first], id);
+}
+
+static int
+bylo(const void *a, const void *b)
+{
+	const struct iv *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The arena intervals of the placed buffers live with x, sorted by
+ * offset (the order among equal offsets does not change a placement). */
+static size_t
+livewith(const struct live *L, const struct buffer *b,
+    const struct buffer *x, struct iv *iv)
+{
+	size_t n = 0;
+
+	for (size_t i = x->first + L->leaves; i >= 1; i /= 2)
+		for (size_t k = 0; k < L->seg[i].n; k++) {
+			iv[n].lo = b[L->seg[i].v[k]].off;
+			iv[n].hi = iv[n].lo + b[L->seg[i].v[k]].size;
+			n++;
+		}
+	for (size_t s = x->first + 1; s <= x->last; s++)
+		for (size_t k = 0; k < L->born[s].n; k++) {
+			iv[n].lo = b[L->born[s].v[k]].off;
+			iv[n].hi = iv[n].lo + b[L->born[s].v[k]].size;
+			n++;
+		}
+	qsort(iv, n, sizeof *iv, bylo);
+	return n;
 }
 
 /* Best-fit placement in the given order; returns the arena size. */
 static uint64_t
-place(struct buffer *b, size_t nb, const size_t *order, unsigned align,
-    int firstfit)
+place(struct live *L, struct buffer *b, size_t nb, const size_t *order,
+    unsigned align, int firstfit)
 {
 	uint64_t top = 0;
-	struct { uint64_t lo, hi; } *iv = xmalloc((nb + 1) * sizeof *iv);
+	struct iv *iv = xmalloc((nb + 1) * sizeof *iv);
 
+	live_clear(L);
 	for (size_t i = 0; i < nb; i++)
 		b[i].placed = 0;
 	for (size_t k = 0; k < nb; k++) {
@@ -108,17 +211,7 @@ place(struct buffer *b, size_t nb, const size_t *order, unsigned align,
 			continue;
 		}
 		/* placed buffers live at the same time, sorted by offset */
-		for (size_t i = 0; i < nb; i++)
-			if (b[i].placed && b[i].size && overlap(&b[i], x)) {
-				size_t j = n++;
-
-				while (j > 0 && iv[j - 1].lo > b[i].off) {
-					iv[j] = iv[j - 1];
-					j--;
-				}
-				iv[j].lo = b[i].off;
-				iv[j].hi = b[i].off + b[i].size;
-			}
+		n = livewith(L, b, x, iv);
 		/* the smallest gap between them that fits, else the end */
 		for (size_t i = 0; i < n; i++) {
 			uint64_t gap = iv[i].lo >= at ? iv[i].lo - at : 0;
@@ -136,6 +229,7 @@ place(struct buffer *b, size_t nb, const size_t *order, unsigned align,
 			best = at;
 		x->off = best;
 		x->placed = 1;
+		live_add(L, x, order[k]);
 		if (best + x->size > top)
 			top = best + x->size;
 	}
@@ -150,12 +244,13 @@ place(struct buffer *b, size_t nb, const size_t *order, unsigned align,
  * fit, -1 otherwise.
  */
 static int
-place_under(struct buffer *b, size_t nb, const size_t *order, unsigned align,
-    uint64_t target, const char *dir)
+place_under(struct live *L, struct buffer *b, size_t nb, const size_t *order,
+    unsigned align, uint64_t target, const char *dir)
 {
-	struct { uint64_t lo, hi; } *iv = xmalloc((nb + 1) * sizeof *iv);
+	struct iv *iv = xmalloc((nb + 1) * sizeof *iv);
 	int rc = 0;
 
+	live_clear(L);
 	for (size_t i = 0; i < nb; i++)
 		b[i].placed = 0;
 	for (size_t k = 0; k < nb && rc == 0; k++) {
@@ -167,18 +262,7 @@ place_under(struct buffer *b, size_t nb, const size_t *order, unsigned align,
 		x->off = 0;
 		if (x->size == 0)
 			continue;
-		for (size_t i = 0; i < nb; i++)
-			if (b[i].placed && b[i].size && &b[i] != x &&
-			    overlap(&b[i], x)) {
-				size_t j = n++;
-
-				while (j > 0 && iv[j - 1].lo > b[i].off) {
-					iv[j] = iv[j - 1];
-					j--;
-				}
-				iv[j].lo = b[i].off;
-				iv[j].hi = b[i].off + b[i].size;
-			}
+		n = livewith(L, b, x, iv);
 		/* free gaps [at, next.lo), then [at, target) */
 		for (size_t i = 0; i <= n; i++) {
 			uint64_t end = i < n ? iv[i].lo : target;
@@ -194,10 +278,12 @@ place_under(struct buffer *b, size_t nb, const size_t *order, unsigned align,
 			if (i < n && iv[i].hi > at)
 				at = alignup(iv[i].hi, align);
 		}
-		if (lo == UINT64_MAX)
+		if (lo == UINT64_MAX) {
 			rc = -1;
-		else
+		} else {
 			x->off = dir[order[k]] ? hi : lo;
+			live_add(L, x, order[k]);
+		}
 	}
 	free(iv);
 	return rc;
@@ -276,7 +362,9 @@ layout(struct plan *p, unsigned align, uint64_t lower)
 	uint64_t *best = xmalloc((p->nb + 1) * sizeof *best), bestsz = 0;
 	size_t tries = 2 * sizeof cmps / sizeof *cmps, extra;
 	int have = 0;
+	struct live L;
 
+	live_init(&L, p->nsteps);
 	jitter = xmalloc((p->nb + 1) * sizeof *jitter);
 	jitter_state = 0x9e3779b97f4a7c15ull;
 	/* perturbed tries: about 2^26 pair checks in all */
@@ -293,7 +381,7 @@ layout(struct plan *p, unsigned align, uint64_t lower)
 		sortbase = p->b;
 		qsort(order, p->nb, sizeof *order, t < tries ?
 		    cmps[t / 2] : byjittered);
-		sz = place(p->b, p->nb, order, align, (int)(t & 1));
+		sz = place(&L, p->b, p->nb, order, align, (int)(t & 1));
 		if (!have || sz < bestsz) {
 			have = 1;
 			bestsz = sz;
@@ -324,8 +412,8 @@ layout(struct plan *p, unsigned align, uint64_t lower)
 				}
 				sortbase = p->b;
 				qsort(order, p->nb, sizeof *order, byjittered);
-				if (place_under(p->b, p->nb, order, align, t,
-				    dir) == 0)
+				if (place_under(&L, p->b, p->nb, order, align,
+				    t, dir) == 0)
 					break;
 			}
 			if (r == 2048 || !budget)
@@ -341,6 +429,7 @@ layout(struct plan *p, unsigned align, uint64_t lower)
 	}
 	for (size_t i = 0; i < p->nb; i++)
 		p->b[i].off = best[i];
+	live_free(&L);
 	free(jitter);
 	free(order);
 	free(best);

@@ -61,6 +61,9 @@ marklive(struct graph *g, char *livenode, char *liveconst)
 	size_t nn = g->nnodes, top = 0;
 	size_t *stack = xmalloc((nn + 1) * sizeof *stack);
 
+	/* each const's flag, found from the operand in O(1) */
+	for (size_t c = 0; c < g->nconsts; c++)
+		g->consts[c]->aux = &liveconst[c];
 	for (size_t i = 0; i < g->noutputs; i++) {
 		struct operand *o = graph_find(g, g->outputs[i].ref);
 
@@ -79,10 +82,8 @@ marklive(struct graph *g, char *livenode, char *liveconst)
 
 			if (!o)
 				continue;
-			if (o->kind == OPND_CONST) {
-				for (size_t c = 0; c < g->nconsts; c++)
-					if (g->consts[c] == o)
-						liveconst[c] = 1;
+			if (o->kind == OPND_CONST && o->aux) {
+				*(char *)o->aux = 1;
 			} else if (o->kind == OPND_NODE &&
 			    !livenode[o->producer->index]) {
 				livenode[o->producer->index] = 1;
@@ -91,6 +92,8 @@ marklive(struct graph *g, char *livenode, char *liveconst)
 		}
 		free(reads);
 	}
+	for (size_t c = 0; c < g->nconsts; c++)
+		g->consts[c]->aux = NULL;
 	free(stack);
 }
 
