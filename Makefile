@@ -150,9 +150,14 @@ conformance-js: all
 bench: all
 	@sh bench/compile.sh
 	@/usr/bin/python3 bench/ort.py
+	@/usr/bin/python3 bench/passes.py
 
 bench-ort: all
 	@/usr/bin/python3 bench/ort.py
+
+# How each program's time grows with the graph (bench/passes.py).
+bench-passes: all
+	@/usr/bin/python3 bench/passes.py
 
 # Every source must also be warning-free under clang.
 check-clang: build/onnx/onnx.pb-c.c
@@ -186,5 +191,5 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all bench bench-ort check check-clang conformance conformance-js golden lint-man install clean
+.PHONY: all bench bench-ort bench-passes check check-clang conformance conformance-js golden lint-man install clean
 .PRECIOUS: build/passes/%.o build/common/%.o

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""passes: how each nnl program's time grows with the graph.
+
+Usage: bench/passes.py [-s 1000,10000,100000] [-t timeout]
+       (from the top directory, after make)
+
+Generates a chain and a DAG (bench/gengraph.py) of each size, runs
+every program on each once, and prints one table per shape: seconds
+per size and the growth exponent log(t_big / t_prev) / log(big / prev)
+between the two largest sizes (1: linear, 2: quadratic).  A program
+over the timeout (300 s by default) shows ">T" and no exponent.  It is
+a measurement, not a test: the machine may be shared and noisy, and
+times under 0.05 s say little.
+"""
+import argparse
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.getcwd()
+BIN = os.path.join(TOP, "bin")
+PROFILE = os.path.join(TOP, "pipelines", "profiles", "cpu.json")
+
+# name, program and arguments ({g}: the graph's stem), output
+STEPS = [
+    ("parse .webnn", ["nnl-parse", "-o", "{g}.json", "{g}.webnn"]),
+    ("parse json", ["nnl-parse", "-o", "{g}.j2.json", "{g}.json"]),
+    ("parse -t webnn", ["nnl-parse", "-t", "webnn", "-o", "{g}.out.webnn",
+                        "{g}.json"]),
+    ("reorder", ["nnl-reorder", "-o", "{g}.r.json", "{g}.json"]),
+    ("shape-infer", ["nnl-shape-infer", "-o", "{g}.s.json", "{g}.r.json"]),
+    ("fuse", ["nnl-fuse", "-o", "{g}.f.json", "{g}.s.json"]),
+    ("plan-memory", ["nnl-plan-memory", "-o", "{g}.p.json", "{g}.f.json"]),
+    ("cpu-partition", ["nnl-cpu-partition", "-p", PROFILE, "-o",
+                       "{g}.c.json", "{g}.p.json"]),
+    ("emit-c", ["nnl-emit-c", "-o", "{g}.c", "{g}.p.json"]),
+    ("emit-js", ["nnl-emit-js", "-o", "{g}.js", "{g}.f.json"]),
+    ("run", ["nnl-run", "-d", "{g}.out", "{g}.p.json", "x=x.npy"]),
+]
+
+
+def timed(argv, timeout):
+    t = time.perf_counter()
+    try:
+        r = subprocess.run(argv, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timeout"
+    dt = time.perf_counter() - t
+    if r.returncode != 0:
+        sys.exit("%s failed: %s" % (" ".join(argv),
+                                    r.stderr.decode(errors="replace")))
+    return dt, None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-s", default="1000,10000,100000")
+    ap.add_argument("-t", type=float, default=300)
+    a = ap.parse_args()
+    sizes = [int(x) for x in a.s.split(",")]
+    d = tempfile.mkdtemp(prefix="nnl-bench-")
+    try:
+        os.chdir(d)
+        subprocess.run([sys.executable, "-c", "import numpy as np; "
+                        "np.save('x.npy', np.ones((1, 16), np.float32))"],
+                       check=True)
+        for shape in ("chain", "dag"):
+            times = {}
+            for n in sizes:
+                g = "%s%d" % (shape, n)
+                subprocess.run([sys.executable,
+                                os.path.join(TOP, "bench", "gengraph.py"),
+                                shape, str(n), g + ".webnn"], check=True)
+                os.mkdir(g + ".out")
+                for name, argv in STEPS:
+                    argv = [os.path.join(BIN, argv[0])] + \
+                        [x.format(g=g) for x in argv[1:]]
+                    times[name, n], _ = timed(argv, a.t)
+                    if times[name, n] is None:
+                        break
+            report(shape, sizes, times, a.t)
+    finally:
+        os.chdir(TOP)
+        shutil.rmtree(d)
+
+
+def report(shape, sizes, times, timeout):
+    print("%s: seconds per program, growth exponent between the two "
+          "largest sizes" % shape)
+    print("%-16s" % "program" + "".join("%10d" % n for n in sizes) +
+          "  exponent")
+    for name, _ in STEPS:
+        row = "%-16s" % name
+        for n in sizes:
+            t = times.get((name, n))
+            row += "%10s" % ("%.2f" % t if t is not None else
+                             ">%g" % timeout if (name, n) in times else "-")
+        t1, t2 = (times.get((name, n)) for n in sizes[-2:])
+        if len(sizes) > 1 and t1 and t2:
+            row += "  %8.2f" % (math.log(t2 / t1) /
+                                math.log(sizes[-1] / sizes[-2]))
+        print(row)
+    print()
+
+
+main()
