@@ -16,6 +16,7 @@
 #include "escape.h"
 #include "eval.h"
 #include "strtab.h"
+#include "uses.h"
 #include "weights.h"
 
 extern const char nnl_xxh3js[];	/* common/rt/xxh3.mjs */
@@ -25,9 +26,17 @@ struct ej {
 	struct buf *b;
 	struct strtab ids;	/* operand name -> JS identifier (both ours) */
 	struct strtab used;	/* identifiers taken */
+	struct strtab nextk;	/* taken identifier -> next suffix to try */
 	struct manifest man;
 	int haveman;
 	unsigned long long wbytes;	/* the weights file's size */
+	/* with partitions: readers of every operand, and the positions
+	 * (in run order) of each WebNN partition's and CPU round's nodes */
+	struct uses u;
+	struct bucket {
+		size_t *v, n, cap;
+	} *web, *cpu;
+	size_t nweb, ncpu;
 };
 
 static int
@@ -77,15 +86,22 @@ ident(struct ej *e, const char *name)
 	} else {
 		s = b.s;
 	}
-	for (int k = 2; strtab_get(&e->used, s); k++) {
-		char *t = xasprintf("%s_%d", s, k);
+	/* taken: the first free s_2, s_3, ..., searching on from where the
+	 * last search for s stopped (those below stay taken) */
+	if ((v = strtab_get(&e->used, s))) {
+		uintptr_t k = (uintptr_t)strtab_get(&e->nextk, v);
+		char *t;
 
-		if (!strtab_get(&e->used, t)) {
-			free(s);
-			s = t;
-			break;
+		for (k = k ? k : 2;; k++) {
+			t = xasprintf("%s_%zu", s, (size_t)k);
+			if (!strtab_get(&e->used, t))
+				break;
+			free(t);
 		}
-		free(t);
+		strtab_del(&e->nextk, v);
+		strtab_put(&e->nextk, v, (void *)(k + 1));
+		free(s);
+		s = t;
 	}
 	strtab_put(&e->used, s, s);
 	strtab_put(&e->ids, xstrdup(name), s);
@@ -456,20 +472,14 @@ isgoutput(struct graph *g, const char *name)
 static int
 readoutside(struct ej *e, const char *name, int k)
 {
-	struct graph *g = e->g;
+	const struct uses_ent *u = uses_get(&e->u, name);
 
-	if (isgoutput(g, name))
+	if (isgoutput(e->g, name))
 		return 1;
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i];
-		const char **r;
-		int nr = node_reads(n, &r), part, cpu = placed(n, &part);
-		int hit = 0;
+	for (size_t i = 0; u && i < u->n; i++) {
+		int part, cpu = placed(u->rd[i], &part);
 
-		for (int j = 0; j < nr; j++)
-			hit |= strcmp(r[j], name) == 0;
-		free(r);
-		if (hit && (cpu != 0 || part != k))
+		if (cpu != 0 || part != k)
 			return 1;
 	}
 	return 0;
@@ -491,10 +501,12 @@ static cJSON *
 partio(struct ej *e, const size_t *order, int k, int outputs)
 {
 	struct graph *g = e->g;
-	cJSON *a = cJSON_CreateArray(), *seen = cJSON_CreateObject();
+	cJSON *a = cJSON_CreateArray();
+	struct strtab seen = { 0 };
 
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[order[i]];
+	(void)order;
+	for (size_t q = 0; q < e->web[k].n; q++) {
+		struct node *n = g->nodes[e->web[k].v[q]];
 		const char **r;
 		int part, nr;
 
@@ -512,15 +524,14 @@ partio(struct ej *e, const size_t *order, int k, int outputs)
 			struct operand *o = graph_find(g, r[j]);
 
 			if (o->kind == OPND_CONST || where(e, r[j]) ==
-			    1000 * k || cJSON_GetObjectItemCaseSensitive(seen,
-			    r[j]))
+			    1000 * k || strtab_get(&seen, o->name))
 				continue;
-			cJSON_AddTrueToObject(seen, r[j]);
+			strtab_put(&seen, o->name, o);
 			cJSON_AddItemToArray(a, cJSON_CreateString(r[j]));
 		}
 		free(r);
 	}
-	cJSON_Delete(seen);
+	strtab_free(&seen);
 	return a;
 }
 
@@ -564,6 +575,28 @@ emitparts(struct ej *e, const size_t *order)
 			    escape_tty_name(g->nodes[i]->opname));
 			return -1;
 		}
+		if (cpu >= 0 && (part < 0 || (size_t)part >= g->nnodes)) {
+			error("%s: node \"%s\": placement partition %d is not "
+			    "from 0 to the number of nodes", g->src,
+			    g->nodes[i]->id, part);
+			return -1;
+		}
+	}
+	/* each partition's and round's nodes, in run order, once */
+	uses_build(&e->u, g);
+	e->web = xcalloc((size_t)np + 1, sizeof *e->web);
+	e->cpu = xcalloc((size_t)nr + 1, sizeof *e->cpu);
+	e->nweb = (size_t)np;
+	e->ncpu = (size_t)nr;
+	for (size_t i = 0; i < g->nnodes; i++) {
+		int part, cpu = placed(g->nodes[order[i]], &part);
+		struct bucket *bk = cpu == 0 ? &e->web[part] : cpu == 1 ?
+		    &e->cpu[part] : NULL;
+
+		if (bk) {
+			GROW(bk->v, bk->cap, bk->n + 1);
+			bk->v[bk->n++] = order[i];
+		}
 	}
 	ins = xcalloc((size_t)np + 1, sizeof *ins);
 	outs = xcalloc((size_t)np + 1, sizeof *outs);
@@ -588,7 +621,7 @@ emitparts(struct ej *e, const size_t *order)
 	    "weights_buffer);\n  const w = (offset, length) => bytes."
 	    "subarray(offset, offset + length);\n  switch (k) {\n");
 	for (int k = 0; k < np && rc == 0; k++) {
-		cJSON *seen = cJSON_CreateObject();
+		struct strtab seen = { 0 };
 		const cJSON *x;
 
 		buf_printf(b, "  case %d: {\n", k);
@@ -598,8 +631,8 @@ emitparts(struct ej *e, const size_t *order)
 			escape_js_string(b, x->valuestring);
 			buf_puts(b, "];\n");
 		}
-		for (size_t i = 0; i < g->nnodes && rc == 0; i++) {
-			struct node *n = g->nodes[order[i]];
+		for (size_t q = 0; q < e->web[k].n && rc == 0; q++) {
+			struct node *n = g->nodes[e->web[k].v[q]];
 			const char **r;
 			int part, nr2;
 
@@ -611,16 +644,15 @@ emitparts(struct ej *e, const size_t *order)
 				struct operand *o = graph_find(g, r[j]);
 
 				if (o->kind != OPND_CONST ||
-				    cJSON_GetObjectItemCaseSensitive(seen, r[j]))
+				    strtab_put(&seen, o->name, o))
 					continue;
-				cJSON_AddTrueToObject(seen, r[j]);
 				rc = constant(e, o);
 			}
 			free(r);
 			if (rc == 0)
 				rc = node(e, n);
 		}
-		cJSON_Delete(seen);
+		strtab_free(&seen);
 		buf_puts(b, "  return {");
 		cJSON_ArrayForEach(x, outs[k]) {
 			buf_puts(b, x != outs[k]->child ? ", " : "");
@@ -646,8 +678,8 @@ emitparts(struct ej *e, const size_t *order)
 	    "  switch (k) {\n");
 	for (int k = 0; k < nr; k++) {
 		buf_printf(b, "  case %d:\n", k);
-		for (size_t i = 0; i < g->nnodes; i++) {
-			struct node *n = g->nodes[order[i]];
+		for (size_t c = 0; c < e->cpu[k].n; c++) {
+			struct node *n = g->nodes[e->cpu[k].v[c]];
 			const struct opdesc *d = op_get(n->op);
 			int part;
 
@@ -854,6 +886,14 @@ out:
 			free(e.ids.v[i].val);
 		}
 	strtab_free(&e.ids);
+	strtab_free(&e.nextk);
+	for (size_t i = 0; i < e.nweb; i++)
+		free(e.web[i].v);
+	for (size_t i = 0; i < e.ncpu; i++)
+		free(e.cpu[i].v);
+	free(e.web);
+	free(e.cpu);
+	uses_free(&e.u);
 	strtab_free(&e.used);
 	free(order);
 	free(b.s);
