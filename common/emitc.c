@@ -144,14 +144,12 @@ operandptr(struct em *e, const char *name)
 {
 	struct operand *o = graph_find(e->g, name);
 
+	/* positions set by graph_number in emitc */
 	if (o->kind == OPND_INPUT) {
-		for (size_t i = 0; i < e->g->ninputs; i++)
-			if (e->g->inputs[i] == o)
-				return xasprintf("in[%zu]", i);
+		if (o->index < e->g->ninputs && e->g->inputs[o->index] == o)
+			return xasprintf("in[%zu]", o->index);
 	} else if (o->kind == OPND_CONST) {
-		for (size_t i = 0; i < e->g->nconsts; i++) {
-			if (e->g->consts[i] != o)
-				continue;
+		if (o->index < e->g->nconsts && e->g->consts[o->index] == o) {
 			if (o->init == INIT_WEIGHTS) {
 				struct wtensor *t = manifest_find(&e->w.m,
 				    o->ref);
@@ -159,7 +157,7 @@ operandptr(struct em *e, const char *name)
 				return xasprintf("(%s_weights + %llu)", e->pfx,
 				    (unsigned long long)t->offset);
 			}
-			return xasprintf("%s_c%zu", e->pfx, i);
+			return xasprintf("%s_c%zu", e->pfx, o->index);
 		}
 	} else {
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(
@@ -471,6 +469,7 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	e.g = g;
 	e.o = o;
 	e.pfx = pfx;
+	graph_number(g);
 	e.cidx = xcalloc(g->nconsts + 1, sizeof *e.cidx);
 	/* #include "..." has no escapes */
 	for (const char *q = hdr; *q; q++)

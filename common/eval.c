@@ -26,14 +26,13 @@ slotof(struct graph *g, void **inbuf, void **constbuf, void ***nodebuf,
 
 	if (!o)
 		return NULL;
+	/* positions set by graph_number in graph_eval */
 	if (o->kind == OPND_INPUT) {
-		for (size_t i = 0; i < g->ninputs; i++)
-			if (g->inputs[i] == o)
-				return &inbuf[i];
+		if (o->index < g->ninputs && g->inputs[o->index] == o)
+			return &inbuf[o->index];
 	} else if (o->kind == OPND_CONST) {
-		for (size_t i = 0; i < g->nconsts; i++)
-			if (g->consts[i] == o)
-				return &constbuf[i];
+		if (o->index < g->nconsts && g->consts[o->index] == o)
+			return &constbuf[o->index];
 	} else {
 		return &nodebuf[o->producer->index][o->outidx];
 	}
@@ -51,6 +50,7 @@ graph_eval(struct graph *g, const struct evalbuf *inputs, int ninputs,
 	void ***nodebuf = xcalloc(nn + 1, sizeof *nodebuf);
 	int rc = -1;
 
+	graph_number(g);
 	placed = graph_toposort(g, order);
 	if (placed < nn) {
 		error("the graph has a cycle: run nnl-reorder to see it");

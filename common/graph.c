@@ -316,6 +316,17 @@ tabput(struct graph *g, struct operand *o)
 }
 
 void
+graph_number(struct graph *g)
+{
+	for (size_t i = 0; i < g->nnodes; i++)
+		g->nodes[i]->index = i;
+	for (size_t i = 0; i < g->ninputs; i++)
+		g->inputs[i]->index = i;
+	for (size_t i = 0; i < g->nconsts; i++)
+		g->consts[i]->index = i;
+}
+
+void
 graph_unindex(struct graph *g)
 {
 	freetab(g);

@@ -47,6 +47,8 @@ struct operand {
 	cJSON *extra;			/* unknown fields, in input order */
 	struct pos pos;
 	void *aux;			/* scratch for a pass */
+	size_t index;			/* in g->inputs or g->consts: see
+					 * graph_number */
 };
 
 struct node {
@@ -126,6 +128,10 @@ const struct tdesc *operand_type(const struct operand *o);
 void graph_unindex(struct graph *g);
 void graph_drop_node(struct graph *g, struct node *n);
 void graph_drop_const(struct graph *g, struct operand *c);
+
+/* Set every node's index and every input's and const's index to its
+ * position in its array. */
+void graph_number(struct graph *g);
 
 /* Rebuild the name table after nodes were added or changed. */
 void graph_index(struct graph *g);
