@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gengraph: synthetic webnn graphs of any size, for bench/passes.sh.
 
-  gengraph.py chain|dag N OUT.webnn
+  gengraph.py chain|dag|wide N OUT.webnn
 
 writes OUT.webnn, OUT.weights and OUT.manifest.json (the sidecars
 nnl-parse finds beside the text).  Every node works on float32[1, 16]:
@@ -9,7 +9,10 @@ nnl-parse finds beside the text).  Every node works on float32[1, 16]:
          tensor, mul by a scalar constant, identity, in turn;
   dag    as chain, but every third node also reads an earlier node
          up to 64 back (joins), so nodes fan out to several readers
-         and values stay live across long stretches.
+         and values stay live across long stretches;
+  wide   layers 100 nodes wide, each node reading two of the layer
+         before (the first layer reads x): fan-out, joins, and about
+         200 values live at once.
 One weights tensor every four nodes, so the weights file and manifest
 grow with the graph too.  The generator is seeded: the same arguments
 give the same files.
@@ -23,8 +26,8 @@ W = 16
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("chain", "dag"):
-        sys.exit("usage: gengraph.py chain|dag N OUT.webnn")
+    if len(sys.argv) != 4 or sys.argv[1] not in ("chain", "dag", "wide"):
+        sys.exit("usage: gengraph.py chain|dag|wide N OUT.webnn")
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     stem = out[:-6] if out.endswith(".webnn") else out
     rng = random.Random(n)
@@ -33,6 +36,16 @@ def main():
     for i in range(n):
         y = "n%d" % i
         k = i % 4
+        if kind == "wide":
+            lo = (i // 100 - 1) * 100
+            a, b = ("x", "x") if lo < 0 else \
+                ("n%d" % rng.randrange(lo, lo + 100),
+                 "n%d" % rng.randrange(lo, lo + 100))
+            prev = a
+            if k == 3:
+                nodes.append("%s = add(%s, %s);" % (y, a, b))
+                prev = y
+                continue
         if kind == "dag" and i % 3 == 2 and i >= 2:
             j = rng.randrange(max(0, i - 64), i - 1)
             nodes.append("%s = add(%s, n%d);" % (y, prev, j))
@@ -59,7 +72,9 @@ def main():
         f.write("  }\n  nodes {\n")
         for s in nodes:
             f.write("    %s\n" % s)
-        f.write("  }\n  outputs { %s; }\n}\n" % prev)
+        last = ["n%d" % i for i in range(max(0, n - 100), n)] \
+            if kind == "wide" else [prev]
+        f.write("  }\n  outputs { %s; }\n}\n" % "; ".join(last))
     man = {}
     off = 64
     with open(stem + ".weights", "wb") as f:

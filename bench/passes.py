@@ -4,9 +4,10 @@
 Usage: bench/passes.py [-s 1000,10000,100000] [-t timeout]
        (from the top directory, after make)
 
-Generates a chain and a DAG (bench/gengraph.py) of each size, runs
-every program on each once, and prints one table per shape: seconds
-per size and the growth exponent log(t_big / t_prev) / log(big / prev)
+Generates a chain, a DAG and a wide DAG (bench/gengraph.py) of each
+size, runs every program on each once, and prints one table per shape:
+seconds per size and the growth exponent log(t_big / t_prev) /
+log(big / prev)
 between the two largest sizes (1: linear, 2: quadratic).  A program
 over the timeout (300 s by default) shows ">T" and no exponent.  It is
 a measurement, not a test: the machine may be shared and noisy, and
@@ -69,7 +70,7 @@ def main():
         subprocess.run([sys.executable, "-c", "import numpy as np; "
                         "np.save('x.npy', np.ones((1, 16), np.float32))"],
                        check=True)
-        for shape in ("chain", "dag"):
+        for shape in ("chain", "dag", "wide"):
             times = {}
             for n in sizes:
                 g = "%s%d" % (shape, n)
