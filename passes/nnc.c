@@ -15,6 +15,7 @@
 #include "checked.h"
 #include "graph.h"
 #include "escape.h"
+#include "infile.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "util.h"
@@ -427,11 +428,13 @@ static int
 copyfile(const char *from, const char *to)
 {
 	size_t n;
-	char *b = readfile(from, &n);
+	const char *why;
+	/* a graph's weights and manifest: regular files only */
+	char *b = infile_read(from, UINT64_MAX, &n, &why);
 	int rc;
 
 	if (!b) {
-		error("%s: %s", from, strerror(errno));
+		error("%s: %s", from, why);
 		return -1;
 	}
 	rc = writefile_atomic(to, b, n);
