@@ -24,7 +24,7 @@ extern const char nnl_xxh3js[];	/* common/rt/xxh3.mjs */
 struct ej {
 	struct graph *g;
 	struct buf *b;
-	struct strtab ids;	/* operand name -> JS identifier (both ours) */
+	struct strtab ids;	/* operand name -> JS identifier (ours) */
 	struct strtab used;	/* identifiers taken */
 	struct strtab nextk;	/* taken identifier -> next suffix to try */
 	struct manifest man;

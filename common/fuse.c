@@ -37,9 +37,9 @@ struct fx {
 	struct graph *g;
 	const struct fuse_opts *o;
 	int changes;
-	struct uses u;			/* readers of every operand */
-	struct heap todo[NRW];		/* per rewrite: nodes to look at */
-	unsigned char *queued;		/* per node: bit r set: in todo[r] */
+	struct uses u;		/* readers of every operand */
+	struct heap todo[NRW];	/* per rewrite: nodes to look at */
+	unsigned char *queued;	/* per node: bit r set: in todo[r] */
 };
 
 static void
