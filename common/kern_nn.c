@@ -184,6 +184,11 @@ prepare_conv2d(struct kctx *c)
 	    pack(O / groups, P, icg * kh * kw)) +
 	    (direct ? 0 :
 	    (uint64_t)(icg * kh * kw * P)));
+	if (icg == 1 && O == groups && !nhwc) {	/* rt/dwconv.c */
+		uint64_t dws = 4 * (uint64_t)(H * nnl_dw_width(c->k->ip));
+
+		c->k->scratch = dws > c->k->scratch ? dws : c->k->scratch;
+	}
 	return f16finish(c, "conv2d", 3);
 }
 

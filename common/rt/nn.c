@@ -8,20 +8,6 @@
  */
 #include "rt.h"
 
-/* Output columns [*lo, *hi) whose input column ox*s - pad + off lies in
- * [0, W): the rest read padding. */
-NNL_RT_INLINE void
-nnl_conv_span(int64_t OW, int64_t W, int64_t s, int64_t pad, int64_t off,
-    int64_t *lo, int64_t *hi)
-{
-	int64_t t = pad - off, u = W - 1 + pad - off;
-
-	*lo = t <= 0 ? 0 : (t + s - 1) / s;
-	*hi = u < 0 ? 0 : u / s + 1 < OW ? u / s + 1 : OW;
-	if (*lo > *hi)
-		*lo = *hi;
-}
-
 /*
  * im2col of one group of an nchw image: row kd = (c, a, b) of col holds,
  * for every output position, the input under filter tap (a, b) of
@@ -61,73 +47,13 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 }
 
 /*
- * A depthwise convolution (one input and one output channel per group)
- * of one image, added to y: each filter tap scales a span of input row
- * into a span of output row, a vector loop for unit strides.  Filter
- * tap (a, b) of channel c is w[c * wc + (a * kw + b) * wt].
- */
-NNL_RT_INLINE void
-nnl_conv_dw(int nhwc, const float *x, const float *w, int64_t wc,
-    int64_t wt, float *y, int64_t C, int64_t H, int64_t W, int64_t OH,
-    int64_t OW, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-    int64_t dw, int64_t pt, int64_t pl)
-{
-	for (int64_t a = 0; a < kh; a++)
-	for (int64_t b = 0; b < kw; b++) {
-		int64_t lo, hi, t = a * kw + b;
-
-		nnl_conv_span(OW, W, sw, pl, b * dw, &lo, &hi);
-		for (int64_t oy = 0; oy < OH; oy++) {
-			int64_t iy = oy * sh - pt + a * dh;
-
-			if (iy < 0 || iy >= H)
-				continue;
-			if (!nhwc) {
-				for (int64_t c = 0; c < C; c++) {
-					const float *restrict xr = x + (c * H +
-					    iy) * W;
-					float *restrict yr = y + (c * OH + oy) *
-					    OW;
-					float wv = w[c * wc + t * wt];
-					int64_t off = b * dw - pl;
-
-					if (sw == 1)
-						for (int64_t ox = lo; ox < hi;
-						    ox++)
-							yr[ox] += wv *
-							    xr[ox + off];
-					else
-						for (int64_t ox = lo; ox < hi;
-						    ox++)
-							yr[ox] += wv *
-							    xr[ox * sw + off];
-				}
-				continue;
-			}
-			for (int64_t ox = lo; ox < hi; ox++) {
-				const float *restrict xr = x + (iy * W + ox *
-				    sw - pl + b * dw) * C;
-				float *restrict yr = y + (oy * OW + ox) * C;
-				const float *wr = w + t * wt;
-
-				if (wc == 1)
-					for (int64_t c = 0; c < C; c++)
-						yr[c] += wr[c] * xr[c];
-				else
-					for (int64_t c = 0; c < C; c++)
-						yr[c] += wr[c * wc] * xr[c];
-			}
-		}
-	}
-}
-
-/*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
  * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo), has
  * bias, activation; fp: activation parameters.  in: input, filter,
- * bias.  scratch: SGEMM packing, then im2col rows (see prepare).
+ * bias.  scratch: SGEMM packing, then im2col rows (see prepare); for
+ * a depthwise nchw one, H rows of nnl_dw_width floats.
  * Unit-stride unpadded 1x1 convolutions multiply the image itself;
- * depthwise ones run nnl_conv_dw, without the SGEMM.
+ * depthwise ones run dwconv.c's kernels, without the SGEMM.
  */
 NNL_RT void
 nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
@@ -150,6 +76,20 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    G == 1;
 	int depthwise = icg == 1 && ocg == 1;
 
+	if (depthwise) {
+		for (int64_t n = 0; n < N; n++)
+			if (nhwc)
+				nnl_conv_dw_nhwc(x + n * C * H * W, w,
+				    wko ? 1 : kh * kw, wko ? O : 1, bias,
+				    y + n * O * P, ip, act, (float)fp[0],
+				    (float)fp[1]);
+			else
+				nnl_conv_dw_nchw(x + n * C * H * W, w,
+				    wko ? 1 : kh * kw, wko ? O : 1, bias,
+				    y + n * O * P, ip, act, (float)fp[0],
+				    (float)fp[1], scratch);
+		return;
+	}
 	for (int64_t n = 0; n < N; n++) {
 		const float *xn = x + n * C * H * W;
 		float *yn = y + n * O * P;
@@ -159,12 +99,6 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			for (int64_t p = 0; p < P; p++)
 				yn[nhwc ? p * O + o : o * P + p] =
 				    bias ? bias[o] : 0;
-		if (depthwise) {
-			nnl_conv_dw((int)nhwc, xn, w, wko ? 1 : kh * kw,
-			    wko ? O : 1, yn, C, H, W, OH, OW, kh, kw, sh, sw,
-			    dh, dw, pt, pl);
-			continue;
-		}
 		for (int64_t g = 0; g < G; g++) {
 			const float *cm = xn;
 

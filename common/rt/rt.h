@@ -100,6 +100,13 @@ NNL_RT void nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha,
     const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
     int tb, float *C, int64_t ldc, float *pack);
 
+NNL_RT void nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc,
+    int64_t wt, const float *bias, float *y, const int64_t *ip,
+    int64_t act, float lo, float hi, float *pad);
+NNL_RT void nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc,
+    int64_t wt, const float *bias, float *y, const int64_t *ip,
+    int64_t act, float lo, float hi);
+
 NNL_RT nnl_gemm_fn nnl_gemm_f32_4x8_scalar;
 #ifdef NNL_RT_AVX2
 NNL_RT nnl_gemm_fn nnl_gemm_f32_6x16_avx2;
@@ -110,6 +117,107 @@ NNL_RT nnl_gemm_fn nnl_gemm_f32_14x32_avx512;
 #ifdef NNL_RT_NEON
 NNL_RT nnl_gemm_fn nnl_gemm_f32_8x8_neon;
 #endif
+#endif
+
+/* Output columns [*lo, *hi) whose input column ox*s - pad + off lies in
+ * [0, W): the rest read padding. */
+NNL_RT_INLINE void
+nnl_conv_span(int64_t OW, int64_t W, int64_t s, int64_t pad, int64_t off,
+    int64_t *lo, int64_t *hi)
+{
+	int64_t t = pad - off, u = W - 1 + pad - off;
+
+	*lo = t <= 0 ? 0 : (t + s - 1) / s;
+	*hi = u < 0 ? 0 : u / s + 1 < OW ? u / s + 1 : OW;
+	if (*lo > *hi)
+		*lo = *hi;
+}
+
+/*
+ * The row of the padded channel copy of a depthwise nchw convolution
+ * (rt/dwconv.c), in floats, for conv2d's parameters ip: the padded row,
+ * or what whole vectors of up to 16 output columns read, if more.  The
+ * scratch holds H such rows.
+ */
+NNL_RT_INLINE int64_t
+nnl_dw_width(const int64_t *ip)
+{
+	int64_t W = ip[4], OW = ip[7], kw = ip[9], sw = ip[11], dw = ip[13],
+	    pl = ip[16];
+	int64_t v = ((OW + 15) / 16 * 16 - 1) * sw + (kw - 1) * dw + 2;
+
+	return v > pl + W ? v : pl + W;
+}
+
+/* Fused activations (nnl-fuse): code and two parameters. */
+enum {
+	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
+	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
+};
+
+/*
+ * NNL_VW floats as one vector of the GCC and clang vector extensions,
+ * as wide as the compiler's flags allow: 16 with AVX-512F, 8 with AVX,
+ * 4 otherwise (SSE, NEON, or scalar code the compiler writes).  Without
+ * the extensions NNL_VW is 1 and the kernels keep their plain C loops.
+ * Run-time dispatch (NNL_RT_DISPATCH) does not widen these: only the
+ * SGEMM microkernels are built per instruction set.
+ */
+#if defined(__GNUC__) && !defined(NNL_RT_NOVEC)
+#if defined(__AVX512F__)
+#define NNL_VW 16
+#elif defined(__AVX__)
+#define NNL_VW 8
+#else
+#define NNL_VW 4
+#endif
+typedef float nnl_vf __attribute__((vector_size(NNL_VW * 4)));
+typedef int32_t nnl_vi __attribute__((vector_size(NNL_VW * 4)));
+
+NNL_RT_INLINE nnl_vf
+nnl_vload(const float *p)
+{
+	nnl_vf v;
+
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+NNL_RT_INLINE void
+nnl_vstore(float *p, nnl_vf v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+NNL_RT_INLINE nnl_vf
+nnl_vsplat(float x)
+{
+	nnl_vf z = { 0 };
+
+	return z + x;
+}
+
+/* m ? a : b, lane by lane, for a mask of comparisons. */
+NNL_RT_INLINE nnl_vf
+nnl_vsel(nnl_vi m, nnl_vf a, nnl_vf b)
+{
+	return (nnl_vf)(((nnl_vi)a & m) | ((nnl_vi)b & ~m));
+}
+
+/* relu and clamp on a vector, as nnl_activate does them (NaN: relu
+ * gives 0, clamp keeps it); other codes leave v for nnl_activate. */
+NNL_RT_INLINE nnl_vf
+nnl_vclamp(nnl_vf v, int64_t act, float lo, float hi)
+{
+	if (act == NNL_ACT_RELU)
+		return nnl_vsel(v > 0, v, nnl_vsplat(0));
+	if (act == NNL_ACT_CLAMP)
+		return nnl_vsel(v < lo, nnl_vsplat(lo),
+		    nnl_vsel(v > hi, nnl_vsplat(hi), v));
+	return v;
+}
+#else
+#define NNL_VW 1
 #endif
 
 #define NNL_MAXRANK 8
@@ -267,11 +375,6 @@ nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 	}
 }
 
-/* Fused activations (nnl-fuse): code and two parameters. */
-enum {
-	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
-	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
-};
 
 NNL_RT_INLINE void
 nnl_activate(float *y, int64_t n, int64_t act, double a, double b)

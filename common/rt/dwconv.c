@@ -1,0 +1,185 @@
+/*
+ * dwconv: the depthwise convolutions of conv2d (one input and one
+ * output channel per group, as in MobileNet), without the SGEMM.  Each
+ * output element is written once: the bias, then every filter tap in
+ * order, then the fused relu or clamp (other activations go over the
+ * row while it is in cache).  nchw images run NNL_VW output columns at
+ * a time (rt.h's vectors) over a copy of each channel padded left and
+ * right in the scratch (nnl_dw_width floats a row), so no column needs
+ * bounds checks; nhwc images run NNL_VW channels at a time.  Without
+ * vector extensions (NNL_VW 1) plain loops do the same.
+ *
+ * Both take conv2d's integer parameters ip (see nnl_k_conv2d_f32) and
+ * one image; filter tap (a, b) of channel c is w[c * wc + (a * kw + b)
+ * * wt].
+ */
+#include "rt.h"
+
+#if NNL_VW > 1
+#ifdef __has_builtin
+#if __has_builtin(__builtin_shufflevector)
+#define NNL_DW_SHUFFLE 1
+#endif
+#endif
+#if NNL_VW == 16
+#define NNL_DW_EVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#elif NNL_VW == 8
+#define NNL_DW_EVEN 0, 2, 4, 6, 8, 10, 12, 14
+#else
+#define NNL_DW_EVEN 0, 2, 4, 6
+#endif
+
+/* p[0], p[s], ... p[(NNL_VW - 1) s], with NNL_VW s floats readable;
+ * stride 2 as two loads and a shuffle. */
+NNL_RT_INLINE nnl_vf
+nnl_dw_load(const float *p, int64_t s)
+{
+	nnl_vf v;
+
+	if (s == 1)
+		return nnl_vload(p);
+#ifdef NNL_DW_SHUFFLE
+	if (s == 2)
+		return __builtin_shufflevector(nnl_vload(p),
+		    nnl_vload(p + NNL_VW), NNL_DW_EVEN);
+#endif
+	for (int i = 0; i < NNL_VW; i++)
+		v[i] = p[i * s];
+	return v;
+}
+#endif
+
+/* Taps [*a0, *a1) of a column of kh (dilation dh) from input row iy0
+ * read inside [0, H). */
+NNL_RT_INLINE void
+nnl_dw_taps(int64_t iy0, int64_t k, int64_t d, int64_t H, int64_t *a0,
+    int64_t *a1)
+{
+	*a0 = 0;
+	*a1 = k;
+	while (*a0 < k && iy0 + *a0 * d < 0)
+		++*a0;
+	while (*a1 > *a0 && iy0 + (*a1 - 1) * d >= H)
+		--*a1;
+}
+
+NNL_RT void
+nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
+    const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
+    float hi, float *pad)
+{
+	int64_t C = ip[2], H = ip[3], W = ip[4], OH = ip[6], OW = ip[7],
+	    kh = ip[8], kw = ip[9], sh = ip[10], sw = ip[11], dh = ip[12],
+	    dw = ip[13], pt = ip[14], pl = ip[16];
+	int64_t wp = nnl_dw_width(ip);
+	int fuse = act == NNL_ACT_RELU || act == NNL_ACT_CLAMP;
+
+	for (int64_t c = 0; c < C; c++) {
+		const float *xc = x + c * H * W, *wp0 = w + c * wc;
+		float b0 = bias ? bias[c] : 0;
+
+		/* the channel with its left and right padding */
+		for (int64_t iy = 0; iy < H; iy++) {
+			float *r = pad + iy * wp;
+
+			memset(r, 0, (size_t)pl * sizeof *r);
+			memcpy(r + pl, xc + iy * W, (size_t)W * sizeof *r);
+			memset(r + pl + W, 0, (size_t)(wp - pl - W) *
+			    sizeof *r);
+		}
+		for (int64_t oy = 0; oy < OH; oy++) {
+			float *yr = y + (c * OH + oy) * OW;
+			int64_t iy0 = oy * sh - pt, a0, a1;
+
+			nnl_dw_taps(iy0, kh, dh, H, &a0, &a1);
+#if NNL_VW > 1
+			for (int64_t ox = 0; ox < OW; ox += NNL_VW) {
+				nnl_vf acc = nnl_vsplat(b0);
+				float t[NNL_VW];
+
+				for (int64_t a = a0; a < a1; a++) {
+					const float *xr = pad + (iy0 + a * dh) *
+					    wp + ox * sw;
+					const float *wa = wp0 + a * kw * wt;
+
+					for (int64_t b = 0; b < kw; b++)
+						acc += nnl_vsplat(wa[b * wt]) *
+						    nnl_dw_load(xr + b * dw, sw);
+				}
+				acc = nnl_vclamp(acc, act, lo, hi);
+				if (ox + NNL_VW <= OW) {
+					nnl_vstore(yr + ox, acc);
+					continue;
+				}
+				nnl_vstore(t, acc);
+				memcpy(yr + ox, t, (size_t)(OW - ox) *
+				    sizeof *t);
+			}
+#else
+			for (int64_t ox = 0; ox < OW; ox++) {
+				float s = b0;
+
+				for (int64_t a = a0; a < a1; a++) {
+					const float *xr = pad + (iy0 + a * dh) *
+					    wp + ox * sw;
+					const float *wa = wp0 + a * kw * wt;
+
+					for (int64_t b = 0; b < kw; b++)
+						s += wa[b * wt] * xr[b * dw];
+				}
+				yr[ox] = s;
+			}
+#endif
+			if (!fuse || NNL_VW == 1)
+				nnl_activate(yr, OW, act, lo, hi);
+		}
+	}
+}
+
+NNL_RT void
+nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc, int64_t wt,
+    const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
+    float hi)
+{
+	int64_t C = ip[2], H = ip[3], W = ip[4], OH = ip[6], OW = ip[7],
+	    kh = ip[8], kw = ip[9], sh = ip[10], sw = ip[11], dh = ip[12],
+	    dw = ip[13], pt = ip[14], pl = ip[16];
+	int fuse = act == NNL_ACT_RELU || act == NNL_ACT_CLAMP;
+
+	for (int64_t oy = 0; oy < OH; oy++)
+	for (int64_t ox = 0; ox < OW; ox++) {
+		float *yp = y + (oy * OW + ox) * C;
+		int64_t iy0 = oy * sh - pt, ix0 = ox * sw - pl, a0, a1, b0, b1;
+		int64_t c = 0;
+
+		nnl_dw_taps(iy0, kh, dh, H, &a0, &a1);
+		nnl_dw_taps(ix0, kw, dw, W, &b0, &b1);
+#if NNL_VW > 1
+		for (; wc == 1 && c + NNL_VW <= C; c += NNL_VW) {
+			nnl_vf acc = bias ? nnl_vload(bias + c) :
+			    nnl_vsplat(0);
+
+			for (int64_t a = a0; a < a1; a++)
+			for (int64_t b = b0; b < b1; b++)
+				acc += nnl_vload(w + (a * kw + b) * wt + c) *
+				    nnl_vload(x + ((iy0 + a * dh) * W + ix0 +
+				    b * dw) * C + c);
+			nnl_vstore(yp + c, nnl_vclamp(acc, act, lo, hi));
+		}
+#endif
+		for (; c < C; c++) {
+			float s = bias ? bias[c] : 0;
+
+			for (int64_t a = a0; a < a1; a++)
+			for (int64_t b = b0; b < b1; b++)
+				s += w[c * wc + (a * kw + b) * wt] *
+				    x[((iy0 + a * dh) * W + ix0 + b * dw) * C +
+				    c];
+			yp[c] = s;
+			if (fuse)
+				nnl_activate(yp + c, 1, act, lo, hi);
+		}
+		if (!fuse)
+			nnl_activate(yp, C, act, lo, hi);
+	}
+}

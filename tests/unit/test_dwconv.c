@@ -1,0 +1,170 @@
+/*
+ * test_dwconv: the depthwise convolution kernels (rt/dwconv.c) against
+ * a convolution computed here in double precision, with the padding
+ * and activation written out from their definitions.  Shapes cover the
+ * vector path and its ragged edges: widths below, at and past the
+ * vector width (NNL_VW), strides 1 to 3, dilation, asymmetric and
+ * oversized padding, both image layouts, both filter orders, with and
+ * without bias, and every fused activation.  Tolerance: 1e-5 of the sum
+ * of |w * x| + |bias|.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#define NNL_RT
+#include "rt/rt.h"
+
+static unsigned long rng = 77;
+
+static float
+rnd(void)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (float)((double)(rng >> 40) / (double)(1ull << 24) * 2 - 1);
+}
+
+static double
+act_ref(double v, int act, double a, double b)
+{
+	switch (act) {
+	case NNL_ACT_RELU: return v > 0 ? v : 0;
+	case NNL_ACT_CLAMP: return v < a ? a : v > b ? b : v;
+	case NNL_ACT_SIGMOID: return 1 / (1 + exp(-v));
+	case NNL_ACT_HARDSWISH: return v * fmin(fmax(v + 3, 0), 6) / 6;
+	case NNL_ACT_LEAKYRELU: return v >= 0 ? v : a * v;
+	default: return v;
+	}
+}
+
+/*
+ * One convolution: C channels of H x W, filter kh x kw, strides s,
+ * dilations d, padding top/left pt, pl (bottom/right make the output
+ * OH x OW given).  wko: filter stored [kh, kw, C] rather than [C, kh,
+ * kw].
+ */
+static int
+conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
+    int64_t W, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+    int64_t dw, int64_t pt, int64_t pb, int64_t pl, int64_t pr)
+{
+	int64_t OH = (H + pt + pb - (kh - 1) * dh - 1) / sh + 1;
+	int64_t OW = (W + pl + pr - (kw - 1) * dw - 1) / sw + 1;
+	int64_t ip[22] = { nhwc, 1, C, H, W, C, OH, OW, kh, kw, sh, sw, dh,
+	    dw, pt, pb, pl, pr, C, wko ? 3 : 0, hasb, act };
+	int64_t wc = wko ? 1 : kh * kw, wt = wko ? C : 1;
+	float *x = malloc((size_t)(C * H * W) * 4);
+	float *w = malloc((size_t)(C * kh * kw) * 4);
+	float *b = malloc((size_t)C * 4);
+	float *y = malloc((size_t)(C * OH * OW + 1) * 4);
+	double lo = -0.25, hi = 0.5, fa = act == NNL_ACT_LEAKYRELU ? 0.1 : lo;
+	int ok = 1;
+
+	for (int64_t i = 0; i < C * H * W; i++)
+		x[i] = rnd();
+	for (int64_t i = 0; i < C * kh * kw; i++)
+		w[i] = rnd();
+	for (int64_t i = 0; i < C; i++)
+		b[i] = rnd();
+	float *pad = malloc((size_t)(H * nnl_dw_width(ip)) * 4);
+
+	y[C * OH * OW] = 12345;		/* must stay */
+	if (nhwc)
+		nnl_conv_dw_nhwc(x, w, wc, wt, hasb ? b : NULL, y, ip, act,
+		    (float)fa, (float)hi);
+	else
+		nnl_conv_dw_nchw(x, w, wc, wt, hasb ? b : NULL, y, ip, act,
+		    (float)fa, (float)hi, pad);
+	for (int64_t c = 0; c < C && ok; c++)
+	for (int64_t oy = 0; oy < OH && ok; oy++)
+	for (int64_t ox = 0; ox < OW && ok; ox++) {
+		double s = hasb ? b[c] : 0, mag = fabs(s), want, got;
+
+		for (int64_t a = 0; a < kh; a++)
+		for (int64_t e = 0; e < kw; e++) {
+			int64_t iy = oy * sh - pt + a * dh;
+			int64_t ix = ox * sw - pl + e * dw;
+			double p;
+
+			if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+				continue;
+			p = (double)w[c * wc + (a * kw + e) * wt] *
+			    x[nhwc ? (iy * W + ix) * C + c :
+			    (c * H + iy) * W + ix];
+			s += p;
+			mag += fabs(p);
+		}
+		want = act_ref(s, act, fa, hi);
+		got = y[nhwc ? (oy * OW + ox) * C + c :
+		    (c * OH + oy) * OW + ox];
+		if (fabs(got - want) > 1e-5 * (mag + 1)) {
+			fprintf(stderr, "  y[%lld,%lld,%lld] = %.9g, want "
+			    "%.9g\n", (long long)c, (long long)oy,
+			    (long long)ox, got, want);
+			ok = 0;
+		}
+	}
+	if (y[C * OH * OW] != 12345)
+		ok = 0;
+	if (!ok)
+		fprintf(stderr, "  nhwc %d wko %d bias %d act %d C %lld "
+		    "%lldx%lld k %lldx%lld s %lld,%lld d %lld,%lld pad "
+		    "%lld,%lld,%lld,%lld (NNL_VW %d)\n", nhwc, wko, hasb, act,
+		    (long long)C, (long long)H, (long long)W, (long long)kh,
+		    (long long)kw, (long long)sh, (long long)sw, (long long)dh,
+		    (long long)dw, (long long)pt, (long long)pb, (long long)pl,
+		    (long long)pr, NNL_VW);
+	free(x);
+	free(w);
+	free(b);
+	free(y);
+	free(pad);
+	return ok;
+}
+
+/* C, H, W, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr */
+static const int64_t shapes[][13] = {
+	{ 3, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
+	{ 5, 20, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
+	{ 4, 21, 35, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1 },
+	{ 2, 33, 70, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 3, 16, 64, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2 },
+	{ 2, 19, 50, 3, 5, 3, 3, 2, 2, 3, 0, 1, 4 },
+	{ 2, 9, 18, 3, 3, 1, 2, 1, 3, 4, 4, 5, 5 },
+	{ 17, 6, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 },
+	{ 40, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
+	{ 1, 4, 3, 5, 7, 1, 1, 1, 1, 2, 2, 3, 3 },
+};
+
+TEST(depthwise_matches_definition)
+{
+	size_t ns = sizeof shapes / sizeof shapes[0];
+
+	for (size_t s = 0; s < ns; s++)
+	for (int v = 0; v < 4; v++) {
+		const int64_t *t = shapes[s];
+
+		CHECK(conv(v & 1, v >> 1, 1, NNL_ACT_NONE, t[0], t[1], t[2],
+		    t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11],
+		    t[12]));
+	}
+}
+
+TEST(depthwise_epilogue)
+{
+	for (int act = NNL_ACT_NONE; act <= NNL_ACT_LEAKYRELU; act++)
+	for (int v = 0; v < 4; v++) {
+		CHECK(conv(v & 1, v >> 1, act & 1, act, 19, 23, 41, 3, 3, 1,
+		    1, 1, 1, 1, 1, 1, 1));
+		CHECK(conv(v & 1, v >> 1, 1, act, 33, 14, 29, 3, 3, 2, 2, 1,
+		    1, 0, 1, 0, 1));
+	}
+}
+
+int
+main(void)
+{
+	RUN(depthwise_matches_definition);
+	RUN(depthwise_epilogue);
+	return DONE();
+}
