@@ -163,16 +163,48 @@ nnl_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
 	}
 }
 
+/* The epilogue's start for rows [i0, i0 + m) and columns [j0, j0 + n)
+ * of C, at c. */
+NNL_RT_INLINE void
+nnl_epi_init(const struct nnl_gemm_epi *e, float *c, int64_t ldc,
+    int64_t i0, int64_t j0, int64_t m, int64_t n)
+{
+	if (!e || !e->init)
+		return;
+	for (int64_t i = 0; i < m; i++, c += ldc) {
+		float v = e->rb ? e->rb[i0 + i] : 0;
+
+		if (e->cb)
+			memcpy(c, e->cb + j0, (size_t)n * sizeof *c);
+		else
+			for (int64_t j = 0; j < n; j++)
+				c[j] = v;
+	}
+}
+
+/* The epilogue's activation for m x n of C at c. */
+NNL_RT_INLINE void
+nnl_epi_act(const struct nnl_gemm_epi *e, float *c, int64_t ldc, int64_t m,
+    int64_t n)
+{
+	if (!e || !e->act)
+		return;
+	for (int64_t i = 0; i < m; i++, c += ldc)
+		nnl_activate(c, n, e->act, e->lo, e->hi);
+}
+
 /*
  * C[M,N] (row stride ldc) += alpha * op(A) * op(B) through the
  * microkernel u; op(A) is M x K, op(B) K x N; element (i,k) of A is
  * A[k*lda+i] when ta, A[i*lda+k] otherwise, and likewise for B.  pack
- * holds nnl_packsize(M, N, K) floats (with M at least 4).
+ * holds nnl_packsize(M, N, K) floats (with M at least 4); e, if not
+ * null, the epilogue.
  */
 NNL_RT void
 nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
     int64_t K, float alpha, const float *A, int64_t lda, int ta,
-    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack)
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack,
+    const struct nnl_gemm_epi *e)
 {
 	int mr = u->mr, nr = u->nr;
 	float *ap = pack;
@@ -194,12 +226,20 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 				    A + pc * lda + ic : A + ic * lda + pc, lda,
 				    ta, ap);
 				for (int64_t j0 = 0; j0 < nb; j0 += nr)
-				for (int64_t i0 = 0; i0 < mb; i0 += mr)
-					u->fn(kb, ap + i0 * kb,
-					    bp + j0 * kb,
-					    C + (ic + i0) * ldc + jc + j0, ldc,
-					    mb - i0 < mr ? mb - i0 : mr,
-					    nb - j0 < nr ? nb - j0 : nr);
+				for (int64_t i0 = 0; i0 < mb; i0 += mr) {
+					float *c = C + (ic + i0) * ldc + jc +
+					    j0;
+					int64_t m = mb - i0 < mr ? mb - i0 : mr;
+					int64_t n = nb - j0 < nr ? nb - j0 : nr;
+
+					if (pc == 0)
+						nnl_epi_init(e, c, ldc,
+						    ic + i0, jc + j0, m, n);
+					u->fn(kb, ap + i0 * kb, bp + j0 * kb,
+					    c, ldc, m, n);
+					if (pc + kb == K)
+						nnl_epi_act(e, c, ldc, m, n);
+				}
 			}
 		}
 	}
@@ -209,13 +249,15 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 NNL_RT void
 nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
     int64_t lda, int ta, const float *B, int64_t ldb, int tb, float *C,
-    int64_t ldc, float *pack)
+    int64_t ldc, float *pack, const struct nnl_gemm_epi *e)
 {
 	int n;
 	const struct nnl_gemm_kernel *k = nnl_gemm_kernels(&n);
 
-	if (M < 4) {
+	if (M < 4 || K == 0) {
+		nnl_epi_init(e, C, ldc, 0, 0, M, N);
 		nnl_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc);
+		nnl_epi_act(e, C, ldc, M, N);
 		return;
 	}
 	while (n > 1 && !nnl_gemm_runs(k->isa)) {
@@ -223,5 +265,5 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 		n--;
 	}
 	nnl_sgemm_with(k, M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc,
-	    pack);
+	    pack, e);
 }

@@ -94,13 +94,11 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 		const float *xn = x + n * C * H * W;
 		float *yn = y + n * O * P;
 
-		/* start from the bias (or zero) */
-		for (int64_t o = 0; o < O; o++)
-			for (int64_t p = 0; p < P; p++)
-				yn[nhwc ? p * O + o : o * P + p] =
-				    bias ? bias[o] : 0;
 		for (int64_t g = 0; g < G; g++) {
-			const float *cm = xn;
+			const float *cm = xn, *bg = bias ? bias + g * ocg : 0;
+			/* from the bias (or zero), through the activation */
+			struct nnl_gemm_epi e = { 1, nhwc ? 0 : bg,
+			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1] };
 
 			if (!direct && !nhwc) {
 				nnl_im2col_nchw(xn + g * icg * H * W, icg, H,
@@ -136,14 +134,14 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			if (nhwc)
 				nnl_sgemm(P, ocg, Kd, 1, cm, direct ? C : Kd,
 				    0, wko ? w + g * ocg : w + g * ocg * Kd,
-				    wko ? O : Kd, !wko, yn + g * ocg, O, pack);
+				    wko ? O : Kd, !wko, yn + g * ocg, O, pack,
+				    &e);
 			else
 				nnl_sgemm(ocg, P, Kd, 1, wko ? w + g * ocg :
 				    w + g * ocg * Kd, wko ? O : Kd, wko, cm, P,
-				    0, yn + g * ocg * P, P, pack);
+				    0, yn + g * ocg * P, P, pack, &e);
 		}
 	}
-	nnl_activate(y, N * O * P, act, fp[0], fp[1]);
 }
 
 /*
@@ -159,14 +157,22 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    hasc = ip[5], cs0 = ip[6], cs1 = ip[7], act = ip[8];
 	const float *a = in[0], *b = in[1], *c = hasc ? in[2] : 0;
 	float *y = out[0];
+	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3] };
 
-	for (int64_t i = 0; i < M; i++)
-		for (int64_t j = 0; j < N; j++)
-			y[i * N + j] = c ? (float)(fp[1] * c[i * cs0 +
-			    j * cs1]) : 0;
+	/* a bias row or column starts the tiles; any other c, C itself */
+	if (c && fp[1] == 1 && cs0 == 0 && (cs1 == 1 || N == 1))
+		e.cb = c;
+	else if (c && fp[1] == 1 && cs1 == 0 && (cs0 == 1 || M == 1))
+		e.rb = c;
+	else if (c) {
+		e.init = 0;
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++)
+				y[i * N + j] = (float)(fp[1] * c[i * cs0 +
+				    j * cs1]);
+	}
 	nnl_sgemm(M, N, K, (float)fp[0], a, ta ? M : K, (int)ta, b,
-	    tb ? K : N, (int)tb, y, N, scratch);
-	nnl_activate(y, M * N, act, fp[2], fp[3]);
+	    tb ? K : N, (int)tb, y, N, scratch, &e);
 }
 
 /*
@@ -183,8 +189,8 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t act = bb[R], nb = nnl_numel((int)R, ob);
 	const float *a = in[0], *b = in[1];
 	float *y = out[0];
+	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1] };
 
-	memset(y, 0, (size_t)(nb * M * N) * sizeof *y);
 	for (int64_t t = 0; t < nb; t++) {
 		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;
 
@@ -198,9 +204,8 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 			bs *= bb[d];
 		}
 		nnl_sgemm(M, N, K, 1, a + ai * M * K, K, 0, b + bi * K * N, N,
-		    0, y + t * M * N, N, scratch);
+		    0, y + t * M * N, N, scratch, &e);
 	}
-	nnl_activate(y, nb * M * N, act, fp[0], fp[1]);
 }
 
 /*

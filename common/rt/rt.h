@@ -77,6 +77,20 @@
 typedef void nnl_gemm_fn(int64_t kc, const float *a, const float *b,
     float *c, int64_t ldc, int64_t m, int64_t n);
 
+/*
+ * What the SGEMM driver does around the product, tile by tile while
+ * the tile is in cache: init, start C from the bias (rb[i] for row i,
+ * or cb[j] for column j, or zero without either) rather than adding to
+ * what C holds; then the fused activation (act, lo, hi: nnl_activate's
+ * code and parameters).  A null epilogue adds to C and stops there.
+ */
+struct nnl_gemm_epi {
+	int init;
+	const float *rb, *cb;
+	int64_t act;
+	float lo, hi;
+};
+
 /* Tiles are at most this many rows and columns: packing space. */
 enum { NNL_GEMM_MAXMR = 16, NNL_GEMM_MAXNR = 32 };
 
@@ -95,10 +109,12 @@ NNL_RT int nnl_gemm_runs(int isa);
 NNL_RT int64_t nnl_packsize(int64_t M, int64_t N, int64_t K);
 NNL_RT void nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M,
     int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
-    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack);
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack,
+    const struct nnl_gemm_epi *e);
 NNL_RT void nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha,
     const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
-    int tb, float *C, int64_t ldc, float *pack);
+    int tb, float *C, int64_t ldc, float *pack,
+    const struct nnl_gemm_epi *e);
 
 NNL_RT void nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc,
     int64_t wt, const float *bias, float *y, const int64_t *ip,
@@ -383,14 +399,23 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 
 	switch (act) {
 	case NNL_ACT_RELU:
-		for (i = 0; i < n; i++)
-			y[i] = y[i] > 0 ? y[i] : 0;
+	case NNL_ACT_CLAMP: {
+		float lo = (float)a, hi = (float)b;
+
+		i = 0;
+#if NNL_VW > 1
+		for (; i + NNL_VW <= n; i += NNL_VW)
+			nnl_vstore(y + i, nnl_vclamp(nnl_vload(y + i), act, lo,
+			    hi));
+#endif
+		if (act == NNL_ACT_RELU)
+			for (; i < n; i++)
+				y[i] = y[i] > 0 ? y[i] : 0;
+		else
+			for (; i < n; i++)
+				y[i] = y[i] < lo ? lo : y[i] > hi ? hi : y[i];
 		break;
-	case NNL_ACT_CLAMP:
-		for (i = 0; i < n; i++)
-			y[i] = y[i] < (float)a ? (float)a :
-			    y[i] > (float)b ? (float)b : y[i];
-		break;
+	}
 	case NNL_ACT_SIGMOID:
 		for (i = 0; i < n; i++)
 			y[i] = (float)(1 / (1 + exp(-(double)y[i])));

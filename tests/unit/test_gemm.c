@@ -6,8 +6,9 @@
  * driver on shapes that are not multiples of any tile or cache block
  * (K = 1, M = 1, N = 1, K past one block, N past one block), with
  * alpha, both transposes, a row stride wider than N and a C that holds
- * values already (the product adds to it, as conv2d's bias and gemm's
- * beta * C rely on).  Tolerance: 1e-5 of the sum of |a * b| + |c|.
+ * values already (the product adds to it, as gemm's beta * C relies
+ * on); the epilogue (bias per row or column, activation) on every
+ * kernel.  Tolerance: 1e-5 of the sum of |a * b| + |c|.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -80,10 +81,10 @@ product(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K,
 	memcpy(C, C0, (size_t)(M * ldc) * 4);
 	if (u)
 		nnl_sgemm_with(u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C,
-		    ldc, pack);
+		    ldc, pack, NULL);
 	else
 		nnl_sgemm(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc,
-		    pack);
+		    pack, NULL);
 	ok = agrees(M, N, K, alpha, A, lda, ta, B, ldb, tb, C0, C, ldc);
 	if (!ok)
 		fprintf(stderr, "  %s: M %lld N %lld K %lld alpha %g ta %d "
@@ -92,6 +93,72 @@ product(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K,
 	free(A);
 	free(B);
 	free(C0);
+	free(C);
+	free(pack);
+	return ok;
+}
+
+/*
+ * One product with an epilogue: from a bias per row (how = 0), per
+ * column (1) or zero (2), what C held before ignored, then activation
+ * act with parameters -0.3 and 0.4 (leakyRelu: alpha 0.1), against
+ * the same written out here in double.
+ */
+static int
+with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
+    int64_t K, int how, int act)
+{
+	int64_t ldc = N + 3;
+	float *A = randv(M * K), *B = randv(K * N), *rb = randv(M);
+	float *cb = randv(N), *C = randv(M * ldc + 1);
+	float *pack = malloc((size_t)(nnl_packsize(M < 4 ? 4 : M, N, K) + 1)
+	    * 4);
+	float lo = act == NNL_ACT_LEAKYRELU ? 0.1f : -0.3f, hi = 0.4f;
+	struct nnl_gemm_epi e = { 1, how == 0 ? rb : NULL,
+	    how == 1 ? cb : NULL, act, lo, hi };
+	int ok = 1;
+
+	C[M * ldc] = 7;		/* past the end: untouched */
+	if (u)
+		nnl_sgemm_with(u, M, N, K, 1, A, K, 0, B, N, 0, C, ldc, pack,
+		    &e);
+	else
+		nnl_sgemm(M, N, K, 1, A, K, 0, B, N, 0, C, ldc, pack, &e);
+	for (int64_t i = 0; i < M && ok; i++)
+		for (int64_t j = 0; j < N && ok; j++) {
+			double s = how == 0 ? rb[i] : how == 1 ? cb[j] : 0;
+			double mag = fabs(s);
+
+			for (int64_t k = 0; k < K; k++) {
+				s += (double)A[i * K + k] * B[k * N + j];
+				mag += fabs((double)A[i * K + k] * B[k * N + j]);
+			}
+			if (act == NNL_ACT_RELU)
+				s = s > 0 ? s : 0;
+			else if (act == NNL_ACT_CLAMP)
+				s = s < lo ? lo : s > hi ? hi : s;
+			else if (act == NNL_ACT_LEAKYRELU)
+				s = s >= 0 ? s : lo * s;
+			else if (act == NNL_ACT_SIGMOID)
+				s = 1 / (1 + exp(-s));
+			else if (act == NNL_ACT_HARDSWISH)
+				s = s * fmin(fmax(s + 3, 0), 6) / 6;
+			if (fabs(C[i * ldc + j] - s) > 1e-5 * (mag + 1)) {
+				fprintf(stderr, "  %s: M %lld N %lld K %lld "
+				    "how %d act %d: C[%lld,%lld] = %.9g, want "
+				    "%.9g\n", u ? u->name : "nnl_sgemm",
+				    (long long)M, (long long)N, (long long)K,
+				    how, act, (long long)i, (long long)j,
+				    C[i * ldc + j], s);
+				ok = 0;
+			}
+		}
+	if (C[M * ldc] != 7)
+		ok = 0;
+	free(A);
+	free(B);
+	free(rb);
+	free(cb);
 	free(C);
 	free(pack);
 	return ok;
@@ -191,6 +258,28 @@ TEST(driver_with_every_kernel)
 				    tr == 3 ? -0.5f : 1, tr & 1, tr >> 1 & 1));
 }
 
+/* Bias and activation in the driver's epilogue, on ragged shapes and
+ * past one block of K (the bias must start the first block only). */
+TEST(epilogue_bias_and_activation)
+{
+	const struct nnl_gemm_kernel *run[8];
+	int nk = kernels(run, 8);
+	static const int64_t sh[][3] = {
+		{ 4, 1, 1 }, { 15, 33, 9 }, { 29, 47, 300 }, { 170, 20, 7 },
+		{ 6, 1030, 5 },
+	};
+
+	for (int t = 0; t < nk; t++)
+		for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++)
+			for (int how = 0; how < 3; how++)
+				CHECK(with_epilogue(run[t], sh[s][0], sh[s][1],
+				    sh[s][2], how, (how + (int)s) % 6));
+	for (int64_t M = 1; M <= 5; M++)
+		for (int act = 0; act < 6; act++)
+			CHECK(with_epilogue(NULL, M, 37, 11, act % 3, act));
+	CHECK(with_epilogue(NULL, 5, 6, 0, 0, NNL_ACT_RELU));
+}
+
 /* nnl_sgemm itself, including its unpacked path for 1 to 3 rows. */
 TEST(sgemm_chooses_and_computes)
 {
@@ -226,6 +315,7 @@ main(void)
 	RUN(microkernels_tile_by_tile);
 	RUN(driver_with_every_kernel);
 	RUN(sgemm_chooses_and_computes);
+	RUN(epilogue_bias_and_activation);
 	RUN(best_kernel_runs_here);
 	return DONE();
 }
