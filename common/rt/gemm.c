@@ -3,9 +3,13 @@
  * (conv2d, gemm, matmul).  It blocks the product for the caches (NC
  * columns of B, KC steps of K, MC rows of A), packs each block of B
  * and of A into the panel order a microkernel reads (gemm_f32_*.c),
- * zero-padding the ragged edges, and walks the tiles.  The microkernel
- * is chosen by table lookup: the first of nnl_gemm_kernels that the
- * machine runs.  A product of one to three rows skips the packing.
+ * zero-padding the ragged edges, and walks the tiles.  Full panels of
+ * an operand already stored by k (A transposed and alpha 1, as a filter
+ * [Kd, O]; B not transposed, as an image or im2col rows) are read in
+ * place, with the matrix's row stride, instead of packed.  The
+ * microkernel is chosen by table lookup: the first of nnl_gemm_kernels
+ * that the machine runs.  A product of one to three rows skips the
+ * packing.
  */
 #include "rt.h"
 
@@ -210,33 +214,45 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	float *ap = pack;
 	float *bp = pack + ((M < NNL_MC ? M : NNL_MC) + NNL_GEMM_MAXMR) *
 	    (K < NNL_KC ? K : NNL_KC);
+	/* full panels read in place: A's when it is stored by k and not
+	 * scaled (a filter [Kd, O]), B's when stored by k */
+	int da = ta && alpha == 1, db = !tb;
 
 	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
 		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;
+		int64_t nf = db ? nb / nr * nr : 0;	/* in place */
 
 		for (int64_t pc = 0; pc < K; pc += NNL_KC) {
 			int64_t kb = K - pc < NNL_KC ? K - pc : NNL_KC;
+			const float *b0 = tb ? B + jc * ldb + pc :
+			    B + pc * ldb + jc;
 
-			nnl_pack_b(nr, kb, nb, tb ? B + jc * ldb + pc :
-			    B + pc * ldb + jc, ldb, tb, bp);
+			nnl_pack_b(nr, kb, nb - nf, tb ? b0 + nf * ldb :
+			    b0 + nf, ldb, tb, bp + nf * kb);
 			for (int64_t ic = 0; ic < M; ic += NNL_MC) {
 				int64_t mb = M - ic < NNL_MC ? M - ic : NNL_MC;
+				int64_t mf = da ? mb / mr * mr : 0;
+				const float *a0 = ta ? A + pc * lda + ic :
+				    A + ic * lda + pc;
 
-				nnl_pack_a(mr, mb, kb, alpha, ta ?
-				    A + pc * lda + ic : A + ic * lda + pc, lda,
-				    ta, ap);
+				nnl_pack_a(mr, mb - mf, kb, alpha, ta ?
+				    a0 + mf : a0 + mf * lda, lda, ta,
+				    ap + mf * kb);
 				for (int64_t j0 = 0; j0 < nb; j0 += nr)
 				for (int64_t i0 = 0; i0 < mb; i0 += mr) {
 					float *c = C + (ic + i0) * ldc + jc +
 					    j0;
 					int64_t m = mb - i0 < mr ? mb - i0 : mr;
 					int64_t n = nb - j0 < nr ? nb - j0 : nr;
+					int ia = i0 < mf, ib = j0 < nf;
 
 					if (pc == 0)
 						nnl_epi_init(e, c, ldc,
 						    ic + i0, jc + j0, m, n);
-					u->fn(kb, ap + i0 * kb, bp + j0 * kb,
-					    c, ldc, m, n);
+					u->fn(kb, ia ? a0 + i0 : ap + i0 * kb,
+					    ia ? lda : mr, ib ? b0 + j0 :
+					    bp + j0 * kb, ib ? ldb : nr, c, ldc,
+					    m, n);
 					if (pc + kb == K)
 						nnl_epi_act(e, c, ldc, m, n);
 				}

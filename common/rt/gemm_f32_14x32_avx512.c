@@ -11,8 +11,8 @@
 #include <immintrin.h>
 
 NNL_RT NNL_RT_TARGET("avx512f,fma") void
-nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, const float *b,
-    float *c, int64_t ldc, int64_t m, int64_t n)
+nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n)
 {
 	__m512 z = _mm512_setzero_ps();
 	__m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z,
@@ -23,7 +23,7 @@ nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, const float *b,
 	float *r = m == 14 && n == 32 ? c : &t[0][0];
 	int64_t ld = r == c ? ldc : 32;
 
-	for (int64_t k = 0; k < kc; k++, a += 14, b += 32) {
+	for (int64_t k = 0; k < kc; k++, a += as, b += bs) {
 		__m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 		__m512 x;
 

@@ -8,12 +8,12 @@
 #include "rt.h"
 
 NNL_RT void
-nnl_gemm_f32_4x8_scalar(int64_t kc, const float *a, const float *b,
-    float *c, int64_t ldc, int64_t m, int64_t n)
+nnl_gemm_f32_4x8_scalar(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n)
 {
 	float acc[4][8] = { { 0 } };
 
-	for (int64_t k = 0; k < kc; k++, a += 4, b += 8)
+	for (int64_t k = 0; k < kc; k++, a += as, b += bs)
 		for (int i = 0; i < 4; i++)
 			for (int j = 0; j < 8; j++)
 				acc[i][j] += a[i] * b[j];

@@ -9,8 +9,8 @@
 #include <immintrin.h>
 
 NNL_RT NNL_RT_TARGET("avx2,fma") void
-nnl_gemm_f32_6x16_avx2(int64_t kc, const float *a, const float *b,
-    float *c, int64_t ldc, int64_t m, int64_t n)
+nnl_gemm_f32_6x16_avx2(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n)
 {
 	__m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00,
 	    c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00,
@@ -19,7 +19,7 @@ nnl_gemm_f32_6x16_avx2(int64_t kc, const float *a, const float *b,
 	float *r = m == 6 && n == 16 ? c : &t[0][0];
 	int64_t ld = r == c ? ldc : 16;
 
-	for (int64_t k = 0; k < kc; k++, a += 6, b += 16) {
+	for (int64_t k = 0; k < kc; k++, a += as, b += bs) {
 		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
 		__m256 x;
 

@@ -9,8 +9,8 @@
 #include <arm_neon.h>
 
 NNL_RT void
-nnl_gemm_f32_8x8_neon(int64_t kc, const float *a, const float *b,
-    float *c, int64_t ldc, int64_t m, int64_t n)
+nnl_gemm_f32_8x8_neon(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n)
 {
 	float32x4_t z = vdupq_n_f32(0);
 	float32x4_t c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z,
@@ -20,7 +20,7 @@ nnl_gemm_f32_8x8_neon(int64_t kc, const float *a, const float *b,
 	float *r = m == 8 && n == 8 ? c : &t[0][0];
 	int64_t ld = r == c ? ldc : 8;
 
-	for (int64_t k = 0; k < kc; k++, a += 8, b += 8) {
+	for (int64_t k = 0; k < kc; k++, a += as, b += bs) {
 		float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
 		float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
 

@@ -70,12 +70,14 @@
 
 /*
  * A microkernel: C[0:m, 0:n] (row stride ldc) += the product of kc
- * steps of a packed panel of A (kc groups of MR floats: column k of MR
- * rows) and one of B (kc groups of NR floats: row k of NR columns);
- * m <= MR, n <= NR.  Panels are zero-padded to full tiles.
+ * steps of a panel of A (column k of MR rows: MR floats at a + k * as)
+ * and one of B (row k of NR columns: NR floats at b + k * bs); m <= MR,
+ * n <= NR.  A packed panel has as = MR, bs = NR, zero-padded to full
+ * tiles; a panel read in place has the matrix's row stride.
  */
-typedef void nnl_gemm_fn(int64_t kc, const float *a, const float *b,
-    float *c, int64_t ldc, int64_t m, int64_t n);
+typedef void nnl_gemm_fn(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m,
+    int64_t n);
 
 /*
  * What the SGEMM driver does around the product, tile by tile while

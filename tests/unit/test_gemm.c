@@ -217,10 +217,28 @@ TEST(microkernels_tile_by_tile)
 					b[k * nr + j] = 0;
 			}
 			memcpy(C, C0, (size_t)(mr * ldc) * 4);
-			u->fn(kc, a, b, C, ldc, m, n);
+			u->fn(kc, a, mr, b, nr, C, ldc, m, n);
 			/* A is K x mr stored by k (transposed) */
 			ok = agrees(m, n, kc, 1, a, mr, 1, b, nr, 0, C0, C,
 			    ldc);
+			/* the same panels read in place from wider rows */
+			if (ok) {
+				int64_t as = mr + 5, bs = nr + 3;
+				float *wa = randv(kc * as), *wb = randv(kc * bs);
+
+				for (int64_t k = 0; k < kc; k++) {
+					memcpy(wa + k * as, a + k * mr,
+					    (size_t)mr * 4);
+					memcpy(wb + k * bs, b + k * nr,
+					    (size_t)nr * 4);
+				}
+				memcpy(C, C0, (size_t)(mr * ldc) * 4);
+				u->fn(kc, wa, as, wb, bs, C, ldc, m, n);
+				ok = agrees(m, n, kc, 1, wa, as, 1, wb, bs, 0,
+				    C0, C, ldc);
+				free(wa);
+				free(wb);
+			}
 			for (int i = 0; i < mr && ok; i++)
 				for (int j = 0; j < ldc; j++)
 					if ((i >= m || j >= n) &&
