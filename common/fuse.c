@@ -808,6 +808,71 @@ fuseact(struct fx *f)
 	return 0;
 }
 
+/* ---- constant conv2d filters into the order the C kernels read ---- */
+
+/*
+ * The constant oihw filter of an nchw conv2d that is not depthwise,
+ * read by that node alone, becomes ihwo ([I, kh, kw, O]): a row of it
+ * is one step of the product's K for every output channel, which the
+ * SGEMM of the C kernels reads in place, a panel of rows at a time,
+ * where it would otherwise pack the filter on every call.  One pass
+ * after the other rewrites (which it makes no work for); returns the
+ * number of filters, or -1.
+ */
+static int
+filterihwo(struct fx *f)
+{
+	struct graph *g = f->g;
+	int done = 0;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		struct operand *c;
+		const int64_t *d;
+		int64_t nd[4];
+		uint64_t nb, eb;
+		unsigned char *src, *dst;
+		char *name;
+
+		if (!n || n->op != OP_CONV2D || n->nin < 2 ||
+		    strcmp(optstr(n, "inputLayout", "nchw"), "nchw") ||
+		    strcmp(optstr(n, "filterLayout", "oihw"), "oihw") ||
+		    !(c = constant(g, n->in[1])) || c->desc.rank != 4 ||
+		    uses(f, c->name) != 1 ||
+		    (c->init == INIT_WEIGHTS && !g->weights_file))
+			continue;
+		d = c->desc.dims;
+		if (d[1] == 1 && optnum(n, "groups", 1) == (double)d[0])
+			continue;	/* depthwise: rt/dwconv.c */
+		if (!(src = const_bytes(g, c, &nb)))
+			return -1;
+		eb = dtype_bytes(c->desc.dt, 1);
+		dst = xmalloc(nb + 1);
+		for (int64_t o = 0; o < d[0]; o++)
+		for (int64_t k = 0; k < d[1] * d[2] * d[3]; k++)
+			memcpy(dst + (uint64_t)(k * d[0] + o) * eb,
+			    src + (uint64_t)(o * d[1] * d[2] * d[3] + k) * eb,
+			    eb);
+		nd[0] = d[1];
+		nd[1] = d[2];
+		nd[2] = d[3];
+		nd[3] = d[0];
+		name = newconst(g, c->name, "ihwo", c->desc.dt, 4, nd, dst,
+		    nb);
+		note(f, "storing the filter of conv2d \"%s\" as ihwo",
+		    escape_tty_name(n->id));
+		uses_drop(&f->u, n);
+		free(n->in[1]);
+		n->in[1] = name;
+		uses_add(&f->u, n);
+		setopt(n, "filterLayout", cJSON_CreateString("ihwo"));
+		free(src);
+		free(dst);
+		done++;
+	}
+	return done;
+}
+
 /* Constants no node reads any more. */
 static void
 prune(struct fx *f)
@@ -890,6 +955,11 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 		}
 		if (!r)
 			break;
+	}
+	if (o->ihwo && filterihwo(&f) < 0) {
+		finish(&f);
+		uses_free(&f.u);
+		return -1;
 	}
 	rc = f.changes;
 	finish(&f);

@@ -10,6 +10,7 @@
 struct fuse_opts {
 	int verbose;		/* report every change with warn-less notes */
 	int noop, fold, bn, bias, act;	/* which rewrites to do */
+	int ihwo;		/* constant conv2d filters to ihwo */
 };
 
 /*
@@ -18,7 +19,10 @@ struct fuse_opts {
  * gemm or 2-D matmul before it, merge bias adds into conv2d and gemm,
  * and fuse relu, clamp, sigmoid, hardSwish and leakyRelu into the
  * conv2d, convTranspose2d, gemm or matmul that produces their input
- * (the node's "activation" field).  New tensors are inline constants;
+ * (the node's "activation" field); with o->ihwo, store the constant
+ * oihw filters of nchw conv2d nodes that are not depthwise as ihwo,
+ * the order the C kernels read in place.  New tensors are inline
+ * constants;
  * the pass moves large ones into a new weights file.  Returns the
  * number of rewrites, or -1 after an error.
  */

@@ -22,9 +22,9 @@ enum { INLINE_MAX = 64 };	/* bytes: smaller new tensors stay inline */
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-fuse [-v] [-d rewrite] [-w weights "
-	    "-m manifest] [-o file]\n"
-	    "                [--max-tensor-bytes size] [file]\n");
+	fprintf(stderr, "usage: nnl-fuse [-v] [-d rewrite] [-e rewrite] "
+	    "[-w weights -m manifest]\n"
+	    "                [-o file] [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -102,13 +102,14 @@ main(int argc, char *argv[])
 		{ "weights", required_argument, NULL, 'w' },
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "disable", required_argument, NULL, 'd' },
+		{ "enable", required_argument, NULL, 'e' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct fuse_opts o = { 0, 1, 1, 1, 1, 1 };
+	struct fuse_opts o = { 0, 1, 1, 1, 1, 1, 0 };
 	const char *out = NULL, *wfile = NULL, *mfile = NULL;
 	char *w = NULL, *m = NULL;
 	struct graph *g;
@@ -116,7 +117,7 @@ main(int argc, char *argv[])
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "o:w:m:d:vh", longopts,
+	while ((c = getopt_long(argc, argv, "o:w:m:d:e:vh", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -129,6 +130,10 @@ main(int argc, char *argv[])
 			else if (!strcmp(optarg, "bn")) o.bn = 0;
 			else if (!strcmp(optarg, "bias")) o.bias = 0;
 			else if (!strcmp(optarg, "act")) o.act = 0;
+			else usage();
+			break;
+		case 'e':
+			if (!strcmp(optarg, "ihwo")) o.ihwo = 1;
 			else usage();
 			break;
 		case CHECKED_OPTION: maxbytes = optarg; break;

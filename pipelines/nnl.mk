@@ -8,9 +8,10 @@
 #   MODEL.nnl / .webnn / .json   -> MODEL.parsed.json   nnl-parse
 #                                -> MODEL.ordered.json  nnl-reorder
 #                                -> MODEL.typed.json    nnl-shape-infer
-#                                -> MODEL.planned.json  nnl-fuse (new
-#                                   weights MODEL.fused.weights, if
-#                                   any), nnl-plan-memory
+#                                -> MODEL.planned.json  nnl-fuse -e
+#                                   ihwo (new weights
+#                                   MODEL.fused.weights, if any),
+#                                   nnl-plan-memory
 #                                -> MODEL.c MODEL.h     nnl-emit-c
 #   MODEL.o, libMODEL.a, libMODEL.so from MODEL.c; the program MODEL
 #   (main() reading raw input on stdin) from MODEL.main.c.
@@ -37,7 +38,7 @@ NNL_PASSES  ?=
 %.typed.json: %.ordered.json
 	$(NNL_BIN)nnl-shape-infer -o $@ $<
 %.planned.json: %.typed.json
-	$(NNL_BIN)nnl-fuse -w $*.fused.weights -m $*.fused.manifest.json $< $(NNL_PASSES:%=| $(NNL_BIN)%) | $(NNL_BIN)nnl-plan-memory -o $@
+	$(NNL_BIN)nnl-fuse -e ihwo -w $*.fused.weights -m $*.fused.manifest.json $< $(NNL_PASSES:%=| $(NNL_BIN)%) | $(NNL_BIN)nnl-plan-memory -o $@
 %.c %.h: %.planned.json
 	$(NNL_BIN)nnl-emit-c -p $(notdir $*) -H $*.h -o $*.c $<
 %.main.c: %.planned.json
