@@ -135,6 +135,55 @@ nnl_pack_a(int mr, int64_t mb, int64_t kb, float alpha, const float *A,
 	}
 }
 
+/* The dot product of K floats at a and b, in NNL_VW lanes of four
+ * vectors where there are vectors (rt.h). */
+NNL_RT_INLINE float
+nnl_sdot(int64_t K, const float *a, const float *b)
+{
+	float s = 0;
+	int64_t k = 0;
+
+#if NNL_VW > 1
+	if (K >= 4 * NNL_VW) {
+		nnl_vf s0 = nnl_vsplat(0), s1 = s0, s2 = s0, s3 = s0;
+		float t[NNL_VW];
+
+		for (; k + 4 * NNL_VW <= K; k += 4 * NNL_VW) {
+			s0 += nnl_vload(a + k) * nnl_vload(b + k);
+			s1 += nnl_vload(a + k + NNL_VW) *
+			    nnl_vload(b + k + NNL_VW);
+			s2 += nnl_vload(a + k + 2 * NNL_VW) *
+			    nnl_vload(b + k + 2 * NNL_VW);
+			s3 += nnl_vload(a + k + 3 * NNL_VW) *
+			    nnl_vload(b + k + 3 * NNL_VW);
+		}
+		for (; k + NNL_VW <= K; k += NNL_VW)
+			s0 += nnl_vload(a + k) * nnl_vload(b + k);
+		nnl_vstore(t, (s0 + s1) + (s2 + s3));
+		for (int i = 0; i < NNL_VW; i++)
+			s += t[i];
+	}
+#endif
+	for (; k < K; k++)
+		s += a[k] * b[k];
+	return s;
+}
+
+/* c[0:N] += a * b[0:N] */
+NNL_RT_INLINE void
+nnl_saxpy(int64_t N, float a, const float *b, float *c)
+{
+	int64_t j = 0;
+
+#if NNL_VW > 1
+	for (; j + NNL_VW <= N; j += NNL_VW)
+		nnl_vstore(c + j, nnl_vload(c + j) + nnl_vsplat(a) *
+		    nnl_vload(b + j));
+#endif
+	for (; j < N; j++)
+		c[j] += a * b[j];
+}
+
 /* A product of few rows: one pass over B, no packing. */
 NNL_RT_INLINE void
 nnl_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
@@ -144,25 +193,25 @@ nnl_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
 	for (int64_t i = 0; i < M; i++) {
 		float *restrict c = C + i * ldc;
 
-		if (tb) {
+		if (tb && (!ta || K == 1 || lda == 1)) {
+			/* row i of op(A) is contiguous */
+			const float *a = ta ? A + i : A + i * lda;
+
+			for (int64_t j = 0; j < N; j++)
+				c[j] += alpha * nnl_sdot(K, a, B + j * ldb);
+		} else if (tb) {
 			for (int64_t j = 0; j < N; j++) {
 				const float *restrict b = B + j * ldb;
 				float s = 0;
 
 				for (int64_t k = 0; k < K; k++)
-					s += (ta ? A[k * lda + i] :
-					    A[i * lda + k]) * b[k];
+					s += A[k * lda + i] * b[k];
 				c[j] += alpha * s;
 			}
 		} else {
-			for (int64_t k = 0; k < K; k++) {
-				const float *restrict b = B + k * ldb;
-				float a = alpha * (ta ? A[k * lda + i] :
-				    A[i * lda + k]);
-
-				for (int64_t j = 0; j < N; j++)
-					c[j] += a * b[j];
-			}
+			for (int64_t k = 0; k < K; k++)
+				nnl_saxpy(N, alpha * (ta ? A[k * lda + i] :
+				    A[i * lda + k]), B + k * ldb, c);
 		}
 	}
 }
