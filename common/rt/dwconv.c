@@ -15,40 +15,6 @@
  */
 #include "rt.h"
 
-#if NNL_VW > 1
-#ifdef __has_builtin
-#if __has_builtin(__builtin_shufflevector)
-#define NNL_DW_SHUFFLE 1
-#endif
-#endif
-#if NNL_VW == 16
-#define NNL_DW_EVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
-#elif NNL_VW == 8
-#define NNL_DW_EVEN 0, 2, 4, 6, 8, 10, 12, 14
-#else
-#define NNL_DW_EVEN 0, 2, 4, 6
-#endif
-
-/* p[0], p[s], ... p[(NNL_VW - 1) s], with NNL_VW s floats readable;
- * stride 2 as two loads and a shuffle. */
-NNL_RT_INLINE nnl_vf
-nnl_dw_load(const float *p, int64_t s)
-{
-	nnl_vf v;
-
-	if (s == 1)
-		return nnl_vload(p);
-#ifdef NNL_DW_SHUFFLE
-	if (s == 2)
-		return __builtin_shufflevector(nnl_vload(p),
-		    nnl_vload(p + NNL_VW), NNL_DW_EVEN);
-#endif
-	for (int i = 0; i < NNL_VW; i++)
-		v[i] = p[i * s];
-	return v;
-}
-#endif
-
 /* Taps [*a0, *a1) of a column of kh (dilation dh) from input row iy0
  * read inside [0, H). */
 NNL_RT_INLINE void
@@ -104,7 +70,7 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 
 					for (int64_t b = 0; b < kw; b++)
 						acc += nnl_vsplat(wa[b * wt]) *
-						    nnl_dw_load(xr + b * dw, sw);
+						    nnl_vload_s(xr + b * dw, sw);
 				}
 				acc = nnl_vclamp(acc, act, lo, hi);
 				if (ox + NNL_VW <= OW) {

@@ -208,6 +208,106 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	}
 }
 
+/* Floats of the row buffer on the stack of nnl_pool_nchw. */
+enum { NNL_POOL_ROW = 1024 };
+
+/*
+ * Max (kind 2) or average (kind 0) pooling of nchw planes in vectors,
+ * separably: for an output row, each input column's valid cells are
+ * combined into a row buffer padded left and right (-inf for max, 0
+ * for sums), then each window's columns along that row.  The average
+ * divides by the window's real cells.  Returns 0, having done nothing,
+ * where the padded row does not fit the buffer (or without vectors).
+ */
+NNL_RT_INLINE int
+nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
+{
+#if NNL_VW > 1
+	int64_t kind = ip[0], C = ip[2] * ip[3], H = ip[4], W = ip[5],
+	    OH = ip[6], OW = ip[7], kh = ip[8], kw = ip[9], sh = ip[10],
+	    sw = ip[11], dh = ip[12], dw = ip[13], pt = ip[14], pl = ip[16];
+	int64_t need = ((OW + NNL_VW - 1) / NNL_VW * NNL_VW - 1) * sw +
+	    (kw - 1) * dw + 2;
+	float r[NNL_POOL_ROW], fill = kind == 2 ? -INFINITY : 0;
+	nnl_vf vfill = nnl_vsplat(fill);
+
+	need = need > pl + W ? need : pl + W;
+	if (need > NNL_POOL_ROW || (kind != 0 && kind != 2))
+		return 0;
+	for (int64_t c = 0; c < C; c++)
+	for (int64_t oy = 0; oy < OH; oy++) {
+		const float *xc = x + c * H * W;
+		float *yr = y + (c * OH + oy) * OW;
+		int64_t iy0 = oy * sh - pt, a0 = 0, a1 = kh, ix = 0;
+
+		while (a0 < kh && iy0 + a0 * dh < 0)
+			a0++;
+		while (a1 > a0 && iy0 + (a1 - 1) * dh >= H)
+			a1--;
+		for (int64_t i = 0; i < pl; i++)
+			r[i] = fill;
+		for (; ix + NNL_VW <= W; ix += NNL_VW) {
+			nnl_vf acc = vfill;
+
+			for (int64_t a = a0; a < a1; a++) {
+				nnl_vf v = nnl_vload(xc + (iy0 + a * dh) * W +
+				    ix);
+
+				acc = kind == 2 ? nnl_vsel(v > acc, v, acc) :
+				    acc + v;
+			}
+			nnl_vstore(r + pl + ix, acc);
+		}
+		for (; ix < W; ix++) {
+			float acc = fill;
+
+			for (int64_t a = a0; a < a1; a++) {
+				float v = xc[(iy0 + a * dh) * W + ix];
+
+				acc = kind == 2 ? (v > acc ? v : acc) : acc + v;
+			}
+			r[pl + ix] = acc;
+		}
+		for (int64_t i = pl + W; i < need; i++)
+			r[i] = fill;
+		for (int64_t ox = 0; ox < OW; ox += NNL_VW) {
+			nnl_vf acc = vfill;
+			float t[NNL_VW];
+
+			for (int64_t b = 0; b < kw; b++) {
+				nnl_vf v = nnl_vload_s(r + ox * sw + b * dw,
+				    sw);
+
+				acc = kind == 2 ? nnl_vsel(v > acc, v, acc) :
+				    acc + v;
+			}
+			nnl_vstore(t, acc);
+			for (int64_t i = 0; i < NNL_VW && ox + i < OW; i++) {
+				int64_t n = 0;
+
+				if (kind == 0) {	/* the real cells */
+					for (int64_t b = 0; b < kw; b++) {
+						int64_t j = (ox + i) * sw - pl +
+						    b * dw;
+
+						n += j >= 0 && j < W;
+					}
+					n *= a1 - a0;
+					t[i] = n ? t[i] / (float)n : 0;
+				}
+				yr[ox + i] = t[i];
+			}
+		}
+	}
+	return 1;
+#else
+	(void)ip;
+	(void)x;
+	(void)y;
+	return 0;
+#endif
+}
+
 /*
  * pool2d: kind (0 average, 1 l2, 2 max), nhwc, N, C, H, W, OH, OW, kh,
  * kw, sh, sw, dh, dw, pt, pb, pl, pr.  Padding cells take no part: the
@@ -226,6 +326,8 @@ nnl_k_pool2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+	if (!nhwc && nnl_pool_nchw(ip, x, y))
+		return;
 	for (int64_t n = 0; n < N; n++)
 	for (int64_t c = 0; c < C; c++)
 	for (int64_t oy = 0; oy < OH; oy++)

@@ -215,6 +215,38 @@ nnl_vsplat(float x)
 	return z + x;
 }
 
+#ifdef __has_builtin
+#if __has_builtin(__builtin_shufflevector)
+#define NNL_VSHUFFLE 1
+#endif
+#endif
+#if NNL_VW == 16
+#define NNL_VEVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#elif NNL_VW == 8
+#define NNL_VEVEN 0, 2, 4, 6, 8, 10, 12, 14
+#else
+#define NNL_VEVEN 0, 2, 4, 6
+#endif
+
+/* p[0], p[s], ... p[(NNL_VW - 1) s], with NNL_VW s floats readable
+ * from p; stride 2 as two loads and a shuffle. */
+NNL_RT_INLINE nnl_vf
+nnl_vload_s(const float *p, int64_t s)
+{
+	nnl_vf v;
+
+	if (s == 1)
+		return nnl_vload(p);
+#ifdef NNL_VSHUFFLE
+	if (s == 2)
+		return __builtin_shufflevector(nnl_vload(p),
+		    nnl_vload(p + NNL_VW), NNL_VEVEN);
+#endif
+	for (int i = 0; i < NNL_VW; i++)
+		v[i] = p[i * s];
+	return v;
+}
+
 /* m ? a : b, lane by lane, for a mask of comparisons. */
 NNL_RT_INLINE nnl_vf
 nnl_vsel(nnl_vi m, nnl_vf a, nnl_vf b)

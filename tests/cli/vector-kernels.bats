@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# The kernels written in rt.h's vectors, depthwise convolution
+# (common/rt/dwconv.c) and pooling (common/rt/nn.c), built the ways
+# generated code builds them: no -march (4-float vectors), -march=native
+# (the host's widest), AVX2 (8 floats), no vector extensions at all
+# (NNL_RT_NOVEC), clang, and aarch64 under qemu.  Each build runs
+# tests/unit/test_dwconv.c and test_pool.c, which check them against
+# double-precision computations from the definitions.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	T="$BATS_TEST_TMPDIR"
+	RT="$ROOT/common/rt"
+	FLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter
+	    -DNNL_RT= -I$ROOT/common -I$ROOT/tests/unit"
+}
+
+# check CC [FLAGS...] [-- RUNNER...]: build both tests, run each
+check() {
+	local cc=$1 run=()
+	shift
+	local fl=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do fl+=("$1"); shift; done
+	[ "${1:-}" = -- ] && shift && run=("$@")
+	$cc $FLAGS "${fl[@]}" -o "$T/d" "$ROOT/tests/unit/test_dwconv.c" \
+	    "$RT/dwconv.c" -lm
+	$cc $FLAGS "${fl[@]}" -o "$T/p" "$ROOT/tests/unit/test_pool.c" \
+	    "$RT/nn.c" "$RT/dwconv.c" "$RT"/gemm*.c -lm
+	run "${run[@]}" "$T/d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 2 - depthwise_epilogue"* ]]
+	[[ "$output" != *"not ok"* ]]
+	run "${run[@]}" "$T/p"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 2 - pooling_nan"* ]]
+	[[ "$output" != *"not ok"* ]]
+}
+
+@test "vector kernels: the portable build (no -march)" {
+	check cc
+}
+
+@test "vector kernels: the -march=native build" {
+	check cc -march=native
+}
+
+@test "vector kernels: the AVX2 build" {
+	grep -qw avx2 /proc/cpuinfo || skip "no AVX2 here"
+	check cc -mavx2 -mfma
+}
+
+@test "vector kernels: the build without vector extensions" {
+	check cc -DNNL_RT_NOVEC
+}
+
+@test "vector kernels: clang's -march=native build" {
+	check clang -march=native
+}
+
+@test "vector kernels: the aarch64 build (NEON vectors) under qemu" {
+	check aarch64-linux-gnu-gcc -- qemu-aarch64 -L /usr/aarch64-linux-gnu
+}
