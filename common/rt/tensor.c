@@ -326,7 +326,7 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t op = ip[0], dt = ip[1], r = ip[2], mask = ip[3 + r];
 	const int64_t *dims = ip + 3;
 	int64_t ost[NNL_MAXRANK], n = nnl_numel((int)r, dims), no = 1, cnt;
-	int isf = dt == NNL_F32 || dt == NNL_F16;
+	int isf = dt == NNL_F32 || dt == NNL_F16, suffix = 1;
 	double *acc = scratch, *mx = NULL;
 
 	(void)fp;
@@ -336,6 +336,9 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 			no *= dims[d];
 	}
 	cnt = no ? n / no : 0;
+	for (int d = 0; d < (int)r; d++)
+		if (mask >> d & 1 && !((mask >> d) + 1 == 1ll << (r - d)))
+			suffix = 0;
 	for (int64_t o = 0; o < no; o++)
 		acc[o] = op == NNL_R_PRODUCT ? 1 : op == NNL_R_MAX ? -INFINITY :
 		    op == NNL_R_MIN ? INFINITY : 0;
@@ -353,8 +356,11 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 		}
 	}
 	for (int64_t i = 0; i < n; i++) {
-		int64_t o = nnl_reduced(i, (int)r, dims, mask, ost);
-		double v = nnl_loadf(in[0], i, dt);
+		/* trailing axes reduced (a global pool): blocks of cnt */
+		int64_t o = suffix ? i / cnt : nnl_reduced(i, (int)r, dims,
+		    mask, ost);
+		double v = dt == NNL_F32 ? ((const float *)in[0])[i] :
+		    nnl_loadf(in[0], i, dt);
 
 		switch (op) {
 		case NNL_R_L1: acc[o] += fabs(v); break;
