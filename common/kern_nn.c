@@ -185,7 +185,8 @@ prepare_conv2d(struct kctx *c)
 	    (direct ? 0 :
 	    (uint64_t)(icg * kh * kw * P)));
 	if (icg == 1 && O == groups && !nhwc) {	/* rt/dwconv.c */
-		uint64_t dws = 4 * (uint64_t)(H * nnl_dw_width(c->k->ip));
+		uint64_t dws = 4 * (uint64_t)((H + 1) *
+		    nnl_dw_width(c->k->ip));
 
 		c->k->scratch = dws > c->k->scratch ? dws : c->k->scratch;
 	}

@@ -5,8 +5,9 @@
  * order, then the fused relu or clamp (other activations go over the
  * row while it is in cache).  nchw images run NNL_VW output columns at
  * a time (rt.h's vectors) over a copy of each channel padded left and
- * right in the scratch (nnl_dw_width floats a row), so no column needs
- * bounds checks; nhwc images run NNL_VW channels at a time.  Without
+ * right in the scratch (nnl_dw_width floats a row, and a row of zeros
+ * after the H rows), so no column needs bounds checks, 3 x 3 filters
+ * with their taps unrolled; nhwc images run NNL_VW channels at a time.  Without
  * vector extensions (NNL_VW 1) plain loops do the same.
  *
  * Both take conv2d's integer parameters ip (see nnl_k_conv2d_f32) and
@@ -29,6 +30,41 @@ nnl_dw_taps(int64_t iy0, int64_t k, int64_t d, int64_t H, int64_t *a0,
 		--*a1;
 }
 
+#if NNL_VW > 1
+/* One output row of a 3 x 3 filter k (tap a * 3 + b) from rows r of
+ * the padded channel copy, columns ox * sw + b * dw, NNL_VW at a time:
+ * no loops over the taps. */
+NNL_RT_INLINE void
+nnl_dw_row3x3(const float *const *r, const nnl_vf *k, float b0,
+    int64_t sw, int64_t dw, float *yr, int64_t OW, int64_t act, float lo,
+    float hi)
+{
+	for (int64_t ox = 0; ox < OW; ox += NNL_VW) {
+		const float *p0 = r[0] + ox * sw, *p1 = r[1] + ox * sw,
+		    *p2 = r[2] + ox * sw;
+		nnl_vf acc = nnl_vsplat(b0);
+		float t[NNL_VW];
+
+		acc += k[0] * nnl_vload_s(p0, sw);
+		acc += k[1] * nnl_vload_s(p0 + dw, sw);
+		acc += k[2] * nnl_vload_s(p0 + 2 * dw, sw);
+		acc += k[3] * nnl_vload_s(p1, sw);
+		acc += k[4] * nnl_vload_s(p1 + dw, sw);
+		acc += k[5] * nnl_vload_s(p1 + 2 * dw, sw);
+		acc += k[6] * nnl_vload_s(p2, sw);
+		acc += k[7] * nnl_vload_s(p2 + dw, sw);
+		acc += k[8] * nnl_vload_s(p2 + 2 * dw, sw);
+		acc = nnl_vclamp(acc, act, lo, hi);
+		if (ox + NNL_VW <= OW) {
+			nnl_vstore(yr + ox, acc);
+			continue;
+		}
+		nnl_vstore(t, acc);
+		memcpy(yr + ox, t, (size_t)(OW - ox) * sizeof *t);
+	}
+}
+#endif
+
 NNL_RT void
 nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
     const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
@@ -39,10 +75,20 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	    dw = ip[13], pt = ip[14], pl = ip[16];
 	int64_t wp = nnl_dw_width(ip);
 	int fuse = act == NNL_ACT_RELU || act == NNL_ACT_CLAMP;
+#if NNL_VW > 1
+	const float *zr = pad + H * wp;		/* a row of zeros */
 
+	memset(pad + H * wp, 0, (size_t)wp * sizeof *pad);
+#endif
 	for (int64_t c = 0; c < C; c++) {
 		const float *xc = x + c * H * W, *wp0 = w + c * wc;
 		float b0 = bias ? bias[c] : 0;
+#if NNL_VW > 1
+		nnl_vf k[9];
+
+		for (int t = 0; t < 9 && kh == 3 && kw == 3; t++)
+			k[t] = nnl_vsplat(wp0[t * wt]);
+#endif
 
 		/* the channel with its left and right padding */
 		for (int64_t iy = 0; iy < H; iy++) {
@@ -59,6 +105,18 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 
 			nnl_dw_taps(iy0, kh, dh, H, &a0, &a1);
 #if NNL_VW > 1
+			if (kh == 3 && kw == 3) {
+				const float *r[3];
+
+				for (int a = 0; a < 3; a++)
+					r[a] = a >= a0 && a < a1 ? pad +
+					    (iy0 + a * dh) * wp : zr;
+				nnl_dw_row3x3(r, k, b0, sw, dw, yr, OW, act,
+				    lo, hi);
+				if (!fuse)
+					nnl_activate(yr, OW, act, lo, hi);
+				continue;
+			}
 			for (int64_t ox = 0; ox < OW; ox += NNL_VW) {
 				nnl_vf acc = nnl_vsplat(b0);
 				float t[NNL_VW];

@@ -6,7 +6,8 @@
  * zero-padding the ragged edges, and walks the tiles.  Full panels of
  * an operand already stored by k (A transposed and alpha 1, as a filter
  * [Kd, O]; B not transposed, as an image or im2col rows) are read in
- * place, with the matrix's row stride, instead of packed.  The
+ * place, with the matrix's row stride, instead of packed, and so is a
+ * ragged panel of such an A (nnl_sgemm_ragged).  The
  * microkernel is chosen by table lookup: the first of nnl_gemm_kernels
  * that the machine runs.  A product of one to three rows skips the
  * packing.
@@ -226,12 +227,18 @@ nnl_epi_init(const struct nnl_gemm_epi *e, float *c, int64_t ldc,
 		return;
 	for (int64_t i = 0; i < m; i++, c += ldc) {
 		float v = e->rb ? e->rb[i0 + i] : 0;
+		int64_t j = 0;
 
-		if (e->cb)
+		if (e->cb) {
 			memcpy(c, e->cb + j0, (size_t)n * sizeof *c);
-		else
-			for (int64_t j = 0; j < n; j++)
-				c[j] = v;
+			continue;
+		}
+#if NNL_VW > 1
+		for (; j + NNL_VW <= n; j += NNL_VW)
+			nnl_vstore(c + j, nnl_vsplat(v));
+#endif
+		for (; j < n; j++)
+			c[j] = v;
 	}
 }
 
@@ -244,6 +251,26 @@ nnl_epi_act(const struct nnl_gemm_epi *e, float *c, int64_t ldc, int64_t m,
 		return;
 	for (int64_t i = 0; i < m; i++, c += ldc)
 		nnl_activate(c, n, e->act, e->lo, e->hi);
+}
+
+/*
+ * The last kb steps of K of a ragged panel of A (m < mr rows) read in
+ * place: its rows past m are the next step's numbers, whose products
+ * the microkernel computes and drops, but past the last step they are
+ * past the end of A, so that step comes from a copy.
+ */
+NNL_RT_INLINE void
+nnl_sgemm_ragged(const struct nnl_gemm_kernel *u, int64_t kb,
+    const float *a, int64_t lda, const float *b, int64_t bs, float *c,
+    int64_t ldc, int64_t m, int64_t n)
+{
+	float last[NNL_GEMM_MAXMR] = { 0 };
+
+	for (int64_t i = 0; i < m; i++)
+		last[i] = a[(kb - 1) * lda + i];
+	if (kb > 1)
+		u->fn(kb - 1, a, lda, b, bs, c, ldc, m, n);
+	u->fn(1, last, u->mr, b + (kb - 1) * bs, bs, c, ldc, m, n);
 }
 
 /*
@@ -264,8 +291,9 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	float *bp = pack + ((M < NNL_MC ? M : NNL_MC) + NNL_GEMM_MAXMR) *
 	    (K < NNL_KC ? K : NNL_KC);
 	/* full panels read in place: A's when it is stored by k and not
-	 * scaled (a filter [Kd, O]), B's when stored by k */
-	int da = ta && alpha == 1, db = !tb;
+	 * scaled (a filter [Kd, O]), B's when stored by k; where A's rows
+	 * are at least a tile apart, its ragged panel too (see below) */
+	int da = ta && alpha == 1, db = !tb, dr = da && lda >= NNL_GEMM_MAXMR;
 
 	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
 		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;
@@ -280,7 +308,7 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 			    b0 + nf, ldb, tb, bp + nf * kb);
 			for (int64_t ic = 0; ic < M; ic += NNL_MC) {
 				int64_t mb = M - ic < NNL_MC ? M - ic : NNL_MC;
-				int64_t mf = da ? mb / mr * mr : 0;
+				int64_t mf = dr ? mb : da ? mb / mr * mr : 0;
 				const float *a0 = ta ? A + pc * lda + ic :
 				    A + ic * lda + pc;
 
@@ -295,13 +323,20 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 					int64_t n = nb - j0 < nr ? nb - j0 : nr;
 					int ia = i0 < mf, ib = j0 < nf;
 
+					const float *pb = ib ? b0 + j0 :
+					    bp + j0 * kb;
+					int64_t bs = ib ? ldb : nr;
+
 					if (pc == 0)
 						nnl_epi_init(e, c, ldc,
 						    ic + i0, jc + j0, m, n);
-					u->fn(kb, ia ? a0 + i0 : ap + i0 * kb,
-					    ia ? lda : mr, ib ? b0 + j0 :
-					    bp + j0 * kb, ib ? ldb : nr, c, ldc,
-					    m, n);
+					if (ia && m < mr && pc + kb == K)
+						nnl_sgemm_ragged(u, kb, a0 + i0,
+						    lda, pb, bs, c, ldc, m, n);
+					else
+						u->fn(kb, ia ? a0 + i0 :
+						    ap + i0 * kb, ia ? lda : mr,
+						    pb, bs, c, ldc, m, n);
 					if (pc + kb == K)
 						nnl_epi_act(e, c, ldc, m, n);
 				}

@@ -51,7 +51,7 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
  * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo), has
  * bias, activation; fp: activation parameters.  in: input, filter,
  * bias.  scratch: SGEMM packing, then im2col rows (see prepare); for
- * a depthwise nchw one, H rows of nnl_dw_width floats.
+ * a depthwise nchw one, H + 1 rows of nnl_dw_width floats.
  * Unit-stride unpadded 1x1 convolutions multiply the image itself;
  * depthwise ones run dwconv.c's kernels, without the SGEMM.
  */

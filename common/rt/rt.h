@@ -155,7 +155,7 @@ nnl_conv_span(int64_t OW, int64_t W, int64_t s, int64_t pad, int64_t off,
  * The row of the padded channel copy of a depthwise nchw convolution
  * (rt/dwconv.c), in floats, for conv2d's parameters ip: the padded row,
  * or what whole vectors of up to 16 output columns read, if more.  The
- * scratch holds H such rows.
+ * scratch holds H + 1 such rows.
  */
 NNL_RT_INLINE int64_t
 nnl_dw_width(const int64_t *ip)

@@ -66,7 +66,7 @@ conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
 		w[i] = rnd();
 	for (int64_t i = 0; i < C; i++)
 		b[i] = rnd();
-	float *pad = malloc((size_t)(H * nnl_dw_width(ip)) * 4);
+	float *pad = malloc((size_t)((H + 1) * nnl_dw_width(ip)) * 4);
 
 	y[C * OH * OW] = 12345;		/* must stay */
 	if (nhwc)
@@ -134,6 +134,8 @@ static const int64_t shapes[][13] = {
 	{ 17, 6, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 },
 	{ 40, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 1, 4, 3, 5, 7, 1, 1, 1, 1, 2, 2, 3, 3 },
+	{ 3, 20, 45, 3, 3, 3, 3, 2, 2, 2, 1, 0, 3 },
+	{ 2, 3, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1 },
 };
 
 TEST(depthwise_matches_definition)
