@@ -179,7 +179,7 @@ nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc, int64_t wt,
 		nnl_dw_taps(iy0, kh, dh, H, &a0, &a1);
 		nnl_dw_taps(ix0, kw, dw, W, &b0, &b1);
 #if NNL_VW > 1
-		for (; wc == 1 && c + NNL_VW <= C; c += NNL_VW) {
+		for (; wc == 1 && c < C - C % NNL_VW; c += NNL_VW) {
 			nnl_vf acc = bias ? nnl_vload(bias + c) :
 			    nnl_vsplat(0);
 

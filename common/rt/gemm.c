@@ -149,7 +149,7 @@ nnl_sdot(int64_t K, const float *a, const float *b)
 		nnl_vf s0 = nnl_vsplat(0), s1 = s0, s2 = s0, s3 = s0;
 		float t[NNL_VW];
 
-		for (; k + 4 * NNL_VW <= K; k += 4 * NNL_VW) {
+		for (; k < K - K % (4 * NNL_VW); k += 4 * NNL_VW) {
 			s0 += nnl_vload(a + k) * nnl_vload(b + k);
 			s1 += nnl_vload(a + k + NNL_VW) *
 			    nnl_vload(b + k + NNL_VW);
@@ -158,7 +158,7 @@ nnl_sdot(int64_t K, const float *a, const float *b)
 			s3 += nnl_vload(a + k + 3 * NNL_VW) *
 			    nnl_vload(b + k + 3 * NNL_VW);
 		}
-		for (; k + NNL_VW <= K; k += NNL_VW)
+		for (; k < K - K % NNL_VW; k += NNL_VW)
 			s0 += nnl_vload(a + k) * nnl_vload(b + k);
 		nnl_vstore(t, (s0 + s1) + (s2 + s3));
 		for (int i = 0; i < NNL_VW; i++)
@@ -177,7 +177,7 @@ nnl_saxpy(int64_t N, float a, const float *b, float *c)
 	int64_t j = 0;
 
 #if NNL_VW > 1
-	for (; j + NNL_VW <= N; j += NNL_VW)
+	for (; j < N - N % NNL_VW; j += NNL_VW)
 		nnl_vstore(c + j, nnl_vload(c + j) + nnl_vsplat(a) *
 		    nnl_vload(b + j));
 #endif
@@ -234,7 +234,7 @@ nnl_epi_init(const struct nnl_gemm_epi *e, float *c, int64_t ldc,
 			continue;
 		}
 #if NNL_VW > 1
-		for (; j + NNL_VW <= n; j += NNL_VW)
+		for (; j < n - n % NNL_VW; j += NNL_VW)
 			nnl_vstore(c + j, nnl_vsplat(v));
 #endif
 		for (; j < n; j++)

@@ -246,7 +246,7 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 			a1--;
 		for (int64_t i = 0; i < pl; i++)
 			r[i] = fill;
-		for (; ix + NNL_VW <= W; ix += NNL_VW) {
+		for (; ix < W - W % NNL_VW; ix += NNL_VW) {
 			nnl_vf acc = vfill;
 
 			for (int64_t a = a0; a < a1; a++) {

@@ -438,7 +438,9 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 
 		i = 0;
 #if NNL_VW > 1
-		for (; i + NNL_VW <= n; i += NNL_VW)
+		/* whole vectors counted first, so that compilers see
+		 * where the tail starts */
+		for (; i < n - n % NNL_VW; i += NNL_VW)
 			nnl_vstore(y + i, nnl_vclamp(nnl_vload(y + i), act, lo,
 			    hi));
 #endif
