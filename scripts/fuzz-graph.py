@@ -4,7 +4,7 @@
 Usage: fuzz-graph.py PROGRAM SEED COUNT [ARG ...]
 Takes the shape-infer and fuse goldens, mutates numbers, strings,
 lists and placements at random, and feeds each graph on standard input
-to PROGRAM (a sanitizer build: scripts/asan-build.sh) with ARGs.  A
+to PROGRAM (a sanitizer build: make asan) with ARGs.  (See fuzz.py.)  A
 run that exits with anything but 0 or 1, prints a sanitizer report or
 runs past 20 s is a finding: its graph is kept as fuzz-crash-N.json in
 the current directory.  Prints "done N" (N findings); exit 1 if any.

@@ -5,7 +5,7 @@ Usage: fuzz-onnx.py PROGRAM SEED COUNT
 Loads the ONNX backend node tests' models (libonnx-testdata) and
 mutates attributes, inputs, input shapes and types, initializers and
 the opset, sometimes flipping bytes of the serialized protobuf, then
-imports each with PROGRAM (a sanitizer build: scripts/asan-build.sh).
+imports each with PROGRAM (a sanitizer build: make asan; see fuzz.py).
 A run that exits with anything but 0 or 1, prints a sanitizer report
 or runs past 30 s is a finding, kept as fuzz-crash-N.onnx in the
 current directory.  Prints "done N"; exit 1 if any.

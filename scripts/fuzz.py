@@ -1,0 +1,562 @@
+#!/usr/bin/python3
+"""fuzz: seeded mutation fuzzing of every nnl program, built with the
+sanitizers (make asan), including the C that nnl-emit-c generates,
+compiled with them and run on random input, and the modules
+nnl-emit-js writes, run in node against tests/js/webnn-stub.mjs.
+
+Usage: fuzz.py [-b bindir] [-f findings] [-m minutes] [-n count]
+               [-s seed] [-i index] TARGET
+Targets: json webnn nnl onnx npy weights emitc emitjs run nnc.
+Input I of seed S is the same on every run: -i I replays it alone.
+Each input runs in a scratch directory under a time limit per command
+(-t, 30 s), a memory limit (ASan's hard_rss_limit_mb and
+max_allocation_size_mb, node's heap), and a file size limit.  A
+finding is a sanitizer report, a signal, a hang, an exit status other
+than 0 or 1 (or what the command allows), an exit 1 without an error
+message, or an output file left behind by a failed command; it is kept
+in FINDINGS/TARGET-KIND-N/ with its inputs, the report and repro.sh,
+at most two per distinct signature.  Prints one summary line (JSON)
+and appends it to FINDINGS/summary.jsonl.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fuzzgen as G  # noqa: E402
+
+ROOT = G.ROOT
+MEM_MB = 2048
+SANCC = ["cc", "-O1", "-g", "-fsanitize=address,undefined",
+         "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
+
+
+class Finding(Exception):
+    def __init__(self, kind, step, detail):
+        super().__init__(kind)
+        self.kind, self.step, self.detail = kind, step, detail
+
+
+class Case:
+    """One input: a scratch directory and the steps run in it."""
+
+    def __init__(self, fz, r):
+        self.fz, self.r = fz, r
+        self.dir = tempfile.mkdtemp(prefix="nnlfz.")
+        self.tmp = os.path.join(self.dir, ".tmp")
+        self.san = os.path.join(self.dir, ".san")
+        os.mkdir(self.tmp)
+        os.mkdir(self.san)
+        self.steps = []
+        self.snap = None
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write(self, name, data):
+        """Write an input file (into the kept inputs too, once frozen)."""
+        for d in [self.dir] + ([self.snap] if self.snap else []):
+            with open(os.path.join(d, name), "wb" if isinstance(
+                    data, bytes) else "w") as f:
+                f.write(data)
+        return name
+
+    def files(self):
+        out = set()
+        for dp, dn, fn in os.walk(self.dir):
+            dn[:] = [x for x in dn if x not in (".san", ".tmp", ".in")]
+            for x in fn:
+                out.add(os.path.relpath(os.path.join(dp, x), self.dir))
+        return out
+
+    def freeze(self):
+        """Keep the inputs as they are before the first command."""
+        if self.snap is None:
+            self.snap = self.path(".in")
+            shutil.copytree(self.dir, self.snap, symlinks=True,
+                            ignore=shutil.ignore_patterns(".san", ".tmp",
+                                                          ".in"))
+
+    def run(self, argv, stdin=None, stdout=None, outs=(), ok=(0, 1),
+            timeout=None):
+        """Run argv (nnl-* names resolved to the sanitizer build) in the
+        scratch directory; return its exit status, or raise Finding."""
+        self.freeze()
+        argv = [os.path.join(self.fz.bin, a) if a.startswith("nnl-") or
+                a == "nnc" else a for a in argv]
+        self.steps.append((argv, stdin, stdout))
+        before = self.files()
+        fin = open(self.path(stdin), "rb") if stdin else subprocess.DEVNULL
+        fout = open(self.path(stdout), "wb") if stdout else \
+            subprocess.DEVNULL
+        t = timeout or self.fz.timeout
+        step = os.path.basename(argv[0]) if argv[0] != "node" else "node"
+        try:
+            p = subprocess.Popen(argv, cwd=self.dir, stdin=fin, stdout=fout,
+                                 stderr=subprocess.PIPE, env=self.fz.env(
+                                     self), start_new_session=True,
+                                 preexec_fn=limits)
+            try:
+                _, err = p.communicate(timeout=t)
+                rc = p.returncode
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate()
+                raise Finding("hang", step, "no exit after %d s" % t)
+        finally:
+            if stdin:
+                fin.close()
+            if stdout:
+                fout.close()
+        err = err.decode(errors="replace")
+        self.fz.execs += 1
+        self.fz.steps[step] = self.fz.steps.get(step, 0) + 1
+        rep = self.reports()
+        if rep:
+            raise Finding(rep[0], step, rep[1])
+        if rc < 0:
+            raise Finding("signal%d" % -rc, step, err[-2000:])
+        if rc not in ok:
+            raise Finding("exit%d" % rc, step, err[-2000:])
+        own = step.startswith("nnl-") or step == "nnc"
+        if rc == 1 and ("error" not in err if own else not err.strip()):
+            raise Finding("silent-exit1", step, err[-2000:])
+        if rc != 0:
+            left = sorted(x for x in self.files() - before
+                          if x != stdout)
+            left += [o for o in outs if o in before and
+                     self.fz.changed(self, o)]
+            if left:
+                raise Finding("partial-output", step,
+                              "left behind: %s\n%s" % (left, err[-1000:]))
+        stray = os.listdir(self.tmp)
+        if stray:
+            raise Finding("stray-temp", step, "in TMPDIR: %s" % stray)
+        return rc
+
+    def reports(self):
+        for f in sorted(os.listdir(self.san)):
+            text = open(os.path.join(self.san, f), errors="replace").read()
+            if not text.strip():
+                continue
+            kind = "ubsan" if "runtime error" in text else "asan"
+            m = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", text)
+            if m:
+                kind = "asan-" + m.group(1)
+            if "LeakSanitizer" in text:
+                kind = "leak"
+            return kind, text[:6000]
+        return None
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def limits():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.nice(5)
+
+
+def signature(f):
+    """What makes two findings the same: the kind, the step and the
+    first source location nnl's own code names in the report."""
+    loc = ""
+    m = re.search(r"((?:common|passes|build)/[\w/.-]+\.c:\d+)", f.detail)
+    if m:
+        loc = m.group(1)
+    elif re.search(r"/m\.c:\d+", f.detail):
+        loc = re.search(r"/m\.c:\d+", f.detail).group(0)
+    else:
+        m = re.search(r"error: ([^\n]{0,60})", f.detail)
+        loc = re.sub(r"[0-9]+", "N", m.group(1)) if m else ""
+    return "%s %s %s" % (f.kind, f.step, loc)
+
+
+class Fuzzer:
+    def __init__(self, a):
+        self.target, self.seed = a.target, a.seed
+        self.bin = os.path.abspath(a.bin)
+        self.out = os.path.abspath(a.findings)
+        self.timeout = a.timeout
+        self.execs = self.inputs = 0
+        self.sigs = {}
+        self.steps = {}
+        self.graphs = G.graph_corpus()
+
+    def env(self, case):
+        e = dict(os.environ)
+        e["ASAN_OPTIONS"] = (
+            "halt_on_error=1:detect_leaks=0:abort_on_error=0:"
+            "hard_rss_limit_mb=%d:max_allocation_size_mb=%d:"
+            "allocator_may_return_null=0:log_path=%s/asan:"
+            "log_exe_name=1" % (MEM_MB, MEM_MB, case.san))
+        e["UBSAN_OPTIONS"] = ("halt_on_error=1:print_stacktrace=1:"
+                              "log_path=%s/ubsan:log_exe_name=1" % case.san)
+        e["TMPDIR"] = case.tmp
+        e["LC_ALL"] = "C"
+        e["NODE_OPTIONS"] = "--max-old-space-size=1024"
+        return e
+
+    def changed(self, case, name):
+        a, b = case.path(name), os.path.join(case.snap, name)
+        try:
+            return open(a, "rb").read() != open(b, "rb").read()
+        except OSError:
+            return True
+
+    def save(self, case, f, index):
+        sig = signature(f)
+        n = self.sigs.get(sig, 0) + 1
+        self.sigs[sig] = n
+        print("finding %s (input %d, #%d): %s" % (sig, index, n,
+              f.detail.strip().splitlines()[-1][:200] if f.detail.strip()
+              else ""), flush=True)
+        if n > 2:
+            return
+        k = len(os.listdir(self.out)) if os.path.isdir(self.out) else 0
+        d = os.path.join(self.out, "%s-%s-%d" % (self.target, f.kind, k))
+        shutil.copytree(case.snap or case.dir, d, symlinks=True,
+                        ignore=shutil.ignore_patterns(".san", ".tmp",
+                                                      ".in"))
+        with open(os.path.join(d, "report.txt"), "w") as o:
+            o.write("fuzz.py %s -s %d -i %d\nsignature: %s\nstep: %s\n\n%s"
+                    % (self.target, self.seed, index, sig, f.step,
+                       f.detail))
+        with open(os.path.join(d, "repro.sh"), "w") as o:
+            o.write("#!/bin/sh\n# %s: %s\n# Run in a copy of this "
+                    "directory; B is the sanitizer build's bin.\n"
+                    "B=${NNL_BIN:-%s}\n" % (self.target, sig, self.bin))
+            for argv, si, so in case.steps:
+                line = " ".join(shq(a.replace(self.bin + "/", "$B/"))
+                                for a in argv)
+                if si:
+                    line += " < " + shq(si)
+                if so:
+                    line += " > " + shq(so)
+                o.write(line + "\n")
+
+    def loop(self, deadline, count, only):
+        gen = getattr(self, "t_" + self.target)
+        i = only if only is not None else 0
+        while True:
+            if only is None and (time.time() >= deadline or
+                                 (count and self.inputs >= count)):
+                break
+            r = random.Random("%s/%d/%d" % (self.target, self.seed, i))
+            case = Case(self, r)
+            try:
+                gen(case)
+            except Finding as f:
+                self.save(case, f, i)
+            finally:
+                case.close()
+            self.inputs += 1
+            i += 1
+            if only is not None:
+                break
+
+    # --- targets ------------------------------------------------------
+
+    def graph(self, case, gentle=False):
+        g = G.mutate_graph(case.r, G.load_graph(case.r, self.graphs),
+                           gentle)
+        case.write("g.json", json.dumps(g))
+        return g
+
+    def t_json(self, c):
+        self.graph(c)
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"], outs=[
+                "s.json"]):
+            c.run(["nnl-parse", "-t", "webnn", "-o", "g.webnn", "g.json"])
+            return
+        c.run(["nnl-parse", "-t", "webnn", "-o", "s.webnn", "s.json"])
+        c.run(["nnl-reorder", "-o", "r.json", "s.json"])
+        if c.run(["nnl-fuse", "-o", "f.json", "s.json"]):
+            return
+        if c.run(["nnl-plan-memory", "-o", "p.json", "f.json"]):
+            return
+        prof = c.r.choice(sorted(os.listdir(ROOT + "/pipelines/profiles")))
+        c.run(["nnl-cpu-partition", "-p",
+               ROOT + "/pipelines/profiles/" + prof, "-o", "c.json",
+               "s.json"])
+
+    def t_webnn(self, c):
+        r = c.r
+        if r.random() < 0.5:
+            src = open(r.choice(G.webnn_corpus()), "rb").read()
+        else:
+            self.graph(c)
+            src = to_webnn(c)
+            if src is None:
+                return
+        c.write("g.webnn", G.mutate_text(r, src) if r.random() < 0.75
+                else src)
+        if c.run(["nnl-parse", "-o", "g.json", "g.webnn"]):
+            return
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
+            return
+        c.run(["nnl-parse", "-t", "webnn", "-o", "s.webnn", "s.json"])
+        if c.run(["nnl-plan-memory", "-o", "p.json", "s.json"]) == 0:
+            c.run(["nnl-emit-c", "-o", "m.c", "p.json"])
+
+    def t_nnl(self, c):
+        r = c.r
+        model, wdir = r.choice(G.nnl_corpus())
+        text = open(model, "rb").read()
+        if wdir:
+            m = re.search(rb'weights:\s*"([^"]*)"', text)
+            dst = c.path(os.path.normpath(m.group(1).decode()))
+            shutil.copytree(wdir, dst)
+            for f in sorted(os.listdir(dst)):
+                if r.random() < 0.15:
+                    with open(os.path.join(dst, f), "wb") as o:
+                        o.write(G.hostile_npy(r))
+        if r.random() < 0.85:
+            text = G.mutate_text(r, text)
+        c.write("m.nnl", text)
+        args = ["nnl-parse", "-o", "g.json"]
+        if r.random() < 0.8:
+            args += ["-w", "m.weights", "-m", "m.manifest.json"]
+        if c.run(args + ["m.nnl"], outs=["g.json"]):
+            return
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]) == 0:
+            c.run(["nnl-parse", "-t", "nnl", "-o", "s.nnl", "s.json"])
+
+    def t_onnx(self, c):
+        import onnx
+        r = c.r
+        try:
+            m = onnx.load(r.choice(G.onnx_corpus()))
+        except Exception:
+            return
+        for _ in range(r.choice([1, 1, 2, 3])):
+            G.onnx_mutate(r, m, c.dir)
+        b = bytearray(m.SerializeToString())
+        if r.random() < 0.1 and b:
+            for _ in range(r.randrange(1, 5)):
+                b[r.randrange(len(b))] = r.randrange(256)
+        c.write("m.onnx", bytes(b))
+        if c.run(["nnl-onnx-import", "-o", "o.json", "-w", "o.weights",
+                  "-m", "o.manifest.json", "m.onnx"]):
+            return
+        if c.run(["nnl-shape-infer", "-o", "s.json", "o.json"]) == 0:
+            c.run(["nnl-plan-memory", "-o", "p.json", "s.json"])
+
+    def t_npy(self, c):
+        r = c.r
+        srcs = []
+        for i in range(r.randrange(1, 4)):
+            if r.random() < 0.3:
+                srcs.append(c.write("z%d.npz" % i, G.hostile_npz(r)))
+            else:
+                srcs.append(c.write("t%d.npy" % i, G.hostile_npy(r)))
+        args = ["nnl-pack-weights", "pack", "-o", "w.weights", "-m",
+                "w.manifest.json"]
+        ok = (0, 1)
+        if r.random() < 0.2:    # a bad -a is a usage error
+            args += ["-a", str(r.choice([1, 3, 64, 4096, 0, -1, 2**31,
+                                         2**32 + 64, 2**63 - 1]))]
+            ok = (0, 1, 2)
+        if c.run(args + srcs, ok=ok):
+            return
+        c.run(["nnl-pack-weights", "list", "-m", "w.manifest.json",
+               "w.weights"])
+        c.run(["nnl-pack-weights", "verify", "-m", "w.manifest.json",
+               "w.weights"])
+        c.run(["nnl-pack-weights", "unpack", "-m", "w.manifest.json", "-d",
+               "u", "w.weights"])
+
+    def weighted_graph(self, c, gentle=True):
+        """A graph whose constants live in a weights file, then a
+        hostile manifest or weights file, often."""
+        r = c.r
+        g = G.mutate_graph(r, G.load_graph(r, self.graphs), gentle)
+        ts = {}
+        for name, t in list((g.get("inputs") or {}).items()):
+            if r.random() < 0.6 and t["dataType"] in G.SIZE and all(
+                    isinstance(x, int) and 0 <= x < 64 for x in t["shape"]):
+                del g["inputs"][name]
+                g.setdefault("consts", {})[name] = {
+                    "dataType": t["dataType"], "shape": t["shape"],
+                    "init": {"kind": "weights", "ref": name}}
+                ts[name] = (t["dataType"], t["shape"])
+        w, man = G.weights_pack(r, ts)
+        if r.random() < 0.7:
+            man = G.mutate_manifest(r, man, len(w))
+        if r.random() < 0.3:
+            w = G.mutate_weights(r, w)
+        c.write("w.weights", w)
+        c.write("w.manifest.json", json.dumps(man))
+        g["weights"] = {"file": "w.weights", "manifest": "w.manifest.json"}
+        c.write("g.json", json.dumps(g))
+        return g
+
+    def t_weights(self, c):
+        self.weighted_graph(c)
+        for cmd in ("list", "verify"):
+            c.run(["nnl-pack-weights", cmd, "-m", "w.manifest.json",
+                   "w.weights"])
+        c.run(["nnl-pack-weights", "unpack", "-m", "w.manifest.json", "-d",
+               "u", "w.weights"])
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
+            return
+        c.run(["nnl-run", "-d", "o", "s.json"] +
+              G.input_files(c.r, json.load(open(c.path("s.json"))), c.write))
+        if c.run(["nnl-plan-memory", "-o", "p.json", "s.json"]) == 0:
+            c.run(["nnl-emit-c", "-e", c.r.choice(["array", "incbin"]),
+                   "-o", "m.c", "p.json"])
+            c.run(["nnl-emit-js", "-o", "m.js", "p.json"])
+
+    def t_emitc(self, c):
+        r = c.r
+        if r.random() < 0.3:
+            g = self.weighted_graph(c)
+        else:
+            g = self.graph(c, gentle=r.random() < 0.8)
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
+            return
+        src = "s.json"
+        if r.random() < 0.5:
+            if c.run(["nnl-fuse", "-o", "f.json", src]):
+                return
+            src = "f.json"
+        if c.run(["nnl-plan-memory", "-o", "p.json", src]):
+            return
+        if r.random() < 0.1:
+            p = json.load(open(c.path("p.json")))
+            c.write("pm.json", json.dumps(G.mutate_numbers(r, p, 0.03)))
+        plan = "pm.json" if os.path.exists(c.path("pm.json")) else "p.json"
+        if c.run(["nnl-emit-c", "-m", "-p", "m", "-o", "m.c", "-H", "m.h",
+                  plan], outs=["m.c", "m.h"]):
+            return
+        if os.path.getsize(c.path("m.c")) > 8 << 20:
+            raise Finding("huge-output", "nnl-emit-c", "m.c is %d bytes" %
+                          os.path.getsize(c.path("m.c")))
+        c.run(SANCC + ["-o", "m", "m.c", "-lm"], ok=(0,), timeout=120)
+        c.write("in.bin", G.input_blob(r, json.load(open(c.path(
+            "p.json")))))
+        c.run(["./m"], stdin="in.bin", stdout="out.bin")
+
+    def t_emitjs(self, c):
+        r = c.r
+        if r.random() < 0.3:
+            self.weighted_graph(c)
+        else:
+            self.graph(c, gentle=r.random() < 0.7)
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
+            return
+        if c.run(["nnl-emit-js", "-o", "m.js", "s.json"], outs=["m.js"]):
+            return
+        args = ["node", ROOT + "/tests/js/record.mjs", "m.js"]
+        if os.path.exists(c.path("w.weights")):
+            args += ["w.weights"]
+        c.run(args, stdout="rec.json")
+
+    def t_run(self, c):
+        r = c.r
+        if r.random() < 0.3:
+            g = self.weighted_graph(c)
+        else:
+            g = self.graph(c, gentle=r.random() < 0.8)
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
+            return
+        g = json.load(open(c.path("s.json")))
+        c.run(["nnl-run", "-d", "o", "s.json"] + G.input_files(r, g, c.write))
+
+    def t_nnc(self, c):
+        r = c.r
+        k = r.random()
+        if k < 0.3:
+            self.graph(c, gentle=r.random() < 0.6)
+            model = "g.json"
+        elif k < 0.5:
+            self.graph(c, gentle=True)
+            src = to_webnn(c)
+            if src is None:
+                return
+            model = c.write("g.webnn", G.mutate_text(r, src)
+                            if r.random() < 0.5 else src)
+        elif k < 0.75:
+            nmodel, wdir = r.choice(G.nnl_corpus())
+            text = open(nmodel, "rb").read()
+            if wdir:
+                m = re.search(rb'weights:\s*"([^"]*)"', text)
+                shutil.copytree(wdir, c.path(os.path.normpath(
+                    m.group(1).decode())))
+            model = c.write("m.nnl", G.mutate_text(r, text)
+                            if r.random() < 0.5 else text)
+        else:
+            import onnx
+            try:
+                m = onnx.load(r.choice(G.onnx_corpus()))
+            except Exception:
+                return
+            if r.random() < 0.7:
+                G.onnx_mutate(r, m, c.dir)
+            model = c.write("m.onnx", m.SerializeToString())
+            c.run(["nnc", "import", "-o", r.choice(["i.nnl", "i.json"]),
+                   "--weights-dir", "iw", model])
+        c.run(["nnc", "inspect", model])
+        if c.run(["nnc", "compile", "--emit", "c", "-o", "m.c", model]):
+            return
+        if r.random() < 0.2:
+            if c.run(["nnc", "compile", "-o", "m", model], timeout=120):
+                return
+
+
+def to_webnn(c):
+    """g.json as .webnn text, by the normal build's nnl-parse."""
+    p = subprocess.run([ROOT + "/bin/nnl-parse", "-t", "webnn",
+                        c.path("g.json")], capture_output=True)
+    return p.stdout if p.returncode == 0 else None
+
+
+def shq(s):
+    if re.fullmatch(r"[\w./=,:+@%$-]+", s) and not s.startswith("$B") or \
+            re.fullmatch(r"\$B/[\w.-]+", s):
+        return s
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def main():
+    ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1])
+    ap.add_argument("-b", dest="bin", default=ROOT + "/build/asan/bin")
+    ap.add_argument("-f", dest="findings", default="fuzz-findings")
+    ap.add_argument("-m", dest="minutes", type=float, default=10)
+    ap.add_argument("-n", dest="count", type=int, default=0)
+    ap.add_argument("-s", dest="seed", type=int, default=1)
+    ap.add_argument("-i", dest="index", type=int)
+    ap.add_argument("-t", dest="timeout", type=int, default=30)
+    ap.add_argument("target", choices=["json", "webnn", "nnl", "onnx",
+                                       "npy", "weights", "emitc", "emitjs",
+                                       "run", "nnc"])
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(a.bin, "nnl-parse")):
+        sys.exit("fuzz: %s: no sanitizer build (make asan)" % a.bin)
+    os.makedirs(a.findings, exist_ok=True)
+    fz = Fuzzer(a)
+    t0 = time.time()
+    fz.loop(t0 + a.minutes * 60, a.count, a.index)
+    s = {"target": a.target, "seed": a.seed,
+         "minutes": round((time.time() - t0) / 60, 1), "inputs": fz.inputs,
+         "commands": fz.execs, "steps": fz.steps,
+         "findings": sum(fz.sigs.values()),
+         "signatures": fz.sigs}
+    print(json.dumps(s))
+    if a.index is None:
+        with open(os.path.join(a.findings, "summary.jsonl"), "a") as f:
+            f.write(json.dumps(s) + "\n")
+    return 1 if fz.sigs else 0
+
+
+sys.exit(main())
