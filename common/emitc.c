@@ -348,8 +348,9 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    "size_t %s_workspace_size(void);\n"
 	    "/* Reentrant: inputs[i] and outputs[i] point at each input and\n"
 	    " * output; workspace is the caller's, %s_workspace_size() bytes\n"
-	    " * aligned to 64.  Returns 0, 1 for a null pointer, 2 for a\n"
-	    " * misaligned workspace. */\n"
+	    " * aligned to 64, each input aligned to its element size.\n"
+	    " * Returns 0, 1 for a null pointer, 2 for a misaligned workspace\n"
+	    " * or input. */\n"
 	    "int %s_run(void *workspace, const void *const *inputs,\n"
 	    "    void *const *outputs);\n\n"
 	    "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n",
@@ -359,6 +360,23 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    e->pfx, e->pfx, (unsigned long long)e->arena, e->pfx, e->pfx,
 	    e->pfx, guard);
 	free(guard);
+}
+
+/* The packed input of _infer puts each input right after the one
+ * before, so an int64 after a float32 can sit at an odd address; such
+ * an input is copied to an aligned staging area before the kernels
+ * load its elements. */
+static void
+putstage(struct em *e, struct buf *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < e->g->ninputs; i++)
+		if (dtype_bits(e->g->inputs[i]->desc.dt) > 8)
+			n += (bytesof(&e->g->inputs[i]->desc) + 7) / 8 * 8;
+	if (n)
+		buf_printf(s, "static unsigned char %s_stage[%llu] "
+		    "NNL_ALIGNED;\n\n", e->pfx, (unsigned long long)n);
 }
 
 static void
@@ -380,6 +398,11 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 	    "\tif ((uintptr_t)workspace %% 64)\n\t\treturn 2;\n", e->pfx);
 	for (size_t i = 0; i < g->ninputs; i++)
 		buf_printf(s, "\tif (!in[%zu])\n\t\treturn 1;\n", i);
+	for (size_t i = 0; i < g->ninputs; i++)
+		if (dtype_bits(g->inputs[i]->desc.dt) > 8)
+			buf_printf(s, "\tif ((uintptr_t)in[%zu] %% %d)\n"
+			    "\t\treturn 2;\n", i,
+			    dtype_bits(g->inputs[i]->desc.dt) / 8);
 	for (size_t i = 0; i < g->noutputs; i++)
 		buf_printf(s, "\tif (!out[%zu])\n\t\treturn 1;\n", i);
 	if (e->fill.s)
@@ -394,18 +417,32 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 		free(p);
 	}
 	buf_puts(s, "\treturn 0;\n}\n\n");
+	putstage(e, s);
 	buf_printf(s, "int\n%s_infer(const void *input, void *output)\n{\n"
 	    "\tconst unsigned char *ip = input;\n\tunsigned char *op = "
 	    "output;\n\tconst void *in[%zu];\n\tvoid *out[%zu];\n\n"
 	    "\tif (!input || !output)\n\t\treturn 1;\n", e->pfx,
 	    g->ninputs ? g->ninputs : 1, g->noutputs);
 	{
-		uint64_t off = 0;
+		uint64_t off = 0, st = 0;
 
 		for (size_t i = 0; i < g->ninputs; i++) {
+			const struct tdesc *t = &g->inputs[i]->desc;
+			int a = dtype_bits(t->dt) / 8;
+
 			buf_printf(s, "\tin[%zu] = ip + %llu;\n", i,
 			    (unsigned long long)off);
-			off += bytesof(&g->inputs[i]->desc);
+			if (a > 1) {	/* kernels load whole elements */
+				buf_printf(s, "\tif ((uintptr_t)in[%zu] %% %d) "
+				    "{\n\t\tmemcpy(%s_stage + %llu, in[%zu], "
+				    "%llu);\n\t\tin[%zu] = %s_stage + %llu;\n"
+				    "\t}\n", i, a, e->pfx,
+				    (unsigned long long)st, i,
+				    (unsigned long long)bytesof(t), i, e->pfx,
+				    (unsigned long long)st);
+				st += (bytesof(t) + 7) / 8 * 8;
+			}
+			off += bytesof(t);
 		}
 		off = 0;
 		for (size_t i = 0; i < g->noutputs; i++) {
