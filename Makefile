@@ -2,20 +2,25 @@
 #   make            build every executable into bin/
 #   make check      unit, golden, schema and command-line tests
 #   make install    PREFIX=/usr/local (DESTDIR honoured)
+#   make check-asan the unit and command-line tests under ASan+UBSan
 .POSIX:
 .SUFFIXES:
 
 CC      = cc
+# Where objects and programs go; the sanitizer build sets both.
+B       = build
+BIN     = bin
 PREFIX  = /usr/local
 WARN    = -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
-CFLAGS  = -std=c11 -O2 -g $(WARN)
+OPT     = -O2
+CFLAGS  = -std=c11 $(OPT) -g $(WARN) $(SAN)
 DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
 LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
 # The ONNX importer's protobuf code, generated from Debian's onnx.proto.
 ONNXPROTO = /usr/include/onnx/onnx.proto
 ONNX    = onnx_read onnx_import onnx_names onnx_ew onnx_loss onnx_tensor \
           onnx_nn onnx_rnn onnx_resize
-ONNXOBJ = build/onnx/onnx.pb-c.o $(ONNX:%=build/onnx/%.o)
+ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
 PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
@@ -38,93 +43,94 @@ COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
 # microkernel of the platform and picks one at run time (rt.h).
 RT      = gemm_f32_4x8_scalar gemm_f32_6x16_avx2 gemm_f32_14x32_avx512 \
           gemm_f32_8x8_neon gemm dwconv ew nn rnn tensor
-LIBOBJ  = $(COMMON:%=build/common/%.o) $(RT:%=build/common/rt/%.o)
-BINS    = $(PASSES:%=bin/nnl-%) bin/nnc
-TESTBINS = $(COMMON_TESTS:%=build/tests/%)
+LIBOBJ  = $(COMMON:%=$(B)/common/%.o) $(RT:%=$(B)/common/rt/%.o)
+BINS    = $(PASSES:%=$(BIN)/nnl-%) $(BIN)/nnc
+TESTBINS = $(COMMON_TESTS:%=$(B)/tests/%)
 HDRS    = $(wildcard common/*.h) common/ops.def common/rt/rt.h \
           common/rt/kernels.def
 
-all: $(BINS) bin/nnl-infer
+all: $(BINS) $(BIN)/nnl-infer
 
-build/common/%.o: common/%.c $(HDRS)
-	@mkdir -p build/common
+$(B)/common/%.o: common/%.c $(HDRS)
+	@mkdir -p $(B)/common
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ $<
 
-build/common/rt/%.o: common/rt/%.c common/rt/rt.h
-	@mkdir -p build/common/rt
+$(B)/common/rt/%.o: common/rt/%.c common/rt/rt.h
+	@mkdir -p $(B)/common/rt
 	$(CC) $(CFLAGS) -DNNL_RT= -DNNL_RT_DISPATCH -Icommon -c -o $@ $<
 
-build/libnnl.a: $(LIBOBJ)
+$(B)/libnnl.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-build/passes/%.o: passes/%.c $(HDRS)
-	@mkdir -p build/passes
+$(B)/passes/%.o: passes/%.c $(HDRS)
+	@mkdir -p $(B)/passes
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ $<
 
-bin/nnl-%: build/passes/%.o build/libnnl.a
-	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ $< build/libnnl.a $(LDLIBS)
+$(BIN)/nnl-%: $(B)/passes/%.o $(B)/libnnl.a
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libnnl.a $(LDLIBS)
 
-bin/nnc: build/passes/nnc.o build/libnnl.a
-	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ build/passes/nnc.o build/libnnl.a $(LDLIBS)
+$(BIN)/nnc: $(B)/passes/nnc.o $(B)/libnnl.a
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -o $@ $(B)/passes/nnc.o $(B)/libnnl.a $(LDLIBS)
 
-build/onnx/onnx.pb-c.c: $(ONNXPROTO)
-	@mkdir -p build/onnx
-	cp $(ONNXPROTO) build/onnx/onnx.proto
-	cd build/onnx && protoc-c --c_out=. onnx.proto
+$(B)/onnx/onnx.pb-c.c: $(ONNXPROTO)
+	@mkdir -p $(B)/onnx
+	cp $(ONNXPROTO) $(B)/onnx/onnx.proto
+	cd $(B)/onnx && protoc-c --c_out=. onnx.proto
 
-build/onnx/onnx.pb-c.o: build/onnx/onnx.pb-c.c
-	$(CC) -std=c11 -O2 -g -Ibuild/onnx -c -o $@ build/onnx/onnx.pb-c.c
+$(B)/onnx/onnx.pb-c.o: $(B)/onnx/onnx.pb-c.c
+	$(CC) -std=c11 $(OPT) -g $(SAN) -I$(B)/onnx -c -o $@ $(B)/onnx/onnx.pb-c.c
 
-build/onnx/%.o: common/%.c $(HDRS) common/onnx_ops.def common/onnx_arity.h build/onnx/onnx.pb-c.c
-	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Ibuild/onnx -c -o $@ $<
+$(B)/onnx/%.o: common/%.c $(HDRS) common/onnx_ops.def common/onnx_arity.h \
+    $(B)/onnx/onnx.pb-c.c
+	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -I$(B)/onnx -c -o $@ $<
 
-build/passes/onnx-import.o: passes/onnx-import.c $(HDRS)
-	@mkdir -p build/passes
+$(B)/passes/onnx-import.o: passes/onnx-import.c $(HDRS)
+	@mkdir -p $(B)/passes
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ passes/onnx-import.c
 
-bin/nnl-onnx-import: build/passes/onnx-import.o $(ONNXOBJ) build/libnnl.a
-	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ build/passes/onnx-import.o $(ONNXOBJ) \
-	    build/libnnl.a $(LDLIBS) -lprotobuf-c
+$(BIN)/nnl-onnx-import: $(B)/passes/onnx-import.o $(ONNXOBJ) $(B)/libnnl.a
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -o $@ $(B)/passes/onnx-import.o $(ONNXOBJ) \
+	    $(B)/libnnl.a $(LDLIBS) -lprotobuf-c
 
 # The runtime's sources, embedded in nnl-emit-c for generated code.
-build/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh
-	@mkdir -p build
+$(B)/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh
+	@mkdir -p $(B)
 	sh scripts/embed.sh nnl_rtsrc common/rt/rt.h \
 	    $(RT:%=common/rt/%.c) > $@
 
-build/rtsrc.o: build/rtsrc.c
-	$(CC) -c -o $@ build/rtsrc.c
+$(B)/rtsrc.o: $(B)/rtsrc.c
+	$(CC) -c -o $@ $(B)/rtsrc.c
 
 # XXH3 in JavaScript, pasted into every module nnl-emit-js writes.
-build/xxh3js.c: common/rt/xxh3.mjs scripts/embed.sh
-	@mkdir -p build
+$(B)/xxh3js.c: common/rt/xxh3.mjs scripts/embed.sh
+	@mkdir -p $(B)
 	sh scripts/embed.sh nnl_xxh3js common/rt/xxh3.mjs > $@
 
-build/xxh3js.o: build/xxh3js.c
-	$(CC) -c -o $@ build/xxh3js.c
+$(B)/xxh3js.o: $(B)/xxh3js.c
+	$(CC) -c -o $@ $(B)/xxh3js.c
 
-bin/nnl-emit-js: build/passes/emit-js.o build/xxh3js.o build/libnnl.a
-	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ build/passes/emit-js.o build/xxh3js.o \
-	    build/libnnl.a $(LDLIBS)
+$(BIN)/nnl-emit-js: $(B)/passes/emit-js.o $(B)/xxh3js.o $(B)/libnnl.a
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -o $@ $(B)/passes/emit-js.o $(B)/xxh3js.o \
+	    $(B)/libnnl.a $(LDLIBS)
 
-bin/nnl-emit-c: build/passes/emit-c.o build/rtsrc.o build/libnnl.a
-	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ build/passes/emit-c.o build/rtsrc.o \
-	    build/libnnl.a $(LDLIBS)
+$(BIN)/nnl-emit-c: $(B)/passes/emit-c.o $(B)/rtsrc.o $(B)/libnnl.a
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -o $@ $(B)/passes/emit-c.o $(B)/rtsrc.o \
+	    $(B)/libnnl.a $(LDLIBS)
 
 # nnl-infer is nnl-shape-infer by another name.
-bin/nnl-infer: bin/nnl-shape-infer
+$(BIN)/nnl-infer: $(BIN)/nnl-shape-infer
 	ln -sf nnl-shape-infer $@
 
-build/tests/%: tests/unit/%.c build/libnnl.a tests/unit/check.h
-	@mkdir -p build/tests
+$(B)/tests/%: tests/unit/%.c $(B)/libnnl.a tests/unit/check.h
+	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Itests/unit -o $@ $< \
-	    build/libnnl.a $(LDLIBS)
+	    $(B)/libnnl.a $(LDLIBS)
 
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)
@@ -144,6 +150,21 @@ conformance-js: all
 	    --expect tests/onnx/conformance-js.txt \
 	    --report tests/onnx/conformance-js.txt
 
+# The sanitizer build: every program and unit test built again with
+# AddressSanitizer and UndefinedBehaviorSanitizer into build/asan, the
+# programs into build/asan/bin, where nnc finds the passes it runs.
+ASAN    = build/asan
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+           -fno-omit-frame-pointer
+asan:
+	@$(MAKE) -s B=$(ASAN) BIN=$(ASAN)/bin OPT=-O1 SAN="$(SANFLAGS)" \
+	    all $(COMMON_TESTS:%=$(ASAN)/tests/%)
+
+# The unit, golden and command-line tests against the sanitizer build;
+# any sanitizer report fails the run (see tests/run-asan.sh).
+check-asan: asan
+	@sh tests/run-asan.sh $(ASAN) $(COMMON_TESTS:%=$(ASAN)/tests/%)
+
 # Benchmarks: measurements, not pass/fail tests (shared machines are
 # noisy); see bench/.  bench-ort times the generated code against ONNX
 # Runtime (installed from npm into build/bench) on four models.
@@ -160,9 +181,9 @@ bench-passes: all
 	@/usr/bin/python3 bench/passes.py
 
 # Every source must also be warning-free under clang.
-check-clang: build/onnx/onnx.pb-c.c
+check-clang: $(B)/onnx/onnx.pb-c.c
 	@for f in common/*.c common/rt/*.c passes/*.c tests/unit/*.c; do \
-	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) -Icommon -Ibuild/onnx \
+	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) -Icommon -I$(B)/onnx \
 	        -Itests/unit \
 	        -fsyntax-only $$f || exit 1; done; echo "clang: clean"
 
@@ -191,5 +212,6 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all bench bench-ort bench-passes check check-clang conformance conformance-js golden lint-man install clean
-.PRECIOUS: build/passes/%.o build/common/%.o
+.PHONY: all asan bench bench-ort bench-passes check check-asan check-clang \
+    conformance conformance-js golden lint-man install clean
+.PRECIOUS: $(B)/passes/%.o $(B)/common/%.o

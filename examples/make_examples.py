@@ -22,7 +22,8 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BIN = os.path.join(os.path.dirname(HERE), "bin")
+BIN = os.environ.get("NNL_BIN") or os.path.join(os.path.dirname(HERE),
+                                                 "bin")
 sys.path.insert(0, HERE)
 import reference  # noqa: E402
 

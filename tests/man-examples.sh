@@ -2,18 +2,20 @@
 # man-examples: run every command of every EXAMPLES section of the
 # section 1 pages, in a scratch copy of examples/ (with the resnet_head
 # weights packed beside its graph) and the repository's tests/.
-# Prints one line per block; exit 1 if any block fails.
+# Prints one line per block; exit 1 if any block fails.  The programs
+# are those in $NNL_BIN (default: the checkout's bin/).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${NNL_BIN:-$top/bin}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$top/examples" "$work/examples"
 ln -s "$top/tests" "$work/tests"
 ln -s "$top/pipelines" "$work/pipelines"
 /usr/bin/python3 "$top/examples/resnet_head/make_weights.py" "$work/w"
-"$top/bin/nnl-pack-weights" pack -o "$work/examples/resnet_head/resnet_head.weights" \
+"$bin/nnl-pack-weights" pack -o "$work/examples/resnet_head/resnet_head.weights" \
     "$work/w" || exit 1
-PATH="$top/bin:$PATH"
+PATH="$bin:$PATH"
 export PATH
 fail=0 n=0
 for page in "$top"/man/man1/*.1; do

@@ -1,9 +1,10 @@
 #!/bin/sh
 # run-golden: for every tests/golden/PASS/CASE.in.EXT, run bin/nnl-PASS
-# on it (with the arguments in CASE.args, if present) and compare the
-# output with CASE.out.* byte for byte.  --update rewrites the .out
-# files instead; review the diff before committing.  The checkout's
-# path in outputs reads @ROOT@, so goldens do not depend on it.
+# ($NNL_BIN/nnl-PASS if set) on it (with the arguments in CASE.args,
+# if present) and compare the output with CASE.out.* byte for byte.
+# --update rewrites the .out files instead; review the diff before
+# committing.  The checkout's path in outputs reads @ROOT@, so goldens
+# do not depend on it.
 set -u
 cd "$(dirname "$0")/.."
 update=0
@@ -16,7 +17,7 @@ trap 'rm -f "$tmp"' EXIT
 for in in tests/golden/*/*.in.*; do
 	[ -e "$in" ] || continue
 	dir=$(dirname "$in")
-	prog=bin/nnl-$(basename "$dir")
+	prog=${NNL_BIN:-bin}/nnl-$(basename "$dir")
 	case=${in%.in.*}
 	args=""
 	[ -f "$case.args" ] && args=$(cat "$case.args")

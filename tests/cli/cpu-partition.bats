@@ -8,7 +8,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	export LC_ALL=C
 	ROOT="$BATS_TEST_DIRNAME/../.."
-	BIN="$ROOT/bin"
+	BIN="${NNL_BIN:-$ROOT/bin}"
 	P="$ROOT/pipelines/profiles"
 	cd "$BATS_TEST_TMPDIR"
 	cat > i64.json <<'JSON'

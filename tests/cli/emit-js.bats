@@ -9,7 +9,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	export LC_ALL=C
 	ROOT="$BATS_TEST_DIRNAME/../.."
-	BIN="$ROOT/bin"
+	BIN="${NNL_BIN:-$ROOT/bin}"
 	cd "$BATS_TEST_TMPDIR"
 }
 

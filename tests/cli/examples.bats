@@ -14,7 +14,7 @@ setup_file() {
 setup() {
 	export LC_ALL=C
 	ROOT="$BATS_TEST_DIRNAME/../.."
-	BIN="$ROOT/bin"
+	BIN="${NNL_BIN:-$ROOT/bin}"
 	T="$BATS_TEST_TMPDIR"
 }
 

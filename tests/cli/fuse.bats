@@ -6,7 +6,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	export LC_ALL=C
-	BIN="$BATS_TEST_DIRNAME/../../bin"
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
 	G="$BATS_TEST_DIRNAME/../golden/fuse"
 	T="$BATS_TEST_TMPDIR"
 }

@@ -11,7 +11,7 @@ bats_require_minimum_version 1.5.0
 }
 
 @test "every program has a page whose SYNOPSIS names its options" {
-	BIN="$BATS_TEST_DIRNAME/../../bin"
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
 	MAN="$BATS_TEST_DIRNAME/../../man/man1"
 	for p in "$BIN"/*; do
 		name=$(basename "$p")

@@ -7,7 +7,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	export LC_ALL=C
 	ROOT="$BATS_TEST_DIRNAME/../.."
-	BIN="$ROOT/bin"
+	BIN="${NNL_BIN:-$ROOT/bin}"
 	T="$BATS_TEST_TMPDIR"
 	PY=/usr/bin/python3
 	cp "$ROOT/examples/resnet_head/resnet_head.webnn" "$T/"

@@ -7,7 +7,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	export LC_ALL=C
-	BIN="$BATS_TEST_DIRNAME/../../bin"
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
 	cd "$BATS_TEST_TMPDIR"
 	/usr/bin/python3 "$BATS_TEST_DIRNAME/../data/nnl-write/make_cnn.py" .
 }

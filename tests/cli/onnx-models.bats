@@ -13,7 +13,7 @@ setup_file() {
 
 setup() {
 	export LC_ALL=C
-	BIN="$BATS_TEST_DIRNAME/../../bin"
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
 	cd "$BATS_TEST_TMPDIR"
 }
 

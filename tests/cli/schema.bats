@@ -8,7 +8,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	export LC_ALL=C
 	ROOT="$BATS_TEST_DIRNAME/../.."
-	BIN="$BATS_TEST_DIRNAME/../../bin"
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
 	PY=/usr/bin/python3
 	V="$ROOT/tests/validate-schema.py"
 	S="$ROOT/schema/webnn-graph.schema.json"

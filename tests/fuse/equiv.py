@@ -24,7 +24,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, os.path.join(ROOT, "tests", "ops"))
 import refs  # noqa: E402
 
-BIN = os.path.join(ROOT, "bin")
+BIN = os.environ.get("NNL_BIN") or os.path.join(ROOT, "bin")
+# Extra flags for the generated C (make check-asan: the sanitizers).
+CFLAGS = os.environ.get("NNL_TEST_CFLAGS", "").split()
 RNG = np.random.default_rng(3)
 bad = 0
 
@@ -109,7 +111,8 @@ with tempfile.TemporaryDirectory() as tmp:
     src = os.path.join(tmp, "cbr.c")
     subprocess.run("%s/nnl-plan-memory %s | %s/nnl-emit-c -m -o %s" % (
         BIN, fp, BIN, src), shell=True, check=True)
-    subprocess.run(["cc", "-O2", "-o", src[:-2], src, "-lm"], check=True)
+    subprocess.run(["cc", "-O2"] + CFLAGS + ["-o", src[:-2], src, "-lm"],
+                   check=True)
     out = subprocess.run([src[:-2]], input=x.tobytes(), capture_output=True,
                          check=True).stdout
     got = np.frombuffer(out, np.float32).reshape(ref.shape)

@@ -22,7 +22,9 @@ import refs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-BIN = os.path.join(ROOT, "bin")
+BIN = os.environ.get("NNL_BIN") or os.path.join(ROOT, "bin")
+# Extra flags for the generated C (make check-asan: the sanitizers).
+CFLAGS = os.environ.get("NNL_TEST_CFLAGS", "").split()
 RNG = np.random.default_rng(12)
 NP = {"float32": np.float32, "float16": np.float16, "int32": np.int32,
       "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
@@ -154,7 +156,7 @@ def check(c, tmp, do_c):
     if r.returncode:
         return "emit-c failed: " + r.stderr.strip()[:300]
     exe = os.path.join(tmp, "m")
-    r = subprocess.run(["cc", "-O1", "-o", exe, src, "-lm"],
+    r = subprocess.run(["cc", "-O1"] + CFLAGS + ["-o", exe, src, "-lm"],
                        capture_output=True, text=True)
     if r.returncode:
         return "cc failed: " + r.stderr.strip()[:500]

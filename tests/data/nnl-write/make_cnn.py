@@ -11,8 +11,8 @@ import sys
 import numpy as np
 import torch
 
-BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                   "..", "bin")
+BIN = os.environ.get("NNL_BIN") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bin")
 os.chdir(sys.argv[1])
 r=np.random.default_rng(0)
 os.makedirs('w', exist_ok=True)

@@ -1,0 +1,35 @@
+#!/bin/sh
+# run-asan: every suite of tests/run-all.sh against the sanitizer build
+# (make asan), with the C that tests generate and run compiled under the
+# same sanitizers.  Reports go to log files, not to standard error, so
+# a report fails the run even from a program whose failure a test
+# expected or whose stderr it discarded; each is printed at the end.
+# Usage: run-asan.sh DIR UNIT-TEST-BINARY...   (DIR: build/asan)
+set -u
+cd "$(dirname "$0")/.."
+NNL_BIN=$(cd "$1/bin" && pwd) || exit 1
+shift
+mkdir -p build/tests    # the unit tests' scratch files
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+NNL_TEST_CFLAGS="-fsanitize=address,undefined"
+NNL_TEST_CFLAGS="$NNL_TEST_CFLAGS -fno-sanitize-recover=undefined"
+# Leaks are not checked: every program is a short-lived process whose
+# error paths exit with their allocations live by design (die()), and
+# a leak report changes the exit status of a run that succeeded.
+# Memory errors and undefined behaviour stop at the first report.
+o="halt_on_error=1:log_exe_name=1"
+ASAN_OPTIONS="$o:detect_leaks=0:log_path=$logs/asan"
+UBSAN_OPTIONS="$o:print_stacktrace=1:log_path=$logs/ubsan"
+export NNL_BIN NNL_TEST_CFLAGS ASAN_OPTIONS UBSAN_OPTIONS
+sh tests/run-all.sh "$@"
+status=$?
+n=0
+for f in "$logs"/*; do
+	[ -e "$f" ] || continue
+	n=$((n + 1))
+	echo "not ok - sanitizer report $(basename "$f")"
+	sed 's/^/#   /' "$f" | head -n 40
+done
+echo "check-asan: $n sanitizer reports"
+[ $status -eq 0 ] && [ $n -eq 0 ]
