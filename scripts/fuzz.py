@@ -171,9 +171,11 @@ def signature(f):
     """What makes two findings the same: the kind, the step and the
     first source location nnl's own code names in the report."""
     loc = ""
-    m = re.search(r"((?:common|passes|build)/[\w/.-]+\.c:\d+)", f.detail)
-    if m:
-        loc = m.group(1)
+    locs = [x for x in re.findall(
+        r"((?:common|passes|build)/[\w/.-]+\.c:\d+)", f.detail)
+        if not x.startswith("common/util.c")]
+    if locs:
+        loc = locs[0]
     elif re.search(r"/m\.c:\d+", f.detail):
         loc = re.search(r"/m\.c:\d+", f.detail).group(0)
     else:
