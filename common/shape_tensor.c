@@ -720,6 +720,10 @@ shape_arg_minmax(struct shapectx *c)
 	    opt_dtype(c, "outputDataType", &t.dt) < 0 ||
 	    shape_want_dtype(c, "option \"outputDataType\"", &t, OUT))
 		return -1;
+	if (x->dims[axis] == 0)	/* no element to choose, as in NumPy */
+		return shape_err(c, "option \"axis\": dimension %u of input "
+		    "\"input\" %s is empty: no element to choose", axis,
+		    shape_str(x));
 	max = t.dt == DT_INT32 ? INT32_MAX : INT64_MAX;
 	if (x->dims[axis] > max)
 		return shape_err(c, "option \"outputDataType\": %s cannot "

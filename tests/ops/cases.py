@@ -545,6 +545,10 @@ for op in ["reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp",
             'option "axes": 2 is out of range for rank 2')
 invalid("argMin-axis", "argMin", [x([2, 3])], {"axis": 2},
         'option "axis": 2 is out of range for rank 2')
+# found by scripts/fuzz.py: nnl-run read past an empty input
+for op in ["argMin", "argMax"]:
+    invalid(op + "-empty-axis", op, [x([0, 4])], {"axis": 0},
+            'dimension 0 of input "input" [0, 4] is empty')
 invalid("l2Pool2d-int", "l2Pool2d", [x([1, 1, 2, 2], i32)], {},
         "data type int32 is not allowed")
 case("convTranspose2d-float16", "convTranspose2d",
