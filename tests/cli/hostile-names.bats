@@ -13,7 +13,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	export LC_ALL=C
 	ROOT="$BATS_TEST_DIRNAME/../.."
-	BIN="$ROOT/bin"
+	BIN="${NNL_BIN:-$ROOT/bin}"
 	H="$ROOT/tests/data/hostile"
 	cd "$BATS_TEST_TMPDIR"
 }
@@ -28,7 +28,8 @@ no_payload() {
 c_run() {
 	"$BIN/nnl-shape-infer" "$1/g.json" | "$BIN/nnl-plan-memory" |
 	    "$BIN/nnl-emit-c" -m -o "$1/g.c"
-	cc -std=c99 -Wall -Wextra -Werror -O1 -o "$1/g" "$1/g.c" -lm
+	cc -std=c99 -Wall -Wextra -Werror -O1 ${NNL_TEST_CFLAGS:-} -o "$1/g" \
+	    "$1/g.c" -lm
 	(cd "$1" && ./g < in.bin > out.bin 2> run.log)
 	/usr/bin/python3 "$H/compare.py" "$1/expected.json" "$1/out.bin"
 }
