@@ -70,6 +70,11 @@ class Case:
                 f.write(data)
         return name
 
+    def mkdir(self, name):
+        for d in [self.dir] + ([self.snap] if self.snap else []):
+            os.makedirs(os.path.join(d, name), exist_ok=True)
+        return name
+
     def files(self):
         out = set()
         for dp, dn, fn in os.walk(self.dir):
@@ -93,7 +98,7 @@ class Case:
         self.freeze()
         argv = [os.path.join(self.fz.bin, a) if a.startswith("nnl-") or
                 a == "nnc" else a for a in argv]
-        self.steps.append((argv, stdin, stdout))
+        self.steps.append((argv, stdin, stdout, ok))
         before = self.files()
         fin = open(self.path(stdin), "rb") if stdin else subprocess.DEVNULL
         fout = open(self.path(stdout), "wb") if stdout else \
@@ -243,14 +248,16 @@ class Fuzzer:
             o.write("#!/bin/sh\n# %s: %s\n# Run in a copy of this "
                     "directory; B is the sanitizer build's bin.\n"
                     "B=${NNL_BIN:-%s}\n" % (self.target, sig, self.bin))
-            for argv, si, so in case.steps:
+            for argv, si, so, ok in case.steps:
                 line = " ".join(shq(a.replace(self.bin + "/", "$B/"))
                                 for a in argv)
                 if si:
                     line += " < " + shq(si)
                 if so:
                     line += " > " + shq(so)
-                o.write(line + "\n")
+                o.write('%s\ncase $? in %s) ;; *) echo "exit $?: %s" >&2;; '
+                        'esac\n' % (line, "|".join(map(str, ok)),
+                                     os.path.basename(argv[0])))
 
     def loop(self, deadline, count, only):
         gen = getattr(self, "t_" + self.target)
@@ -417,7 +424,7 @@ class Fuzzer:
                "u", "w.weights"])
         if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
             return
-        c.run(["nnl-run", "-d", "o", "s.json"] +
+        c.run(["nnl-run", "-d", c.mkdir("o"), "s.json"] +
               G.input_files(c.r, json.load(open(c.path("s.json"))), c.write))
         if c.run(["nnl-plan-memory", "-o", "p.json", "s.json"]) == 0:
             c.run(["nnl-emit-c", "-e", c.r.choice(["array", "incbin"]),
@@ -478,7 +485,7 @@ class Fuzzer:
         if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
             return
         g = json.load(open(c.path("s.json")))
-        c.run(["nnl-run", "-d", "o", "s.json"] + G.input_files(r, g, c.write))
+        c.run(["nnl-run", "-d", c.mkdir("o"), "s.json"] + G.input_files(r, g, c.write))
 
     def t_nnc(self, c):
         r = c.r
