@@ -26,6 +26,7 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -89,7 +90,8 @@ class Case:
             self.snap = self.path(".in")
             shutil.copytree(self.dir, self.snap, symlinks=True,
                             ignore=shutil.ignore_patterns(".san", ".tmp",
-                                                          ".in"))
+                                                          ".in"),
+                            copy_function=copy)
 
     def run(self, argv, stdin=None, stdout=None, outs=(), ok=(0, 1),
             timeout=None):
@@ -171,6 +173,14 @@ class Case:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def copy(src, dst):
+    """shutil.copy2, but a FIFO is made again, not read."""
+    if stat.S_ISFIFO(os.lstat(src).st_mode):
+        os.mkfifo(dst)
+    else:
+        shutil.copy2(src, dst)
+
+
 def limits():
     resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -239,7 +249,8 @@ class Fuzzer:
         d = os.path.join(self.out, "%s-%s-%d" % (self.target, f.kind, k))
         shutil.copytree(case.snap or case.dir, d, symlinks=True,
                         ignore=shutil.ignore_patterns(".san", ".tmp",
-                                                      ".in"))
+                                                      ".in"),
+                        copy_function=copy)
         with open(os.path.join(d, "report.txt"), "w") as o:
             o.write("fuzz.py %s -s %d -i %d\nsignature: %s\nstep: %s\n\n%s"
                     % (self.target, self.seed, index, sig, f.step,
@@ -412,6 +423,12 @@ class Fuzzer:
         c.write("w.weights", w)
         c.write("w.manifest.json", json.dumps(man))
         g["weights"] = {"file": "w.weights", "manifest": "w.manifest.json"}
+        k = r.random()
+        if k < 0.02:    # files that never end
+            g["weights"][r.choice(["file", "manifest"])] = "/dev/zero"
+        elif k < 0.03:
+            os.mkfifo(c.path("fifo"))
+            g["weights"][r.choice(["file", "manifest"])] = "fifo"
         c.write("g.json", json.dumps(g))
         return g
 
