@@ -8,7 +8,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	export LC_ALL=C
-	BIN="$BATS_TEST_DIRNAME/../../bin"
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
 	EX="$BATS_TEST_DIRNAME/../../examples"
 	T="$BATS_TEST_TMPDIR"
 }

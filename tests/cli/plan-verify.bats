@@ -9,7 +9,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	export LC_ALL=C
-	BIN="$BATS_TEST_DIRNAME/../../bin"
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
 	EX="$BATS_TEST_DIRNAME/../../examples/inception_module"
 	T="$BATS_TEST_TMPDIR"
 	"$BIN/nnl-parse" -w "$T/i.weights" -m "$T/i.manifest.json" \
