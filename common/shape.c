@@ -426,6 +426,15 @@ shape_node(struct graph *g, struct node *n)
 	return rc;
 }
 
+int
+shape_recheck(struct graph *g)
+{
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (!g->nodes[i]->types)
+			return 0;
+	return shape_infer(g);
+}
+
 /* Nodes in dependency order; a node whose input failed is skipped
  * (its error is already out); nodes in a cycle are named. */
 int

@@ -91,6 +91,11 @@ extern const enum dtype DTS_SIGNED[];	/* float32 float16 int64 int32 int8 */
  * types the graph already gives.  Returns the number of errors.
  */
 int shape_infer(struct graph *g);
+/* For passes that index memory by recorded types (nnl-plan-memory,
+ * nnl-emit-c): when every node has types, infer them again and refuse
+ * any that differ, as shape_infer does; 0 when they agree or some node
+ * is untyped (which the caller refuses in its own words). */
+int shape_recheck(struct graph *g);
 /* Infer one node whose inputs are typed (the name table current).
  * Types the node came with are checked against the inferred ones.
  * 0, or -1 after reporting. */

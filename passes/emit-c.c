@@ -13,6 +13,7 @@
 #include "emitc.h"
 #include "graph.h"
 #include "memplan.h"
+#include "shape.h"
 #include "util.h"
 
 NNL_NORETURN static void
@@ -85,8 +86,9 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	/* the plan is JSON anyone may have edited: the generated code
-	 * writes where it says */
-	if (memplan_verify(g, memplan_scratch) != 0) {
+	 * writes where it says, sized by the types it records */
+	if (shape_recheck(g) != 0 ||
+	    memplan_verify(g, memplan_scratch) != 0) {
 		free(hdrpath);
 		graph_free(g);
 		return 1;

@@ -16,6 +16,7 @@
 #include "escape.h"
 #include "kernel.h"
 #include "memplan.h"
+#include "shape.h"
 #include "util.h"
 
 NNL_NORETURN static void
@@ -136,6 +137,11 @@ main(int argc, char *argv[])
 	g = graph_load(optind < argc ? argv[optind] : "-");
 	if (!g)
 		return 1;
+	/* the kernels' workspace is sized by the recorded types */
+	if (shape_recheck(g) != 0) {
+		graph_free(g);
+		return 1;
+	}
 	if (!o.align) {
 		cf = config(g, "align");
 		o.align = 64;

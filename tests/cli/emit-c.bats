@@ -55,3 +55,20 @@ sys.stdout.buffer.write(struct.pack("<5f3q", 1, 2, 3, 4, 5, 0, 4, -1))' \
 	# x[0], x[4], x[-1]
 	[ "$(od -An -f "$T/out.bin" | tr -s ' ')" = " 1 5 5" ]
 }
+
+@test "types edited after planning are refused, not trusted" {
+	# found by scripts/fuzz.py: the resample2d and split kernels read
+	# past shapes that no longer matched their options
+	cat > "$T/r.json" <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [4]}},
+ "nodes": [{"id": "r", "op": "relu", "inputs": ["x"]}],
+ "outputs": {"y": "r"}}
+JSON
+	"$BIN/nnl-shape-infer" "$T/r.json" | "$BIN/nnl-plan-memory" > "$T/p.json"
+	"$BIN/nnl-emit-c" -o "$T/ok.c" "$T/p.json"
+	sed 's/"shape": \[4\]}$/"shape": [16]}/' "$T/p.json" > "$T/e.json"
+	run --separate-stderr "$BIN/nnl-emit-c" -o "$T/e.c" "$T/e.json"
+	[ "$status" -eq 1 ] && [ ! -e "$T/e.c" ] && [ ! -e "$T/e.h" ]
+	[[ "$stderr" == *'output "r": the graph says float32[4], the relu rule gives float32[16]'* ]]
+}

@@ -132,3 +132,38 @@ JSON
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *'node "y": input "x" has rank 9; the C runtime handles ranks up to 8'* ]]
 }
+
+# found by scripts/fuzz.py: a split whose input was edited to [2]
+# after nnl-shape-infer made the kernel read axis 1 of a rank-1 shape
+@test "types edited after shape inference are refused, not trusted" {
+	cat > "$T/t.json" <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2]}},
+ "nodes": [{"id": "a", "op": "split", "inputs": ["x"],
+            "options": {"splits": 2, "axis": 1}, "outputs": ["a", "b"],
+            "types": [{"dataType": "float32", "shape": [2, 1]},
+                      {"dataType": "float32", "shape": [2, 1]}]},
+           {"id": "r", "op": "relu", "inputs": ["a"],
+            "types": [{"dataType": "float32", "shape": [2, 1]}]}],
+ "outputs": {"y": "r", "b": "b"}}
+JSON
+	run --separate-stderr "$BIN/nnl-plan-memory" "$T/t.json"
+	[ "$status" -eq 1 ] && [ -z "$output" ]
+	[[ "$stderr" == *'node "a": option "axis": 1 is out of range for rank 1'* ]]
+	# a consistent edit of the same graph plans
+	sed 's/"shape": \[2\]}}/"shape": [2, 2]}}/' "$T/t.json" > "$T/ok.json"
+	"$BIN/nnl-plan-memory" "$T/ok.json" > /dev/null
+}
+
+@test "a recorded type that the rule does not give is refused" {
+	cat > "$T/r.json" <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [4]}},
+ "nodes": [{"id": "r", "op": "relu", "inputs": ["x"],
+            "types": [{"dataType": "float32", "shape": [2, 3]}]}],
+ "outputs": {"y": "r"}}
+JSON
+	run --separate-stderr "$BIN/nnl-plan-memory" "$T/r.json"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'output "r": the graph says float32[2, 3], the relu rule gives float32[4]'* ]]
+}
