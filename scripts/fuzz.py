@@ -13,7 +13,8 @@ Each input runs in a scratch directory under a time limit per command
 max_allocation_size_mb, node's heap), and a file size limit.  A
 finding is a sanitizer report, a signal, a hang, an exit status other
 than 0 or 1 (or what the command allows), an exit 1 without an error
-message, or an output file left behind by a failed command; it is kept
+message, an output file left behind by a failed command, a file left
+in TMPDIR, or generated C above 8 MB; it is kept
 in FINDINGS/TARGET-KIND-N/ with its inputs, the report and repro.sh,
 at most two per distinct signature.  Prints one summary line (JSON)
 and appends it to FINDINGS/summary.jsonl.
@@ -451,9 +452,9 @@ class Fuzzer:
     def t_emitc(self, c):
         r = c.r
         if r.random() < 0.3:
-            g = self.weighted_graph(c)
+            self.weighted_graph(c)
         else:
-            g = self.graph(c, gentle=r.random() < 0.8)
+            self.graph(c, gentle=r.random() < 0.8)
         if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
             return
         src = "s.json"
