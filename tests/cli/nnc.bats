@@ -93,6 +93,16 @@ np.save("bad.npy", w)'
 	    resnet_head.json resnet_head.c resnet_head.h
 }
 
+@test "nnc runs the passes beside it, not those on PATH" {
+	# so the sanitizer build's nnc (make check-asan) runs sanitized passes
+	d=$(cd "$BIN" && pwd -P)
+	run --separate-stderr env PATH=/usr/bin:/bin "$BIN/nnc" compile -v \
+	    --emit c -o r.c resnet_head.webnn
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"$d/nnl-parse "*"$d/nnl-plan-memory"* ]]
+	[[ "$stderr" == *"$d/nnl-emit-c "* ]]
+}
+
 @test "--passes runs a user's own pass in the pipeline" {
 	cat > mypass <<'SH'
 #!/bin/sh
