@@ -13,7 +13,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	export LC_ALL=C
 	ROOT="$BATS_TEST_DIRNAME/../.."
-	BIN="$ROOT/bin"
+	BIN="${NNL_BIN:-$ROOT/bin}"
 	D="$ROOT/tests/data/diag"
 	cd "$BATS_TEST_TMPDIR"
 	/usr/bin/python3 "$D/make_hostile.py" .
