@@ -641,6 +641,11 @@ shape_pad(struct shapectx *c)
 		if (refl && (reflectable(c, "beginningPadding", b, i) ||
 		    reflectable(c, "endingPadding", e, i)))
 			return -1;
+		/* no edge to repeat, as NumPy says too */
+		if (!strcmp(mode, "edge") && x->dims[i] == 0 && (b[i] || e[i]))
+			return shape_err(c, "mode \"edge\": dimension %d of "
+			    "the input is empty, so it has no edge to pad "
+			    "with", i);
 		d[i] = x->dims[i] + b[i] + e[i];
 		if (!validdim(d[i]))
 			return shape_err(c, "options \"beginningPadding\" and "

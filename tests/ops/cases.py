@@ -546,6 +546,10 @@ for op in ["reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp",
 invalid("argMin-axis", "argMin", [x([2, 3])], {"axis": 2},
         'option "axis": 2 is out of range for rank 2')
 # found by scripts/fuzz.py: nnl-run read past an empty input
+invalid("pad-edge-empty", "pad", [x([0, 3])],
+        {"beginningPadding": [1, 2], "endingPadding": [1, 1],
+         "mode": "edge"},
+        'mode "edge": dimension 0 of the input is empty')
 for op in ["argMin", "argMax"]:
     invalid(op + "-empty-axis", op, [x([0, 4])], {"axis": 0},
             'dimension 0 of input "input" [0, 4] is empty')
