@@ -468,6 +468,28 @@ shape_concat(struct shapectx *c)
 	return outfree(c, 0, x->dt, x->rank, d);
 }
 
+/*
+ * Indices (input 1) into dimensions first to first + n - 1 of input 0:
+ * with any index at all, none of those may be empty, since no index
+ * into an empty dimension is valid and the kernels read (or write) the
+ * element an index selects.
+ */
+static int
+someindex(struct shapectx *c, int first, int n)
+{
+	const struct tdesc *x = c->in[0], *ix = c->in[1];
+
+	for (int i = 0; i < ix->rank; i++)
+		if (ix->dims[i] == 0)
+			return 0;
+	for (int i = first; i < first + n; i++)
+		if (x->dims[i] == 0)
+			return shape_err(c, "dimension %d of input \"input\" "
+			    "%s is empty: no index into it is valid", i,
+			    shape_str(x));
+	return 0;
+}
+
 /* output = input.shape[:axis] + indices.shape + input.shape[axis+1:] */
 int
 shape_gather(struct shapectx *c)
@@ -478,7 +500,7 @@ shape_gather(struct shapectx *c)
 	int r = 0;
 
 	if (indices(c, 1) || opt_u32(c, "axis", &axis) < 0 ||
-	    axisok(c, "axis", axis, x))
+	    axisok(c, "axis", axis, x) || someindex(c, (int)axis, 1))
 		return -1;
 	d = dimsnew(x->rank + ix->rank - 1);
 	for (int i = 0; i < (int)axis; i++)
@@ -519,7 +541,7 @@ shape_gather_elements(struct shapectx *c)
 
 	if (indices(c, 1) || notscalar(c, 0) || samerank(c, 1, 0) ||
 	    opt_u32(c, "axis", &axis) < 0 || axisok(c, "axis", axis, x) ||
-	    likeinput(c, axis))
+	    likeinput(c, axis) || someindex(c, (int)axis, 1))
 		return -1;
 	shape_out(c, 0, x->dt, ix->rank, ix->dims);
 	return 0;
@@ -562,7 +584,7 @@ shape_gather_nd(struct shapectx *c)
 	int r;
 
 	if (indices(c, 1) || notscalar(c, 0) || notscalar(c, 1) ||
-	    coordinates(c, &k))
+	    coordinates(c, &k) || someindex(c, 0, (int)k))
 		return -1;
 	d = ndshape(c, k, &r);
 	return outfree(c, 0, c->in[0]->dt, r, d);
@@ -577,7 +599,7 @@ shape_scatter_elements(struct shapectx *c)
 	if (indices(c, 1) || samedtype(c, 2, 0) || notscalar(c, 0) ||
 	    samerank(c, 1, 0) || samerank(c, 2, 0) ||
 	    opt_u32(c, "axis", &axis) < 0 || axisok(c, "axis", axis, x) ||
-	    likeinput(c, axis))
+	    likeinput(c, axis) || someindex(c, (int)axis, 1))
 		return -1;
 	if (!sameshape(u, ix))
 		return shape_err(c, "input \"updates\" %s does not fit: "
@@ -595,7 +617,7 @@ shape_scatter_nd(struct shapectx *c)
 	int64_t k;
 
 	if (indices(c, 1) || samedtype(c, 2, 0) || notscalar(c, 0) ||
-	    notscalar(c, 1) || coordinates(c, &k))
+	    notscalar(c, 1) || coordinates(c, &k) || someindex(c, 0, (int)k))
 		return -1;
 	want.dims = ndshape(c, k, &want.rank);
 	if (!sameshape(u, &want)) {

@@ -546,6 +546,21 @@ for op in ["reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp",
 invalid("argMin-axis", "argMin", [x([2, 3])], {"axis": 2},
         'option "axis": 2 is out of range for rank 2')
 # found by scripts/fuzz.py: nnl-run read past an empty input
+E = 'is empty: no index into it is valid'
+invalid("gather-empty-axis", "gather", [x([0, 3]), ("i", i32, [2], "n")],
+        {}, 'dimension 0 of input "input" [0, 3] ' + E)
+invalid("gatherElements-empty-axis", "gatherElements",
+        [x([2, 0]), ("i", i32, [2, 3], "n")], {"axis": 1},
+        'dimension 1 of input "input" [2, 0] ' + E)
+invalid("gatherND-empty-axis", "gatherND",
+        [x([0, 3]), ("i", i32, [2, 1], "n")], {},
+        'dimension 0 of input "input" [0, 3] ' + E)
+invalid("scatterElements-empty-axis", "scatterElements",
+        [x([2, 0]), ("i", i32, [2, 3], "n"), ("u", f32, [2, 3], "n")],
+        {"axis": 1}, 'dimension 1 of input "input" [2, 0] ' + E)
+invalid("scatterND-empty-axis", "scatterND",
+        [x([4, 0]), ("i", i32, [2, 2], "n"), ("u", f32, [2], "n")], {},
+        'dimension 1 of input "input" [4, 0] ' + E)
 invalid("pad-edge-empty", "pad", [x([0, 3])],
         {"beginningPadding": [1, 2], "endingPadding": [1, 1],
          "mode": "edge"},
