@@ -10,7 +10,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	export LC_ALL=C
-	BIN="$BATS_TEST_DIRNAME/../../bin"
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
 	PY=/usr/bin/python3
 	T="$BATS_TEST_TMPDIR/t"
 	mkdir -p "$T"
