@@ -564,9 +564,15 @@ class Fuzzer:
 
 
 def to_webnn(c):
-    """g.json as .webnn text, by the normal build's nnl-parse."""
-    p = subprocess.run([ROOT + "/bin/nnl-parse", "-t", "webnn",
-                        c.path("g.json")], capture_output=True)
+    """g.json as .webnn text, written by nnl-parse (not a step: a graph
+    it cannot write is just no input)."""
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    try:
+        p = subprocess.run([os.path.join(c.fz.bin, "nnl-parse"), "-t",
+                            "webnn", c.path("g.json")], capture_output=True,
+                           env=env, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
     return p.stdout if p.returncode == 0 else None
 
 
