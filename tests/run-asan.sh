@@ -4,6 +4,7 @@
 # same sanitizers.  Reports go to log files, not to standard error, so
 # a report fails the run even from a program whose failure a test
 # expected or whose stderr it discarded; each is printed at the end.
+# Then six seeded inputs of each scripts/fuzz.py target, all clean.
 # Usage: run-asan.sh DIR UNIT-TEST-BINARY...   (DIR: build/asan)
 set -u
 cd "$(dirname "$0")/.."
@@ -24,6 +25,18 @@ UBSAN_OPTIONS="$o:print_stacktrace=1:log_path=$logs/ubsan"
 export NNL_BIN NNL_TEST_CFLAGS ASAN_OPTIONS UBSAN_OPTIONS
 sh tests/run-all.sh "$@"
 status=$?
+# a few seeded inputs of every fuzz target: none may be a finding
+for t in json webnn nnl onnx npy weights emitc emitjs run nnc; do
+	if /usr/bin/python3 scripts/fuzz.py -b "$NNL_BIN" -f "$logs/fuzz" \
+	    -n 6 -s 1 "$t" > "$logs/fuzz.out" 2>&1; then
+		echo "ok - fuzz.py $t: 6 inputs, no finding"
+	else
+		echo "not ok - fuzz.py $t: 6 inputs"
+		sed 's/^/#   /' "$logs/fuzz.out" | head -n 20
+		status=1
+	fi
+done
+rm -rf "$logs/fuzz" "$logs/fuzz.out"
 n=0
 for f in "$logs"/*; do
 	[ -e "$f" ] || continue
