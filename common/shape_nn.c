@@ -601,6 +601,12 @@ shape_resample2d(struct shapectx *c)
 			    axes[i], (long long)x->dims[axes[i]],
 			    sizestr(d[axes[i]]));
 	}
+	/* an output element needs input elements to interpolate */
+	for (int i = 0; i < 2; i++)
+		if (x->dims[axes[i]] == 0 && d[0] && d[1] && d[2] && d[3])
+			return shape_err(c, "dimension %u of input \"input\" "
+			    "%s is empty: nothing to resample from", axes[i],
+			    shape_str(x));
 	shape_out(c, 0, x->dt, 4, d);
 	return 0;
 }

@@ -561,6 +561,10 @@ invalid("scatterElements-empty-axis", "scatterElements",
 invalid("scatterND-empty-axis", "scatterND",
         [x([4, 0]), ("i", i32, [2, 2], "n"), ("u", f32, [2], "n")], {},
         'dimension 1 of input "input" [4, 0] ' + E)
+invalid("resample2d-empty-axis", "resample2d", [x([1, 0, 5, 2])],
+        {"mode": "linear", "sizes": [3, 7], "axes": [1, 2]},
+        'dimension 1 of input "input" [1, 0, 5, 2] is empty: nothing to '
+        'resample from')
 invalid("pad-edge-empty", "pad", [x([0, 3])],
         {"beginningPadding": [1, 2], "endingPadding": [1, 1],
          "mode": "edge"},
