@@ -35,9 +35,10 @@ alignup(uint64_t v, unsigned a)
 }
 
 /* Ops whose kernel may write its output over an input of the same size:
- * elementwise, reading each element once before writing it. */
-static int
-elementwise(enum op op)
+ * elementwise, reading each element once before writing it.  The plan
+ * check (memplan_verify.c) accepts exactly these. */
+int
+memplan_inplace_op(enum op op)
 {
 	switch (op) {
 	case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MAX:
@@ -54,8 +55,8 @@ elementwise(enum op op)
 	}
 }
 
-static int
-aliasing(enum op op)
+int
+memplan_alias_op(enum op op)
 {
 	return op == OP_RESHAPE || op == OP_IDENTITY;
 }
@@ -567,10 +568,10 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 			size_t s = p->slot0[i] + (size_t)k, take = SIZE_MAX;
 			uint64_t sz = alignup(memplan_bytes(&n->types[k]),
 			    o->align);
-			int alias = aliasing(n->op);
+			int alias = memplan_alias_op(n->op);
 
 			for (int j = 0; k == 0 && j < n->nin &&
-			    (alias || (o->inplace && elementwise(n->op)));
+			    (alias || (o->inplace && memplan_inplace_op(n->op)));
 			    j++) {
 				size_t bi = bufferof(p, n->in[j]);
 				const struct tdesc *it = operand_type(

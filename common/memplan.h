@@ -32,6 +32,12 @@ struct memplan_stats {
  * Plan g (nodes in a runnable order, every output typed).  Errors are
  * reported naming the node; returns 0 or -1.
  */
+/* The ops whose output the planner may place over an input: in place
+ * (elementwise, same size, the input dead after), or sharing the input's
+ * bytes (reshape, identity).  The planner and the check share them. */
+int memplan_inplace_op(enum op op);
+int memplan_alias_op(enum op op);
+
 int memplan(struct graph *g, const struct memplan_opts *o,
     struct memplan_stats *st);
 

@@ -45,26 +45,6 @@ struct verify {
 
 #define NIL SIZE_MAX
 
-/* Same test as memplan.c: elementwise kernels read each element before
- * they write it. */
-static int
-elementwise(enum op op)
-{
-	switch (op) {
-	case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MAX:
-	case OP_MIN: case OP_POW: case OP_ABS: case OP_CEIL: case OP_COS:
-	case OP_ERF: case OP_EXP: case OP_FLOOR: case OP_LOG: case OP_NEG:
-	case OP_RECIPROCAL: case OP_ROUND_EVEN: case OP_SIN: case OP_SIGN:
-	case OP_SQRT: case OP_TAN: case OP_ELU: case OP_GELU:
-	case OP_HARD_SIGMOID: case OP_HARD_SWISH: case OP_LEAKY_RELU:
-	case OP_LINEAR: case OP_RELU: case OP_SIGMOID: case OP_SOFTPLUS:
-	case OP_SOFTSIGN: case OP_TANH: case OP_CLAMP: case OP_PRELU:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* Byte size of a type, or UINT64_MAX when it does not fit 64 bits. */
 static uint64_t
 tbytes(const struct tdesc *t)
@@ -240,9 +220,9 @@ static size_t
 shared(struct verify *v, struct node *n, int k, uint64_t off,
     const size_t *bufof, const size_t *slot0)
 {
-	int alias = n->op == OP_RESHAPE || n->op == OP_IDENTITY;
+	int alias = memplan_alias_op(n->op);
 
-	if (k != 0 || !(alias || elementwise(n->op)))
+	if (k != 0 || !(alias || memplan_inplace_op(n->op)))
 		return NIL;
 	for (int j = 0; j < n->nin; j++) {
 		struct operand *x = graph_find(v->g, n->in[j]);
