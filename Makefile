@@ -27,7 +27,7 @@ PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
           emit-c emit-js run onnx-import cpu-partition
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
-          webnn_write checked order memplan memplan_verify constdata pipeline \
+          webnn_write checked heap order memplan memplan_verify constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition \

@@ -15,6 +15,7 @@
  * g->nodes, closed at the end.
  */
 #include "fuse.h"
+#include "heap.h"
 #include "escape.h"
 
 #include <math.h>
@@ -28,11 +29,6 @@
 
 enum { RW_NOOP, RW_FOLD, RW_BN, RW_BIAS, RW_ACT, NRW };
 
-/* A min-heap of node positions. */
-struct heap {
-	size_t *v, n, cap;
-};
-
 struct fx {
 	struct graph *g;
 	const struct fuse_opts *o;
@@ -41,35 +37,6 @@ struct fx {
 	struct heap todo[NRW];	/* per rewrite: nodes to look at */
 	unsigned char *queued;	/* per node: bit r set: in todo[r] */
 };
-
-static void
-heap_push(struct heap *h, size_t x)
-{
-	size_t i;
-
-	GROW(h->v, h->cap, h->n + 1);
-	for (i = h->n++; i > 0 && h->v[(i - 1) / 2] > x; i = (i - 1) / 2)
-		h->v[i] = h->v[(i - 1) / 2];
-	h->v[i] = x;
-}
-
-static size_t
-heap_pop(struct heap *h)
-{
-	size_t top = h->v[0], x = h->v[--h->n], i = 0, c;
-
-	while ((c = 2 * i + 1) < h->n) {
-		if (c + 1 < h->n && h->v[c + 1] < h->v[c])
-			c++;
-		if (h->v[c] >= x)
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = x;
-	return top;
-}
 
 /* Queue node n for every rewrite. */
 static void
@@ -910,7 +877,7 @@ finish(struct fx *f)
 			g->nodes[j++] = g->nodes[i];
 	g->nnodes = j;
 	for (int r = 0; r < NRW; r++)
-		free(f->todo[r].v);
+		heap_free(&f->todo[r]);
 	free(f->queued);
 	f->queued = NULL;
 }

@@ -4,6 +4,7 @@
  * consts and node outputs.
  */
 #include "graph.h"
+#include "heap.h"
 #include "weights.h"
 
 #include <stdlib.h>
@@ -447,45 +448,6 @@ graph_loc(const struct graph *g, struct pos p)
 	return l;
 }
 
-/* Min-heap of node indices, for the stable order. */
-struct heap {
-	size_t *v, n;
-};
-
-static void
-heap_push(struct heap *h, size_t x)
-{
-	size_t i = h->n++;
-
-	while (i > 0 && h->v[(i - 1) / 2] > x) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->v[i] = x;
-}
-
-static size_t
-heap_pop(struct heap *h)
-{
-	size_t top = h->v[0], x = h->v[--h->n], i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && h->v[c + 1] < h->v[c])
-			c++;
-		if (h->v[c] >= x)
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = x;
-	return top;
-}
-
 size_t
 graph_toposort(struct graph *g, size_t *order)
 {
@@ -493,7 +455,7 @@ graph_toposort(struct graph *g, size_t *order)
 	size_t *indeg = xcalloc(nn + 1, sizeof *indeg);
 	size_t *start = xcalloc(nn + 2, sizeof *start);	/* CSR of users */
 	size_t *users, nedges = 0;
-	struct heap h = { xmalloc((nn + 1) * sizeof *h.v), 0 };
+	struct heap h = { NULL, 0, 0 };
 
 	users = NULL;
 	for (size_t i = 0; i < nn; i++)
@@ -547,6 +509,6 @@ graph_toposort(struct graph *g, size_t *order)
 	free(users);
 	free(indeg);
 	free(start);
-	free(h.v);
+	heap_free(&h);
 	return placed;
 }
