@@ -141,7 +141,7 @@ prepare_conv2d(struct kctx *c)
 	const char *il = "nchw", *fl = "oihw", *bias = NULL;
 	uint32_t pad[4], st[2], dl[2], groups = 1;
 	int64_t N, C, H, W, O, OH, OW, kh, kw, icg, P;
-	int nhwc, flc, direct;
+	int nhwc, flc, direct, flip;
 	const cJSON *b;
 
 	if (wantfloat(c, x) || pairs(c, "padding", pad, 4, 0) ||
@@ -180,10 +180,11 @@ prepare_conv2d(struct kctx *c)
 	P = OH * OW;
 	direct = kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 &&
 	    !pad[0] && !pad[1] && !pad[2] && !pad[3] && groups == 1;
-	c->k->scratch = 4 * ((nhwc ? pack(P, O / groups, icg * kh * kw) :
-	    pack(O / groups, P, icg * kh * kw)) +
-	    (direct ? 0 :
-	    (uint64_t)(icg * kh * kw * P)));
+	flip = nnl_conv_flip(nhwc, P, O / groups);
+	c->k->scratch = 4 * ((nhwc || flip ? pack(P, O / groups,
+	    icg * kh * kw) : pack(O / groups, P, icg * kh * kw)) +
+	    (direct ? 0 : (uint64_t)(icg * kh * kw * P)) +
+	    (flip ? (uint64_t)(P * (O / groups)) : 0));
 	if (icg == 1 && O == groups && !nhwc) {	/* rt/dwconv.c */
 		uint64_t dws = 4 * (uint64_t)((H + 1) *
 		    nnl_dw_width(c->k->ip));

@@ -46,12 +46,27 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 	}
 }
 
+/* y[o][p] = t[p][o] for P x O floats at t, sixteen columns of t at a
+ * time, so that each read of t is a whole cache line. */
+NNL_RT_INLINE void
+nnl_transpose_out(int64_t P, int64_t O, const float *t, float *y)
+{
+	for (int64_t o0 = 0; o0 < O; o0 += 16) {
+		int64_t ob = O - o0 < 16 ? O - o0 : 16;
+
+		for (int64_t p = 0; p < P; p++)
+			for (int64_t o = 0; o < ob; o++)
+				y[(o0 + o) * P + p] = t[p * O + o0 + o];
+	}
+}
+
 /*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
  * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo), has
  * bias, activation; fp: activation parameters.  in: input, filter,
  * bias.  scratch: SGEMM packing, then im2col rows (see prepare); for
- * a depthwise nchw one, H + 1 rows of nnl_dw_width floats.
+ * a depthwise nchw one, H + 1 rows of nnl_dw_width floats; where
+ * nnl_conv_flip, then the transposed output.
  * Unit-stride unpadded 1x1 convolutions multiply the image itself;
  * depthwise ones run dwconv.c's kernels, without the SGEMM.
  */
@@ -69,7 +84,8 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int hwi = fl == 1 || fl == 2;		/* kd order h, w, i */
 	int wko = fl == 1 || fl == 3;		/* filter is [Kd, O] */
 	float *y = out[0], *pack = scratch;
-	float *col = pack + (nhwc ? nnl_packsize(P, ocg, Kd) :
+	int flip = nnl_conv_flip(nhwc, P, ocg);	/* output [P, O] */
+	float *col = pack + (nhwc || flip ? nnl_packsize(P, ocg, Kd) :
 	    nnl_packsize(ocg, P, Kd));
 	int direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
 	    ip[14] == 0 && ip[15] == 0 && ip[16] == 0 && ip[17] == 0 &&
@@ -131,7 +147,18 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				}
 				cm = col;
 			}
-			if (nhwc)
+			if (flip) {
+				/* the output transposed, after col */
+				float *t = col + (direct ? 0 : Kd * P);
+
+				e.rb = 0;
+				e.cb = bg;
+				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wko ?
+				    w + g * ocg : w + g * ocg * Kd,
+				    wko ? O : Kd, !wko, t, ocg, pack, &e);
+				nnl_transpose_out(P, ocg, t,
+				    yn + g * ocg * P);
+			} else if (nhwc)
 				nnl_sgemm(P, ocg, Kd, 1, cm, direct ? C : Kd,
 				    0, wko ? w + g * ocg : w + g * ocg * Kd,
 				    wko ? O : Kd, !wko, yn + g * ocg, O, pack,

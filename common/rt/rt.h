@@ -137,6 +137,19 @@ NNL_RT nnl_gemm_fn nnl_gemm_f32_8x8_neon;
 #endif
 #endif
 
+/*
+ * Whether an nchw conv2d computes its output transposed, [P, O] by
+ * output position (P = OH * OW) into scratch, then transposes it: on
+ * small images the P side of the tile is mostly ragged (49, 196) and
+ * the O side is not, and both operands are then read in place.  kern_nn.c
+ * sizes the scratch by the same rule.
+ */
+NNL_RT_INLINE int
+nnl_conv_flip(int64_t nhwc, int64_t P, int64_t ocg)
+{
+	return !nhwc && P >= 4 && P < 1024 && ocg >= 32;
+}
+
 /* Output columns [*lo, *hi) whose input column ox*s - pad + off lies in
  * [0, W): the rest read padding. */
 NNL_RT_INLINE void
