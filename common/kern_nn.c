@@ -180,7 +180,7 @@ prepare_conv2d(struct kctx *c)
 	P = OH * OW;
 	direct = kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 &&
 	    !pad[0] && !pad[1] && !pad[2] && !pad[3] && groups == 1;
-	flip = nnl_conv_flip(nhwc, P, O / groups);
+	flip = nnl_conv_flip(nhwc, P, O / groups, icg * kh * kw);
 	c->k->scratch = 4 * ((nhwc || flip ? pack(P, O / groups,
 	    icg * kh * kw) : pack(O / groups, P, icg * kh * kw)) +
 	    (direct ? 0 : (uint64_t)(icg * kh * kw * P)) +

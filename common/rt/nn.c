@@ -84,7 +84,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int hwi = fl == 1 || fl == 2;		/* kd order h, w, i */
 	int wko = fl == 1 || fl == 3;		/* filter is [Kd, O] */
 	float *y = out[0], *pack = scratch;
-	int flip = nnl_conv_flip(nhwc, P, ocg);	/* output [P, O] */
+	int flip = nnl_conv_flip(nhwc, P, ocg, Kd);	/* output [P, O] */
 	float *col = pack + (nhwc || flip ? nnl_packsize(P, ocg, Kd) :
 	    nnl_packsize(ocg, P, Kd));
 	int direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 &&

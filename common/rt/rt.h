@@ -141,13 +141,14 @@ NNL_RT nnl_gemm_fn nnl_gemm_f32_8x8_neon;
  * Whether an nchw conv2d computes its output transposed, [P, O] by
  * output position (P = OH * OW) into scratch, then transposes it: on
  * small images the P side of the tile is mostly ragged (49, 196) and
- * the O side is not, and both operands are then read in place.  kern_nn.c
- * sizes the scratch by the same rule.
+ * the O side is not, and both operands are then read in place; the
+ * transposition costs what K = Kd steps of the product amortize only
+ * when Kd is large.  kern_nn.c sizes the scratch by the same rule.
  */
 NNL_RT_INLINE int
-nnl_conv_flip(int64_t nhwc, int64_t P, int64_t ocg)
+nnl_conv_flip(int64_t nhwc, int64_t P, int64_t ocg, int64_t Kd)
 {
-	return !nhwc && P >= 4 && P < 1024 && ocg >= 32;
+	return !nhwc && P >= 4 && P < 1024 && ocg >= 32 && Kd >= 256;
 }
 
 /* Output columns [*lo, *hi) whose input column ox*s - pad + off lies in

@@ -252,17 +252,18 @@ case("conv2d-nchw-tiles-and-blocks", "conv2d",
      optins={"bias": ("b", f32, [33], "n")},
      ref=lambda a, c: refs.conv2d(a["x"], a["w"], dict(
          c["opts"], _bias=a["b"])), tol=1e-4)
-# outputs of at least 32 channels on fewer than 1024 positions are
-# computed transposed (rt.h nnl_conv_flip): 1x1 on the image itself,
-# batch 2, ihwo filter; and grouped, 3x3 padded
+# outputs of at least 32 channels on fewer than 1024 positions, from
+# at least 256 products each, are computed transposed (rt.h
+# nnl_conv_flip): 1x1 on the image itself, batch 2, ihwo filter; and
+# grouped, 3x3 padded
 case("conv2d-nchw-transposed-1x1-ihwo", "conv2d",
-     [x([2, 20, 7, 7]), ("w", f32, [20, 1, 1, 40], "n")],
+     [x([2, 260, 7, 7]), ("w", f32, [260, 1, 1, 40], "n")],
      {"filterLayout": "ihwo"},
      optins={"bias": ("b", f32, [40], "n")},
      ref=lambda a, c: refs.conv2d(a["x"], a["w"], dict(
          c["opts"], _bias=a["b"])), tol=1e-4)
 case("conv2d-nchw-transposed-groups", "conv2d",
-     [x([1, 8, 6, 5]), ("w", f32, [70, 4, 3, 3], "n")],
+     [x([1, 64, 6, 5]), ("w", f32, [70, 32, 3, 3], "n")],
      {"groups": 2, "padding": [1, 1, 1, 1]},
      optins={"bias": ("b", f32, [70], "n")},
      ref=lambda a, c: refs.conv2d(a["x"], a["w"], dict(
