@@ -63,6 +63,67 @@ nnl_dw_row3x3(const float *const *r, const nnl_vf *k, float b0,
 		memcpy(yr + ox, t, (size_t)(OW - ox) * sizeof *t);
 	}
 }
+
+/* Planes of at most this many floats take nnl_dw3x3_flat. */
+enum { NNL_DW_FLAT = 256 };
+
+/*
+ * A plane of a 3 x 3, stride 1, pad 1 filter, NNL_VW outputs at a
+ * time over the plane as one row: the
+ * copy at c, with W + 1 zeros before and after it, puts the rows above
+ * and below at -W and +W, and taps b = 0 and 2 of column 0 and W - 1
+ * (which would read the neighbouring row) are masked to zero.  Rows of
+ * fewer than NNL_VW columns so fill whole vectors, and there are no
+ * per-row copies.  The masks of a small plane (H * W <= NNL_DW_FLAT)
+ * are made once, ml and mr; a plane of rows of at least NNL_VW columns
+ * counts its columns as it goes.  The taps are added in the order of
+ * nnl_dw_row3x3.
+ */
+NNL_RT_INLINE void
+nnl_dw3x3_flat(const float *c, const nnl_vi *ml, const nnl_vi *mr,
+    const nnl_vf *k, float b0, int64_t HW, int64_t W, float *y,
+    int64_t act, float lo, float hi)
+{
+	nnl_vi col, l, r;	/* without ml: p % W, lane by lane */
+
+	for (int i = 0; i < NNL_VW; i++)
+		col[i] = i - NNL_VW;
+	for (int64_t p = 0, v = 0; p < HW; p += NNL_VW, v++) {
+		const float *r0 = c + p - W, *r1 = c + p, *r2 = c + p + W;
+		nnl_vf acc = nnl_vsplat(b0);
+		float t[NNL_VW];
+
+		if (ml) {
+			l = ml[v];
+			r = mr[v];
+		} else {	/* W >= NNL_VW: one wrap at most */
+			col += NNL_VW;
+			col -= (col >= (int32_t)W) & (int32_t)W;
+			l = col != 0;
+			r = col != (int32_t)W - 1;
+		}
+#define NNL_L(q) (nnl_vf)((nnl_vi)nnl_vload(q) & l)
+#define NNL_R(q) (nnl_vf)((nnl_vi)nnl_vload(q) & r)
+		acc += k[0] * NNL_L(r0 - 1);
+		acc += k[1] * nnl_vload(r0);
+		acc += k[2] * NNL_R(r0 + 1);
+		acc += k[3] * NNL_L(r1 - 1);
+		acc += k[4] * nnl_vload(r1);
+		acc += k[5] * NNL_R(r1 + 1);
+		acc += k[6] * NNL_L(r2 - 1);
+		acc += k[7] * nnl_vload(r2);
+		acc += k[8] * NNL_R(r2 + 1);
+#undef NNL_L
+#undef NNL_R
+		acc = nnl_vclamp(acc, act, lo, hi);
+		if (p + NNL_VW <= HW) {
+			nnl_vstore(y + p, acc);
+			continue;
+		}
+		nnl_vstore(t, acc);
+		memcpy(y + p, t, (size_t)(HW - p) * sizeof *t);
+	}
+}
 #endif
 
 NNL_RT void
@@ -79,6 +140,42 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	const float *zr = pad + H * wp;		/* a row of zeros */
 
 	memset(pad + H * wp, 0, (size_t)wp * sizeof *pad);
+	if (kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
+	    pt == 1 && pl == 1 && OH == H && OW == W &&
+	    (H * W <= NNL_DW_FLAT || W >= NNL_VW) && W < INT32_MAX &&
+	    (H + 1) * wp >= H * W + 2 * (W + 1) + NNL_VW) {
+		int small = H * W <= NNL_DW_FLAT;
+		nnl_vi ml[(NNL_DW_FLAT + NNL_VW - 1) / NNL_VW];
+		nnl_vi mr[(NNL_DW_FLAT + NNL_VW - 1) / NNL_VW];
+		float *cp = pad + W + 1;	/* the plane's copy */
+
+		/* lanes of column 0 (left) and W - 1 (right) drop a tap */
+		for (int64_t p = 0; small && p < (H * W + NNL_VW - 1) /
+		    NNL_VW * NNL_VW; p++) {
+			ml[p / NNL_VW][p % NNL_VW] = p < H * W && p % W ? -1 :
+			    0;
+			mr[p / NNL_VW][p % NNL_VW] = p < H * W &&
+			    p % W != W - 1 ? -1 : 0;
+		}
+		memset(pad, 0, (size_t)(H * W + 2 * (W + 1) + NNL_VW) *
+		    sizeof *pad);
+		for (int64_t c = 0; c < C; c++) {
+			const float *wp0 = w + c * wc;
+			nnl_vf k[9];
+
+			for (int t = 0; t < 9; t++)
+				k[t] = nnl_vsplat(wp0[t * wt]);
+			memcpy(cp, x + c * H * W, (size_t)(H * W) *
+			    sizeof *cp);
+			nnl_dw3x3_flat(cp, small ? ml : 0, small ? mr : 0,
+			    k, bias ? bias[c] : 0,
+			    H * W, W, y + c * H * W, act, lo, hi);
+			if (!fuse)
+				nnl_activate(y + c * H * W, H * W, act, lo,
+				    hi);
+		}
+		return;
+	}
 #endif
 	for (int64_t c = 0; c < C; c++) {
 		const float *xc = x + c * H * W, *wp0 = w + c * wc;
@@ -90,15 +187,13 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 			k[t] = nnl_vsplat(wp0[t * wt]);
 #endif
 
-		/* the channel with its left and right padding */
-		for (int64_t iy = 0; iy < H; iy++) {
-			float *r = pad + iy * wp;
-
-			memset(r, 0, (size_t)pl * sizeof *r);
-			memcpy(r + pl, xc + iy * W, (size_t)W * sizeof *r);
-			memset(r + pl + W, 0, (size_t)(wp - pl - W) *
-			    sizeof *r);
-		}
+		/* the channel between its left and right padding, which
+		 * stays zero from the first channel on */
+		if (c == 0)
+			memset(pad, 0, (size_t)(H * wp) * sizeof *pad);
+		for (int64_t iy = 0; iy < H; iy++)
+			memcpy(pad + iy * wp + pl, xc + iy * W, (size_t)W *
+			    sizeof *pad);
 		for (int64_t oy = 0; oy < OH; oy++) {
 			float *yr = y + (c * OH + oy) * OW;
 			int64_t iy0 = oy * sh - pt, a0, a1;
