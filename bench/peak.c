@@ -32,8 +32,10 @@ NAME(long iters)							\
 		a[i] = 0.999999f;					\
 		b[i] = 1e-7f;						\
 	}								\
-	c0 = c1 = c2 = c3 = c4 = c5 = a;				\
-	c6 = c7 = c8 = c9 = c10 = c11 = b;				\
+	/* distinct starts: equal chains would be merged by the compiler */ \
+	c0 = a * 0.1f; c1 = a * 0.2f; c2 = a * 0.3f; c3 = a * 0.4f;	\
+	c4 = a * 0.5f; c5 = a * 0.6f; c6 = a * 0.7f; c7 = a * 0.8f;	\
+	c8 = a * 0.9f; c9 = a * 1.1f; c10 = a * 1.2f; c11 = a * 1.3f;	\
 	t = now();							\
 	for (long k = 0; k < iters; k++) {				\
 		c0 = c0 * a + b; c1 = c1 * a + b; c2 = c2 * a + b;	\
