@@ -355,6 +355,35 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 				mx[o] = v;
 		}
 	}
+	if (suffix && dt == NNL_F32 && (op == NNL_R_SUM || op == NNL_R_MEAN ||
+	    op == NNL_R_MAX || op == NNL_R_MIN)) {
+		/* trailing axes reduced (a global pool), floats: a block of
+		 * cnt for each output, in four chains */
+		for (int64_t o = 0; o < no; o++) {
+			const float *x = (const float *)in[0] + o * cnt;
+			double s[4] = { acc[o], acc[o], acc[o], acc[o] };
+			int64_t j = 0;
+
+			if (op == NNL_R_SUM || op == NNL_R_MEAN) {
+				s[1] = s[2] = s[3] = 0;
+				for (; j + 4 <= cnt; j += 4)
+					for (int q = 0; q < 4; q++)
+						s[q] += x[j + q];
+				for (; j < cnt; j++)
+					s[0] += x[j];
+				acc[o] = (s[0] + s[1]) + (s[2] + s[3]);
+				continue;
+			}
+			for (; j < cnt; j++) {
+				double v = x[j];
+
+				/* as the loop below: a NaN never wins */
+				if (op == NNL_R_MAX ? v > s[0] : v < s[0])
+					s[0] = v;
+			}
+			acc[o] = s[0];
+		}
+	} else
 	for (int64_t i = 0; i < n; i++) {
 		/* trailing axes reduced (a global pool): blocks of cnt */
 		int64_t o = suffix ? i / cnt : nnl_reduced(i, (int)r, dims,
