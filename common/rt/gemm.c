@@ -257,20 +257,52 @@ nnl_epi_act(const struct nnl_gemm_epi *e, float *c, int64_t ldc, int64_t m,
  * The last kb steps of K of a ragged panel of A (m < mr rows) read in
  * place: its rows past m are the next step's numbers, whose products
  * the microkernel computes and drops, but past the last step they are
- * past the end of A, so that step comes from a copy.
+ * past the end of A, so that step comes from a copy.  The tile t
+ * starts the first call and ends the second.
  */
 NNL_RT_INLINE void
 nnl_sgemm_ragged(const struct nnl_gemm_kernel *u, int64_t kb,
     const float *a, int64_t lda, const float *b, int64_t bs, float *c,
-    int64_t ldc, int64_t m, int64_t n)
+    int64_t ldc, int64_t m, int64_t n, const struct nnl_gemm_tile *t)
 {
 	float last[NNL_GEMM_MAXMR] = { 0 };
+	struct nnl_gemm_tile t0 = *t, t1 = { 1, 0, 0, t->act, t->lo, t->hi };
 
 	for (int64_t i = 0; i < m; i++)
 		last[i] = a[(kb - 1) * lda + i];
-	if (kb > 1)
-		u->fn(kb - 1, a, lda, b, bs, c, ldc, m, n);
-	u->fn(1, last, u->mr, b + (kb - 1) * bs, bs, c, ldc, m, n);
+	if (kb > 1) {
+		t0.act = NNL_ACT_NONE;
+		u->fn(kb - 1, a, lda, b, bs, c, ldc, m, n, &t0);
+	} else
+		t1 = *t;
+	u->fn(1, last, u->mr, b + (kb - 1) * bs, bs, c, ldc, m, n, &t1);
+}
+
+/*
+ * The tile of C at rows i, columns j: where it starts (on the first
+ * steps of K, pc 0, from e's bias or zero if e inits C; else from C)
+ * and the activation it ends with on the last (relu and clamp in the
+ * microkernel; the others, nnl_epi_act after it).
+ */
+NNL_RT_INLINE struct nnl_gemm_tile
+nnl_tile(const struct nnl_gemm_epi *e, int64_t i, int64_t j, int first,
+    int last)
+{
+	struct nnl_gemm_tile t = { 1, 0, 0, NNL_ACT_NONE, 0, 0 };
+
+	if (!e)
+		return t;
+	if (first && e->init) {
+		t.load = 0;
+		t.cb = e->cb ? e->cb + j : 0;
+		t.rb = e->rb && !e->cb ? e->rb + i : 0;
+	}
+	if (last && (e->act == NNL_ACT_RELU || e->act == NNL_ACT_CLAMP)) {
+		t.act = e->act;
+		t.lo = e->lo;
+		t.hi = e->hi;
+	}
+	return t;
 }
 
 /*
@@ -327,17 +359,19 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 					    bp + j0 * kb;
 					int64_t bs = ib ? ldb : nr;
 
-					if (pc == 0)
-						nnl_epi_init(e, c, ldc,
-						    ic + i0, jc + j0, m, n);
-					if (ia && m < mr && pc + kb == K)
+					int last = pc + kb == K;
+					struct nnl_gemm_tile t = nnl_tile(e,
+					    ic + i0, jc + j0, pc == 0, last);
+
+					if (ia && m < mr && last)
 						nnl_sgemm_ragged(u, kb, a0 + i0,
-						    lda, pb, bs, c, ldc, m, n);
+						    lda, pb, bs, c, ldc, m, n,
+						    &t);
 					else
 						u->fn(kb, ia ? a0 + i0 :
 						    ap + i0 * kb, ia ? lda : mr,
-						    pb, bs, c, ldc, m, n);
-					if (pc + kb == K)
+						    pb, bs, c, ldc, m, n, &t);
+					if (last && t.act == NNL_ACT_NONE)
 						nnl_epi_act(e, c, ldc, m, n);
 				}
 			}

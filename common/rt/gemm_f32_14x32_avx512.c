@@ -2,8 +2,9 @@
  * gemm_f32_14x32_avx512: the SGEMM microkernel for AVX-512F, 14 rows
  * by 32 columns of C: 28 16-float accumulators, two loads of B and a
  * broadcast of A per step use 31 of the 32 zmm registers, and 14
- * broadcasts feed 28 fused multiply-adds.  Edge tiles go through a
- * buffer on the stack.
+ * broadcasts feed 28 fused multiply-adds.  The tile starts and ends
+ * in vectors (rt.h's nnl_gemm_tile), its ragged edge by masked loads
+ * and stores.
  */
 #include "rt.h"
 
@@ -12,16 +13,20 @@
 
 NNL_RT NNL_RT_TARGET("avx512f,fma") void
 nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
-    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n)
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
+    const struct nnl_gemm_tile *t)
 {
 	__m512 z = _mm512_setzero_ps();
 	__m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z,
 	    c31 = z, c40 = z, c41 = z, c50 = z, c51 = z, c60 = z, c61 = z,
 	    c70 = z, c71 = z, c80 = z, c81 = z, c90 = z, c91 = z, ca0 = z,
 	    ca1 = z, cb0 = z, cb1 = z, cc0 = z, cc1 = z, cd0 = z, cd1 = z;
-	float t[14][32];
-	float *r = m == 14 && n == 32 ? c : &t[0][0];
-	int64_t ld = r == c ? ldc : 32;
+	/* the columns of the tile: all, or lanes below n */
+	__mmask16 k0 = n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
+	__mmask16 k1 = n >= 32 ? 0xffff : n > 16 ?
+	    (__mmask16)((1u << (n - 16)) - 1) : 0;
+	__m512 s0 = z, s1 = z;
+	__m512 vlo = _mm512_set1_ps(t->lo), vhi = _mm512_set1_ps(t->hi);
 
 	for (int64_t k = 0; k < kc; k++, a += as, b += bs) {
 		__m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
@@ -48,12 +53,34 @@ nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
 		NNL_STEP(13, cd0, cd1);
 #undef NNL_STEP
 	}
-	if (r != c)
-		memset(t, 0, sizeof t);
+	if (!t->load && t->cb) {
+		s0 = _mm512_maskz_loadu_ps(k0, t->cb);
+		s1 = _mm512_maskz_loadu_ps(k1, t->cb + 16);
+	}
+	/* relu and clamp as nnl_activate: max and min return their second
+	 * operand where either is NaN, so relu gives 0, clamp keeps it */
+#define NNL_ACT(v) do { \
+	if (t->act == NNL_ACT_RELU) \
+		v = _mm512_max_ps(v, z); \
+	else if (t->act == NNL_ACT_CLAMP) \
+		v = _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)); \
+} while (0)
 #define NNL_ROW(i, lo, hi) do { \
-	float *p = r + (i) * ld; \
-	_mm512_storeu_ps(p, _mm512_add_ps(_mm512_loadu_ps(p), lo)); \
-	_mm512_storeu_ps(p + 16, _mm512_add_ps(_mm512_loadu_ps(p + 16), hi)); \
+	float *p = c + (i) * ldc; \
+	__m512 u0 = s0, u1 = s1; \
+	if ((i) >= m) \
+		break; \
+	if (t->load) { \
+		u0 = _mm512_maskz_loadu_ps(k0, p); \
+		u1 = _mm512_maskz_loadu_ps(k1, p + 16); \
+	} else if (!t->cb && t->rb) \
+		u0 = u1 = _mm512_set1_ps(t->rb[i]); \
+	u0 = _mm512_add_ps(u0, lo); \
+	u1 = _mm512_add_ps(u1, hi); \
+	NNL_ACT(u0); \
+	NNL_ACT(u1); \
+	_mm512_mask_storeu_ps(p, k0, u0); \
+	_mm512_mask_storeu_ps(p + 16, k1, u1); \
 } while (0)
 	NNL_ROW(0, c00, c01);
 	NNL_ROW(1, c10, c11);
@@ -70,9 +97,6 @@ nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
 	NNL_ROW(12, cc0, cc1);
 	NNL_ROW(13, cd0, cd1);
 #undef NNL_ROW
-	if (r != c)
-		for (int64_t i = 0; i < m; i++)
-			for (int64_t j = 0; j < n; j++)
-				c[i * ldc + j] += t[i][j];
+#undef NNL_ACT
 }
 #endif

@@ -9,7 +9,8 @@
 
 NNL_RT void
 nnl_gemm_f32_4x8_scalar(int64_t kc, const float *a, int64_t as,
-    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n)
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
+    const struct nnl_gemm_tile *t)
 {
 	float acc[4][8] = { { 0 } };
 
@@ -19,5 +20,6 @@ nnl_gemm_f32_4x8_scalar(int64_t kc, const float *a, int64_t as,
 				acc[i][j] += a[i] * b[j];
 	for (int64_t i = 0; i < m; i++)
 		for (int64_t j = 0; j < n; j++)
-			c[i * ldc + j] += acc[i][j];
+			c[i * ldc + j] = nnl_tile_elem(t, c + i * ldc, i, j,
+			    acc[i][j]);
 }

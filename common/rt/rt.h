@@ -69,15 +69,30 @@
 #endif
 
 /*
- * A microkernel: C[0:m, 0:n] (row stride ldc) += the product of kc
- * steps of a panel of A (column k of MR rows: MR floats at a + k * as)
- * and one of B (row k of NR columns: NR floats at b + k * bs); m <= MR,
- * n <= NR.  A packed panel has as = MR, bs = NR, zero-padded to full
+ * How a microkernel starts and ends its tile of C: its product p is
+ * added to C itself (load), or else to the bias of the tile's columns
+ * (cb[j]) or rows (rb[i]) or to zero; the sum goes through the
+ * activation act (relu or clamp, with lo and hi; NNL_ACT_NONE for any
+ * other, which the driver applies after) and is stored.  C is so read
+ * at most once and written once a tile.
+ */
+struct nnl_gemm_tile {
+	int load;
+	const float *rb, *cb;
+	int64_t act;
+	float lo, hi;
+};
+
+/*
+ * A microkernel: C[0:m, 0:n] (row stride ldc) becomes tile t's start
+ * plus the product of kc steps of a panel of A (column k of MR rows:
+ * MR floats at a + k * as) and one of B (row k of NR columns: NR
+ * floats at b + k * bs), through t's activation; m <= MR, n <= NR.  A packed panel has as = MR, bs = NR, zero-padded to full
  * tiles; a panel read in place has the matrix's row stride.
  */
 typedef void nnl_gemm_fn(int64_t kc, const float *a, int64_t as,
     const float *b, int64_t bs, float *c, int64_t ldc, int64_t m,
-    int64_t n);
+    int64_t n, const struct nnl_gemm_tile *t);
 
 /*
  * What the SGEMM driver does around the product, tile by tile while
@@ -186,6 +201,22 @@ enum {
 	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
 	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
 };
+
+/* Element (i, j) of a microkernel's tile t whose product there is p;
+ * c is row i of C.  Edges and the kernels without vectors use it. */
+NNL_RT_INLINE float
+nnl_tile_elem(const struct nnl_gemm_tile *t, const float *c, int64_t i,
+    int64_t j, float p)
+{
+	float v = (t->load ? c[j] : t->cb ? t->cb[j] : t->rb ? t->rb[i] : 0) +
+	    p;
+
+	if (t->act == NNL_ACT_RELU)
+		return v > 0 ? v : 0;
+	if (t->act == NNL_ACT_CLAMP)
+		return v < t->lo ? t->lo : v > t->hi ? t->hi : v;
+	return v;
+}
 
 /*
  * NNL_VW floats as one vector of the GCC and clang vector extensions,

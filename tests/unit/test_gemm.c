@@ -191,6 +191,9 @@ TEST(table_ends_with_portable_kernel)
 		CHECK(k[i].mr <= NNL_GEMM_MAXMR && k[i].nr <= NNL_GEMM_MAXNR);
 }
 
+/* A tile that adds its product to C, and nothing else. */
+static const struct nnl_gemm_tile add = { 1, 0, 0, NNL_ACT_NONE, 0, 0 };
+
 /* Each tile size m x n up to the kernel's, on packed panels. */
 TEST(microkernels_tile_by_tile)
 {
@@ -217,7 +220,7 @@ TEST(microkernels_tile_by_tile)
 					b[k * nr + j] = 0;
 			}
 			memcpy(C, C0, (size_t)(mr * ldc) * 4);
-			u->fn(kc, a, mr, b, nr, C, ldc, m, n);
+			u->fn(kc, a, mr, b, nr, C, ldc, m, n, &add);
 			/* A is K x mr stored by k (transposed) */
 			ok = agrees(m, n, kc, 1, a, mr, 1, b, nr, 0, C0, C,
 			    ldc);
@@ -233,7 +236,7 @@ TEST(microkernels_tile_by_tile)
 					    (size_t)nr * 4);
 				}
 				memcpy(C, C0, (size_t)(mr * ldc) * 4);
-				u->fn(kc, wa, as, wb, bs, C, ldc, m, n);
+				u->fn(kc, wa, as, wb, bs, C, ldc, m, n, &add);
 				ok = agrees(m, n, kc, 1, wa, as, 1, wb, bs, 0,
 				    C0, C, ldc);
 				free(wa);
@@ -253,6 +256,81 @@ TEST(microkernels_tile_by_tile)
 			free(C0);
 			free(C);
 		}
+	}
+}
+
+/*
+ * A tile's start and end in the microkernel itself: from C (load),
+ * a column bias, a row bias or zero, then no activation, relu or
+ * clamp, on every ragged size; the rows and columns past the tile
+ * keep what C held.  The product's first entry is NaN in one pass:
+ * relu makes it 0, clamp keeps it (nnl_activate's rules).
+ */
+TEST(microkernel_tile_epilogue)
+{
+	const struct nnl_gemm_kernel *run[8];
+	int nk = kernels(run, 8);
+
+	for (int u = 0; u < nk; u++)
+	for (int how = 0; how < 4; how++)
+	for (int act = 0; act < 3; act++)
+	for (int nan = 0; nan < 2; nan++)
+	for (int m = 1; m <= run[u]->mr; m++)
+	for (int n = 1; n <= run[u]->nr; n++) {
+		int mr = run[u]->mr, nr = run[u]->nr, kc = 5, ok = 1;
+		int64_t ldc = nr + 3;
+		float *a = randv(kc * mr), *b = randv(kc * nr);
+		float *rb = randv(mr), *cb = randv(nr);
+		float *C0 = randv(mr * ldc), *C = randv(mr * ldc);
+		int64_t acts[] = { NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP };
+		struct nnl_gemm_tile t = { how == 0, how == 2 ? rb : 0,
+		    how == 1 ? cb : 0, acts[act], -0.3f, 0.4f };
+
+		if (nan)
+			a[0] = NAN;
+		memcpy(C, C0, (size_t)(mr * ldc) * 4);
+		run[u]->fn(kc, a, mr, b, nr, C, ldc, m, n, &t);
+		for (int i = 0; i < mr && ok; i++)
+		for (int j = 0; j < ldc && ok; j++) {
+			double s = how == 0 ? C0[i * ldc + j] : how == 1 ?
+			    cb[j < nr ? j : 0] : how == 2 ? rb[i] : 0;
+			double mag = fabs(s), want;
+			float got = C[i * ldc + j];
+
+			if (i >= m || j >= n) {
+				ok = got == C0[i * ldc + j] ||
+				    (got != got && C0[i * ldc + j] !=
+				    C0[i * ldc + j]);
+				continue;
+			}
+			for (int k = 0; k < kc; k++) {
+				double p = (double)a[k * mr + i] *
+				    b[k * nr + j];
+
+				s += p;
+				mag += fabs(p);
+			}
+			want = acts[act] == NNL_ACT_RELU ?
+			    (s > 0 ? s : 0) : acts[act] == NNL_ACT_CLAMP ?
+			    (s < -0.3f ? -0.3f : s > 0.4f ? 0.4f : s) : s;
+			if (s != s)
+				ok = acts[act] == NNL_ACT_RELU ? got == 0 :
+				    got != got;
+			else
+				ok = fabs(got - want) <= 1e-5 * (mag + 1);
+			if (!ok)
+				fprintf(stderr, "  %s: how %d act %d nan %d "
+				    "tile %d x %d: C[%d,%d] = %.9g, want "
+				    "%.9g\n", run[u]->name, how, act, nan, m,
+				    n, i, j, got, want);
+		}
+		CHECK(ok);
+		free(a);
+		free(b);
+		free(rb);
+		free(cb);
+		free(C0);
+		free(C);
 	}
 }
 
@@ -335,6 +413,7 @@ main(void)
 	RUN(driver_with_every_kernel);
 	RUN(sgemm_chooses_and_computes);
 	RUN(epilogue_bias_and_activation);
+	RUN(microkernel_tile_epilogue);
 	RUN(best_kernel_runs_here);
 	return DONE();
 }
