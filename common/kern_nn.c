@@ -140,7 +140,7 @@ prepare_conv2d(struct kctx *c)
 	const struct tdesc *x = c->in[0], *f = c->in[1], *y = &c->out[0];
 	const char *il = "nchw", *fl = "oihw", *bias = NULL;
 	uint32_t pad[4], st[2], dl[2], groups = 1;
-	int64_t N, C, H, W, O, OH, OW, kh, kw, icg, P;
+	int64_t N, C, H, W, O, OH, OW, kh, kw, icg, P, nb;
 	int nhwc, flc, direct, flip;
 	const cJSON *b;
 
@@ -181,16 +181,16 @@ prepare_conv2d(struct kctx *c)
 	direct = kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 &&
 	    !pad[0] && !pad[1] && !pad[2] && !pad[3] && groups == 1;
 	flip = nnl_conv_flip(nhwc, P, O / groups, icg * kh * kw);
+	/* an nchw im2col a band of output rows at a time (rt/nn.c) */
+	nb = !nhwc && !flip && !direct ? nnl_conv_band(icg * kh * kw, OH,
+	    OW) * OW : P;
 	c->k->scratch = 4 * ((nhwc || flip ? pack(P, O / groups,
-	    icg * kh * kw) : pack(O / groups, P, icg * kh * kw)) +
-	    (direct ? 0 : (uint64_t)(icg * kh * kw * P)) +
+	    icg * kh * kw) : pack(O / groups, nb, icg * kh * kw)) +
+	    (direct ? 0 : (uint64_t)(icg * kh * kw * nb)) +
 	    (flip ? (uint64_t)(P * (O / groups)) : 0));
-	if (icg == 1 && O == groups && !nhwc) {	/* rt/dwconv.c */
-		uint64_t dws = 4 * (uint64_t)((H + 1) *
+	if (icg == 1 && O == groups && !nhwc)	/* rt/dwconv.c alone */
+		c->k->scratch = 4 * (uint64_t)((H + 1) *
 		    nnl_dw_width(c->k->ip));
-
-		c->k->scratch = dws > c->k->scratch ? dws : c->k->scratch;
-	}
 	return f16finish(c, "conv2d", 3);
 }
 

@@ -9,14 +9,15 @@
 #include "rt.h"
 
 /*
- * im2col of one group of an nchw image: row kd = (c, a, b) of col holds,
- * for every output position, the input under filter tap (a, b) of
- * channel c, or 0 in the padding; copied a row span at a time.
+ * im2col of one group of an nchw image, for output rows [oy0, oy0 +
+ * OH): row kd = (c, a, b) of col holds, for each of those output
+ * positions, the input under filter tap (a, b) of channel c, or 0 in
+ * the padding; copied a row span at a time.
  */
 NNL_RT_INLINE void
 nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
-    int64_t OH, int64_t OW, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-    int64_t dh, int64_t dw, int64_t pt, int64_t pl, float *col)
+    int64_t oy0, int64_t OH, int64_t OW, int64_t kh, int64_t kw, int64_t sh,
+    int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl, float *col)
 {
 	for (int64_t c = 0; c < icg; c++)
 	for (int64_t a = 0; a < kh; a++)
@@ -24,7 +25,7 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 		int64_t lo, hi;
 
 		nnl_conv_span(OW, W, sw, pl, b * dw, &lo, &hi);
-		for (int64_t oy = 0; oy < OH; oy++, col += OW) {
+		for (int64_t oy = oy0; oy < oy0 + OH; oy++, col += OW) {
 			int64_t iy = oy * sh - pt + a * dh, r;
 
 			if (iy < 0 || iy >= H) {
@@ -85,11 +86,14 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int wko = fl == 1 || fl == 3;		/* filter is [Kd, O] */
 	float *y = out[0], *pack = scratch;
 	int flip = nnl_conv_flip(nhwc, P, ocg, Kd);	/* output [P, O] */
-	float *col = pack + (nhwc || flip ? nnl_packsize(P, ocg, Kd) :
-	    nnl_packsize(ocg, P, Kd));
 	int direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
 	    ip[14] == 0 && ip[15] == 0 && ip[16] == 0 && ip[17] == 0 &&
 	    G == 1;
+	/* columns of a band (see prepare) */
+	int64_t nb = !nhwc && !flip && !direct ? nnl_conv_band(Kd, OH, OW) *
+	    OW : P;
+	float *col = pack + (nhwc || flip ? nnl_packsize(P, ocg, Kd) :
+	    nnl_packsize(ocg, nb, Kd));
 	int depthwise = icg == 1 && ocg == 1;
 
 	if (depthwise) {
@@ -116,10 +120,30 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			struct nnl_gemm_epi e = { 1, nhwc ? 0 : bg,
 			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1] };
 
+			if (!direct && !nhwc && !flip) {
+				/* im2col and product a band of output rows
+				 * at a time, the band's col in cache */
+				int64_t ny = nnl_conv_band(Kd, OH, OW);
+
+				for (int64_t oy = 0; oy < OH; oy += ny) {
+					int64_t rows = OH - oy < ny ? OH - oy :
+					    ny;
+
+					nnl_im2col_nchw(xn + g * icg * H * W,
+					    icg, H, W, oy, rows, OW, kh, kw,
+					    sh, sw, dh, dw, pt, pl, col);
+					nnl_sgemm(ocg, rows * OW, Kd, 1, wko ?
+					    w + g * ocg : w + g * ocg * Kd,
+					    wko ? O : Kd, wko, col, rows * OW,
+					    0, yn + g * ocg * P + oy * OW, P,
+					    pack, &e);
+				}
+				continue;
+			}
 			if (!direct && !nhwc) {
 				nnl_im2col_nchw(xn + g * icg * H * W, icg, H,
-				    W, OH, OW, kh, kw, sh, sw, dh, dw, pt, pl,
-				    col);
+				    W, 0, OH, OW, kh, kw, sh, sw, dh, dw, pt,
+				    pl, col);
 				cm = col;
 			} else if (!direct) {
 				/* col[p][kd]; kd runs over (i,h,w) or

@@ -166,6 +166,20 @@ nnl_conv_flip(int64_t nhwc, int64_t P, int64_t ocg, int64_t Kd)
 	return !nhwc && P >= 4 && P < 1024 && ocg >= 32 && Kd >= 256;
 }
 
+/* Floats of im2col a band of conv2d's output rows fills at most: the
+ * band stays in the L2 cache while the SGEMM reads it. */
+enum { NNL_CONV_BAND = 131072 };
+
+/* Output rows of a band of an nchw conv2d's im2col (Kd rows by the
+ * band's OW-wide output rows): at least one. */
+NNL_RT_INLINE int64_t
+nnl_conv_band(int64_t Kd, int64_t OH, int64_t OW)
+{
+	int64_t n = Kd * OW > 0 ? NNL_CONV_BAND / (Kd * OW) : OH;
+
+	return n < 1 ? 1 : n > OH ? OH : n;
+}
+
 /* Output columns [*lo, *hi) whose input column ox*s - pad + off lies in
  * [0, W): the rest read padding. */
 NNL_RT_INLINE void
