@@ -285,6 +285,11 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 	need = need > pl + W ? need : pl + W;
 	if (need > NNL_POOL_ROW || (kind != 0 && kind != 2))
 		return 0;
+	/* the row's padding, which the rows below leave as it is */
+	for (int64_t i = 0; i < pl; i++)
+		r[i] = fill;
+	for (int64_t i = pl + W; i < need; i++)
+		r[i] = fill;
 	for (int64_t c = 0; c < C; c++)
 	for (int64_t oy = 0; oy < OH; oy++) {
 		const float *xc = x + c * H * W;
@@ -295,8 +300,6 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 			a0++;
 		while (a1 > a0 && iy0 + (a1 - 1) * dh >= H)
 			a1--;
-		for (int64_t i = 0; i < pl; i++)
-			r[i] = fill;
 		for (; ix < W - W % NNL_VW; ix += NNL_VW) {
 			nnl_vf acc = vfill;
 
@@ -319,8 +322,6 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 			}
 			r[pl + ix] = acc;
 		}
-		for (int64_t i = pl + W; i < need; i++)
-			r[i] = fill;
 		for (int64_t ox = 0; ox < OW; ox += NNL_VW) {
 			nnl_vf acc = vfill;
 			float t[NNL_VW];
@@ -331,6 +332,10 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 
 				acc = kind == 2 ? nnl_vsel(v > acc, v, acc) :
 				    acc + v;
+			}
+			if (kind == 2 && ox + NNL_VW <= OW) {
+				nnl_vstore(yr + ox, acc);
+				continue;
 			}
 			nnl_vstore(t, acc);
 			for (int64_t i = 0; i < NNL_VW && ox + i < OW; i++) {
