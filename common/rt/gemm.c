@@ -24,17 +24,19 @@ nnl_gemm_kernels(int *n)
 	static const struct nnl_gemm_kernel k[] = {
 #ifdef NNL_RT_AVX512
 		{ "f32-14x32-avx512", 14, 32, NNL_ISA_AVX512,
-		    nnl_gemm_f32_14x32_avx512 },
+		    nnl_gemm_f32_14x32_avx512, nnl_gemm_f32_8x32_avx512,
+		    nnl_gemm_f32_4x32_avx512 },
 #endif
 #ifdef NNL_RT_AVX2
 		{ "f32-6x16-avx2", 6, 16, NNL_ISA_AVX2,
-		    nnl_gemm_f32_6x16_avx2 },
+		    nnl_gemm_f32_6x16_avx2, 0, 0 },
 #endif
 #ifdef NNL_RT_NEON
-		{ "f32-8x8-neon", 8, 8, NNL_ISA_NONE, nnl_gemm_f32_8x8_neon },
+		{ "f32-8x8-neon", 8, 8, NNL_ISA_NONE, nnl_gemm_f32_8x8_neon,
+		    0, 0 },
 #endif
 		{ "f32-4x8-scalar", 4, 8, NNL_ISA_NONE,
-		    nnl_gemm_f32_4x8_scalar },
+		    nnl_gemm_f32_4x8_scalar, 0, 0 },
 	};
 
 	*n = (int)(sizeof k / sizeof k[0]);
@@ -261,9 +263,10 @@ nnl_epi_act(const struct nnl_gemm_epi *e, float *c, int64_t ldc, int64_t m,
  * starts the first call and ends the second.
  */
 NNL_RT_INLINE void
-nnl_sgemm_ragged(const struct nnl_gemm_kernel *u, int64_t kb,
-    const float *a, int64_t lda, const float *b, int64_t bs, float *c,
-    int64_t ldc, int64_t m, int64_t n, const struct nnl_gemm_tile *t)
+nnl_sgemm_ragged(const struct nnl_gemm_kernel *u, nnl_gemm_fn *fn,
+    int64_t kb, const float *a, int64_t lda, const float *b, int64_t bs,
+    float *c, int64_t ldc, int64_t m, int64_t n,
+    const struct nnl_gemm_tile *t)
 {
 	float last[NNL_GEMM_MAXMR] = { 0 };
 	struct nnl_gemm_tile t0 = *t, t1 = { 1, 0, 0, t->act, t->lo, t->hi };
@@ -272,10 +275,10 @@ nnl_sgemm_ragged(const struct nnl_gemm_kernel *u, int64_t kb,
 		last[i] = a[(kb - 1) * lda + i];
 	if (kb > 1) {
 		t0.act = NNL_ACT_NONE;
-		u->fn(kb - 1, a, lda, b, bs, c, ldc, m, n, &t0);
+		fn(kb - 1, a, lda, b, bs, c, ldc, m, n, &t0);
 	} else
 		t1 = *t;
-	u->fn(1, last, u->mr, b + (kb - 1) * bs, bs, c, ldc, m, n, &t1);
+	fn(1, last, u->mr, b + (kb - 1) * bs, bs, c, ldc, m, n, &t1);
 }
 
 /*
@@ -363,12 +366,18 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 					struct nnl_gemm_tile t = nnl_tile(e,
 					    ic + i0, jc + j0, pc == 0, last);
 
+					/* the last rows: the variant of
+					 * fewest rows that holds them */
+					nnl_gemm_fn *fn = m <= 4 && u->fn4 ?
+					    u->fn4 : m <= 8 && u->fn8 ?
+					    u->fn8 : u->fn;
+
 					if (ia && m < mr && last)
-						nnl_sgemm_ragged(u, kb, a0 + i0,
-						    lda, pb, bs, c, ldc, m, n,
-						    &t);
+						nnl_sgemm_ragged(u, fn, kb,
+						    a0 + i0, lda, pb, bs, c,
+						    ldc, m, n, &t);
 					else
-						u->fn(kb, ia ? a0 + i0 :
+						fn(kb, ia ? a0 + i0 :
 						    ap + i0 * kb, ia ? lda : mr,
 						    pb, bs, c, ldc, m, n, &t);
 					if (last && t.act == NNL_ACT_NONE)

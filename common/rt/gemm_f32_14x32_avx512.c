@@ -4,15 +4,19 @@
  * broadcast of A per step use 31 of the 32 zmm registers, and 14
  * broadcasts feed 28 fused multiply-adds.  The tile starts and ends
  * in vectors (rt.h's nnl_gemm_tile), its ragged edge by masked loads
- * and stores.
+ * and stores.  Variants of 8 and 4 rows take the last rows of a
+ * product whose rows are not a multiple of 14.
  */
 #include "rt.h"
 
 #ifdef NNL_RT_AVX512
 #include <immintrin.h>
 
-NNL_RT NNL_RT_TARGET("avx512f,fma") void
-nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
+/* The kernel for R rows (14, 8 or 4): R is a constant where it is
+ * inlined, and the rows past it vanish. */
+static inline __attribute__((always_inline)) NNL_RT_TARGET("avx512f,fma")
+void
+nnl_gemm_avx512_rows(const int R, int64_t kc, const float *a, int64_t as,
     const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
     const struct nnl_gemm_tile *t)
 {
@@ -32,7 +36,7 @@ nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
 		__m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 		__m512 x;
 
-#define NNL_STEP(i, lo, hi) do { \
+#define NNL_STEP(i, lo, hi) if ((i) < R) do { \
 	x = _mm512_set1_ps(a[i]); \
 	lo = _mm512_fmadd_ps(x, b0, lo); \
 	hi = _mm512_fmadd_ps(x, b1, hi); \
@@ -65,7 +69,7 @@ nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
 	else if (t->act == NNL_ACT_CLAMP) \
 		v = _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)); \
 } while (0)
-#define NNL_ROW(i, lo, hi) do { \
+#define NNL_ROW(i, lo, hi) if ((i) < R) do { \
 	float *p = c + (i) * ldc; \
 	__m512 u0 = s0, u1 = s1; \
 	if ((i) >= m) \
@@ -98,5 +102,31 @@ nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
 	NNL_ROW(13, cd0, cd1);
 #undef NNL_ROW
 #undef NNL_ACT
+}
+
+NNL_RT NNL_RT_TARGET("avx512f,fma") void
+nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
+    const struct nnl_gemm_tile *t)
+{
+	nnl_gemm_avx512_rows(14, kc, a, as, b, bs, c, ldc, m, n, t);
+}
+
+/* Tiles of at most 8 and 4 rows, the ragged last rows of a product:
+ * they multiply only the rows they have. */
+NNL_RT NNL_RT_TARGET("avx512f,fma") void
+nnl_gemm_f32_8x32_avx512(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
+    const struct nnl_gemm_tile *t)
+{
+	nnl_gemm_avx512_rows(8, kc, a, as, b, bs, c, ldc, m, n, t);
+}
+
+NNL_RT NNL_RT_TARGET("avx512f,fma") void
+nnl_gemm_f32_4x32_avx512(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
+    const struct nnl_gemm_tile *t)
+{
+	nnl_gemm_avx512_rows(4, kc, a, as, b, bs, c, ldc, m, n, t);
 }
 #endif

@@ -113,11 +113,13 @@ enum { NNL_GEMM_MAXMR = 16, NNL_GEMM_MAXNR = 32 };
 
 enum { NNL_ISA_NONE, NNL_ISA_AVX2, NNL_ISA_AVX512 };
 
-/* A row of the driver's table: name, tile, what it needs, function. */
+/* A row of the driver's table: name, tile, what it needs, function,
+ * and, where the kernel has them, variants for tiles of at most 8 and 4
+ * rows (the same panels; fewer rows multiplied). */
 struct nnl_gemm_kernel {
 	const char *name;
 	int mr, nr, isa;
-	nnl_gemm_fn *fn;
+	nnl_gemm_fn *fn, *fn8, *fn4;
 };
 
 #ifdef NNL_RT_EXTERN
@@ -146,6 +148,8 @@ NNL_RT nnl_gemm_fn nnl_gemm_f32_6x16_avx2;
 #endif
 #ifdef NNL_RT_AVX512
 NNL_RT nnl_gemm_fn nnl_gemm_f32_14x32_avx512;
+NNL_RT nnl_gemm_fn nnl_gemm_f32_8x32_avx512;
+NNL_RT nnl_gemm_fn nnl_gemm_f32_4x32_avx512;
 #endif
 #ifdef NNL_RT_NEON
 NNL_RT nnl_gemm_fn nnl_gemm_f32_8x8_neon;

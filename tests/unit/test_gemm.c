@@ -2,7 +2,8 @@
  * test_gemm: every SGEMM microkernel this machine runs (rt/gemm.c's
  * table), and the driver around it, against a product computed here in
  * double precision.  Each microkernel is checked tile by tile on every
- * ragged edge (m from 1 to its rows, n from 1 to its columns); the
+ * ragged edge (m from 1 to its rows, n from 1 to its columns, through
+ * its variants of 8 and 4 rows where it has them); the
  * driver on shapes that are not multiples of any tile or cache block
  * (K = 1, M = 1, N = 1, K past one block, N past one block), with
  * alpha, both transposes, a row stride wider than N and a C that holds
@@ -179,6 +180,14 @@ kernels(const struct nnl_gemm_kernel **run, int max)
 	return got;
 }
 
+/* What the driver calls for a tile of m rows: the kernel, or its
+ * variant of 8 or 4 rows. */
+static nnl_gemm_fn *
+tilefn(const struct nnl_gemm_kernel *u, int m)
+{
+	return m <= 4 && u->fn4 ? u->fn4 : m <= 8 && u->fn8 ? u->fn8 : u->fn;
+}
+
 TEST(table_ends_with_portable_kernel)
 {
 	int n;
@@ -220,7 +229,7 @@ TEST(microkernels_tile_by_tile)
 					b[k * nr + j] = 0;
 			}
 			memcpy(C, C0, (size_t)(mr * ldc) * 4);
-			u->fn(kc, a, mr, b, nr, C, ldc, m, n, &add);
+			tilefn(u, m)(kc, a, mr, b, nr, C, ldc, m, n, &add);
 			/* A is K x mr stored by k (transposed) */
 			ok = agrees(m, n, kc, 1, a, mr, 1, b, nr, 0, C0, C,
 			    ldc);
@@ -236,7 +245,8 @@ TEST(microkernels_tile_by_tile)
 					    (size_t)nr * 4);
 				}
 				memcpy(C, C0, (size_t)(mr * ldc) * 4);
-				u->fn(kc, wa, as, wb, bs, C, ldc, m, n, &add);
+				tilefn(u, m)(kc, wa, as, wb, bs, C, ldc, m, n,
+				    &add);
 				ok = agrees(m, n, kc, 1, wa, as, 1, wb, bs, 0,
 				    C0, C, ldc);
 				free(wa);
@@ -289,7 +299,7 @@ TEST(microkernel_tile_epilogue)
 		if (nan)
 			a[0] = NAN;
 		memcpy(C, C0, (size_t)(mr * ldc) * 4);
-		run[u]->fn(kc, a, mr, b, nr, C, ldc, m, n, &t);
+		tilefn(run[u], m)(kc, a, mr, b, nr, C, ldc, m, n, &t);
 		for (int i = 0; i < mr && ok; i++)
 		for (int j = 0; j < ldc && ok; j++) {
 			double s = how == 0 ? C0[i * ldc + j] : how == 1 ?
