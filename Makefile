@@ -176,6 +176,11 @@ bench: all
 bench-ort: all
 	@/usr/bin/python3 bench/ort.py
 
+# Where each benchmark model's time goes, node by node (bench/layers.py;
+# after make bench has exported the models).
+bench-layers: all
+	@/usr/bin/python3 bench/layers.py
+
 # How each program's time grows with the graph (bench/passes.py).
 bench-passes: all
 	@/usr/bin/python3 bench/passes.py
@@ -212,6 +217,6 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all asan bench bench-ort bench-passes check check-asan check-clang \
+.PHONY: all asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
     conformance conformance-js golden lint-man install clean
 .PRECIOUS: $(B)/passes/%.o $(B)/common/%.o
