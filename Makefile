@@ -24,19 +24,19 @@ ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
 PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
-          emit-c emit-js run onnx-import cpu-partition
+          emit-c emit-js run onnx-import cpu-partition emit-dot
 # Modules of the shared library, each common/NAME.c.
 COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           webnn_write checked heap order memplan memplan_verify constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
-          emitjs partition \
+          emitjs partition markup dot \
           nnl_read nnl_model nnl_lower nnl_write \
           npy npz weights strtab infile uses
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
-          test_strtab test_uses test_dwconv test_pool
+          test_strtab test_uses test_dwconv test_pool test_markup
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.  libnnl holds every SGEMM

@@ -1,0 +1,316 @@
+/*
+ * dot: a webnn-graph as Graphviz DOT.  Graphviz lays it out (dot
+ * -Tsvg); this file only says what is there.  DOT ids are generated
+ * (i0, c0, n0, o0: input, constant, node and output by position), so a
+ * model's names appear only in labels, escaped by markup.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dot.h"
+#include "markup.h"
+
+static const char font[] = "Helvetica";
+
+void
+dot_bytes(struct buf *b, uint64_t n)
+{
+	if (n < 1024)
+		buf_printf(b, "%llu B", (unsigned long long)n);
+	else if (n < 1024 * 1024)
+		buf_printf(b, "%.1f KiB", (double)n / 1024);
+	else
+		buf_printf(b, "%.2f MiB", (double)n / (1024 * 1024));
+}
+
+/* The DOT id of the operand's drawing: its input, constant or node. */
+static void
+srcid(struct buf *b, const struct operand *o)
+{
+	switch (o->kind) {
+	case OPND_INPUT: buf_printf(b, "i%zu", o->index); break;
+	case OPND_CONST: buf_printf(b, "c%zu", o->index); break;
+	case OPND_NODE: buf_printf(b, "n%zu", o->producer->index); break;
+	}
+}
+
+/* The type of an operand, when known, as label text. */
+static void
+typetext(struct buf *b, const struct tdesc *t)
+{
+	char *s;
+
+	if (t->rank < 0)
+		return;
+	s = tdesc_str(t);
+	markup_dot_html(b, s, 0);
+	free(s);
+}
+
+static void
+constbytes(struct buf *b, const struct operand *c)
+{
+	if (c->init == INIT_SCALAR) {
+		buf_puts(b, "value ");
+		json_put_number(b, c->value);
+		return;
+	}
+	dot_bytes(b, dtype_bytes(c->desc.dt, tdesc_numel(&c->desc)));
+}
+
+/* A constant's label text: name, type, size. */
+static void
+constlabel(struct buf *b, const struct operand *c)
+{
+	markup_dot_html(b, c->name, DOT_NAME_MAX);
+	buf_puts(b, "<br/>");
+	typetext(b, &c->desc);
+	buf_puts(b, "<br/>");
+	constbytes(b, c);
+}
+
+/* name=value lines for an options object, operands left out. */
+static void
+optlines(struct buf *b, const struct opdesc *d, const cJSON *opts)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, opts) {
+		struct buf v = { 0 };
+
+		if (!strcmp(it->string, "label") || (d && cJSON_IsString(it) &&
+		    op_isoperandarg(d, it->string)))
+			continue;
+		json_put_value(&v, it);
+		buf_puts(b, "<br/>");
+		markup_dot_html(b, it->string, DOT_NAME_MAX);
+		buf_putc(b, '=');
+		markup_dot_html(b, v.s, DOT_VALUE_MAX);
+		free(v.s);
+	}
+}
+
+/* The option lines in a smaller font, when there are any. */
+static void
+small(struct buf *b, const struct opdesc *d, const cJSON *opts)
+{
+	struct buf t = { 0 };
+
+	optlines(&t, d, opts);
+	if (t.n)
+		buf_printf(b, "<font point-size=\"9\">%s</font>", t.s);
+	free(t.s);
+}
+
+static void
+nodestmt(struct buf *b, const struct graph *g, const struct node *n,
+    const struct dot_opts *o)
+{
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "activation");
+	const char **reads;
+	int nr;
+
+	/* the whole id on hover, the label cuts it */
+	buf_printf(b, "  n%zu [class=\"op\" shape=box style=\"rounded,filled\" "
+	    "fillcolor=\"#dae8fc\" tooltip=\"", n->index);
+	markup_dot_string(b, n->id, 1000);
+	buf_puts(b, "\" label=<<b>");
+	markup_dot_html(b, n->opname, DOT_NAME_MAX);
+	buf_puts(b, "</b><br/>");
+	markup_dot_html(b, n->id, DOT_NAME_MAX);
+	small(b, op_get(n->op), n->options);
+	if (cJSON_IsObject(act)) {
+		const cJSON *aop = cJSON_GetObjectItemCaseSensitive(act, "op");
+
+		buf_puts(b, "<br/><i>+ ");
+		markup_dot_html(b, cJSON_IsString(aop) ? aop->valuestring :
+		    "activation", DOT_NAME_MAX);
+		buf_puts(b, "</i>");
+		small(b, cJSON_IsString(aop) ? op_lookup(aop->valuestring) :
+		    NULL, cJSON_GetObjectItemCaseSensitive(act, "options"));
+	}
+	if (o->inline_consts) {
+		nr = node_reads(n, &reads);
+		for (int i = 0; i < nr; i++) {
+			const struct operand *c = graph_find(g, reads[i]);
+
+			if (!c || c->kind != OPND_CONST)
+				continue;
+			buf_puts(b, "<br/><font point-size=\"9\">");
+			markup_dot_html(b, c->name, DOT_NAME_MAX);
+			buf_puts(b, " ");
+			typetext(b, &c->desc);
+			buf_puts(b, " ");
+			constbytes(b, c);
+			buf_puts(b, "</font>");
+		}
+		free(reads);
+	}
+	buf_puts(b, ">];\n");
+}
+
+/* The edge drawing operand name into DOT id to. */
+static void
+edge(struct buf *b, const struct operand *op, const char *to, int dashed)
+{
+	const struct tdesc *t = operand_type(op);
+	struct buf l = { 0 };
+
+	buf_puts(b, "  ");
+	srcid(b, op);
+	buf_printf(b, " -> %s", to);
+	/* a constant's type is in its box */
+	if (dashed) {
+		buf_puts(b, " [style=dashed];\n");
+		return;
+	}
+	if (op->kind == OPND_NODE && op->producer->nout > 1)
+		buf_printf(&l, "#%d", op->outidx);
+	if (t->rank >= 0 && l.n)
+		buf_putc(&l, ' ');
+	typetext(&l, t);
+	if (l.n)
+		buf_printf(b, " [label=<%s>]", l.s);
+	buf_puts(b, ";\n");
+	free(l.s);
+}
+
+/* The placement of a node as a cluster key, or NULL. */
+static const cJSON *
+placement(const struct node *n)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "placement");
+
+	return cJSON_IsObject(p) ? p : NULL;
+}
+
+static int
+sameplace(const cJSON *a, const cJSON *b)
+{
+	const cJSON *da = cJSON_GetObjectItemCaseSensitive(a, "device");
+	const cJSON *db = cJSON_GetObjectItemCaseSensitive(b, "device");
+	const cJSON *pa = cJSON_GetObjectItemCaseSensitive(a, "partition");
+	const cJSON *pb = cJSON_GetObjectItemCaseSensitive(b, "partition");
+
+	return cJSON_IsString(da) && cJSON_IsString(db) &&
+	    !strcmp(da->valuestring, db->valuestring) && cJSON_IsNumber(pa) &&
+	    cJSON_IsNumber(pb) && pa->valuedouble == pb->valuedouble;
+}
+
+/* One cluster per partition, in the order of their first nodes. */
+static void
+clusters(struct buf *b, const struct graph *g, const struct dot_opts *o)
+{
+	int *done = xcalloc(g->nnodes + 1, sizeof *done);
+	int k = 0;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const cJSON *p = placement(g->nodes[i]), *dev, *part;
+		int cpu;
+
+		if (!p || done[i])
+			continue;
+		dev = cJSON_GetObjectItemCaseSensitive(p, "device");
+		part = cJSON_GetObjectItemCaseSensitive(p, "partition");
+		if (!cJSON_IsString(dev) || !cJSON_IsNumber(part))
+			continue;
+		cpu = !strcmp(dev->valuestring, "cpu");
+		buf_printf(b, "  subgraph cluster_%d {\n    label=<%s %d>;\n"
+		    "    style=\"rounded,filled\" fillcolor=\"%s\";\n", k++,
+		    cpu ? "CPU, round" : "WebNN partition",
+		    (int)part->valuedouble, cpu ? "#fff2cc" : "#e1d5e7");
+		for (size_t j = i; j < g->nnodes; j++) {
+			const cJSON *q = placement(g->nodes[j]);
+
+			if (done[j] || !q || !sameplace(p, q))
+				continue;
+			done[j] = 1;
+			buf_puts(b, "  ");
+			nodestmt(b, g, g->nodes[j], o);
+		}
+		buf_puts(b, "  }\n");
+	}
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (!done[i])
+			nodestmt(b, g, g->nodes[i], o);
+	free(done);
+}
+
+void
+dot_graph(struct buf *b, const struct graph *g, const struct dot_opts *o)
+{
+	/* the indices srcid() reads: positions in each array */
+	for (size_t i = 0; i < g->ninputs; i++)
+		g->inputs[i]->index = i;
+	for (size_t i = 0; i < g->nconsts; i++)
+		g->consts[i]->index = i;
+	for (size_t i = 0; i < g->nnodes; i++)
+		g->nodes[i]->index = i;
+	buf_printf(b, "digraph nnl {\n  graph [rankdir=%s fontname=\"%s\"",
+	    o->lr ? "LR" : "TB", font);
+	if (g->name) {
+		buf_puts(b, " labelloc=t label=<");
+		markup_dot_html(b, g->name, DOT_NAME_MAX);
+		buf_putc(b, '>');
+	}
+	buf_printf(b, "];\n  node [fontname=\"%s\" fontsize=11];\n"
+	    "  edge [fontname=\"%s\" fontsize=9];\n", font, font);
+	for (size_t i = 0; i < g->ninputs; i++) {
+		const struct operand *in = g->inputs[i];
+
+		buf_printf(b, "  i%zu [class=\"input\" shape=ellipse "
+		    "style=filled fillcolor=\"#d5e8d4\" label=<<b>input</b>"
+		    "<br/>", i);
+		markup_dot_html(b, in->name, DOT_NAME_MAX);
+		buf_puts(b, "<br/>");
+		typetext(b, &in->desc);
+		buf_puts(b, ">];\n");
+	}
+	if (!o->inline_consts)
+		for (size_t i = 0; i < g->nconsts; i++) {
+			buf_printf(b, "  c%zu [class=\"const\" shape=note "
+			    "style=filled fillcolor=\"#f5f5f5\" fontsize=9 "
+			    "label=<<b>const</b> ", i);
+			constlabel(b, g->consts[i]);
+			buf_puts(b, ">];\n");
+		}
+	clusters(b, g, o);
+	for (size_t i = 0; i < g->noutputs; i++) {
+		buf_printf(b, "  o%zu [class=\"output\" shape=ellipse "
+		    "peripheries=2 style=filled fillcolor=\"#ffe6cc\" "
+		    "label=<<b>output</b><br/>", i);
+		markup_dot_html(b, g->outputs[i].name, DOT_NAME_MAX);
+		buf_puts(b, ">];\n");
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const struct node *n = g->nodes[i];
+		const char **reads;
+		int nr = node_reads(n, &reads);
+		char to[32];
+
+		snprintf(to, sizeof to, "n%zu", i);
+		for (int k = 0; k < nr; k++) {
+			const struct operand *op = graph_find(g, reads[k]);
+
+			if (!op || (op->kind == OPND_CONST &&
+			    o->inline_consts))
+				continue;
+			edge(b, op, to, op->kind == OPND_CONST);
+		}
+		free(reads);
+	}
+	for (size_t i = 0; i < g->noutputs; i++) {
+		const struct goutput *go = &g->outputs[i];
+		const struct operand *op = graph_find(g, go->ref ? go->ref :
+		    go->name);
+		char to[32];
+
+		if (!op)
+			continue;
+		snprintf(to, sizeof to, "o%zu", i);
+		edge(b, op, to, 0);
+	}
+	buf_puts(b, "}\n");
+}
