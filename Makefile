@@ -30,7 +30,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           webnn_write checked heap order memplan memplan_verify constdata pipeline \
           shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
-          emitjs partition markup dot \
+          emitjs partition markup dot memsvg report \
           nnl_read nnl_model nnl_lower nnl_write \
           npy npz weights strtab infile uses
 UNIT    = $(COMMON_TESTS)

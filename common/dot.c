@@ -4,11 +4,15 @@
  * (i0, c0, n0, o0: input, constant, node and output by position), so a
  * model's names appear only in labels, escaped by markup.c.
  */
+#define _DEFAULT_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dot.h"
 #include "markup.h"
+#include "pipeline.h"
 
 static const char font[] = "Helvetica";
 
@@ -313,4 +317,36 @@ dot_graph(struct buf *b, const struct graph *g, const struct dot_opts *o)
 		edge(b, op, to, 0);
 	}
 	buf_puts(b, "}\n");
+}
+
+char *
+dot_render(const char *text)
+{
+	const char *t = getenv("TMPDIR");
+	char *dir = xasprintf("%s/nnl-dot.XXXXXX", t && *t ? t : "/tmp");
+	char *in, *out, *svg = NULL;
+
+	if (!mkdtemp(dir)) {
+		error("mkdtemp %s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	in = xasprintf("%s/graph.dot", dir);
+	out = xasprintf("%s/graph.svg", dir);
+	if (writefile_atomic(in, text, strlen(text)) == 0) {
+		char *argv[] = { "dot", "-Tsvg", "-o", out, in, NULL };
+
+		if (run_command(argv, 0) != 0)
+			error("dot -Tsvg failed: Graphviz (Debian's graphviz) "
+			    "draws the graph");
+		else if (!(svg = readfile(out, NULL)))
+			error("%s: %s", out, strerror(errno));
+	}
+	unlink(in);
+	unlink(out);
+	rmdir(dir);
+	free(in);
+	free(out);
+	free(dir);
+	return svg;
 }

@@ -31,4 +31,11 @@ void dot_graph(struct buf *b, const struct graph *g,
 /* "12 B", "3.0 KiB", "7.81 MiB": a byte count for people. */
 void dot_bytes(struct buf *b, uint64_t n);
 
+/*
+ * The SVG Graphviz's dot -Tsvg draws of DOT text (malloc'd), or NULL
+ * after an error (dot missing, or failing) was reported.  The text goes
+ * through a temporary directory under $TMPDIR.
+ */
+char *dot_render(const char *text);
+
 #endif

@@ -18,6 +18,8 @@
 #include "infile.h"
 #include "npy.h"
 #include "pipeline.h"
+#include "dot.h"
+#include "report.h"
 #include "util.h"
 
 #define NNC_VERSION "0.1.0"
@@ -34,7 +36,9 @@ usage(void)
 	    "           [--target-triple triple] --input in.npy "
 	    "--expected out.npy\n"
 	    "           [--max-tensor-bytes size] model\n"
-	    "       nnc inspect [--max-tensor-bytes size] model\n"
+	    "       nnc inspect [--svg file.svg] [--max-tensor-bytes size] model\n"
+	    "       nnc report [-v] -o file.html [--max-tensor-bytes size] "
+	    "model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
 	    "           [--max-tensor-bytes size] model.onnx\n"
@@ -918,6 +922,35 @@ inspect(struct opts *o)
 	return 0;
 }
 
+/*
+ * nnc inspect --svg: the model after the passes, drawn by Graphviz;
+ * nnc report: the HTML page of report.c.
+ */
+static int
+draw(struct opts *o, const char *svgpath, const char *html)
+{
+	char *json = xasprintf("%s/draw.json", maketmp());
+	struct graph *g = NULL;
+	int rc = tojson(o, json) == 0 && (g = graph_load(json)) ? 0 : -1;
+
+	if (rc == 0 && svgpath) {
+		struct dot_opts d = { 0, 0 };
+		struct buf b = { 0 };
+		char *svg;
+
+		dot_graph(&b, g, &d);
+		svg = dot_render(b.s);
+		rc = svg ? writefile_atomic(svgpath, svg, strlen(svg)) : -1;
+		free(svg);
+		free(b.s);
+	}
+	if (rc == 0 && html)
+		rc = report_write(g, path_basename(o->model), html);
+	graph_free(g);
+	free(json);
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -933,6 +966,7 @@ main(int argc, char *argv[])
 		{ "expected", required_argument, NULL, 'x' },
 		{ "tolerance", required_argument, NULL, 'T' },
 		{ "weights-dir", required_argument, NULL, 'W' },
+		{ "svg", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "max-tensor-bytes", required_argument, NULL,
@@ -942,7 +976,7 @@ main(int argc, char *argv[])
 	};
 	struct opts o;
 	const char *cmd, *input = NULL, *expected = NULL, *wdir = NULL;
-	const char *maxbytes = NULL;
+	const char *maxbytes = NULL, *svg = NULL;
 	double tol = 1e-5;
 	int c;
 
@@ -969,6 +1003,7 @@ main(int argc, char *argv[])
 		case 'i': input = optarg; break;
 		case 'x': expected = optarg; break;
 		case 'W': wdir = optarg; break;
+		case 'S': svg = optarg; break;
 		case 'T': {
 			char *end;
 
@@ -1012,8 +1047,12 @@ main(int argc, char *argv[])
 			usage();
 		return test(&o, input, expected, tol) ? 1 : close_stdout();
 	}
+	if (!strcmp(cmd, "inspect") && svg && draw(&o, svg, NULL) != 0)
+		return 1;
 	if (!strcmp(cmd, "inspect"))
 		return inspect(&o) ? 1 : close_stdout();
+	if (!strcmp(cmd, "report") && o.out)
+		return draw(&o, NULL, o.out) ? 1 : close_stdout();
 	usage();
 	return 2;
 }
