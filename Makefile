@@ -36,7 +36,8 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
-          test_strtab test_uses test_dwconv test_pool test_markup
+          test_strtab test_uses test_dwconv test_pool test_markup \
+          test_report
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.  libnnl holds every SGEMM

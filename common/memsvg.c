@@ -126,7 +126,8 @@ mark(struct buf *b, double y, const char *color, const char *what,
 	    "stroke-dasharray=\"6 3\"/>\n", what, LEFT, y, W - RIGHT, y,
 	    color);
 	buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" "
-	    "text-anchor=\"%s\" fill=\"%s\">%s ", arena ? W - RIGHT - 4 :
+	    "text-anchor=\"%s\" fill=\"%s\" paint-order=\"stroke\" "
+	    "stroke=\"#fff\" stroke-width=\"3\">%s ", arena ? W - RIGHT - 4 :
 	    LEFT + 4, arena ? y - 4 : y + 13, arena ? "end" : "start", color,
 	    arena ? "arena" : "liveness lower bound");
 	dot_bytes(b, bytes);
