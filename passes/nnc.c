@@ -1047,6 +1047,8 @@ main(int argc, char *argv[])
 			usage();
 		return test(&o, input, expected, tol) ? 1 : close_stdout();
 	}
+	if (svg && strcmp(cmd, "inspect"))
+		usage();
 	if (!strcmp(cmd, "inspect") && svg && draw(&o, svg, NULL) != 0)
 		return 1;
 	if (!strcmp(cmd, "inspect"))

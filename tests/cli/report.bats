@@ -105,6 +105,11 @@ PY
 	# 26*26*32 float32 = 86528 bytes in the arena
 	[[ "${lines[8]}" == *"|86,528" ]]
 	grep -q '888,192 multiply-adds' dom.html
+	# the memory bars: conv1 (node 1) is last read by pool1 (node 2);
+	# flatten (3) by fc1 (4); the softmax output lives to the end
+	grep -Eq '<title>conv1: 86528 bytes at offset [0-9]+, node 1 to 2</title>' dom.html
+	grep -Eq '<title>flatten: 21632 bytes at offset [0-9]+, node 3 to 4</title>' dom.html
+	grep -Eq '<title>output: 40 bytes at offset [0-9]+, node 6 to the end</title>' dom.html
 	# the screenshot is a 1280-pixel-wide PNG
 	[ "$(head -c 8 shot.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
 	[ "$(od -An -tu1 -j16 -N4 shot.png | awk '{print $1*16777216+$2*65536+$3*256+$4}')" -eq 1280 ]
