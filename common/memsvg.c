@@ -28,8 +28,8 @@ numat(const cJSON *a, int k)
 {
 	const cJSON *v = cJSON_GetArrayItem(a, k);
 
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (int64_t)v->valuedouble
-	    : -1;
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ?
+	    (int64_t)v->valuedouble : -1;
 }
 
 struct membuf *

@@ -36,7 +36,8 @@ usage(void)
 	    "           [--target-triple triple] --input in.npy "
 	    "--expected out.npy\n"
 	    "           [--max-tensor-bytes size] model\n"
-	    "       nnc inspect [--svg file.svg] [--max-tensor-bytes size] model\n"
+	    "       nnc inspect [--svg file.svg] [--max-tensor-bytes size] "
+	    "model\n"
 	    "       nnc report [-v] -o file.html [--max-tensor-bytes size] "
 	    "model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
@@ -1027,7 +1028,7 @@ main(int argc, char *argv[])
 		    (unsigned long long)checked_limit());
 		setenv("NNL_MAX_TENSOR_BYTES", v, 1);
 	}
-	if (argc - optind != 1)
+	if (argc - optind != 1 || (svg && strcmp(cmd, "inspect")))
 		usage();
 	o.model = argv[optind];
 	{
@@ -1047,8 +1048,6 @@ main(int argc, char *argv[])
 			usage();
 		return test(&o, input, expected, tol) ? 1 : close_stdout();
 	}
-	if (svg && strcmp(cmd, "inspect"))
-		usage();
 	if (!strcmp(cmd, "inspect") && svg && draw(&o, svg, NULL) != 0)
 		return 1;
 	if (!strcmp(cmd, "inspect"))
