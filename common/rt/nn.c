@@ -118,7 +118,8 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			const float *cm = xn, *bg = bias ? bias + g * ocg : 0;
 			/* from the bias (or zero), through the activation */
 			struct nnl_gemm_epi e = { 1, nhwc ? 0 : bg,
-			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1] };
+			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1],
+			    0 };
 
 			if (!direct && !nhwc && !flip) {
 				/* im2col and product a band of output rows
@@ -177,6 +178,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 				e.rb = 0;
 				e.cb = bg;
+				e.packb = 1;
 				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wko ?
 				    w + g * ocg : w + g * ocg * Kd,
 				    wko ? O : Kd, !wko, t, ocg, pack, &e);
@@ -208,7 +210,8 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    hasc = ip[5], cs0 = ip[6], cs1 = ip[7], act = ip[8];
 	const float *a = in[0], *b = in[1], *c = hasc ? in[2] : 0;
 	float *y = out[0];
-	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3] };
+	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3],
+	    0 };
 
 	/* a bias row or column starts the tiles; any other c, C itself */
 	if (c && fp[1] == 1 && cs0 == 0 && (cs1 == 1 || N == 1))
@@ -240,7 +243,8 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t act = bb[R], nb = nnl_numel((int)R, ob);
 	const float *a = in[0], *b = in[1];
 	float *y = out[0];
-	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1] };
+	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1],
+	    0 };
 
 	for (int64_t t = 0; t < nb; t++) {
 		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;

@@ -100,12 +100,17 @@ typedef void nnl_gemm_fn(int64_t kc, const float *a, int64_t as,
  * or cb[j] for column j, or zero without either) rather than adding to
  * what C holds; then the fused activation (act, lo, hi: nnl_activate's
  * code and parameters).  A null epilogue adds to C and stops there.
+ * packb asks for B to be packed even where it could be read in place:
+ * a filter [Kd, O] read as B has rows O floats apart, a stride the
+ * caches' prefetchers do not follow, and each of its panels serves
+ * only the few row tiles of a small image (conv2d's flipped product).
  */
 struct nnl_gemm_epi {
 	int init;
 	const float *rb, *cb;
 	int64_t act;
 	float lo, hi;
+	int packb;
 };
 
 /* Tiles are at most this many rows and columns: packing space. */
