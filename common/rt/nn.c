@@ -263,6 +263,56 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	}
 }
 
+/*
+ * Max pooling of nchw planes by 2 x 2 windows at stride 2 without
+ * padding (the first OH x OW windows; an odd last row or column is
+ * left out by the floor rounding): an output row from two input rows,
+ * NNL_VW outputs from 2 NNL_VW columns of each, the even and the odd
+ * columns as strided loads.  As the general path, NaN never wins
+ * (v > acc) and an all-NaN window gives -inf.
+ */
+NNL_RT_INLINE void
+nnl_maxpool_2x2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+    const float *x, float *y)
+{
+	for (int64_t c = 0; c < C; c++)
+	for (int64_t oy = 0; oy < OH; oy++) {
+		const float *r0 = x + (c * H + 2 * oy) * W, *r1 = r0 + W;
+		float *yr = y + (c * OH + oy) * OW;
+		int64_t ox = 0;
+
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+		for (; ox + NNL_VW <= OW && 2 * ox + 2 * NNL_VW <= W;
+		    ox += NNL_VW) {
+			nnl_vf acc = nnl_vsplat(-INFINITY), v;
+
+			v = nnl_vload_s(r0 + 2 * ox, 2);
+			acc = nnl_vsel(v > acc, v, acc);
+			v = nnl_vload_s(r0 + 2 * ox + 1, 2);
+			acc = nnl_vsel(v > acc, v, acc);
+			v = nnl_vload_s(r1 + 2 * ox, 2);
+			acc = nnl_vsel(v > acc, v, acc);
+			v = nnl_vload_s(r1 + 2 * ox + 1, 2);
+			acc = nnl_vsel(v > acc, v, acc);
+			nnl_vstore(yr + ox, acc);
+		}
+#endif
+		for (; ox < OW; ox++) {
+			float acc = -INFINITY, v;
+
+			v = r0[2 * ox];
+			acc = v > acc ? v : acc;
+			v = r0[2 * ox + 1];
+			acc = v > acc ? v : acc;
+			v = r1[2 * ox];
+			acc = v > acc ? v : acc;
+			v = r1[2 * ox + 1];
+			acc = v > acc ? v : acc;
+			yr[ox] = acc;
+		}
+	}
+}
+
 /* Floats of the row buffer on the stack of nnl_pool_nchw. */
 enum { NNL_POOL_ROW = 1024 };
 
@@ -386,6 +436,12 @@ nnl_k_pool2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+	if (!nhwc && kind == 2 && kh == 2 && kw == 2 && sh == 2 && sw == 2 &&
+	    dh == 1 && dw == 1 && pt == 0 && pl == 0 && ip[15] == 0 &&
+	    ip[17] == 0 && 2 * OH <= H && 2 * OW <= W) {
+		nnl_maxpool_2x2(N * C, H, W, OH, OW, x, y);
+		return;
+	}
 	if (!nhwc && nnl_pool_nchw(ip, x, y))
 		return;
 	for (int64_t n = 0; n < N; n++)
