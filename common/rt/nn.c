@@ -63,7 +63,8 @@ nnl_transpose_out(int64_t P, int64_t O, const float *t, float *y)
 
 /*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
- * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo), has
+ * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo, 4
+ * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c), has
  * bias, activation; fp: activation parameters.  in: input, filter,
  * bias.  scratch: SGEMM packing, then im2col rows (see prepare); for
  * a depthwise nchw one, H + 1 rows of nnl_dw_width floats; where
@@ -96,6 +97,13 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    nnl_packsize(ocg, nb, Kd));
 	int depthwise = icg == 1 && ocg == 1;
 
+	if (fl == 4) {	/* Winograd's transformed filter: rt/wino.c */
+		for (int64_t n = 0; n < N; n++)
+			nnl_conv_wino_nchw(x + n * C * H * W, w, bias,
+			    y + n * O * P, C, H, W, O, OH, OW, pt, pl, act,
+			    (float)fp[0], (float)fp[1], scratch);
+		return;
+	}
 	if (depthwise) {
 		for (int64_t n = 0; n < N; n++)
 			if (nhwc)
