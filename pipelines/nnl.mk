@@ -9,7 +9,7 @@
 #                                -> MODEL.ordered.json  nnl-reorder
 #                                -> MODEL.typed.json    nnl-shape-infer
 #                                -> MODEL.planned.json  nnl-fuse -e
-#                                   ihwo (new weights
+#                                   winograd -e ihwo (new weights
 #                                   MODEL.fused.weights, if any),
 #                                   nnl-plan-memory
 #                                -> MODEL.c MODEL.h     nnl-emit-c

@@ -29,7 +29,7 @@
  * vectors of NNL_WINO_VW floats, the widest there is, so that libnnl
  * (which plans the scratch) and generated code built for any vector
  * width agree on them. */
-enum { NNL_WINO_BLOCK = 262144, NNL_WINO_VW = 16 };
+enum { NNL_WINO_BLOCK = 524288, NNL_WINO_VW = 16 };
 
 NNL_RT_INLINE int64_t
 nnl_wino_rows(int64_t C, int64_t O, int64_t OH, int64_t OW)
