@@ -37,13 +37,13 @@ UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
           test_strtab test_uses test_dwconv test_pool test_markup \
-          test_report
+          test_report test_wino
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.  libnnl holds every SGEMM
 # microkernel of the platform and picks one at run time (rt.h).
 RT      = gemm_f32_4x8_scalar gemm_f32_6x16_avx2 gemm_f32_14x32_avx512 \
-          gemm_f32_8x8_neon gemm dwconv ew nn rnn tensor
+          gemm_f32_8x8_neon gemm dwconv wino ew nn rnn tensor
 LIBOBJ  = $(COMMON:%=$(B)/common/%.o) $(RT:%=$(B)/common/rt/%.o)
 BINS    = $(PASSES:%=$(BIN)/nnl-%) $(BIN)/nnc
 TESTBINS = $(COMMON_TESTS:%=$(B)/tests/%)

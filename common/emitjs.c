@@ -847,6 +847,24 @@ emitjs(struct graph *g, char **out)
 			buf_puts(&b, "];\n");
 		}
 	}
+	/* what nnl-fuse leaves for the C kernels has no builder call */
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		const char *f = cJSON_GetObjectItemCaseSensitive(n->extra,
+		    "winograd") ? "winograd" :
+		    cJSON_GetObjectItemCaseSensitive(n->extra, "activation") ?
+		    "activation" : NULL;
+
+		if (f) {
+			struct srcloc l = graph_loc(g, n->pos);
+
+			error_at(&l, "node \"%s\": field \"%s\" (from "
+			    "nnl-fuse, for the C back end) has no WebNN form: "
+			    "emit JavaScript from the graph before nnl-fuse",
+			    escape_tty_name(n->id), f);
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < g->nconsts; i++)
 		if (constant(&e, g->consts[i]) != 0)
 			goto out;

@@ -14,6 +14,7 @@
  * name table is updated item by item.  Dropped nodes leave holes in
  * g->nodes, closed at the end.
  */
+#include "checked.h"
 #include "fuse.h"
 #include "heap.h"
 #include "escape.h"
@@ -775,6 +776,114 @@ fuseact(struct fx *f)
 	return 0;
 }
 
+/* ---- Winograd's F(2x2, 3x3) filters for 3 x 3 convolutions ---- */
+
+/* Whether the node's option (an array) is absent or all ones. */
+static int
+ones(struct node *n, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name),
+	    *e;
+
+	if (!v)
+		return 1;
+	if (!cJSON_IsArray(v))
+		return 0;
+	cJSON_ArrayForEach(e, v)
+		if (!cJSON_IsNumber(e) || e->valuedouble != 1)
+			return 0;
+	return 1;
+}
+
+/*
+ * The constant float32 oihw filter [O, I, 3, 3] of an nchw conv2d at
+ * stride and dilation 1, in one group, read by that node alone,
+ * becomes U = G g G^T of Winograd's F(2x2, 3x3) (rt/wino.c), stored
+ * [4, 4, I, O] as "hwio" says, with the node's field "winograd": "2x2"
+ * telling that it stands for the 3 x 3 filter.  Only where it pays on
+ * the C kernels: at least 64 input and output channels and 14 x 14
+ * outputs (below, the products are too small to gain on direct
+ * convolution).  U is computed in double and rounded once.  Returns
+ * the number of filters, or -1.
+ */
+static int
+winograd(struct fx *f)
+{
+	static const double G[4][3] = { { 1, 0, 0 }, { .5, .5, .5 },
+	    { .5, -.5, .5 }, { 0, 0, 1 } };
+	struct graph *g = f->g;
+	int done = 0;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		struct operand *c;
+		const int64_t *d, *od;
+		int64_t nd[4], I, O;
+		uint64_t nb;
+		float *src, *dst;
+		char *name;
+
+		if (!n || n->op != OP_CONV2D || n->nin < 2 || !n->types ||
+		    n->types[0].rank != 4 ||
+		    strcmp(optstr(n, "inputLayout", "nchw"), "nchw") ||
+		    strcmp(optstr(n, "filterLayout", "oihw"), "oihw") ||
+		    optnum(n, "groups", 1) != 1 || !ones(n, "strides") ||
+		    !ones(n, "dilations") ||
+		    cJSON_GetObjectItemCaseSensitive(n->extra, "winograd") ||
+		    !(c = constant(g, n->in[1])) || c->desc.rank != 4 ||
+		    c->desc.dt != DT_FLOAT32 || uses(f, c->name) != 1 ||
+		    (c->init == INIT_WEIGHTS && !g->weights_file))
+			continue;
+		d = c->desc.dims;
+		od = n->types[0].dims;
+		O = d[0];
+		I = d[1];
+		/* (16 / 9 of the filter's size: kept within the limit) */
+		if (d[2] != 3 || d[3] != 3 || I < 64 || O < 64 ||
+		    od[2] < 14 || od[3] < 14 ||
+		    (uint64_t)(16 * I * O) * 4 > checked_limit())
+			continue;
+		if (!(src = const_bytes(g, c, &nb)))
+			return -1;
+		nb = (uint64_t)(16 * I * O) * sizeof *dst;
+		dst = xmalloc(nb);
+		for (int64_t o = 0; o < O; o++)
+		for (int64_t k = 0; k < I; k++) {
+			const float *w = src + (o * I + k) * 9;
+
+			for (int r = 0; r < 4; r++)
+			for (int t = 0; t < 4; t++) {
+				double u = 0;
+
+				for (int a = 0; a < 3; a++)
+					for (int b = 0; b < 3; b++)
+						u += G[r][a] * w[a * 3 + b] *
+						    G[t][b];
+				dst[((r * 4 + t) * I + k) * O + o] = (float)u;
+			}
+		}
+		nd[0] = nd[1] = 4;
+		nd[2] = I;
+		nd[3] = O;
+		name = newconst(g, c->name, "winograd", c->desc.dt, 4, nd, dst,
+		    nb);
+		note(f, "storing the filter of conv2d \"%s\" as Winograd's "
+		    "F(2x2, 3x3)", escape_tty_name(n->id));
+		uses_drop(&f->u, n);
+		free(n->in[1]);
+		n->in[1] = name;
+		uses_add(&f->u, n);
+		setopt(n, "filterLayout", cJSON_CreateString("hwio"));
+		if (!n->extra)
+			n->extra = cJSON_CreateObject();
+		cJSON_AddStringToObject(n->extra, "winograd", "2x2");
+		free(src);
+		free(dst);
+		done++;
+	}
+	return done;
+}
+
 /* ---- constant conv2d filters into the order the C kernels read ---- */
 
 /*
@@ -923,7 +1032,8 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 		if (!r)
 			break;
 	}
-	if (o->ihwo && filterihwo(&f) < 0) {
+	if ((o->winograd && winograd(&f) < 0) ||
+	    (o->ihwo && filterihwo(&f) < 0)) {
 		finish(&f);
 		uses_free(&f.u);
 		return -1;

@@ -11,6 +11,7 @@ struct fuse_opts {
 	int verbose;		/* report every change with warn-less notes */
 	int noop, fold, bn, bias, act;	/* which rewrites to do */
 	int ihwo;		/* constant conv2d filters to ihwo */
+	int winograd;		/* 3 x 3 ones to Winograd's F(2x2, 3x3) */
 };
 
 /*
@@ -21,7 +22,10 @@ struct fuse_opts {
  * conv2d, convTranspose2d, gemm or matmul that produces their input
  * (the node's "activation" field); with o->ihwo, store the constant
  * oihw filters of nchw conv2d nodes that are not depthwise as ihwo,
- * the order the C kernels read in place.  New tensors are inline
+ * the order the C kernels read in place; with o->winograd, before
+ * that, the constant 3 x 3 filters of large enough nchw conv2d nodes at
+ * stride 1 as Winograd's F(2x2, 3x3) transform (the node's "winograd"
+ * field; rt/wino.c).  New tensors are inline
  * constants;
  * the pass moves large ones into a new weights file.  Returns the
  * number of rewrites, or -1 after an error.

@@ -141,7 +141,7 @@ prepare_conv2d(struct kctx *c)
 	const char *il = "nchw", *fl = "oihw", *bias = NULL;
 	uint32_t pad[4], st[2], dl[2], groups = 1;
 	int64_t N, C, H, W, O, OH, OW, kh, kw, icg, P, nb;
-	int nhwc, flc, direct, flip;
+	int nhwc, flc, direct, flip, wino;
 	const cJSON *b;
 
 	if (wantfloat(c, x) || pairs(c, "padding", pad, 4, 0) ||
@@ -160,6 +160,13 @@ prepare_conv2d(struct kctx *c)
 	nchw(y, nhwc, &N, &O, &OH, &OW);
 	kh = f->dims[flc == 0 ? 2 : flc == 3 ? 1 : flc == 1 ? 0 : 1];
 	kw = f->dims[flc == 0 ? 3 : flc == 3 ? 2 : flc == 1 ? 1 : 2];
+	/* nnl-fuse's Winograd filter [4, 4, I, O] (shape-infer checked
+	 * the rest): a 3 x 3 convolution by rt/wino.c */
+	if ((wino = cJSON_GetObjectItemCaseSensitive(c->n->extra,
+	    "winograd") != NULL)) {
+		flc = 4;
+		kh = kw = 3;
+	}
 	kip(c, nhwc);
 	kip(c, N); kip(c, C); kip(c, H); kip(c, W);
 	kip(c, O); kip(c, OH); kip(c, OW);
@@ -188,7 +195,9 @@ prepare_conv2d(struct kctx *c)
 	    icg * kh * kw) : pack(O / groups, nb, icg * kh * kw)) +
 	    (direct ? 0 : (uint64_t)(icg * kh * kw * nb)) +
 	    (flip ? (uint64_t)(P * (O / groups)) : 0));
-	if (icg == 1 && O == groups && !nhwc)	/* rt/dwconv.c alone */
+	if (wino)
+		c->k->scratch = 4 * (uint64_t)nnl_wino_scratch(C, O, OH, OW);
+	else if (icg == 1 && O == groups && !nhwc)	/* rt/dwconv.c alone */
 		c->k->scratch = 4 * (uint64_t)((H + 1) *
 		    nnl_dw_width(c->k->ip));
 	return f16finish(c, "conv2d", 3);

@@ -242,24 +242,24 @@ out4(struct shapectx *c, const char *layout, int64_t n, int64_t ch,
 	shape_out(c, 0, c->in[0]->dt, 4, d);
 }
 
+/* kh x kw: the filter's size (3 x 3 for Winograd's transformed one) */
 static int
 conv2dsize(struct shapectx *c, const char *il, const struct flayout *l,
-    const uint32_t *pad, const uint32_t *st, const uint32_t *dl)
+    int64_t kh, int64_t kw, const uint32_t *pad, const uint32_t *st,
+    const uint32_t *dl)
 {
 	const struct tdesc *x = c->in[0], *f = c->in[1];
 	int ch, hh, ww;
 	int64_t oh, ow;
 
 	inlayout(il, &ch, &hh, &ww);
-	oh = convsize(x->dims[hh], f->dims[l->h], pad[0], pad[1], st[0],
-	    dl[0], 0);
-	ow = convsize(x->dims[ww], f->dims[l->w], pad[2], pad[3], st[1],
-	    dl[1], 0);
+	oh = convsize(x->dims[hh], kh, pad[0], pad[1], st[0], dl[0], 0);
+	ow = convsize(x->dims[ww], kw, pad[2], pad[3], st[1], dl[1], 0);
 	if (oh <= 0 || ow <= 0)
 		return shape_err(c, "input \"filter\": the %lldx%lld filter, "
 		    "dilations %s, does not fit the padded %lldx%lld input "
 		    "(padding %s): output height %s, width %s",
-		    (long long)f->dims[l->h], (long long)f->dims[l->w],
+		    (long long)kh, (long long)kw,
 		    u32str(dl, 2), (long long)x->dims[hh],
 		    (long long)x->dims[ww], u32str(pad, 4), sizestr(oh),
 		    sizestr(ow));
@@ -272,12 +272,37 @@ conv2dsize(struct shapectx *c, const char *il, const struct flayout *l,
 	return 0;
 }
 
+/*
+ * A conv2d that nnl-fuse gave Winograd's transformed filter (its
+ * "winograd" field, "2x2": F(2 x 2, 3 x 3)): nchw, stride and dilation
+ * 1, one group, the filter [4, 4, I, O] as "hwio" says, standing for a
+ * 3 x 3 one.  Returns -1 after an error.
+ */
+static int
+winograd(struct shapectx *c, const cJSON *wg, const char *il,
+    const char *fl, const uint32_t *st, const uint32_t *dl, uint32_t g)
+{
+	const struct tdesc *f = c->in[1];
+
+	if (!cJSON_IsString(wg) || strcmp(wg->valuestring, "2x2"))
+		return shape_err(c, "field \"winograd\": expected \"2x2\" "
+		    "(nnl-fuse's F(2x2, 3x3) filter)");
+	if (strcmp(il, "nchw") || strcmp(fl, "hwio") || st[0] != 1 ||
+	    st[1] != 1 || dl[0] != 1 || dl[1] != 1 || g != 1 ||
+	    f->dims[0] != 4 || f->dims[1] != 4)
+		return shape_err(c, "field \"winograd\": needs an nchw input, "
+		    "a [4, 4, I, O] \"hwio\" filter, strides and dilations "
+		    "1 and one group");
+	return 0;
+}
+
 int
 shape_conv2d(struct shapectx *c)
 {
 	const struct tdesc *x = c->in[0], *f = c->in[1], *b;
 	const char *il = "nchw", *fl = "oihw";
 	const struct flayout *l;
+	const cJSON *wg;
 	uint32_t pad[4], st[2], dl[2], g = 1;
 	int ch, hh, ww;
 	int64_t ic, oc;
@@ -290,6 +315,9 @@ shape_conv2d(struct shapectx *c)
 	    fixed(c, "dilations", dl, 2, 1, 1) < 0 || wantgroups(c, &g) ||
 	    opt_str(c, "inputLayout", &il) < 0 ||
 	    opt_str(c, "filterLayout", &fl) < 0)
+		return -1;
+	wg = cJSON_GetObjectItemCaseSensitive(c->n->extra, "winograd");
+	if (wg && winograd(c, wg, il, fl, st, dl, g))
 		return -1;
 	inlayout(il, &ch, &hh, &ww);
 	l = flayout(fl);
@@ -309,7 +337,8 @@ shape_conv2d(struct shapectx *c)
 	if ((b = opt_operand(c, "bias")) &&
 	    exact(c, "option \"bias\"", b, x->dt, 1, &oc))
 		return -1;
-	return conv2dsize(c, il, l, pad, st, dl);
+	return conv2dsize(c, il, l, wg ? 3 : f->dims[l->h],
+	    wg ? 3 : f->dims[l->w], pad, st, dl);
 }
 
 /*

@@ -71,11 +71,20 @@ nnl_packsize(int64_t M, int64_t N, int64_t K)
 	return (mc + NNL_GEMM_MAXMR) * kc + kc * (nc + NNL_GEMM_MAXNR);
 }
 
-/* A kb x nb block of op(B) as nr-column panels. */
+/* A kb x nb block of op(B) as nr-column panels.  Where B is stored by
+ * k and the block is whole panels, a row of B at a time: the reads
+ * stream through memory. */
 NNL_RT_INLINE void
 nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
     int tb, float *bp)
 {
+	if (!tb && nb % nr == 0) {
+		for (int64_t k = 0; k < kb; k++)
+			for (int64_t j0 = 0; j0 < nb; j0 += nr)
+				memcpy(bp + j0 * kb + k * nr, B + k * ldb + j0,
+				    (size_t)nr * sizeof *bp);
+		return;
+	}
 	for (int64_t j0 = 0; j0 < nb; j0 += nr, bp += kb * nr) {
 		int64_t w = nb - j0 < nr ? nb - j0 : nr;
 
@@ -328,7 +337,7 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	/* full panels read in place: A's when it is stored by k and not
 	 * scaled (a filter [Kd, O]), B's when stored by k; where A's rows
 	 * are at least a tile apart, its ragged panel too (see below) */
-	int da = ta && alpha == 1, db = !tb, dr = da && lda >= NNL_GEMM_MAXMR;
+	int da = ta && alpha == 1, db = !tb && !(e && e->packb), dr = da && lda >= NNL_GEMM_MAXMR;
 
 	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
 		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;

@@ -63,7 +63,8 @@ nnl_transpose_out(int64_t P, int64_t O, const float *t, float *y)
 
 /*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
- * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo), has
+ * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo, 4
+ * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c), has
  * bias, activation; fp: activation parameters.  in: input, filter,
  * bias.  scratch: SGEMM packing, then im2col rows (see prepare); for
  * a depthwise nchw one, H + 1 rows of nnl_dw_width floats; where
@@ -96,6 +97,13 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    nnl_packsize(ocg, nb, Kd));
 	int depthwise = icg == 1 && ocg == 1;
 
+	if (fl == 4) {	/* Winograd's transformed filter: rt/wino.c */
+		for (int64_t n = 0; n < N; n++)
+			nnl_conv_wino_nchw(x + n * C * H * W, w, bias,
+			    y + n * O * P, C, H, W, O, OH, OW, pt, pl, act,
+			    (float)fp[0], (float)fp[1], scratch);
+		return;
+	}
 	if (depthwise) {
 		for (int64_t n = 0; n < N; n++)
 			if (nhwc)
@@ -118,7 +126,8 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			const float *cm = xn, *bg = bias ? bias + g * ocg : 0;
 			/* from the bias (or zero), through the activation */
 			struct nnl_gemm_epi e = { 1, nhwc ? 0 : bg,
-			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1] };
+			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1],
+			    0 };
 
 			if (!direct && !nhwc && !flip) {
 				/* im2col and product a band of output rows
@@ -177,6 +186,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 				e.rb = 0;
 				e.cb = bg;
+				e.packb = 1;
 				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wko ?
 				    w + g * ocg : w + g * ocg * Kd,
 				    wko ? O : Kd, !wko, t, ocg, pack, &e);
@@ -208,7 +218,8 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    hasc = ip[5], cs0 = ip[6], cs1 = ip[7], act = ip[8];
 	const float *a = in[0], *b = in[1], *c = hasc ? in[2] : 0;
 	float *y = out[0];
-	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3] };
+	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3],
+	    0 };
 
 	/* a bias row or column starts the tiles; any other c, C itself */
 	if (c && fp[1] == 1 && cs0 == 0 && (cs1 == 1 || N == 1))
@@ -240,7 +251,8 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t act = bb[R], nb = nnl_numel((int)R, ob);
 	const float *a = in[0], *b = in[1];
 	float *y = out[0];
-	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1] };
+	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1],
+	    0 };
 
 	for (int64_t t = 0; t < nb; t++) {
 		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;
@@ -256,6 +268,56 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 		}
 		nnl_sgemm(M, N, K, 1, a + ai * M * K, K, 0, b + bi * K * N, N,
 		    0, y + t * M * N, N, scratch, &e);
+	}
+}
+
+/*
+ * Max pooling of nchw planes by 2 x 2 windows at stride 2 without
+ * padding (the first OH x OW windows; an odd last row or column is
+ * left out by the floor rounding): an output row from two input rows,
+ * NNL_VW outputs from 2 NNL_VW columns of each, the even and the odd
+ * columns as strided loads.  As the general path, NaN never wins
+ * (v > acc) and an all-NaN window gives -inf.
+ */
+NNL_RT_INLINE void
+nnl_maxpool_2x2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+    const float *x, float *y)
+{
+	for (int64_t c = 0; c < C; c++)
+	for (int64_t oy = 0; oy < OH; oy++) {
+		const float *r0 = x + (c * H + 2 * oy) * W, *r1 = r0 + W;
+		float *yr = y + (c * OH + oy) * OW;
+		int64_t ox = 0;
+
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+		for (; ox + NNL_VW <= OW && 2 * ox + 2 * NNL_VW <= W;
+		    ox += NNL_VW) {
+			nnl_vf acc = nnl_vsplat(-INFINITY), v;
+
+			v = nnl_vload_s(r0 + 2 * ox, 2);
+			acc = nnl_vsel(v > acc, v, acc);
+			v = nnl_vload_s(r0 + 2 * ox + 1, 2);
+			acc = nnl_vsel(v > acc, v, acc);
+			v = nnl_vload_s(r1 + 2 * ox, 2);
+			acc = nnl_vsel(v > acc, v, acc);
+			v = nnl_vload_s(r1 + 2 * ox + 1, 2);
+			acc = nnl_vsel(v > acc, v, acc);
+			nnl_vstore(yr + ox, acc);
+		}
+#endif
+		for (; ox < OW; ox++) {
+			float acc = -INFINITY, v;
+
+			v = r0[2 * ox];
+			acc = v > acc ? v : acc;
+			v = r0[2 * ox + 1];
+			acc = v > acc ? v : acc;
+			v = r1[2 * ox];
+			acc = v > acc ? v : acc;
+			v = r1[2 * ox + 1];
+			acc = v > acc ? v : acc;
+			yr[ox] = acc;
+		}
 	}
 }
 
@@ -382,6 +444,12 @@ nnl_k_pool2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+	if (!nhwc && kind == 2 && kh == 2 && kw == 2 && sh == 2 && sw == 2 &&
+	    dh == 1 && dw == 1 && pt == 0 && pl == 0 && ip[15] == 0 &&
+	    ip[17] == 0 && 2 * OH <= H && 2 * OW <= W) {
+		nnl_maxpool_2x2(N * C, H, W, OH, OW, x, y);
+		return;
+	}
 	if (!nhwc && nnl_pool_nchw(ip, x, y))
 		return;
 	for (int64_t n = 0; n < N; n++)

@@ -100,12 +100,17 @@ typedef void nnl_gemm_fn(int64_t kc, const float *a, int64_t as,
  * or cb[j] for column j, or zero without either) rather than adding to
  * what C holds; then the fused activation (act, lo, hi: nnl_activate's
  * code and parameters).  A null epilogue adds to C and stops there.
+ * packb asks for B to be packed even where it could be read in place:
+ * a filter [Kd, O] read as B has rows O floats apart, a stride the
+ * caches' prefetchers do not follow, and each of its panels serves
+ * only the few row tiles of a small image (conv2d's flipped product).
  */
 struct nnl_gemm_epi {
 	int init;
 	const float *rb, *cb;
 	int64_t act;
 	float lo, hi;
+	int packb;
 };
 
 /* Tiles are at most this many rows and columns: packing space. */
@@ -135,6 +140,12 @@ NNL_RT void nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha,
     int tb, float *C, int64_t ldc, float *pack,
     const struct nnl_gemm_epi *e);
 
+NNL_RT int64_t nnl_wino_scratch(int64_t C, int64_t O, int64_t OH,
+    int64_t OW);
+NNL_RT void nnl_conv_wino_nchw(const float *x, const float *U,
+    const float *bias, float *y, int64_t C, int64_t H, int64_t W, int64_t O,
+    int64_t OH, int64_t OW, int64_t pt, int64_t pl, int64_t act, float lo,
+    float hi, float *scratch);
 NNL_RT void nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc,
     int64_t wt, const float *bias, float *y, const int64_t *ip,
     int64_t act, float lo, float hi, float *pad);
@@ -283,12 +294,22 @@ nnl_vsplat(float x)
 #define NNL_VSHUFFLE 1
 #endif
 #endif
+/* NNL_VEVEN: the even lanes of two vectors; NNL_VZIPLO and NNL_VZIPHI:
+ * the lanes of the first half, then of the second, of two vectors
+ * interleaved (a0, b0, a1, b1, ...). */
 #if NNL_VW == 16
 #define NNL_VEVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define NNL_VZIPLO 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define NNL_VZIPHI 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, \
+    15, 31
 #elif NNL_VW == 8
 #define NNL_VEVEN 0, 2, 4, 6, 8, 10, 12, 14
+#define NNL_VZIPLO 0, 8, 1, 9, 2, 10, 3, 11
+#define NNL_VZIPHI 4, 12, 5, 13, 6, 14, 7, 15
 #else
 #define NNL_VEVEN 0, 2, 4, 6
+#define NNL_VZIPLO 0, 4, 1, 5
+#define NNL_VZIPHI 2, 6, 3, 7
 #endif
 
 /* p[0], p[s], ... p[(NNL_VW - 1) s], with NNL_VW s floats readable

@@ -1,10 +1,11 @@
 #!/usr/bin/env bats
 # The kernels written in rt.h's vectors, depthwise convolution
-# (common/rt/dwconv.c) and pooling (common/rt/nn.c), built the ways
+# (common/rt/dwconv.c), pooling (common/rt/nn.c) and Winograd's
+# convolution (common/rt/wino.c), built the ways
 # generated code builds them: no -march (4-float vectors), -march=native
 # (the host's widest), AVX2 (8 floats), no vector extensions at all
 # (NNL_RT_NOVEC), clang, and aarch64 under qemu.  Each build runs
-# tests/unit/test_dwconv.c and test_pool.c, which check them against
+# tests/unit/test_dwconv.c, test_pool.c and test_wino.c, which check them against
 # double-precision computations from the definitions.
 
 bats_require_minimum_version 1.5.0
@@ -28,7 +29,9 @@ check() {
 	$cc $FLAGS "${fl[@]}" -o "$T/d" "$ROOT/tests/unit/test_dwconv.c" \
 	    "$RT/dwconv.c" -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/p" "$ROOT/tests/unit/test_pool.c" \
-	    "$RT/nn.c" "$RT/dwconv.c" "$RT"/gemm*.c -lm
+	    "$RT/nn.c" "$RT/dwconv.c" "$RT/wino.c" "$RT"/gemm*.c -lm
+	$cc $FLAGS "${fl[@]}" -o "$T/w" "$ROOT/tests/unit/test_wino.c" \
+	    "$RT/wino.c" "$RT"/gemm*.c -lm
 	run "${run[@]}" "$T/d"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -38,6 +41,11 @@ check() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ok 2 - pooling_nan"* ]]
+	[[ "$output" != *"not ok"* ]]
+	run "${run[@]}" "$T/w"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 2 - winograd_activation"* ]]
 	[[ "$output" != *"not ok"* ]]
 }
 

@@ -102,7 +102,8 @@ product(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K,
 /*
  * One product with an epilogue: from a bias per row (how = 0), per
  * column (1) or zero (2), what C held before ignored, then activation
- * act with parameters -0.3 and 0.4 (leakyRelu: alpha 0.1), against
+ * act with parameters -0.3 and 0.4 (leakyRelu: alpha 0.1), B packed
+ * with a column bias (how = 1) and read in place otherwise, against
  * the same written out here in double.
  */
 static int
@@ -115,8 +116,10 @@ with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	float *pack = malloc((size_t)(nnl_packsize(M < 4 ? 4 : M, N, K) + 1)
 	    * 4);
 	float lo = act == NNL_ACT_LEAKYRELU ? 0.1f : -0.3f, hi = 0.4f;
+	/* B packed where it could be read in place: with a column bias,
+	 * as conv2d's flipped product asks */
 	struct nnl_gemm_epi e = { 1, how == 0 ? rb : NULL,
-	    how == 1 ? cb : NULL, act, lo, hi };
+	    how == 1 ? cb : NULL, act, lo, hi, how == 1 };
 	int ok = 1;
 
 	C[M * ldc] = 7;		/* past the end: untouched */

@@ -5,8 +5,8 @@
  * Shapes cover ragged vector edges (widths below, at and past the
  * vector width), strides 1 to 3, dilation, asymmetric padding and the
  * extra right padding of ceil rounding, a window with no real cell, a
- * global pool, NaN inputs, and a row too wide for the vector path's
- * buffer.  Tolerance: 1e-6 relative for the average, exact for max.
+ * global pool, NaN inputs, a row too wide for the vector path's
+ * buffer, and 2 x 2 windows at stride 2 (their own path).  Tolerance: 1e-6 relative for the average, exact for max.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -105,6 +105,13 @@ static const int64_t shapes[][12] = {
 	{ 6, 33, 2, 3, 2, 3, 1, 1, 1, 1, 2, 2 },
 	{ 4, 4, 2, 2, 1, 1, 1, 1, 3, 0, 3, 0 },	/* windows of padding */
 	{ 3, 1100, 2, 3, 1, 2, 1, 1, 0, 0, 1, 1 },	/* too wide */
+	/* 2 x 2 windows at stride 2: odd sizes, a row of several
+	 * vectors and a ragged end, one too wide for the row buffer */
+	{ 14, 14, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 9, 71, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 2, 3, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 4, 2500, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 5, 8, 2, 2, 2, 2, 1, 1, 0, 1, 0, 1 },	/* ceil rounding */
 };
 
 TEST(pooling_matches_definition)
@@ -124,6 +131,8 @@ TEST(pooling_nan)
 		CHECK(pool(kind, 1, 2, 9, 21, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1,
 		    1));
 		CHECK(pool(kind, 1, 2, 9, 21, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0,
+		    1));
+		CHECK(pool(kind, 1, 2, 10, 67, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0,
 		    1));
 	}
 }

@@ -1,0 +1,268 @@
+/*
+ * wino: 3 x 3 convolutions at stride 1 by Winograd's minimal filtering
+ * F(2 x 2, 3 x 3) (Lavin and Gray, 2015): each 2 x 2 tile of the output
+ * comes from a 4 x 4 tile of the input in 16 products instead of 36.
+ * With d an input tile, g a filter and
+ *
+ *	B^T = [ 1  0 -1  0 ]	G = [  1    0    0  ]	A^T = [ 1 1  1  0 ]
+ *	      [ 0  1  1  0 ]	    [ 1/2  1/2  1/2 ]	      [ 0 1 -1 -1 ]
+ *	      [ 0 -1  1  0 ]	    [ 1/2 -1/2  1/2 ]
+ *	      [ 0  1  0 -1 ]	    [  0    0    1  ]
+ *
+ * the output tile is A^T [(G g G^T) . (B^T d B)] A.  nnl-fuse computes
+ * U = G g G^T at compile time (common/fuse.c), stored [4][4][C][O]; so
+ * for each of the 16 points xi of the transformed tile the sums over
+ * input channels are one matrix product, M_xi[O][T] = U_xi^T V_xi, on
+ * the SGEMM of gemm.c, over a block of T tiles whose transformed input
+ * V_xi[C][T] is in the scratch.  The transforms only add and subtract;
+ * against direct convolution the result differs by rounding of the
+ * order of the filter's and tile's magnitudes times 2^-22 (the halves
+ * of G are exact), within the back end's 1e-5.
+ *
+ * The scratch (nnl_wino_scratch floats): V, then M, then the SGEMM's
+ * packing space, then four padded input rows.
+ */
+#include "rt.h"
+
+/* Floats of V and M of a block: the block's tiles are whole rows of
+ * tiles, as many as fit this, and at least one row.  Sizes allow for
+ * vectors of NNL_WINO_VW floats, the widest there is, so that libnnl
+ * (which plans the scratch) and generated code built for any vector
+ * width agree on them. */
+enum { NNL_WINO_BLOCK = 524288, NNL_WINO_VW = 16 };
+
+NNL_RT_INLINE int64_t
+nnl_wino_rows(int64_t C, int64_t O, int64_t OH, int64_t OW)
+{
+	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2;
+	int64_t r = NNL_WINO_BLOCK / (16 * (C + O) * (tw > 0 ? tw : 1));
+
+	return r < 1 ? 1 : r > th ? th : r;
+}
+
+/* Floats between rows of V and of M: a block's tiles and room for
+ * the vector stores that run past them. */
+NNL_RT_INLINE int64_t
+nnl_wino_ld(int64_t C, int64_t O, int64_t OH, int64_t OW)
+{
+	return nnl_wino_rows(C, O, OH, OW) * ((OW + 1) / 2) + NNL_WINO_VW;
+}
+
+/* Floats of a padded input row: the tiles' columns and a vector's
+ * strided loads past them. */
+NNL_RT_INLINE int64_t
+nnl_wino_width(int64_t OW)
+{
+	return 2 * ((OW + 1) / 2) + 2 + 2 * NNL_WINO_VW;
+}
+
+NNL_RT int64_t
+nnl_wino_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW)
+{
+	int64_t ld = nnl_wino_ld(C, O, OH, OW);
+	int64_t t = ld - NNL_WINO_VW;
+
+	return 16 * (C + O) * ld + nnl_packsize(O < 4 ? 4 : O, t, C) +
+	    4 * nnl_wino_width(OW);
+}
+
+/* B^T d B of one tile's rows d0..d3 (four columns each), by lanes:
+ * v[4 r + s] for row r, column s of the transformed tile. */
+#define NNL_WINO_IN(T, d, v) do { \
+	T t0[4], t1[4], t2[4], t3[4]; \
+	for (int s_ = 0; s_ < 4; s_++) { \
+		t0[s_] = d[0][s_] - d[2][s_]; \
+		t1[s_] = d[1][s_] + d[2][s_]; \
+		t2[s_] = d[2][s_] - d[1][s_]; \
+		t3[s_] = d[1][s_] - d[3][s_]; \
+	} \
+	T *tr_[4] = { t0, t1, t2, t3 }; \
+	for (int r_ = 0; r_ < 4; r_++) { \
+		T *u_ = tr_[r_]; \
+		v[4 * r_ + 0] = u_[0] - u_[2]; \
+		v[4 * r_ + 1] = u_[1] + u_[2]; \
+		v[4 * r_ + 2] = u_[2] - u_[1]; \
+		v[4 * r_ + 3] = u_[1] - u_[3]; \
+	} \
+} while (0)
+
+/* A^T m A of a transformed output tile m[16]: y[0..3] the output's
+ * (0,0), (0,1), (1,0), (1,1), each plus b. */
+#define NNL_WINO_OUT(T, m, b, y) do { \
+	T u0_[4], u1_[4]; \
+	for (int s_ = 0; s_ < 4; s_++) { \
+		u0_[s_] = m[s_] + m[4 + s_] + m[8 + s_]; \
+		u1_[s_] = m[4 + s_] - m[8 + s_] - m[12 + s_]; \
+	} \
+	y[0] = b + (u0_[0] + u0_[1] + u0_[2]); \
+	y[1] = b + (u0_[1] - u0_[2] - u0_[3]); \
+	y[2] = b + (u1_[0] + u1_[1] + u1_[2]); \
+	y[3] = b + (u1_[1] - u1_[2] - u1_[3]); \
+} while (0)
+
+/* V of the block of tile rows [ty0, ty0 + rows) of channel plane xc:
+ * V[xi][c][t] for tile t of the block, ld floats a row. */
+NNL_RT_INLINE void
+nnl_wino_input(const float *xc, int64_t c, int64_t C, int64_t H, int64_t W,
+    int64_t ty0, int64_t rows, int64_t tw, int64_t pt, int64_t pl,
+    float *V, int64_t ld, float *rb, int64_t rw)
+{
+	for (int64_t ty = ty0; ty < ty0 + rows; ty++) {
+		float *v0 = V + c * ld + (ty - ty0) * tw;
+		int64_t tx = 0;
+
+		/* the tile row's four input rows, zero-padded */
+		for (int r = 0; r < 4; r++) {
+			int64_t iy = 2 * ty - pt + r;
+			float *d = rb + r * rw;
+
+			int64_t n = W < rw - pl ? W : rw - pl;
+
+			if (iy < 0 || iy >= H || n <= 0) {
+				memset(d, 0, (size_t)rw * sizeof *d);
+				continue;
+			}
+			memset(d, 0, (size_t)pl * sizeof *d);
+			memcpy(d + pl, xc + iy * W, (size_t)n * sizeof *d);
+			memset(d + pl + n, 0, (size_t)(rw - pl - n) *
+			    sizeof *d);
+		}
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+		for (; tx < tw; tx += NNL_VW) {
+			nnl_vf d[4][4], v[16];
+
+			for (int r = 0; r < 4; r++)
+				for (int s = 0; s < 4; s++)
+					d[r][s] = nnl_vload_s(rb + r * rw +
+					    2 * tx + s, 2);
+			NNL_WINO_IN(nnl_vf, d, v);
+			/* past the row's last tile: the next row's tiles,
+			 * written after, or the room past the block */
+			for (int xi = 0; xi < 16; xi++)
+				nnl_vstore(v0 + xi * C * ld + tx, v[xi]);
+		}
+#endif
+		for (; tx < tw; tx++) {
+			float d[4][4], v[16];
+
+			for (int r = 0; r < 4; r++)
+				for (int s = 0; s < 4; s++)
+					d[r][s] = rb[r * rw + 2 * tx + s];
+			NNL_WINO_IN(float, d, v);
+			for (int xi = 0; xi < 16; xi++)
+				v0[xi * C * ld + tx] = v[xi];
+		}
+	}
+}
+
+/* The output rows of the block's tiles from M (M[xi][o][t]) for output
+ * channel plane yo of channel o. */
+NNL_RT_INLINE void
+nnl_wino_output(const float *M, int64_t o, int64_t O, int64_t ld,
+    int64_t ty0, int64_t rows, int64_t tw, int64_t OH, int64_t OW,
+    float b, float *yo)
+{
+	for (int64_t ty = ty0; ty < ty0 + rows; ty++) {
+		const float *m0 = M + o * ld + (ty - ty0) * tw;
+		float *y0 = yo + 2 * ty * OW, *y1 = y0 + OW;
+		int two = 2 * ty + 1 < OH;
+		int64_t tx = 0;
+
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+		for (; tx + NNL_VW <= tw && 2 * (tx + NNL_VW) <= OW;
+		    tx += NNL_VW) {
+			nnl_vf m[16], y[4], vb = nnl_vsplat(b);
+
+			for (int xi = 0; xi < 16; xi++)
+				m[xi] = nnl_vload(m0 + xi * O * ld + tx);
+			NNL_WINO_OUT(nnl_vf, m, vb, y);
+			nnl_vstore(y0 + 2 * tx, __builtin_shufflevector(y[0],
+			    y[1], NNL_VZIPLO));
+			nnl_vstore(y0 + 2 * tx + NNL_VW,
+			    __builtin_shufflevector(y[0], y[1], NNL_VZIPHI));
+			if (!two)
+				continue;
+			nnl_vstore(y1 + 2 * tx, __builtin_shufflevector(y[2],
+			    y[3], NNL_VZIPLO));
+			nnl_vstore(y1 + 2 * tx + NNL_VW,
+			    __builtin_shufflevector(y[2], y[3], NNL_VZIPHI));
+		}
+		/* the row's last tiles: whole vectors (M has room past the
+		 * block's tiles), stored a tile at a time */
+		for (; tx < tw; tx += NNL_VW) {
+			nnl_vf m[16], y[4], vb = nnl_vsplat(b);
+			float t[4][NNL_VW];
+
+			for (int xi = 0; xi < 16; xi++)
+				m[xi] = nnl_vload(m0 + xi * O * ld + tx);
+			NNL_WINO_OUT(nnl_vf, m, vb, y);
+			for (int k = 0; k < 4; k++)
+				nnl_vstore(t[k], y[k]);
+			for (int i = 0; i < NNL_VW && tx + i < tw; i++) {
+				int full = 2 * (tx + i) + 1 < OW;
+
+				y0[2 * (tx + i)] = t[0][i];
+				if (full)
+					y0[2 * (tx + i) + 1] = t[1][i];
+				if (!two)
+					continue;
+				y1[2 * (tx + i)] = t[2][i];
+				if (full)
+					y1[2 * (tx + i) + 1] = t[3][i];
+			}
+		}
+#endif
+		for (float *p = y0 + 2 * tx, *q = y1 + 2 * tx; tx < tw;
+		    tx++, p += 2, q += 2) {
+			float m[16], y[4];
+			int full = 2 * tx + 1 < OW;
+
+			for (int xi = 0; xi < 16; xi++)
+				m[xi] = m0[xi * O * ld + tx];
+			NNL_WINO_OUT(float, m, b, y);
+			p[0] = y[0];
+			if (full)
+				p[1] = y[1];
+			if (!two)
+				continue;
+			q[0] = y[2];
+			if (full)
+				q[1] = y[3];
+		}
+	}
+}
+
+/*
+ * One nchw image x (C planes of H x W) into y (O planes of OH x OW) by
+ * the transformed filter U ([16][C][O]) and bias (or null), padding pt
+ * above and pl left, then activation act.
+ */
+NNL_RT void
+nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
+    float *y, int64_t C, int64_t H, int64_t W, int64_t O, int64_t OH,
+    int64_t OW, int64_t pt, int64_t pl, int64_t act, float lo, float hi,
+    float *scratch)
+{
+	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2;
+	int64_t nr = nnl_wino_rows(C, O, OH, OW), ld = nnl_wino_ld(C, O, OH,
+	    OW), rw = nnl_wino_width(OW);
+	float *V = scratch, *M = V + 16 * C * ld, *pack = M + 16 * O * ld;
+	float *rb = pack + nnl_packsize(O < 4 ? 4 : O, ld - NNL_WINO_VW, C);
+	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0 };
+
+	for (int64_t ty0 = 0; ty0 < th; ty0 += nr) {
+		int64_t rows = th - ty0 < nr ? th - ty0 : nr, T = rows * tw;
+
+		for (int64_t c = 0; c < C; c++)
+			nnl_wino_input(x + c * H * W, c, C, H, W, ty0, rows,
+			    tw, pt, pl, V, ld, rb, rw);
+		for (int xi = 0; xi < 16; xi++)
+			nnl_sgemm(O, T, C, 1, U + xi * C * O, O, 1,
+			    V + xi * C * ld, ld, 0, M + xi * O * ld, ld, pack,
+			    &e);
+		for (int64_t o = 0; o < O; o++)
+			nnl_wino_output(M, o, O, ld, ty0, rows, tw, OH, OW,
+			    bias ? bias[o] : 0, y + o * OH * OW);
+	}
+	nnl_activate(y, O * OH * OW, act, lo, hi);
+}
