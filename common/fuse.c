@@ -801,9 +801,10 @@ ones(struct node *n, const char *name)
  * becomes U = G g G^T of Winograd's F(2x2, 3x3) (rt/wino.c), stored
  * [4, 4, I, O] as "hwio" says, with the node's field "winograd": "2x2"
  * telling that it stands for the 3 x 3 filter.  Only where it pays on
- * the C kernels: at least 64 input and output channels and 14 x 14
+ * the C kernels: at least 24 input and output channels and 12 x 12
  * outputs (below, the products are too small to gain on direct
- * convolution).  U is computed in double and rounded once.  Returns
+ * convolution; 7 x 7 outputs of 512 channels gain a little, not enough
+ * for filters 16/9 the size).  U is computed in double and rounded once.  Returns
  * the number of filters, or -1.
  */
 static int
@@ -839,8 +840,8 @@ winograd(struct fx *f)
 		O = d[0];
 		I = d[1];
 		/* (16 / 9 of the filter's size: kept within the limit) */
-		if (d[2] != 3 || d[3] != 3 || I < 64 || O < 64 ||
-		    od[2] < 14 || od[3] < 14 ||
+		if (d[2] != 3 || d[3] != 3 || I < 24 || O < 24 ||
+		    od[2] < 12 || od[3] < 12 ||
 		    (uint64_t)(16 * I * O) * 4 > checked_limit())
 			continue;
 		if (!(src = const_bytes(g, c, &nb)))
