@@ -15,12 +15,15 @@
 #include "checked.h"
 #include "graph.h"
 #include "escape.h"
+#include "footprint.h"
 #include "infile.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "util.h"
 
 #define NNC_VERSION "0.1.0"
+/* --cflag options a command line may give */
+#define NNC_MAXCFLAGS 16
 
 NNL_NORETURN static void
 usage(void)
@@ -29,12 +32,13 @@ usage(void)
 	    "usage: nnc compile [-v] [--save-temps] [--passes file] "
 	    "[--emit kind] [-o out]\n"
 	    "           [--target name] [--portable] [--target-triple triple]\n"
-	    "           [--max-tensor-bytes size] model\n"
+	    "           [--cflag flag] [--max-tensor-bytes size] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
 	    "           [--target-triple triple] --input in.npy "
 	    "--expected out.npy\n"
 	    "           [--max-tensor-bytes size] model\n"
-	    "       nnc inspect [--max-tensor-bytes size] model\n"
+	    "       nnc inspect [--target-triple triple] [--cflag flag]\n"
+	    "           [--max-tensor-bytes size] model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
 	    "           [--max-tensor-bytes size] model.onnx\n"
@@ -46,6 +50,9 @@ struct opts {
 	const char *model, *out, *emit, *triple, *passes, *target;
 	int verbose, savetemps, portable;
 	int testing;	/* nnc test: a main() whatever the model's io */
+	const char *cflag[NNC_MAXCFLAGS];	/* --cflag, in order */
+	int ncflag;
+	struct footprint *footprint;	/* a target build's, when not NULL */
 };
 
 static char *modelabs;	/* the model's absolute path */
@@ -321,14 +328,27 @@ config(const struct graph *g, const char *key)
 	    cJSON_GetObjectItemCaseSensitive(n, "config"), key);
 }
 
-/* The C compiler: $CC, or TRIPLE-gcc, or cc. */
+/* Whether a triple names a bare-metal ARM target (arm-none-eabi,
+ * thumbv7em-none-eabi, ...): Debian's arm-none-eabi-gcc and newlib. */
+static int
+baremetal(const char *triple)
+{
+	size_t n = triple ? strlen(triple) : 0;
+
+	return n && (!strncmp(triple, "arm", 3) || !strncmp(triple, "thumb",
+	    5)) && (strstr(triple, "-none-eabi") != NULL);
+}
+
+/* The C compiler: $CC, or TRIPLE-gcc (arm-none-eabi-gcc for the
+ * bare-metal ARM triples), or cc. */
 static char *
 compiler(const char *triple, const char *tool)
 {
 	const char *cc = getenv(strcmp(tool, "ar") ? "CC" : "AR");
 
 	if (triple)
-		return xasprintf("%s-%s", triple, strcmp(tool, "ar") ? "gcc" :
+		return xasprintf("%s-%s", baremetal(triple) ?
+		    "arm-none-eabi" : triple, strcmp(tool, "ar") ? "gcc" :
 		    "ar");
 	if (cc && *cc)
 		return xstrdup(cc);
@@ -373,8 +393,34 @@ isarm(const char *triple)
  * builds for the baseline, with the SGEMM kernels of every x86
  * extension chosen at run time (common/rt/rt.h's NNL_RT_DISPATCH).
  */
+static int targetflags(const struct opts *o, const struct graph *g,
+    const char **f);
+
 static int
 cflags(const struct opts *o, const struct graph *g, const char **f)
+{
+	int n = targetflags(o, g, f);
+
+	/* --cflag last: GCC takes the last of conflicting options */
+	for (int i = 0; n >= 0 && i < o->ncflag; i++)
+		f[n++] = o->cflag[i];
+	return n;
+}
+
+/*
+ * Flags for a bare-metal ARM triple: a Cortex-M4F (Thumb-2, the
+ * single-precision FPU with the hard-float ABI), newlib-nano, and one
+ * section per function and object so that the firmware's link can drop
+ * what it does not call (--gc-sections).  --cflag changes them, e.g.
+ * --cflag -mcpu=cortex-m7 --cflag -mfpu=fpv5-d16.
+ */
+static const char *const m4flags[] = {
+	"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16",
+	"--specs=nano.specs", "-ffunction-sections", "-fdata-sections"
+};
+
+static int
+targetflags(const struct opts *o, const struct graph *g, const char **f)
 {
 	const cJSON *ct = config(g, "target");
 	const char *t = o->target ? o->target : cJSON_IsString(ct) ?
@@ -382,6 +428,15 @@ cflags(const struct opts *o, const struct graph *g, const char **f)
 	int n = 0;
 
 	f[n++] = "-O2";
+	if (baremetal(o->triple)) {
+		for (size_t i = 0; i < sizeof m4flags / sizeof *m4flags; i++)
+			f[n++] = m4flags[i];
+		if (o->portable || strcmp(t, "generic"))
+			warn("%s: ignoring %s: building for a Cortex-M4F "
+			    "(change with --cflag)", o->triple, o->portable ?
+			    "--portable" : "the target");
+		return n;
+	}
 	if (o->portable) {
 		f[n++] = "-DNNL_RT_DISPATCH";
 		if (strcmp(t, "generic"))
@@ -497,17 +552,70 @@ keepweights(const char *json, const char *dir, const char *st)
 	return rc;
 }
 
+static char *
+humanb(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 1024 * 1024)
+		snprintf(buf, len, "%.2f MB", (double)b / (1024 * 1024));
+	else if (b >= 1024)
+		snprintf(buf, len, "%.1f KB", (double)b / 1024);
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	return buf;
+}
+
+/*
+ * A target build's flash (text + rodata + data) and RAM (data + bss)
+ * from its object, into *fp when fp is not NULL; the model's
+ * memory_limit applies to their sum (E009, as nnl-plan-memory's to
+ * weights + arena).  The weights are rodata, the arena bss.
+ */
+static int
+targetcheck(const struct opts *o, const char *json, const char *object,
+    struct footprint *fp)
+{
+	struct footprint f;
+	struct graph *g;
+	const cJSON *ml;
+	int64_t limit = -1;
+	uint64_t total;
+	char b1[32], b2[32], b3[32], b4[32];
+	int rc = 0;
+
+	if (footprint_read(object, &f) != 0)
+		return -1;
+	if (fp)
+		*fp = f;
+	total = footprint_flash(&f) + footprint_ram(&f);
+	if ((g = graph_load(json)) != NULL) {
+		ml = config(g, "memory_limit");
+		if (cJSON_IsString(ml))
+			limit = footprint_parsesize(ml->valuestring);
+		graph_free(g);
+	}
+	if (limit >= 0 && total > (uint64_t)limit) {
+		error("%s: E009: the %s build needs %s (flash %s + RAM %s, "
+		    "without the stack), more than memory_limit %s", o->model,
+		    o->triple, humanb(total, b1, sizeof b1),
+		    humanb(footprint_flash(&f), b2, sizeof b2),
+		    humanb(footprint_ram(&f), b3, sizeof b3),
+		    humanb((uint64_t)limit, b4, sizeof b4));
+		rc = -1;
+	}
+	return rc;
+}
+
 /* Compile o->model into the artifact o->emit; *artifact gets its path. */
 static int
 compile(struct opts *o, char **artifact)
 {
-	char *st = stem(o->model), *json, *csrc = NULL, *chdr = NULL, *out;
+	char *st = stem(o->model), *json = NULL, *csrc = NULL, *chdr = NULL, *out;
 	char *outdir, *hdr = NULL;
 	const char *kind = o->emit ? o->emit : "exe";
 	struct graph *g;
 	char *emit = find_program("nnl-emit-c");
 	char *cc = compiler(o->triple, "cc");
-	const char *io, *flags[4];
+	const char *io, *flags[16 + NNC_MAXCFLAGS];
 	int rc = -1, isexe = !strcmp(kind, "exe"), nflags;
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
@@ -515,6 +623,12 @@ compile(struct opts *o, char **artifact)
 	    strcmp(kind, "c"))
 		die("--emit %s: expected exe, obj, lib, shared, header or c",
 		    kind);
+	if (baremetal(o->triple) && (isexe || !strcmp(kind, "shared"))) {
+		error("%s: --emit %s: a bare-metal build is linked into its "
+		    "firmware: use --emit obj or lib (examples/cortex-m4)",
+		    o->triple, o->testing ? "exe (nnc test)" : kind);
+		goto out0;
+	}
 	json = o->savetemps ? xasprintf("%s.json", st) :
 	    xasprintf("%s/model.json", maketmp());
 	if (tojson(o, json) != 0)
@@ -585,7 +699,7 @@ compile(struct opts *o, char **artifact)
 		char *incdir = path_dirname(chdr);
 		char *inc = xasprintf("-I%s", incdir);
 		char *obj = xasprintf("%s/%s.o", maketmp(), st);
-		char *a[16];
+		char *a[24 + NNC_MAXCFLAGS];
 		int k = 0;
 
 		a[k++] = cc;
@@ -605,6 +719,9 @@ compile(struct opts *o, char **artifact)
 			a[k++] = "-lm";
 		a[k] = NULL;
 		rc = run_command(a, o->verbose);
+		if (rc == 0 && o->triple && !isexe && strcmp(kind, "shared"))
+			rc = targetcheck(o, json, !strcmp(kind, "lib") ? obj :
+			    out, o->footprint);
 		if (rc == 0 && !strcmp(kind, "lib")) {
 			char *ar = compiler(o->triple, "ar");
 			char *aa[] = { ar, "rcs", out, obj, NULL };
@@ -926,6 +1043,7 @@ main(int argc, char *argv[])
 		{ "emit", required_argument, NULL, 'e' },
 		{ "target-triple", required_argument, NULL, 't' },
 		{ "target", required_argument, NULL, 'g' },
+		{ "cflag", required_argument, NULL, 'C' },
 		{ "portable", no_argument, NULL, 'P' },
 		{ "passes", required_argument, NULL, 'p' },
 		{ "save-temps", no_argument, NULL, 's' },
@@ -963,6 +1081,11 @@ main(int argc, char *argv[])
 		case 'e': o.emit = optarg; break;
 		case 't': o.triple = optarg; break;
 		case 'g': o.target = optarg; break;
+		case 'C':
+			if (o.ncflag == NNC_MAXCFLAGS)
+				die("more than %d --cflag options", NNC_MAXCFLAGS);
+			o.cflag[o.ncflag++] = optarg;
+			break;
 		case 'P': o.portable = 1; break;
 		case 'p': o.passes = optarg; break;
 		case 's': o.savetemps = 1; break;
