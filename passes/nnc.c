@@ -431,10 +431,13 @@ targetflags(const struct opts *o, const struct graph *g, const char **f)
 	if (baremetal(o->triple)) {
 		for (size_t i = 0; i < sizeof m4flags / sizeof *m4flags; i++)
 			f[n++] = m4flags[i];
-		if (o->portable || strcmp(t, "generic"))
-			warn("%s: ignoring %s: building for a Cortex-M4F "
-			    "(change with --cflag)", o->triple, o->portable ?
-			    "--portable" : "the target");
+		if (o->portable)
+			warn("%s: ignoring --portable: building for a "
+			    "Cortex-M4F (change with --cflag)", o->triple);
+		else if (strcmp(t, "generic"))
+			warn("%s: ignoring target \"%s\": building for a "
+			    "Cortex-M4F (change with --cflag)", o->triple,
+			    escape_tty_name(t));
 		return n;
 	}
 	if (o->portable) {

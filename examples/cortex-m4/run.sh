@@ -1,0 +1,38 @@
+#!/bin/sh
+# run.sh: compiles MODEL for the Cortex-M4F with nnc (--emit lib), links
+# it with this directory's startup, semihosting and main into a firmware
+# for QEMU's mps2-an386 board with INPUT (.npy) inside, prints the
+# firmware's section sizes, and runs it under qemu-system-arm, which
+# writes the model's raw output to DIR/output.bin.
+#   sh run.sh MODEL INPUT.npy DIR
+# NNC names the nnc to use (default: nnc on PATH); QEMU_ICOUNT=0 runs
+# with -icount shift=0 (one instruction a nanosecond: reproducible).
+set -eu
+[ $# -eq 3 ] || { echo "usage: run.sh model input.npy dir" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+model=$1 input=$2 dir=$3
+nnc=${NNC:-nnc}
+flags="-O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+flags="$flags --specs=nano.specs -ffunction-sections -fdata-sections"
+mkdir -p "$dir"
+stem=$(basename "$model"); stem=${stem%.*}
+"$nnc" compile --emit lib --target-triple thumbv7em-none-eabi \
+    -o "$dir/lib$stem.a" "$model"
+# the API's prefix, from the header nnc wrote beside the library
+api=$(sed -n 's/^int \([A-Za-z_][A-Za-z0-9_]*\)_infer(.*/\1/p' \
+    "$dir/$stem.h")
+[ -n "$api" ] || { echo "run.sh: no _infer in $dir/$stem.h" >&2; exit 1; }
+/usr/bin/python3 -c 'import sys, numpy as np
+np.ascontiguousarray(np.load(sys.argv[1])).tofile(sys.argv[2])' \
+    "$input" "$dir/input.bin"
+arm-none-eabi-gcc $flags -nostartfiles -T "$here/mps2-an386.ld" \
+    -Wl,--gc-sections -I"$here" -I"$dir" -DMODEL="$api" \
+    -DMODEL_H="\"$stem.h\"" -DINPUT_FILE="\"$dir/input.bin\"" \
+    -o "$dir/firmware.elf" "$here/startup.c" "$here/semihost.c" \
+    "$here/main.c" "$here/input.S" "$dir/lib$stem.a" -lm
+arm-none-eabi-size -A "$dir/firmware.elf"
+rm -f "$dir/output.bin"
+cd "$dir"
+timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none \
+    -serial none -semihosting-config enable=on,target=native \
+    ${QEMU_ICOUNT:+-icount shift=$QEMU_ICOUNT} -kernel firmware.elf
