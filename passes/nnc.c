@@ -723,8 +723,9 @@ compile(struct opts *o, char **artifact)
 		a[k] = NULL;
 		rc = run_command(a, o->verbose);
 		if (rc == 0 && o->triple && !isexe && strcmp(kind, "shared"))
-			rc = targetcheck(o, json, !strcmp(kind, "lib") ? obj :
-			    out, o->footprint);
+			if ((rc = targetcheck(o, json, !strcmp(kind, "lib") ?
+			    obj : out, o->footprint)) != 0)
+				unlink(out);	/* no object over the limit */
 		if (rc == 0 && !strcmp(kind, "lib")) {
 			char *ar = compiler(o->triple, "ar");
 			char *aa[] = { ar, "rcs", out, obj, NULL };
@@ -949,6 +950,41 @@ row(const char *layer, const char *type, const char *shape, uint64_t params)
 	free(pc);
 }
 
+/*
+ * With --target-triple: what the target build needs, from the object
+ * nnc compiles for it: flash (code, read-only data with the weights,
+ * initialised data) and RAM (the arena and the rest of .data and .bss;
+ * the stack is the firmware's).  memory_limit applies (targetcheck).
+ */
+static int
+inspecttarget(struct opts *o, uint64_t arena)
+{
+	struct footprint f;
+	char *obj = xasprintf("%s/inspect.o", maketmp());
+	char b[6][32];
+	uint64_t ram;
+	int rc;
+
+	fflush(stdout);
+	o->emit = "obj";
+	o->out = obj;
+	o->footprint = &f;
+	rc = compile(o, NULL);
+	o->footprint = NULL;
+	free(obj);
+	if (rc != 0)
+		return 1;
+	ram = footprint_ram(&f);
+	printf("Target:          %s\n", escape_tty_name(o->triple));
+	printf("Flash:           %s (code %s + read-only data %s + data %s)\n",
+	    humanb(footprint_flash(&f), b[0], 32), humanb(f.text, b[1], 32),
+	    humanb(f.rodata, b[2], 32), humanb(f.data, b[3], 32));
+	printf("RAM:             %s (arena %s + other %s) + stack\n",
+	    humanb(ram, b[4], 32), humanb(arena, b[5], 32),
+	    humanb(ram > arena ? ram - arena : 0, b[0], 32));
+	return 0;
+}
+
 static int
 inspect(struct opts *o)
 {
@@ -1035,7 +1071,7 @@ inspect(struct opts *o)
 	free(tp);
 	graph_free(g);
 	free(json);
-	return 0;
+	return o->triple ? inspecttarget(o, arena) : 0;
 }
 
 int
