@@ -338,21 +338,21 @@ nnl_k_softmax(const int64_t *ip, const double *fp, const void *const *in,
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t i = 0; i < inner; i++) {
 			int64_t base = o * ax * inner + i;
-			double m = -INFINITY, s = 0;
+			nnl_real m = -INFINITY, s = 0;
 
 			for (int64_t k = 0; k < ax; k++) {
-				double v = nnl_loadf(in[0], base + k * inner,
+				nnl_real v = nnl_loadr(in[0], base + k * inner,
 				    dt);
 
 				m = v > m ? v : m;
 			}
 			for (int64_t k = 0; k < ax; k++)
-				s += exp(nnl_loadf(in[0], base + k * inner,
-				    dt) - m);
+				s += NNL_M(exp)(nnl_loadr(in[0], base + k *
+				    inner, dt) - m);
 			for (int64_t k = 0; k < ax; k++)
-				nnl_storef(out[0], base + k * inner, dt,
-				    exp(nnl_loadf(in[0], base + k * inner,
-				    dt) - m) / s);
+				nnl_storer(out[0], base + k * inner, dt,
+				    NNL_M(exp)(nnl_loadr(in[0], base + k *
+				    inner, dt) - m) / s);
 		}
 }
 

@@ -335,6 +335,27 @@ nnl_vclamp(nnl_vf v, int64_t act, float lo, float hi)
 
 #define NNL_MAXRANK 8
 
+/*
+ * nnl_real: the type of the sums and of the exp, sqrt and tanh the
+ * float32 kernels compute beyond float (activations, softmax, pooling
+ * averages, normalisations): double on hosts, whose results it keeps;
+ * float on 32-bit ARM without a double-precision FPU (a Cortex-M4F's
+ * fpv4-sp-d16, or no FPU), where double arithmetic is software
+ * emulation, ten to a hundred times slower.  NNL_M(exp) is exp or expf
+ * to match.  -DNNL_REAL_DOUBLE or -DNNL_REAL_FLOAT chooses.  The
+ * kernels' double parameters (fp) are converted once a call; the
+ * elementwise, reduction and resampling kernels keep double there too
+ * (nnc(1), BARE METAL).
+ */
+#if !defined(NNL_REAL_DOUBLE) && (defined(NNL_REAL_FLOAT) || \
+    (defined(__arm__) && !(defined(__ARM_FP) && (__ARM_FP & 8))))
+typedef float nnl_real;
+#define NNL_M(fn) fn##f
+#else
+typedef double nnl_real;
+#define NNL_M(fn) fn
+#endif
+
 typedef void nnl_kernel_fn(const int64_t *ip, const double *fp,
     const void *const *in, void *const *out, void *scratch);
 
@@ -475,6 +496,23 @@ nnl_storef(void *p, int64_t i, int64_t dt, double v)
 		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
 }
 
+/* Element i of a float32 or float16 tensor, as nnl_real, and back. */
+NNL_RT_INLINE nnl_real
+nnl_loadr(const void *p, int64_t i, int64_t dt)
+{
+	return dt == NNL_F32 ? ((const float *)p)[i] :
+	    nnl_f16_to_f32(((const nnl_f16 *)p)[i]);
+}
+
+NNL_RT_INLINE void
+nnl_storer(void *p, int64_t i, int64_t dt, nnl_real v)
+{
+	if (dt == NNL_F32)
+		((float *)p)[i] = (float)v;
+	else
+		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
+}
+
 NNL_RT_INLINE void
 nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 {
@@ -517,7 +555,7 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 	}
 	case NNL_ACT_SIGMOID:
 		for (i = 0; i < n; i++)
-			y[i] = (float)(1 / (1 + exp(-(double)y[i])));
+			y[i] = (float)(1 / (1 + NNL_M(exp)(-(nnl_real)y[i])));
 		break;
 	case NNL_ACT_HARDSWISH:
 		for (i = 0; i < n; i++) {
