@@ -30,9 +30,25 @@ arm-none-eabi-gcc $flags -nostartfiles -T "$here/mps2-an386.ld" \
     -DMODEL_H="\"$stem.h\"" -DINPUT_FILE="\"$dir/input.bin\"" \
     -o "$dir/firmware.elf" "$here/startup.c" "$here/semihost.c" \
     "$here/main.c" "$here/input.S" "$dir/lib$stem.a" -lm
-arm-none-eabi-size -A "$dir/firmware.elf"
+arm-none-eabi-size -A "$dir/firmware.elf" | awk '
+    { s[$1] = $2 }
+    END { printf "flash: %d bytes (text %d + rodata %d + data %d)\n",
+	    s[".text"] + s[".rodata"] + s[".data"], s[".text"], s[".rodata"],
+	    s[".data"]
+	printf "ram: %d bytes (data %d + bss %d + stack %d)\n",
+	    s[".data"] + s[".bss"] + s[".stack"], s[".data"], s[".bss"],
+	    s[".stack"] }'
 rm -f "$dir/output.bin"
 cd "$dir"
+# the board's SysTick runs at its 25 MHz system clock in virtual time;
+# under -icount shift=N an instruction takes 2^N ns of it
 timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none \
     -serial none -semihosting-config enable=on,target=native \
-    ${QEMU_ICOUNT:+-icount shift=$QEMU_ICOUNT} -kernel firmware.elf
+    ${QEMU_ICOUNT:+-icount shift=$QEMU_ICOUNT} -kernel firmware.elf \
+    2> qemu.err || { cat qemu.err >&2; exit 1; }
+cat qemu.err >&2
+ticks=$(sed -n 's/.*systick ticks per inference: \([0-9]*\).*/\1/p' qemu.err)
+if [ -n "${QEMU_ICOUNT:-}" ] && [ -n "$ticks" ]; then
+	echo "emulated: $((ticks * 40 / (1 << QEMU_ICOUNT))) instructions" \
+	    "per inference (qemu -icount shift=$QEMU_ICOUNT, 40 ns a tick)"
+fi
