@@ -244,6 +244,12 @@ nnl_tile_elem(const struct nnl_gemm_tile *t, const float *c, int64_t i,
  * Run-time dispatch (NNL_RT_DISPATCH) does not widen these: only the
  * SGEMM microkernels are built per instruction set.
  */
+/* 32-bit ARM without NEON (a Cortex-M): the compiler would split each
+ * vector into scalar operations, slower and larger than the plain loops
+ * (MNIST on a Cortex-M4F: 9.2 million instructions against 6.8). */
+#if defined(__arm__) && !defined(__ARM_NEON) && !defined(NNL_RT_NOVEC)
+#define NNL_RT_NOVEC 1
+#endif
 #if defined(__GNUC__) && !defined(NNL_RT_NOVEC)
 #if defined(__AVX512F__)
 #define NNL_VW 16

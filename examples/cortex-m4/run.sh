@@ -11,6 +11,10 @@ set -eu
 [ $# -eq 3 ] || { echo "usage: run.sh model input.npy dir" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 model=$1 input=$2 dir=$3
+# the nnc of this checkout when it is built, else the one on PATH
+if [ -z "${NNC:-}" ] && [ -x "$here/../../bin/nnc" ]; then
+	NNC=$here/../../bin/nnc
+fi
 nnc=${NNC:-nnc}
 flags="-O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 flags="$flags --specs=nano.specs -ffunction-sections -fdata-sections"
