@@ -20,6 +20,7 @@
 
 extern const unsigned char nnl_input[], nnl_input_end[];
 extern volatile uint32_t systick_wraps;
+uint32_t stack_used(void);
 
 static unsigned char output[OUTPUT_MAX] __attribute__((aligned(8)));
 
@@ -75,6 +76,7 @@ main(void)
 	/* the counter counts down from SYST_MAX */
 	ticks = (uint64_t)(w1 - w0) * (SYST_MAX + 1) + c0 - c1;
 	putnum("cortex-m4: systick ticks per inference: ", ticks, "\n");
+	putnum("cortex-m4: stack used: ", stack_used(), " bytes\n");
 	if (semihost_writefile("output.bin", output, API(_output_bytes)())) {
 		semihost_puts("cortex-m4: cannot write output.bin\n");
 		return 1;

@@ -36,6 +36,10 @@ runboard() {
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[[ "$stderr" =~ systick\ ticks\ per\ inference:\ [1-9][0-9]* ]]
+	[[ "$output" =~ emulated:\ [1-9][0-9]*\ instructions\ per\ inference ]]
+	# the stack the firmware reserves (16 KB) is enough
+	[[ "$stderr" =~ stack\ used:\ ([0-9]+)\ bytes ]]
+	[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt 16384 ]
 	$PY -c 'import sys, numpy as np
 got = np.fromfile(sys.argv[1], dtype="<f4")
 want = np.load(sys.argv[2]).astype(np.float32).ravel()
@@ -79,9 +83,9 @@ assert d <= 1e-5, d' "$T/fw/output.bin" "$3"
 	# the weights are in .rodata (flash), the arena in .bss (RAM)
 	w=$(weightbytes "$EX/binary_classifier/weights")
 	[ "$(secsize .rodata bc.o)" -ge "$w" ]
-	[ "$(secsize .bss.binary_classifier_arena bc.o)" -gt 0 ] ||
-	    [ "$(secsize .bss.mnist_arena bc.o)" -gt 0 ] ||
-	    arm-none-eabi-nm bc.o | grep -q ' b .*_arena$'
+	run arm-none-eabi-nm -S bc.o
+	[[ "$output" =~ [0-9a-f]+\ [0-9a-f]*[1-9a-f][0-9a-f]*\ b\ [A-Za-z0-9_]*_arena ]]
+	[[ "$output" =~ \ r\ [A-Za-z0-9_]*_weights ]]
 	[ -z "$(secsize .data bc.o)" ] || [ "$(secsize .data bc.o)" -eq 0 ]
 }
 
