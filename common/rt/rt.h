@@ -342,16 +342,17 @@ nnl_vclamp(nnl_vf v, int64_t act, float lo, float hi)
 #define NNL_MAXRANK 8
 
 /*
- * nnl_real: the type of the sums and of the exp, sqrt and tanh the
- * float32 kernels compute beyond float (activations, softmax, pooling
- * averages, normalisations): double on hosts, whose results it keeps;
- * float on 32-bit ARM without a double-precision FPU (a Cortex-M4F's
- * fpv4-sp-d16, or no FPU), where double arithmetic is software
- * emulation, ten to a hundred times slower.  NNL_M(exp) is exp or expf
+ * nnl_real: the type of the sums and of the exp, sqrt, tanh, ... the
+ * float kernels compute beyond float (activations, unary ops, softmax,
+ * pooling, normalisations, global sums): double on hosts, whose
+ * results it keeps; float on 32-bit ARM without a double-precision FPU
+ * (a Cortex-M4F's fpv4-sp-d16, or no FPU), where double arithmetic is
+ * software emulation, ten to a hundred times slower.  NNL_M(exp) is exp or expf
  * to match.  -DNNL_REAL_DOUBLE or -DNNL_REAL_FLOAT chooses.  The
- * kernels' double parameters (fp) are converted once a call; the
- * elementwise, reduction and resampling kernels keep double there too
- * (nnc(1), BARE METAL).
+ * kernels' double parameters (fp) are converted once a call; cast,
+ * quantization, cumsum, argminmax, the other reductions, resample2d
+ * and most broadcast binary ops keep double there too (nnc(1), BARE
+ * METAL).
  */
 #if !defined(NNL_REAL_DOUBLE) && (defined(NNL_REAL_FLOAT) || \
     (defined(__arm__) && !(defined(__ARM_FP) && (__ARM_FP & 8))))

@@ -26,12 +26,15 @@ stem=$(basename "$model"); stem=${stem%.*}
 api=$(sed -n 's/^int \([A-Za-z_][A-Za-z0-9_]*\)_infer(.*/\1/p' \
     "$dir/$stem.h")
 [ -n "$api" ] || { echo "run.sh: no _infer in $dir/$stem.h" >&2; exit 1; }
+# the output buffer: the bytes of all outputs, from the same header
+outmax=$(sed -n 's/.*Bytes of all inputs ([0-9]*) and of all outputs (\([0-9]*\)).*/\1/p' "$dir/$stem.h")
 /usr/bin/python3 -c 'import sys, numpy as np
 np.ascontiguousarray(np.load(sys.argv[1])).tofile(sys.argv[2])' \
     "$input" "$dir/input.bin"
 arm-none-eabi-gcc $flags -nostartfiles -T "$here/mps2-an386.ld" \
     -Wl,--gc-sections -I"$here" -I"$dir" -DMODEL="$api" \
     -DMODEL_H="\"$stem.h\"" -DINPUT_FILE="\"$dir/input.bin\"" \
+    ${outmax:+-DOUTPUT_MAX=$outmax} \
     -o "$dir/firmware.elf" "$here/startup.c" "$here/semihost.c" \
     "$here/main.c" "$here/input.S" "$dir/lib$stem.a" -lm
 arm-none-eabi-size -A "$dir/firmware.elf" | awk '

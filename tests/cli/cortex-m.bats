@@ -68,6 +68,14 @@ assert d <= 1e-5, d' "$T/fw/output.bin" "$3"
 	[ "$(secsize .bss fw/firmware.elf)" -ge $((26 * 26 * 32 * 4)) ]
 }
 
+@test "layer_zoo and signal_zoo (convolutions, pools, LRN, norms, activations, softmax) match NumPy on the board" {
+	# the float (nnl_real) paths of the kernels, on the target
+	for m in layer_zoo signal_zoo; do
+		runboard "$EX/$m/$m.nnl" "$EX/$m/test_input.npy" \
+		    "$EX/$m/expected_output.npy"
+	done
+}
+
 @test "a thumbv7em-none-eabi object is hard-float Cortex-M4F code with its weights read-only" {
 	run "$BIN/nnc" compile -v --emit obj --target-triple \
 	    thumbv7em-none-eabi -o bc.o \
