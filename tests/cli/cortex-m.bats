@@ -175,3 +175,14 @@ assert d <= 1e-5, d' "$T/fw/output.bin" "$3"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *E009* ]]
 }
+
+@test "nnc inspect reads a 64-bit object too (aarch64-linux-gnu)" {
+	run --separate-stderr "$BIN/nnc" inspect --target-triple \
+	    aarch64-linux-gnu "$EX/binary_classifier/binary_classifier.nnl"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Target:          aarch64-linux-gnu"* ]]
+	# 12,804 bytes of weights are read-only data: 12.5 KB at least
+	[[ "$output" =~ Flash:\ +[0-9.]+\ KB\ \(code\ [0-9.]+\ KB\ \+\ read-only\ data\ 1[2-9]\.[0-9]\ KB\ \+\ data\ [0-9]+\ B\) ]]
+	[[ "$output" =~ RAM:\ +[0-9]+\ B\ \(arena\ 384\ B\ \+\ other\ [0-9]+\ B\)\ \+\ stack ]]
+}
