@@ -381,8 +381,12 @@ isarm(const char *triple)
 	return !strncmp(triple, "aarch64", 7) || !strncmp(triple, "arm", 3);
 }
 
+static int targetflags(const struct opts *o, const struct graph *g,
+    const char **f);
+
 /*
- * The code generation flags, into f (at most 4): the target is
+ * The code generation flags, into f (at most 8, then the --cflag
+ * options): the target is
  * --target, else the model's config "target", else "native" for this
  * host and "generic" under --target-triple.  native builds for the
  * machine nnc runs on (-march=native); avx2 and avx512 for x86 with
@@ -392,10 +396,9 @@ isarm(const char *triple)
  * a warning, so no host flag reaches a cross compiler.  --portable
  * builds for the baseline, with the SGEMM kernels of every x86
  * extension chosen at run time (common/rt/rt.h's NNL_RT_DISPATCH).
+ * A bare-metal triple builds for a Cortex-M4F (m4flags).  The --cflag
+ * options come last.
  */
-static int targetflags(const struct opts *o, const struct graph *g,
-    const char **f);
-
 static int
 cflags(const struct opts *o, const struct graph *g, const char **f)
 {
@@ -612,7 +615,8 @@ targetcheck(const struct opts *o, const char *json, const char *object,
 static int
 compile(struct opts *o, char **artifact)
 {
-	char *st = stem(o->model), *json = NULL, *csrc = NULL, *chdr = NULL, *out;
+	char *st = stem(o->model), *json = NULL, *csrc = NULL, *chdr = NULL;
+	char *out;
 	char *outdir, *hdr = NULL;
 	const char *kind = o->emit ? o->emit : "exe";
 	struct graph *g;
