@@ -631,9 +631,14 @@ compile(struct opts *o, char **artifact)
 		die("--emit %s: expected exe, obj, lib, shared, header or c",
 		    kind);
 	if (baremetal(o->triple) && (isexe || !strcmp(kind, "shared"))) {
-		error("%s: --emit %s: a bare-metal build is linked into its "
-		    "firmware: use --emit obj or lib (examples/cortex-m4)",
-		    o->triple, o->testing ? "exe (nnc test)" : kind);
+		if (o->testing)
+			error("%s: nnc test runs programs under qemu-user, not "
+			    "bare-metal builds: see examples/cortex-m4/run.sh",
+			    o->triple);
+		else
+			error("%s: --emit %s: a bare-metal build is linked into "
+			    "its firmware: use --emit obj or lib "
+			    "(examples/cortex-m4)", o->triple, kind);
 		goto out0;
 	}
 	json = o->savetemps ? xasprintf("%s.json", st) :

@@ -137,12 +137,18 @@ assert d <= 1e-5, d' "$T/fw/output.bin" "$3"
 	[[ "$output" == *"Tag_FP_arch: FPv5/FP-D16 for ARMv8"* ]]
 }
 
-@test "a bare-metal exe is refused with a pointer to obj and lib, nothing written" {
+@test "a bare-metal exe, or nnc test, is refused with a pointer to obj and lib, nothing written" {
 	run --separate-stderr "$BIN/nnc" compile --target-triple \
 	    thumbv7em-none-eabi -o bc "$EX/binary_classifier/binary_classifier.nnl"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"nnc: error: thumbv7em-none-eabi: --emit exe: a bare-metal build is linked into its firmware: use --emit obj or lib"* ]]
 	[ ! -e bc ]
+	run --separate-stderr "$BIN/nnc" test --target-triple arm-none-eabi \
+	    --input "$EX/binary_classifier/test_input.npy" \
+	    --expected "$EX/binary_classifier/expected_output.npy" \
+	    "$EX/binary_classifier/binary_classifier.nnl"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"nnc: error: arm-none-eabi: nnc test runs programs under qemu-user, not bare-metal builds: see examples/cortex-m4/run.sh"* ]]
 }
 
 @test "nnc inspect --target-triple shows the flash and RAM of the Cortex-M4F build" {
