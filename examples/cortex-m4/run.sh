@@ -5,8 +5,9 @@
 # firmware's section sizes, and runs it under qemu-system-arm, which
 # writes the model's raw output to DIR/output.bin.
 #   sh run.sh MODEL INPUT.npy DIR
-# NNC names the nnc to use (default: nnc on PATH); QEMU_ICOUNT=0 runs
-# with -icount shift=0 (one instruction a nanosecond: reproducible).
+# NNC names the nnc to use (default: this checkout's, else nnc on
+# PATH), NNC_FLAGS more of its options (--cflag -Os); QEMU_ICOUNT=0
+# runs with -icount shift=0 (one instruction a nanosecond: reproducible).
 set -eu
 [ $# -eq 3 ] || { echo "usage: run.sh model input.npy dir" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +22,7 @@ flags="$flags --specs=nano.specs -ffunction-sections -fdata-sections"
 mkdir -p "$dir"
 stem=$(basename "$model"); stem=${stem%.*}
 "$nnc" compile --emit lib --target-triple thumbv7em-none-eabi \
-    -o "$dir/lib$stem.a" "$model"
+    ${NNC_FLAGS:-} -o "$dir/lib$stem.a" "$model"
 # the API's prefix, from the header nnc wrote beside the library
 api=$(sed -n 's/^int \([A-Za-z_][A-Za-z0-9_]*\)_infer(.*/\1/p' \
     "$dir/$stem.h")
