@@ -15,6 +15,7 @@
 #include "checked.h"
 #include "graph.h"
 #include "escape.h"
+#include "footprint.h"
 #include "infile.h"
 #include "npy.h"
 #include "pipeline.h"
@@ -23,6 +24,8 @@
 #include "util.h"
 
 #define NNC_VERSION "0.1.0"
+/* --cflag options a command line may give */
+#define NNC_MAXCFLAGS 16
 
 NNL_NORETURN static void
 usage(void)
@@ -31,13 +34,14 @@ usage(void)
 	    "usage: nnc compile [-v] [--save-temps] [--passes file] "
 	    "[--emit kind] [-o out]\n"
 	    "           [--target name] [--portable] [--target-triple triple]\n"
-	    "           [--max-tensor-bytes size] model\n"
+	    "           [--cflag flag] [--max-tensor-bytes size] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
 	    "           [--target-triple triple] --input in.npy "
 	    "--expected out.npy\n"
 	    "           [--max-tensor-bytes size] model\n"
-	    "       nnc inspect [--svg file.svg] [--max-tensor-bytes size] "
-	    "model\n"
+	    "       nnc inspect [--svg file.svg] [--target-triple triple] "
+	    "[--cflag flag]\n"
+	    "           [--max-tensor-bytes size] model\n"
 	    "       nnc report [-v] -o file.html [--max-tensor-bytes size] "
 	    "model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
@@ -51,6 +55,9 @@ struct opts {
 	const char *model, *out, *emit, *triple, *passes, *target;
 	int verbose, savetemps, portable;
 	int testing;	/* nnc test: a main() whatever the model's io */
+	const char *cflag[NNC_MAXCFLAGS];	/* --cflag, in order */
+	int ncflag;
+	struct footprint *footprint;	/* a target build's, when not NULL */
 };
 
 static char *modelabs;	/* the model's absolute path */
@@ -326,14 +333,27 @@ config(const struct graph *g, const char *key)
 	    cJSON_GetObjectItemCaseSensitive(n, "config"), key);
 }
 
-/* The C compiler: $CC, or TRIPLE-gcc, or cc. */
+/* Whether a triple names a bare-metal ARM target (arm-none-eabi,
+ * thumbv7em-none-eabi, ...): Debian's arm-none-eabi-gcc and newlib. */
+static int
+baremetal(const char *triple)
+{
+	size_t n = triple ? strlen(triple) : 0;
+
+	return n && (!strncmp(triple, "arm", 3) || !strncmp(triple, "thumb",
+	    5)) && (strstr(triple, "-none-eabi") != NULL);
+}
+
+/* The C compiler: $CC, or TRIPLE-gcc (arm-none-eabi-gcc for the
+ * bare-metal ARM triples), or cc. */
 static char *
 compiler(const char *triple, const char *tool)
 {
 	const char *cc = getenv(strcmp(tool, "ar") ? "CC" : "AR");
 
 	if (triple)
-		return xasprintf("%s-%s", triple, strcmp(tool, "ar") ? "gcc" :
+		return xasprintf("%s-%s", baremetal(triple) ?
+		    "arm-none-eabi" : triple, strcmp(tool, "ar") ? "gcc" :
 		    "ar");
 	if (cc && *cc)
 		return xstrdup(cc);
@@ -366,8 +386,12 @@ isarm(const char *triple)
 	return !strncmp(triple, "aarch64", 7) || !strncmp(triple, "arm", 3);
 }
 
+static int targetflags(const struct opts *o, const struct graph *g,
+    const char **f);
+
 /*
- * The code generation flags, into f (at most 4): the target is
+ * The code generation flags, into f (at most 8, then the --cflag
+ * options): the target is
  * --target, else the model's config "target", else "native" for this
  * host and "generic" under --target-triple.  native builds for the
  * machine nnc runs on (-march=native); avx2 and avx512 for x86 with
@@ -377,9 +401,34 @@ isarm(const char *triple)
  * a warning, so no host flag reaches a cross compiler.  --portable
  * builds for the baseline, with the SGEMM kernels of every x86
  * extension chosen at run time (common/rt/rt.h's NNL_RT_DISPATCH).
+ * A bare-metal triple builds for a Cortex-M4F (m4flags).  The --cflag
+ * options come last.
  */
 static int
 cflags(const struct opts *o, const struct graph *g, const char **f)
+{
+	int n = targetflags(o, g, f);
+
+	/* --cflag last: GCC takes the last of conflicting options */
+	for (int i = 0; n >= 0 && i < o->ncflag; i++)
+		f[n++] = o->cflag[i];
+	return n;
+}
+
+/*
+ * Flags for a bare-metal ARM triple: a Cortex-M4F (Thumb-2, the
+ * single-precision FPU with the hard-float ABI), newlib-nano, and one
+ * section per function and object so that the firmware's link can drop
+ * what it does not call (--gc-sections).  --cflag changes them, e.g.
+ * --cflag -mcpu=cortex-m7 --cflag -mfpu=fpv5-d16.
+ */
+static const char *const m4flags[] = {
+	"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16",
+	"--specs=nano.specs", "-ffunction-sections", "-fdata-sections"
+};
+
+static int
+targetflags(const struct opts *o, const struct graph *g, const char **f)
 {
 	const cJSON *ct = config(g, "target");
 	const char *t = o->target ? o->target : cJSON_IsString(ct) ?
@@ -387,6 +436,18 @@ cflags(const struct opts *o, const struct graph *g, const char **f)
 	int n = 0;
 
 	f[n++] = "-O2";
+	if (baremetal(o->triple)) {
+		for (size_t i = 0; i < sizeof m4flags / sizeof *m4flags; i++)
+			f[n++] = m4flags[i];
+		if (o->portable)
+			warn("%s: ignoring --portable: building for a "
+			    "Cortex-M4F (change with --cflag)", o->triple);
+		else if (strcmp(t, "generic"))
+			warn("%s: ignoring target \"%s\": building for a "
+			    "Cortex-M4F (change with --cflag)", o->triple,
+			    escape_tty_name(t));
+		return n;
+	}
 	if (o->portable) {
 		f[n++] = "-DNNL_RT_DISPATCH";
 		if (strcmp(t, "generic"))
@@ -502,17 +563,71 @@ keepweights(const char *json, const char *dir, const char *st)
 	return rc;
 }
 
+static char *
+humanb(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 1024 * 1024)
+		snprintf(buf, len, "%.2f MB", (double)b / (1024 * 1024));
+	else if (b >= 1024)
+		snprintf(buf, len, "%.1f KB", (double)b / 1024);
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	return buf;
+}
+
+/*
+ * A target build's flash (text + rodata + data) and RAM (data + bss)
+ * from its object, into *fp when fp is not NULL; the model's
+ * memory_limit applies to their sum (E009, as nnl-plan-memory's to
+ * weights + arena).  The weights are rodata, the arena bss.
+ */
+static int
+targetcheck(const struct opts *o, const char *json, const char *object,
+    struct footprint *fp)
+{
+	struct footprint f;
+	struct graph *g;
+	const cJSON *ml;
+	int64_t limit = -1;
+	uint64_t total;
+	char b1[32], b2[32], b3[32], b4[32];
+	int rc = 0;
+
+	if (footprint_read(object, &f) != 0)
+		return -1;
+	if (fp)
+		*fp = f;
+	total = footprint_flash(&f) + footprint_ram(&f);
+	if ((g = graph_load(json)) != NULL) {
+		ml = config(g, "memory_limit");
+		if (cJSON_IsString(ml))
+			limit = footprint_parsesize(ml->valuestring);
+		graph_free(g);
+	}
+	if (limit >= 0 && total > (uint64_t)limit) {
+		error("%s: E009: the %s build needs %s (flash %s + RAM %s, "
+		    "without the stack), more than memory_limit %s", o->model,
+		    o->triple, humanb(total, b1, sizeof b1),
+		    humanb(footprint_flash(&f), b2, sizeof b2),
+		    humanb(footprint_ram(&f), b3, sizeof b3),
+		    humanb((uint64_t)limit, b4, sizeof b4));
+		rc = -1;
+	}
+	return rc;
+}
+
 /* Compile o->model into the artifact o->emit; *artifact gets its path. */
 static int
 compile(struct opts *o, char **artifact)
 {
-	char *st = stem(o->model), *json, *csrc = NULL, *chdr = NULL, *out;
+	char *st = stem(o->model), *json = NULL, *csrc = NULL, *chdr = NULL;
+	char *out;
 	char *outdir, *hdr = NULL;
 	const char *kind = o->emit ? o->emit : "exe";
 	struct graph *g;
 	char *emit = find_program("nnl-emit-c");
 	char *cc = compiler(o->triple, "cc");
-	const char *io, *flags[4];
+	const char *io, *flags[16 + NNC_MAXCFLAGS];
 	int rc = -1, isexe = !strcmp(kind, "exe"), nflags;
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
@@ -520,6 +635,17 @@ compile(struct opts *o, char **artifact)
 	    strcmp(kind, "c"))
 		die("--emit %s: expected exe, obj, lib, shared, header or c",
 		    kind);
+	if (baremetal(o->triple) && (isexe || !strcmp(kind, "shared"))) {
+		if (o->testing)
+			error("%s: nnc test runs programs under qemu-user, not "
+			    "bare-metal builds: see examples/cortex-m4/run.sh",
+			    o->triple);
+		else
+			error("%s: --emit %s: a bare-metal build is linked into "
+			    "its firmware: use --emit obj or lib "
+			    "(examples/cortex-m4)", o->triple, kind);
+		goto out0;
+	}
 	json = o->savetemps ? xasprintf("%s.json", st) :
 	    xasprintf("%s/model.json", maketmp());
 	if (tojson(o, json) != 0)
@@ -590,7 +716,7 @@ compile(struct opts *o, char **artifact)
 		char *incdir = path_dirname(chdr);
 		char *inc = xasprintf("-I%s", incdir);
 		char *obj = xasprintf("%s/%s.o", maketmp(), st);
-		char *a[16];
+		char *a[24 + NNC_MAXCFLAGS];
 		int k = 0;
 
 		a[k++] = cc;
@@ -610,6 +736,10 @@ compile(struct opts *o, char **artifact)
 			a[k++] = "-lm";
 		a[k] = NULL;
 		rc = run_command(a, o->verbose);
+		if (rc == 0 && o->triple && !isexe && strcmp(kind, "shared"))
+			if ((rc = targetcheck(o, json, !strcmp(kind, "lib") ?
+			    obj : out, o->footprint)) != 0)
+				unlink(out);	/* no object over the limit */
 		if (rc == 0 && !strcmp(kind, "lib")) {
 			char *ar = compiler(o->triple, "ar");
 			char *aa[] = { ar, "rcs", out, obj, NULL };
@@ -834,6 +964,41 @@ row(const char *layer, const char *type, const char *shape, uint64_t params)
 	free(pc);
 }
 
+/*
+ * With --target-triple: what the target build needs, from the object
+ * nnc compiles for it: flash (code, read-only data with the weights,
+ * initialised data) and RAM (the arena and the rest of .data and .bss;
+ * the stack is the firmware's).  memory_limit applies (targetcheck).
+ */
+static int
+inspecttarget(struct opts *o, uint64_t arena)
+{
+	struct footprint f;
+	char *obj = xasprintf("%s/inspect.o", maketmp());
+	char b[6][32];
+	uint64_t ram;
+	int rc;
+
+	fflush(stdout);
+	o->emit = "obj";
+	o->out = obj;
+	o->footprint = &f;
+	rc = compile(o, NULL);
+	o->footprint = NULL;
+	free(obj);
+	if (rc != 0)
+		return 1;
+	ram = footprint_ram(&f);
+	printf("Target:          %s\n", escape_tty_name(o->triple));
+	printf("Flash:           %s (code %s + read-only data %s + data %s)\n",
+	    humanb(footprint_flash(&f), b[0], 32), humanb(f.text, b[1], 32),
+	    humanb(f.rodata, b[2], 32), humanb(f.data, b[3], 32));
+	printf("RAM:             %s (arena %s + other %s) + stack\n",
+	    humanb(ram, b[4], 32), humanb(arena, b[5], 32),
+	    humanb(ram > arena ? ram - arena : 0, b[0], 32));
+	return 0;
+}
+
 static int
 inspect(struct opts *o)
 {
@@ -920,7 +1085,7 @@ inspect(struct opts *o)
 	free(tp);
 	graph_free(g);
 	free(json);
-	return 0;
+	return o->triple ? inspecttarget(o, arena) : 0;
 }
 
 /*
@@ -960,6 +1125,7 @@ main(int argc, char *argv[])
 		{ "emit", required_argument, NULL, 'e' },
 		{ "target-triple", required_argument, NULL, 't' },
 		{ "target", required_argument, NULL, 'g' },
+		{ "cflag", required_argument, NULL, 'C' },
 		{ "portable", no_argument, NULL, 'P' },
 		{ "passes", required_argument, NULL, 'p' },
 		{ "save-temps", no_argument, NULL, 's' },
@@ -998,6 +1164,11 @@ main(int argc, char *argv[])
 		case 'e': o.emit = optarg; break;
 		case 't': o.triple = optarg; break;
 		case 'g': o.target = optarg; break;
+		case 'C':
+			if (o.ncflag == NNC_MAXCFLAGS)
+				die("more than %d --cflag options", NNC_MAXCFLAGS);
+			o.cflag[o.ncflag++] = optarg;
+			break;
 		case 'P': o.portable = 1; break;
 		case 'p': o.passes = optarg; break;
 		case 's': o.savetemps = 1; break;

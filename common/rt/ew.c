@@ -61,6 +61,21 @@ nnl_binop(int64_t op, double a, double b, int isint)
 	}
 }
 
+/* add to min on floats, in float: each rounds as it would through
+ * double (53 >= 2 * 24 + 2 bits), so no result changes. */
+NNL_RT_INLINE float
+nnl_binopf(int64_t op, float a, float b)
+{
+	switch (op) {
+	case NNL_ADD: return a + b;
+	case NNL_SUB: return a - b;
+	case NNL_MUL: return a * b;
+	case NNL_DIV: return a / b;
+	case NNL_MAX: return a > b ? a : b;
+	default: return a < b ? a : b;
+	}
+}
+
 /*
  * binary: op, dt (input), out dt, r, out dims[r], a strides[r],
  * b strides[r].  Arithmetic on int64/uint64 goes exact for add, sub,
@@ -120,7 +135,7 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			float x = a[nnl_off(r, idx, as)];
 			float z = b[nnl_off(r, idx, bs)];
 
-			y[i] = (float)nnl_binop(op, x, z, 0);
+			y[i] = nnl_binopf(op, x, z);
 			nnl_next(r, dims, idx);
 		}
 		return;
@@ -176,53 +191,56 @@ enum {
 };
 
 /* Round half to even. */
-NNL_RT_INLINE double
-nnl_roundeven(double x)
+NNL_RT_INLINE nnl_real
+nnl_roundeven(nnl_real x)
 {
-	double r = floor(x), d = x - r;
+	nnl_real r = NNL_M(floor)(x), d = x - r;
 
-	if (d > 0.5 || (d == 0.5 && fmod(r, 2) != 0))
+	if (d > (nnl_real)0.5 || (d == (nnl_real)0.5 &&
+	    NNL_M(fmod)(r, 2) != 0))
 		r += 1;
 	return r;
 }
 
-NNL_RT_INLINE double
-nnl_unop(int64_t op, double x, double a, double b)
+/* A float op on a float: in nnl_real (rt.h). */
+NNL_RT_INLINE nnl_real
+nnl_unop(int64_t op, nnl_real x, nnl_real a, nnl_real b)
 {
 	switch (op) {
-	case NNL_U_ABS: return fabs(x);
-	case NNL_U_CEIL: return ceil(x);
-	case NNL_U_COS: return cos(x);
-	case NNL_U_ERF: return erf(x);
-	case NNL_U_EXP: return exp(x);
-	case NNL_U_FLOOR: return floor(x);
-	case NNL_U_LOG: return log(x);
+	case NNL_U_ABS: return NNL_M(fabs)(x);
+	case NNL_U_CEIL: return NNL_M(ceil)(x);
+	case NNL_U_COS: return NNL_M(cos)(x);
+	case NNL_U_ERF: return NNL_M(erf)(x);
+	case NNL_U_EXP: return NNL_M(exp)(x);
+	case NNL_U_FLOOR: return NNL_M(floor)(x);
+	case NNL_U_LOG: return NNL_M(log)(x);
 	case NNL_U_NEG: return -x;
 	case NNL_U_RECIPROCAL: return 1 / x;
 	case NNL_U_ROUNDEVEN: return nnl_roundeven(x);
-	case NNL_U_SIN: return sin(x);
+	case NNL_U_SIN: return NNL_M(sin)(x);
 	case NNL_U_SIGN: return x > 0 ? 1 : x < 0 ? -1 : x;
-	case NNL_U_SQRT: return sqrt(x);
-	case NNL_U_TAN: return tan(x);
-	case NNL_U_ELU: return x >= 0 ? x : a * (exp(x) - 1);
-	case NNL_U_GELU: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
+	case NNL_U_SQRT: return NNL_M(sqrt)(x);
+	case NNL_U_TAN: return NNL_M(tan)(x);
+	case NNL_U_ELU: return x >= 0 ? x : a * (NNL_M(exp)(x) - 1);
+	case NNL_U_GELU: return (nnl_real)0.5 * x * (1 + NNL_M(erf)(x /
+	    NNL_M(sqrt)((nnl_real)2)));
 	case NNL_U_HARDSIGMOID: {
-		double v = a * x + b;
+		nnl_real v = a * x + b;
 
 		return v < 0 ? 0 : v > 1 ? 1 : v;
 	}
 	case NNL_U_HARDSWISH: {
-		double v = x + 3;
+		nnl_real v = x + 3;
 
 		return x * (v < 0 ? 0 : v > 6 ? 6 : v) / 6;
 	}
 	case NNL_U_LEAKYRELU: return x >= 0 ? x : a * x;
 	case NNL_U_LINEAR: return a * x + b;
 	case NNL_U_RELU: return x > 0 ? x : 0;
-	case NNL_U_SIGMOID: return 1 / (1 + exp(-x));
-	case NNL_U_SOFTPLUS: return x > 30 ? x : log1p(exp(x));
-	case NNL_U_SOFTSIGN: return x / (1 + fabs(x));
-	case NNL_U_TANH: return tanh(x);
+	case NNL_U_SIGMOID: return 1 / (1 + NNL_M(exp)(-x));
+	case NNL_U_SOFTPLUS: return x > 30 ? x : NNL_M(log1p)(NNL_M(exp)(x));
+	case NNL_U_SOFTSIGN: return x / (1 + NNL_M(fabs)(x));
+	case NNL_U_TANH: return NNL_M(tanh)(x);
 	case NNL_U_CLAMP: return x < a ? a : x > b ? b : x;
 	case NNL_U_LOGICALNOT: return x == 0;
 	case NNL_U_ISNAN: return isnan(x) != 0;
@@ -257,19 +275,22 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			if (y != x)
 				memmove(y, x, (size_t)n * sizeof *y);
 			return;
-		default:
+		default: {
+			nnl_real a = (nnl_real)fp[0], b = (nnl_real)fp[1];
+
 			for (int64_t i = 0; i < n; i++)
-				y[i] = (float)nnl_unop(op, x[i], fp[0], fp[1]);
+				y[i] = (float)nnl_unop(op, x[i], a, b);
 			return;
+		}
 		}
 	}
 	for (int64_t i = 0; i < n; i++) {
 		if (isf) {
-			double v = nnl_unop(op, nnl_loadf(in[0], i, dt), fp[0],
-			    fp[1]);
+			nnl_real v = nnl_unop(op, nnl_loadr(in[0], i, dt),
+			    (nnl_real)fp[0], (nnl_real)fp[1]);
 
 			if (odt == NNL_F32 || odt == NNL_F16)
-				nnl_storef(out[0], i, odt, v);
+				nnl_storer(out[0], i, odt, v);
 			else
 				nnl_storei(out[0], i, odt, (int64_t)v);
 		} else {
@@ -312,10 +333,10 @@ nnl_k_prelu(const int64_t *ip, const double *fp, const void *const *in,
 		int64_t si = nnl_off(r, idx, ss);
 
 		if (dt == NNL_F32 || dt == NNL_F16) {
-			double x = nnl_loadf(in[0], i, dt);
+			nnl_real x = nnl_loadr(in[0], i, dt);
 
-			nnl_storef(out[0], i, dt, x >= 0 ? x :
-			    x * nnl_loadf(in[1], si, dt));
+			nnl_storer(out[0], i, dt, x >= 0 ? x :
+			    x * nnl_loadr(in[1], si, dt));
 		} else {
 			int64_t x = nnl_loadi(in[0], i, dt);
 
@@ -338,21 +359,21 @@ nnl_k_softmax(const int64_t *ip, const double *fp, const void *const *in,
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t i = 0; i < inner; i++) {
 			int64_t base = o * ax * inner + i;
-			double m = -INFINITY, s = 0;
+			nnl_real m = -INFINITY, s = 0;
 
 			for (int64_t k = 0; k < ax; k++) {
-				double v = nnl_loadf(in[0], base + k * inner,
+				nnl_real v = nnl_loadr(in[0], base + k * inner,
 				    dt);
 
 				m = v > m ? v : m;
 			}
 			for (int64_t k = 0; k < ax; k++)
-				s += exp(nnl_loadf(in[0], base + k * inner,
-				    dt) - m);
+				s += NNL_M(exp)(nnl_loadr(in[0], base + k *
+				    inner, dt) - m);
 			for (int64_t k = 0; k < ax; k++)
-				nnl_storef(out[0], base + k * inner, dt,
-				    exp(nnl_loadf(in[0], base + k * inner,
-				    dt) - m) / s);
+				nnl_storer(out[0], base + k * inner, dt,
+				    NNL_M(exp)(nnl_loadr(in[0], base + k *
+				    inner, dt) - m) / s);
 		}
 }
 

@@ -220,17 +220,18 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 	float *y = out[0];
 	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3],
 	    0 };
+	nnl_real beta = (nnl_real)fp[1];
 
 	/* a bias row or column starts the tiles; any other c, C itself */
-	if (c && fp[1] == 1 && cs0 == 0 && (cs1 == 1 || N == 1))
+	if (c && beta == 1 && cs0 == 0 && (cs1 == 1 || N == 1))
 		e.cb = c;
-	else if (c && fp[1] == 1 && cs1 == 0 && (cs0 == 1 || M == 1))
+	else if (c && beta == 1 && cs1 == 0 && (cs0 == 1 || M == 1))
 		e.rb = c;
 	else if (c) {
 		e.init = 0;
 		for (int64_t i = 0; i < M; i++)
 			for (int64_t j = 0; j < N; j++)
-				y[i * N + j] = (float)(fp[1] * c[i * cs0 +
+				y[i * N + j] = (float)(beta * c[i * cs0 +
 				    j * cs1]);
 	}
 	nnl_sgemm(M, N, K, (float)fp[0], a, ta ? M : K, (int)ta, b,
@@ -456,7 +457,7 @@ nnl_k_pool2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	for (int64_t c = 0; c < C; c++)
 	for (int64_t oy = 0; oy < OH; oy++)
 	for (int64_t ox = 0; ox < OW; ox++) {
-		double acc = kind == 2 ? -INFINITY : 0;
+		nnl_real acc = kind == 2 ? -INFINITY : 0;
 		int64_t cnt = 0;
 
 		for (int64_t a = 0; a < kh; a++) {
@@ -466,7 +467,7 @@ nnl_k_pool2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				continue;
 			for (int64_t b = 0; b < kw; b++) {
 				int64_t ix = ox * sw - pl + b * dw;
-				double v;
+				nnl_real v;
 
 				if (ix < 0 || ix >= W)
 					continue;
@@ -480,9 +481,9 @@ nnl_k_pool2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			}
 		}
 		if (kind == 0)
-			acc = cnt ? acc / (double)cnt : 0;
+			acc = cnt ? acc / (nnl_real)cnt : 0;
 		else if (kind == 1)
-			acc = sqrt(acc);
+			acc = NNL_M(sqrt)(acc);
 		y[nhwc ? ((n * OH + oy) * OW + ox) * C + c :
 		    ((n * C + c) * OH + oy) * OW + ox] = (float)acc;
 	}
@@ -504,8 +505,9 @@ nnl_k_batchnorm_f32(const int64_t *ip, const double *fp,
 
 	(void)scratch;
 	for (int64_t c = 0; c < C; c++) {
-		double k = (sc ? sc[c] : 1.0) / sqrt((double)var[c] + fp[0]);
-		double t = (bi ? bi[c] : 0.0) - mean[c] * k;
+		nnl_real k = (sc ? sc[c] : 1) / NNL_M(sqrt)((nnl_real)var[c] +
+		    (nnl_real)fp[0]);
+		nnl_real t = (bi ? bi[c] : 0) - mean[c] * k;
 
 		for (int64_t o = 0; o < outer; o++) {
 			const float *xs = x + (o * C + c) * inner;
@@ -523,7 +525,7 @@ nnl_k_batchnorm_f32(const int64_t *ip, const double *fp,
  * mask of the normalized axes, mask of the axes scale and bias run
  * over, has scale, has bias; fp: epsilon.  Each group of elements that
  * differ only on normalized axes is brought to mean 0, variance 1.
- * scratch: two doubles per group.
+ * scratch: two doubles per group (nnl_real: rt.h).
  */
 NNL_RT void
 nnl_k_normalize_f32(const int64_t *ip, const double *fp,
@@ -537,7 +539,7 @@ nnl_k_normalize_f32(const int64_t *ip, const double *fp,
 	    sst[NNL_MAXRANK], ss = 1;
 	const float *x = in[0], *sc = hs ? in[1] : 0, *bi = hb ? in[2] : 0;
 	float *y = out[0];
-	double *sum = scratch, *sq;
+	nnl_real *sum = scratch, *sq;
 
 	for (int64_t d = r - 1; d >= 0; d--) {
 		gst[d] = nmask >> d & 1 ? 0 : ng;
@@ -565,16 +567,16 @@ nnl_k_normalize_f32(const int64_t *ip, const double *fp,
 			if (pass == 0) {
 				sum[gi] += x[i];
 			} else if (pass == 1) {
-				double dv = x[i] - sum[gi] / (double)per;
+				nnl_real dv = x[i] - sum[gi] / (nnl_real)per;
 
 				sq[gi] += dv * dv;
 			} else {
-				double mean = sum[gi] / (double)per;
-				double v = (x[i] - mean) /
-				    sqrt(sq[gi] / (double)per + fp[0]);
+				nnl_real mean = sum[gi] / (nnl_real)per;
+				nnl_real v = (x[i] - mean) / NNL_M(sqrt)(
+				    sq[gi] / (nnl_real)per + (nnl_real)fp[0]);
 
-				y[i] = (float)(v * (sc ? sc[si] : 1.0) +
-				    (bi ? bi[si] : 0.0));
+				y[i] = (float)(v * (sc ? sc[si] : 1) +
+				    (bi ? bi[si] : 0));
 			}
 		}
 }

@@ -11,8 +11,8 @@ nnl_rnnact(int64_t code, float x)
 	if (code == 0)
 		return x > 0 ? x : 0;
 	if (code == 1)
-		return (float)(1 / (1 + exp(-(double)x)));
-	return (float)tanh((double)x);
+		return (float)(1 / (1 + NNL_M(exp)(-(nnl_real)x)));
+	return (float)NNL_M(tanh)((nnl_real)x);
 }
 
 /* gates[b][j] (row length n) += x[b][:] . W[row0 + j][:] for j < n. */

@@ -255,6 +255,12 @@ nnl_tile_elem(const struct nnl_gemm_tile *t, const float *c, int64_t i,
  * Run-time dispatch (NNL_RT_DISPATCH) does not widen these: only the
  * SGEMM microkernels are built per instruction set.
  */
+/* 32-bit ARM without NEON (a Cortex-M): the compiler would split each
+ * vector into scalar operations, slower and larger than the plain loops
+ * (MNIST on a Cortex-M4F: 9.2 million instructions against 6.8). */
+#if defined(__arm__) && !defined(__ARM_NEON) && !defined(NNL_RT_NOVEC)
+#define NNL_RT_NOVEC 1
+#endif
 #if defined(__GNUC__) && !defined(NNL_RT_NOVEC)
 #if defined(__AVX512F__)
 #define NNL_VW 16
@@ -355,6 +361,28 @@ nnl_vclamp(nnl_vf v, int64_t act, float lo, float hi)
 #endif
 
 #define NNL_MAXRANK 8
+
+/*
+ * nnl_real: the type of the sums and of the exp, sqrt, tanh, ... the
+ * float kernels compute beyond float (activations, unary ops, softmax,
+ * pooling, normalisations, global sums): double on hosts, whose
+ * results it keeps; float on 32-bit ARM without a double-precision FPU
+ * (a Cortex-M4F's fpv4-sp-d16, or no FPU), where double arithmetic is
+ * software emulation, ten to a hundred times slower.  NNL_M(exp) is exp or expf
+ * to match.  -DNNL_REAL_DOUBLE or -DNNL_REAL_FLOAT chooses.  The
+ * kernels' double parameters (fp) are converted once a call; cast,
+ * quantization, cumsum, argminmax, the other reductions, resample2d
+ * and most broadcast binary ops keep double there too (nnc(1), BARE
+ * METAL).
+ */
+#if !defined(NNL_REAL_DOUBLE) && (defined(NNL_REAL_FLOAT) || \
+    (defined(__arm__) && !(defined(__ARM_FP) && (__ARM_FP & 8))))
+typedef float nnl_real;
+#define NNL_M(fn) fn##f
+#else
+typedef double nnl_real;
+#define NNL_M(fn) fn
+#endif
 
 typedef void nnl_kernel_fn(const int64_t *ip, const double *fp,
     const void *const *in, void *const *out, void *scratch);
@@ -496,6 +524,23 @@ nnl_storef(void *p, int64_t i, int64_t dt, double v)
 		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
 }
 
+/* Element i of a float32 or float16 tensor, as nnl_real, and back. */
+NNL_RT_INLINE nnl_real
+nnl_loadr(const void *p, int64_t i, int64_t dt)
+{
+	return dt == NNL_F32 ? ((const float *)p)[i] :
+	    nnl_f16_to_f32(((const nnl_f16 *)p)[i]);
+}
+
+NNL_RT_INLINE void
+nnl_storer(void *p, int64_t i, int64_t dt, nnl_real v)
+{
+	if (dt == NNL_F32)
+		((float *)p)[i] = (float)v;
+	else
+		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
+}
+
 NNL_RT_INLINE void
 nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 {
@@ -538,7 +583,7 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 	}
 	case NNL_ACT_SIGMOID:
 		for (i = 0; i < n; i++)
-			y[i] = (float)(1 / (1 + exp(-(double)y[i])));
+			y[i] = (float)(1 / (1 + NNL_M(exp)(-(nnl_real)y[i])));
 		break;
 	case NNL_ACT_HARDSWISH:
 		for (i = 0; i < n; i++) {

@@ -361,7 +361,8 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 		 * cnt for each output, in four chains */
 		for (int64_t o = 0; o < no; o++) {
 			const float *x = (const float *)in[0] + o * cnt;
-			double s[4] = { acc[o], acc[o], acc[o], acc[o] };
+			nnl_real s[4] = { (nnl_real)acc[o], (nnl_real)acc[o],
+			    (nnl_real)acc[o], (nnl_real)acc[o] };
 			int64_t j = 0;
 
 			if (op == NNL_R_SUM || op == NNL_R_MEAN) {
@@ -375,7 +376,7 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 				continue;
 			}
 			for (; j < cnt; j++) {
-				double v = x[j];
+				nnl_real v = x[j];
 
 				/* as the loop below: a NaN never wins */
 				if (op == NNL_R_MAX ? v > s[0] : v < s[0])
