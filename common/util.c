@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE 700
 #include "util.h"
 #include "escape.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -116,6 +117,7 @@ vdiag(const char *kind, const struct srcloc *loc, const char *fmt, va_list ap)
 		exit(1);
 	}
 	busy = 1;
+	progress_clear();
 	fflush(stdout);
 	buf_printf(&b, "%s: ", progname);
 	if (loc && loc->file) {
