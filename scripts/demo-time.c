@@ -4,13 +4,15 @@
  * writes the raw output file, then times the model alone (no process
  * start, no file reads): at least 20 runs and 0.5 s, and prints
  * "US us per inference (N runs)".
- * Build: cc -DMODEL=prefix -include model.h demo-time.c model.o -lm
+ * Build: cc -DMODEL=prefix -DMODEL_H='"model.h"' demo-time.c model.o -lm
  * Usage: demo-time IN.bin OUT.bin
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include MODEL_H
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
