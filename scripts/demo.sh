@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 [ "${1:-}" = --no-deps ] || sh scripts/install-deps.sh
 make -s
-bin=$top/bin
+bin=${NNL_BIN:-$top/bin}	# the programs (make check-asan: its build)
 out=${NNL_DEMO_DIR:-${TMPDIR:-/tmp}/nnl-demo}
 py=/usr/bin/python3
 mkdir -p "$out"

@@ -9,6 +9,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 	export ROOT
+	export BIN="${NNL_BIN:-$ROOT/bin}"
 	export DEMO="$BATS_FILE_TMPDIR/demo"
 	NNL_DEMO_DIR="$DEMO" sh "$ROOT/scripts/demo.sh" --no-deps \
 	    > "$BATS_FILE_TMPDIR/out.txt" 2> "$BATS_FILE_TMPDIR/err.txt" || {
@@ -58,7 +59,7 @@ PY
 }
 
 @test "the report page is named when nnc report exists, and exists" {
-	if "$ROOT/bin/nnc" report --help 2>&1 | grep -q 'nnc report'; then
+	if "$BIN/nnc" report --help 2>&1 | grep -q 'nnc report'; then
 		for m in mlp mnist; do
 			grep -q "^  report:    $DEMO/$m.html$" "$OUT"
 			[ -s "$DEMO/$m.html" ]

@@ -2,7 +2,8 @@
 # make install / make uninstall into a staging DESTDIR: the installed
 # pipeline, nnl.mk and nnc compile run with nothing read from the
 # source tree (every file system call traced with strace), and
-# uninstall leaves no file behind.
+# uninstall leaves no file behind.  It installs what `make install`
+# does, the default build (bin/, built by `all`), under check-asan too.
 
 bats_require_minimum_version 1.5.0
 
