@@ -4,7 +4,7 @@
  * writes the raw output file, then times the model alone (no process
  * start, no file reads): at least 20 runs and 0.5 s, and prints
  * "US us per inference (N runs)".
- * Build: cc -DMODEL=prefix -DMODEL_H='"model.h"' demo-time.c model.o -lm
+ * Build: cc -DDEMO_PREFIX=prefix -DDEMO_HEADER='"model.h"' demo-time.c model.o -lm
  * Usage: demo-time IN.bin OUT.bin
  */
 #define _POSIX_C_SOURCE 200809L
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include MODEL_H
+#include DEMO_HEADER
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
-#define API(f) CAT(MODEL, f)
+#define API(f) CAT(DEMO_PREFIX, f)
 
 static double
 now(void)

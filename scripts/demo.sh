@@ -27,7 +27,8 @@ demo() {
 	stem=${stem%.*}	# the API's prefix and the header's name
 	echo "$name ($kind model $model)"
 	"$bin/nnc" compile --emit obj -o "$out/$name.o" "$model"
-	cc -O2 -DMODEL="$stem" -DMODEL_H="\"$out/$stem.h\"" -o "$out/$name" \
+	cc -O2 -Wall -Werror -DDEMO_PREFIX="$stem" \
+	    -DDEMO_HEADER="\"$out/$stem.h\"" -o "$out/$name" \
 	    scripts/demo-time.c "$out/$name.o" -lm
 	echo "  compiled:  $out/$name  (nnc compile --emit obj -o $name.o $model)"
 	$py -c 'import numpy as np, sys
