@@ -35,6 +35,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           npy npz weights strtab infile uses
 # nnc's flash and RAM figures of a target build
 COMMON  += footprint
+COMMON += progress
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
@@ -202,24 +203,43 @@ golden: all
 lint-man:
 	mandoc -T lint -W warning man/man1/*.1 man/man5/*.5 man/man7/*.7
 
+# make install: programs in bin, pages in share/man, the rest under
+# share/nnl (nnc finds pipelines/c.passes there, beside its bin); make
+# uninstall removes exactly those files.
+DATADIR = $(PREFIX)/share/nnl
+MANDIR  = $(PREFIX)/share/man
+INSTDATA = $(wildcard schema/*.json) js/cpuops.mjs \
+          $(patsubst pipelines/%,%,$(wildcard pipelines/profiles/*.json)) \
+          pipelines/nnl.mk pipelines/c.passes pipelines/compile.sh
+INSTMAN = $(wildcard man/man1/*.1 man/man5/*.5 man/man7/*.7)
 install: all
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5 \
-	    $(DESTDIR)$(PREFIX)/share/man/man7 \
-	    $(DESTDIR)$(PREFIX)/share/nnl/schema \
-	    $(DESTDIR)$(PREFIX)/share/nnl/js $(DESTDIR)$(PREFIX)/share/nnl/profiles
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+	    $(DESTDIR)$(DATADIR)/schema $(DESTDIR)$(DATADIR)/js \
+	    $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/pipelines
 	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	ln -sf nnl-shape-infer $(DESTDIR)$(PREFIX)/bin/nnl-infer
-	cp man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	cp man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
-	cp man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
-	cp schema/*.json $(DESTDIR)$(PREFIX)/share/nnl/schema/
-	cp common/rt/cpuops.mjs $(DESTDIR)$(PREFIX)/share/nnl/js/
-	cp pipelines/profiles/*.json $(DESTDIR)$(PREFIX)/share/nnl/profiles/
+	cp man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	cp man/man5/*.5 $(DESTDIR)$(MANDIR)/man5/
+	cp man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+	cp schema/*.json $(DESTDIR)$(DATADIR)/schema/
+	cp common/rt/cpuops.mjs $(DESTDIR)$(DATADIR)/js/
+	cp pipelines/profiles/*.json $(DESTDIR)$(DATADIR)/profiles/
+	cp pipelines/nnl.mk pipelines/c.passes pipelines/compile.sh \
+	    $(DESTDIR)$(DATADIR)/pipelines/
+
+uninstall:
+	rm -f $(BINS:$(BIN)/%=$(DESTDIR)$(PREFIX)/bin/%) \
+	    $(DESTDIR)$(PREFIX)/bin/nnl-infer
+	rm -f $(INSTMAN:man/%=$(DESTDIR)$(MANDIR)/%)
+	rm -f $(INSTDATA:%=$(DESTDIR)$(DATADIR)/%)
+	for d in schema js profiles pipelines; do \
+	    rmdir $(DESTDIR)$(DATADIR)/$$d 2>/dev/null || true; done
+	rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:
 	rm -rf build bin
 
 .PHONY: all asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
-    conformance conformance-js golden lint-man install clean
+    conformance conformance-js golden lint-man install uninstall clean
 .PRECIOUS: $(B)/passes/%.o $(B)/common/%.o

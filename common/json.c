@@ -785,17 +785,19 @@ putinit(struct buf *b, const struct operand *c)
 	buf_putc(b, '}');
 }
 
-/* A path valid from outdir (cwd-relative paths in memory). */
+/* A path valid from outdir (cwd-relative paths in memory): relative to
+ * the folder of the file written, so that a folder of JSON, weights and
+ * manifest can be moved together. */
 static char *
 relpath(const char *path, const char *outdir)
 {
-	char cwd[4096];
+	char cwd[4096], *r;
 
 	/* On standard output the reader is unknown: a later stage may
 	 * read from a file elsewhere.  Only an absolute path is safe. */
-	if (path[0] == '/' || (outdir && strcmp(outdir, ".") == 0))
-		return xstrdup(path);
-	if (!getcwd(cwd, sizeof cwd))
+	if (outdir && (r = path_relative(path, outdir)) != NULL)
+		return r;
+	if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
 		return xstrdup(path);
 	return path_join(cwd, path);
 }

@@ -23,6 +23,7 @@
 #include "rt/rt.h"
 #include "shape.h"
 #include "weights.h"
+#include "progress.h"
 
 enum {
 	INLINEMAX = 64,		/* bytes: larger constants go to weights */
@@ -868,11 +869,14 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 static int
 initializers(struct imp *m, const Onnx__GraphProto *gp)
 {
+	progress_start("initializers", gp->n_initializer);
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		const Onnx__TensorProto *t = gp->initializer[i];
 		struct tdesc d;
 		void *data;
 		char *what, *name, *why;
+
+		progress_tick(i);
 
 		if (!t->name || !*t->name) {
 			error("%s: initializer %zu has no name", m->path, i);
@@ -971,12 +975,14 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 {
 	cJSON *dead = cJSON_CreateObject();
 
+	progress_start("nodes", gp->n_node);
 	for (size_t i = 0; i < gp->n_node && !m->nerr; i++) {
 		const Onnx__NodeProto *n = gp->node[i];
 		char *nm = n->name && *n->name ? xstrdup(n->name) :
 		    xasprintf("%s_%zu", n->op_type, i);
 		int skip = 0, rc;
 
+		progress_tick(i);
 		m->n = n;
 		m->nname = nm;
 		cJSON_Delete(m->wanted);
@@ -1066,9 +1072,11 @@ weights(struct imp *m, const struct onnx_opts *o)
 	struct wwriter ww;
 	int open = 0;
 
+	progress_start("weights", m->g->nconsts);
 	for (size_t i = 0; i < m->g->nconsts; i++) {
 		struct operand *c = m->g->consts[i];
 
+		progress_tick(i);
 		if (c->init != INIT_BYTES || c->nbytes <= INLINEMAX)
 			continue;
 		if (!open) {
@@ -1119,6 +1127,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 
 	memset(&m, 0, sizeof m);
 	m.path = displayname(path);
+	progress_start("reading the protobuf", 0);
 	if (!text) {
 		error("%s: %s", m.path, strerror(errno));
 		return NULL;

@@ -3,8 +3,10 @@
  * and path helpers shared by every nnl program (atomic writes: outfile.c).
  */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "util.h"
 #include "escape.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -115,6 +117,7 @@ vdiag(const char *kind, const struct srcloc *loc, const char *fmt, va_list ap)
 		exit(1);
 	}
 	busy = 1;
+	progress_clear();
 	fflush(stdout);
 	buf_printf(&b, "%s: ", progname);
 	if (loc && loc->file) {
@@ -423,4 +426,44 @@ put_le32(unsigned char *p, uint32_t v)
 	p[1] = v >> 8 & 0xff;
 	p[2] = v >> 16 & 0xff;
 	p[3] = v >> 24 & 0xff;
+}
+
+/* path as seen from the folder dir: "../w/m.weights".  Both are made
+ * absolute through their folders (path need not exist yet); NULL when
+ * either folder cannot be resolved. */
+char *
+path_relative(const char *path, const char *dir)
+{
+	char *pd = path_dirname(path), *a = realpath(pd, NULL);
+	char *b = realpath(dir, NULL), *t;
+	const char *base = path_basename(path), *rest;
+	size_t i = 0, k, ups = 0;
+	char *r;
+
+	free(pd);
+	if (!a || !b || !path_isname(base)) {
+		free(a);
+		free(b);
+		return NULL;
+	}
+	t = xasprintf("%s/%s", strcmp(a, "/") ? a : "", base);
+	if (strcmp(b, "/") == 0)
+		b[0] = '\0';
+	/* the longest common run of whole components */
+	for (k = 0; t[k] && t[k] == b[k]; k++)
+		if (t[k] == '/')
+			i = k;
+	if (!b[k] && t[k] == '/')
+		i = k;
+	for (const char *p = b + i; *p; p++)
+		ups += *p == '/';
+	rest = t + i + (t[i] == '/');
+	r = xmalloc(3 * ups + strlen(rest) + 1);
+	for (k = 0; k < ups; k++)
+		memcpy(r + 3 * k, "../", 3);
+	strcpy(r + 3 * ups, rest);
+	free(a);
+	free(b);
+	free(t);
+	return r;
 }

@@ -120,6 +120,7 @@ int close_stdout(void);
 /* Path helpers. Results are malloc'd. */
 char *path_dirname(const char *path);	/* "." for a bare name */
 char *path_join(const char *dir, const char *name); /* name if absolute */
+char *path_relative(const char *path, const char *dir); /* or NULL */
 const char *path_basename(const char *path);
 /* 1 if name, from a model, is one file name: not empty, ".", ".." and
  * with no '/' (so DIR/name stays in DIR); else 0. */

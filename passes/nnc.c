@@ -21,6 +21,7 @@
 #include "pipeline.h"
 #include "dot.h"
 #include "report.h"
+#include "progress.h"
 #include "util.h"
 
 #define NNC_VERSION "0.1.0"
@@ -648,6 +649,9 @@ compile(struct opts *o, char **artifact)
 	}
 	json = o->savetemps ? xasprintf("%s.json", st) :
 	    xasprintf("%s/model.json", maketmp());
+	if (o->verbose)
+		progress_off();
+	progress_start("compile 1/3: front end and passes", 0);
 	if (tojson(o, json) != 0)
 		goto out0;
 	g = graph_load(json);
@@ -705,6 +709,7 @@ compile(struct opts *o, char **artifact)
 		char *ea[] = { emit, "-p", st, "-H", chdr, "-o", csrc, json,
 		    isexe ? "-m" : NULL, NULL };
 
+		progress_start("compile 2/3: nnl-emit-c", 0);
 		if (run_command(ea, o->verbose) != 0)
 			goto out;
 	}
@@ -735,6 +740,7 @@ compile(struct opts *o, char **artifact)
 		if (isexe || !strcmp(kind, "shared"))
 			a[k++] = "-lm";
 		a[k] = NULL;
+		progress_start("compile 3/3: the C compiler", 0);
 		rc = run_command(a, o->verbose);
 		if (rc == 0 && o->triple && !isexe && strcmp(kind, "shared"))
 			if ((rc = targetcheck(o, json, !strcmp(kind, "lib") ?
@@ -754,6 +760,7 @@ compile(struct opts *o, char **artifact)
 		free(inc);
 		free(incdir);
 	}
+	progress_clear();
 	if (rc == 0 && artifact)
 		*artifact = xstrdup(out);
 out:

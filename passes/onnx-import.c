@@ -12,6 +12,7 @@
 #include "checked.h"
 #include "graph.h"
 #include "onnx.h"
+#include "progress.h"
 #include "util.h"
 
 NNL_NORETURN static void
@@ -104,6 +105,8 @@ main(int argc, char *argv[])
 	/* the graph, its weights and manifest: all three, or none */
 	outfile_group_begin();
 	g = onnx_import(argv[optind], &o);
+	if (g)
+		progress_start("writing the graph", 0);
 	if (g && graph_save(g, out) == 0 && outfile_group_commit() == 0)
 		rc = close_stdout();
 	graph_free(g);

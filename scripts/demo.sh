@@ -1,18 +1,64 @@
 #!/bin/sh
-# demo: the main job on the bundled example.  Parses the webnn-graph
-# seed's resnet_head model, packs its weights (made by a seeded numpy
-# script) and prints the canonical JSON that every later pass reads.
+# demo: the main job on two bundled models.  Installs the Debian
+# packages (skip with --no-deps), builds nnl, then compiles an ONNX model
+# (examples/import_test/model.onnx) and an NNL one (examples/mnist) to
+# native programs, runs each on its bundled input and prints the result,
+# its difference from the NumPy reference output and the time per
+# inference; with `nnc report` available it writes a report page too.
+# Everything it writes goes to $NNL_DEMO_DIR (default $TMPDIR/nnl-demo).
 set -eu
 cd "$(dirname "$0")/.."
-sh scripts/install-deps.sh
+top=$(pwd)
+[ "${1:-}" = --no-deps ] || sh scripts/install-deps.sh
 make -s
-ex=examples/resnet_head
-out=${TMPDIR:-/tmp}/nnl-demo
+bin=${NNL_BIN:-$top/bin}	# the programs (make check-asan: its build)
+out=${NNL_DEMO_DIR:-${TMPDIR:-/tmp}/nnl-demo}
+py=/usr/bin/python3
 mkdir -p "$out"
-/usr/bin/python3 $ex/make_weights.py "$out/weights"
-bin/nnl-pack-weights pack -o "$out/resnet_head.weights" \
-    -m "$out/resnet_head.manifest.json" "$out/weights"
-bin/nnl-pack-weights verify -m "$out/resnet_head.manifest.json" \
-    "$out/resnet_head.weights"
-bin/nnl-parse -w "$out/resnet_head.weights" \
-    -m "$out/resnet_head.manifest.json" $ex/resnet_head.webnn
+report=
+if "$bin/nnc" report --help 2>&1 | grep -q 'nnc report'; then
+	report=1
+fi
+
+# demo NAME KIND MODEL INPUT.npy EXPECTED.npy
+demo() {
+	name=$1 kind=$2 model=$3 input=$4 want=$5
+	stem=${model##*/}
+	stem=${stem%.*}	# the API's prefix and the header's name
+	echo "$name ($kind model $model)"
+	"$bin/nnc" compile --emit obj -o "$out/$name.o" "$model"
+	cc -O2 -Wall -Werror -DDEMO_PREFIX="$stem" \
+	    -DDEMO_HEADER="\"$out/$stem.h\"" -o "$out/$name" \
+	    scripts/demo-time.c "$out/$name.o" -lm
+	echo "  compiled:  $out/$name  (nnc compile --emit obj -o $name.o $model)"
+	$py -c 'import numpy as np, sys
+open(sys.argv[2], "wb").write(np.load(sys.argv[1]).astype("<f4").tobytes())' \
+	    "$input" "$out/$name.in"
+	time=$("$out/$name" "$out/$name.in" "$out/$name.out")
+	$py -c 'import numpy as np, sys
+want = np.load(sys.argv[2])
+got = np.fromfile(sys.argv[1], dtype="<f4").reshape(want.shape)
+print("  input:     %s" % sys.argv[3])
+print("  output:    float32%s" % list(got.shape))
+print("  top class: %d" % int(np.argmax(got)))
+print("  values:    %s" % " ".join("%.6g" % v for v in got.ravel()))
+print("  vs NumPy:  max difference %.2g (%s)" % (
+    float(np.max(np.abs(got.astype(np.float64) - want))), sys.argv[2]))' \
+	    "$out/$name.out" "$want" "$input"
+	echo "  time:      $time"
+	if [ -n "$report" ]; then
+		if "$bin/nnc" report -o "$out/$name.html" "$model"; then
+			echo "  report:    $out/$name.html"
+		else
+			echo "  report:    not written (nnc report failed)"
+		fi
+	fi
+	echo
+}
+
+demo mlp ONNX examples/import_test/model.onnx \
+    examples/import_test/input.npy examples/import_test/expected.npy
+demo mnist NNL examples/mnist/mnist.nnl \
+    examples/mnist/test_input.npy examples/mnist/expected_output.npy
+echo "Each program above is native code with its weights built in; see"
+echo "nnc(1) for the other forms (library, shared object, C source)."

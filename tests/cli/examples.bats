@@ -46,8 +46,9 @@ setup() {
 		[ -f "$d/$e.nnl" ] || continue
 		"$BIN/nnl-parse" -w "$T/w/$e.weights" -m "$T/w/$e.manifest.json" \
 		    -o "$T/g/$e.json" "$d/$e.nnl"
-		"$BIN/nnl-parse" "$T/g/$e.json" > "$T/again.json"
-		cmp "$T/g/$e.json" "$T/again.json"
+		"$BIN/nnl-parse" -o "$T/g/again.json" "$T/g/$e.json"
+		cmp "$T/g/$e.json" "$T/g/again.json"
+		rm "$T/g/again.json"
 	done
 	run /usr/bin/python3 "$ROOT/tests/validate-schema.py" \
 	    "$ROOT/schema/webnn-graph.schema.json" "$T"/g/*.json

@@ -250,14 +250,26 @@ def main():
     tests = sorted(t for t in os.listdir(a.data)
                    if t.startswith("test_") and a.only in t)
     lines, counts, crashes = [], {"PASS": 0, "FAIL": 0, "UNSUPPORTED": 0}, 0
+    tty = sys.stderr.isatty()   # a progress line on a terminal only
     with ThreadPoolExecutor(a.jobs) as ex:
         for test, (st, msg, crash) in zip(tests, ex.map(
                 lambda t: one(t, a.data, a.keep), tests)):
             line = "%s %s%s" % (st, test, ": " + msg if msg else "")
+            if tty:
+                sys.stderr.write("\r\033[K")
+                sys.stderr.flush()
             print(line, flush=True)
             lines.append(line)
             counts[st] += 1
             crashes += crash
+            if tty:
+                sys.stderr.write("\rconformance: %d/%d (%d%%), %d passed"
+                                 % (len(lines), len(tests),
+                                    100 * len(lines) // len(tests),
+                                    counts["PASS"]))
+                sys.stderr.flush()
+    if tty:
+        sys.stderr.write("\r\033[K")
     summary = "%d passed, %d failed, %d skipped" % (
         counts["PASS"], counts["FAIL"], counts["UNSUPPORTED"])
     print(summary)
