@@ -32,7 +32,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition \
           nnl_read nnl_model nnl_lower nnl_write \
-          npy npz weights strtab infile uses
+          npy npz weights strtab infile uses wasmbuild emitjs_wasm
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
@@ -113,10 +113,19 @@ $(B)/xxh3js.c: common/rt/xxh3.mjs scripts/embed.sh
 $(B)/xxh3js.o: $(B)/xxh3js.c
 	$(CC) -c -o $@ $(B)/xxh3js.c
 
-$(BIN)/nnl-emit-js: $(B)/passes/emit-js.o $(B)/xxh3js.o $(B)/libnnl.a
+# The WebAssembly runner, pasted into modules nnl-emit-js --wasm writes.
+$(B)/wasmjs.c: common/rt/wasm.mjs scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh nnl_wasmjs common/rt/wasm.mjs > $@
+
+$(B)/wasmjs.o: $(B)/wasmjs.c
+	$(CC) -c -o $@ $(B)/wasmjs.c
+
+$(BIN)/nnl-emit-js: $(B)/passes/emit-js.o $(B)/xxh3js.o $(B)/wasmjs.o \
+    $(B)/libnnl.a
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $(B)/passes/emit-js.o $(B)/xxh3js.o \
-	    $(B)/libnnl.a $(LDLIBS)
+	    $(B)/wasmjs.o $(B)/libnnl.a $(LDLIBS)
 
 $(BIN)/nnl-emit-c: $(B)/passes/emit-c.o $(B)/rtsrc.o $(B)/libnnl.a
 	@mkdir -p $(BIN)

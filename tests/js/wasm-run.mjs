@@ -1,0 +1,34 @@
+// wasm-run: load an nnl-emit-js --wasm module in node, run its model on
+// .npy inputs through load().run(), and write the outputs as .npy files.
+// Prints the backend load() chose and why, and the mean time of a run
+// over RUNS runs after one warm-up (for make bench-wasm).
+// Usage: node wasm-run.mjs MODULE.js OUTPREFIX [RUNS] INPUT.npy...
+// (one .npy per input, in the module's inputs order; each output is
+// written to OUTPREFIX.NAME.npy, NAME escaped to [A-Za-z0-9_.-]).
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import { npyRead, npyWrite } from "./npy.mjs";
+
+const [module, prefix, runsArg, ...npys] = process.argv.slice(2);
+if (!npys.length) {
+  console.error("usage: node wasm-run.mjs MODULE.js OUTPREFIX RUNS INPUT.npy...");
+  process.exit(2);
+}
+const m = await import(pathToFileURL(resolve(module)).href);
+const model = await m.load();
+console.log(`backend: ${model.backend}${model.reason ? ` (${model.reason})` : ""}`);
+const names = Object.keys(m.inputs);
+if (names.length !== npys.length)
+  throw new Error(`the model has ${names.length} inputs, given ${npys.length}`);
+const values = Object.create(null);
+names.forEach((n, i) => { values[n] = npyRead(npys[i]).data; });
+let out = await model.run(values);
+const runs = Number(runsArg);
+if (runs > 0) {
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) out = await model.run(values);
+  console.log(`time: ${((performance.now() - t0) / runs).toFixed(3)} ms per run`);
+}
+for (const [name, d] of Object.entries(m.outputs))
+  npyWrite(`${prefix}.${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.npy`,
+    {dataType: d.dataType, shape: d.shape, data: out[name]});
