@@ -4,7 +4,10 @@
 // over RUNS runs after one warm-up (for make bench-wasm).
 // Usage: node wasm-run.mjs MODULE.js OUTPREFIX [RUNS] INPUT.npy...
 // (one .npy per input, in the module's inputs order; each output is
-// written to OUTPREFIX.NAME.npy, NAME escaped to [A-Za-z0-9_.-]).
+// written to OUTPREFIX.NAME.npy, NAME escaped to [A-Za-z0-9_.-], and
+// all of them packed in order to OUTPREFIX.bin, as a native program
+// writes them).
+import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { npyRead, npyWrite } from "./npy.mjs";
@@ -29,6 +32,10 @@ if (runs > 0) {
   for (let i = 0; i < runs; i++) out = await model.run(values);
   console.log(`time: ${((performance.now() - t0) / runs).toFixed(3)} ms per run`);
 }
-for (const [name, d] of Object.entries(m.outputs))
+const packed = [];
+for (const [name, d] of Object.entries(m.outputs)) {
+  packed.push(Buffer.from(out[name].buffer, out[name].byteOffset, out[name].byteLength));
   npyWrite(`${prefix}.${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.npy`,
     {dataType: d.dataType, shape: d.shape, data: out[name]});
+}
+writeFileSync(`${prefix}.bin`, Buffer.concat(packed));

@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# nnc compile --emit wasm and nnl-emit-js --wasm: the WebAssembly build
+# of every example, run in node through the emitted module's load(),
+# gives the native build's outputs (and the NumPy reference's); headless
+# Chromium, which has no WebNN, runs a model through it too.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	# the two large weight sets are made, not committed
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/../../examples/make_examples.py" \
+	    vgg_block feature_extractor > /dev/null
+}
+
+setup() {
+	export LC_ALL=C
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	BIN="${NNL_BIN:-$ROOT/bin}"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# same A B: raw float32 files of one length, equal within 1e-5 + 1e-5|B|
+same() {
+	/usr/bin/python3 - "$1" "$2" <<'PY'
+import sys
+import numpy as np
+a = np.fromfile(sys.argv[1], "<f4")
+b = np.fromfile(sys.argv[2], "<f4")
+if a.size != b.size or a.size == 0:
+    sys.exit(f"{sys.argv[1]}: {a.size} values, {sys.argv[2]}: {b.size}")
+d = np.abs(a.astype(np.float64) - b)
+print(f"{sys.argv[1]} vs {sys.argv[2]}: max abs diff {d.max():.3g} "
+      f"over {a.size} values")
+sys.exit(0 if np.all(d <= 1e-5 + 1e-5 * np.abs(b)) else 1)
+PY
+}
+
+npy2bin() {
+	/usr/bin/python3 -c 'import sys, numpy as np
+np.load(sys.argv[1]).astype("<f4").tofile(sys.argv[2])' "$1" "$2"
+}
+
+# native MODEL IN.bin OUT.bin: the native build's outputs; a model of io
+# "none" is a library, run by a main() of ours through its header
+native() {
+	local e
+	e=$(basename "$1" .nnl)
+	if grep -q 'io: *"none"' "$1"; then
+		"$BIN/nnc" compile --emit lib -o "lib$e.a" "$1"
+		p=$(sed -n 's/^int \([A-Za-z0-9_]*\)_infer(const void.*/\1/p' "$e.h")
+		[ -n "$p" ]
+		cat > main.c <<C
+#include <stdio.h>
+#include <stdlib.h>
+#include "$e.h"
+int main(void) {
+	size_t ni = ${p}_input_bytes(), no = ${p}_output_bytes();
+	void *i = malloc(ni), *o = malloc(no);
+	if (!i || !o || fread(i, 1, ni, stdin) != ni || ${p}_infer(i, o))
+		return 1;
+	return fwrite(o, 1, no, stdout) != no;
+}
+C
+		cc -I. -o native main.c "lib$e.a" -lm
+	else
+		"$BIN/nnc" compile -o native "$1"
+	fi
+	./native < "$2" > "$3"
+}
+
+# wasm_example NAME: the example's WebAssembly build against its native
+# build and its expected output
+wasm_example() {
+	local e=$1 d="$ROOT/examples/$1"
+	"$BIN/nnc" compile --emit wasm -o web/m.wasm "$d/$e.nnl"
+	[ -s web/m.wasm ] && [ -s "web/$e.h" ]
+	"$BIN/nnl-parse" -w m.weights -m m.manifest.json "$d/$e.nnl" |
+	    "$BIN/nnl-emit-js" --wasm m.wasm -o web/m.js
+	run node "$ROOT/tests/js/wasm-run.mjs" web/m.js got 0 \
+	    "$d/test_input.npy"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "backend: wasm (WebNN is not available"* ]]
+	npy2bin "$d/test_input.npy" in.bin
+	native "$d/$e.nnl" in.bin native.bin
+	npy2bin "$d/expected_output.npy" expected.bin
+	same got.bin native.bin
+	same got.bin expected.bin
+}
+
+@test "the WebAssembly build of every example gives the native outputs in node" {
+	n=0
+	for d in "$ROOT"/examples/*/; do
+		e=$(basename "$d")
+		[ -f "$d/$e.nnl" ] && [ -f "$d/expected_output.npy" ] || continue
+		mkdir "$e"
+		(cd "$e" && wasm_example "$e")
+		n=$((n + 1))
+	done
+	[ "$n" -eq 9 ]
+}
