@@ -99,3 +99,38 @@ wasm_example() {
 	done
 	[ "$n" -eq 9 ]
 }
+
+@test "headless Chromium, without WebNN, runs a model through its WebAssembly build" {
+	command -v chromium
+	d="$ROOT/examples/mnist"
+	mkdir web
+	"$BIN/nnc" compile --emit wasm -o web/mnist.wasm "$d/mnist.nnl"
+	"$BIN/nnl-parse" -w m.weights -m m.manifest.json "$d/mnist.nnl" |
+	    "$BIN/nnl-emit-js" --wasm mnist.wasm -o web/model.js
+	cp "$ROOT/tests/js/wasm-page.html" web/page.html
+	npy2bin "$d/test_input.npy" web/input.bin
+	native "$d/mnist.nnl" web/input.bin native.bin
+	(cd web && exec /usr/bin/python3 -m http.server 0 --bind 127.0.0.1) \
+	    > srv.log 2>&1 &
+	srv=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q "port [0-9]" srv.log && break
+		sleep 0.5
+	done
+	port=$(grep -o "port [0-9]*" srv.log | head -n 1 | cut -d' ' -f2)
+	run timeout 120 chromium --headless --no-sandbox --disable-gpu \
+	    --user-data-dir="$BATS_TEST_TMPDIR/chrome" \
+	    --virtual-time-budget=20000 --dump-dom \
+	    "http://127.0.0.1:$port/page.html"
+	kill "$srv"
+	grep -o '<pre id="[a-z]*">[^<]*' <<< "$output" | tee dom.txt
+	grep -qx '<pre id="status">ran' dom.txt
+	grep -qx '<pre id="backend">wasm' dom.txt
+	sed -n 's/^<pre id="outputs">//p' dom.txt | /usr/bin/python3 -c '
+import sys, numpy as np
+np.array(sys.stdin.read().split(), np.float64).astype("<f4").tofile("page.bin")'
+	same page.bin native.bin
+	# the same module in node: the same bits
+	node "$ROOT/tests/js/wasm-run.mjs" web/model.js got 0 "$d/test_input.npy"
+	cmp page.bin got.bin
+}
