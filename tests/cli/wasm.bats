@@ -134,3 +134,53 @@ np.array(sys.stdin.read().split(), np.float64).astype("<f4").tofile("page.bin")'
 	node "$ROOT/tests/js/wasm-run.mjs" web/model.js got 0 "$d/test_input.npy"
 	cmp page.bin got.bin
 }
+
+@test "load() runs through WebNN when navigator.ml gives a context, else through WebAssembly" {
+	d="$ROOT/examples/mnist"
+	"$BIN/nnc" compile --emit wasm -o mnist.wasm "$d/mnist.nnl"
+	"$BIN/nnl-parse" -w mnist.weights -m mnist.manifest.json \
+	    "$d/mnist.nnl" | "$BIN/nnl-emit-js" --wasm mnist.wasm -o mnist.js
+	run node "$ROOT/tests/js/wasm-select.mjs" mnist.js "$d/test_input.npy"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "webnn: webnn; null; 7" ]
+	[[ "${lines[1]}" == "no context: wasm; WebNN is not available: createContext failed: no adapter; 0.135326"* ]]
+	# without the module, the WebAssembly path says what is missing
+	rm mnist.wasm
+	run node "$ROOT/tests/js/wasm-select.mjs" mnist.js "$d/test_input.npy"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"mnist.wasm"* ]]
+}
+
+@test "nnc compile --emit wasm: the module's exports, and errors" {
+	d="$ROOT/examples/model"
+	"$BIN/nnc" compile --emit wasm "$d/model.nnl"
+	[ -s model.wasm ] && [ -s model.h ]
+	p=$(sed -n 's/^int \([A-Za-z0-9_]*\)_infer(const void.*/\1/p' model.h)
+	node -e '
+const m = new WebAssembly.Module(require("fs").readFileSync("model.wasm"));
+console.log(WebAssembly.Module.exports(m).map((e) => e.name).sort().join(" "));
+console.log(WebAssembly.Module.imports(m).length);' > exports.txt
+	cat exports.txt
+	for f in memory _initialize nnl_infer nnl_input_bytes nnl_output_bytes \
+	    nnl_alloc nnl_free "${p}_infer" "${p}_input_bytes" "${p}_output_bytes"; do
+		grep -qw -- "$f" exports.txt
+	done
+	# no x86 intrinsics: the portable kernels, vectorized with SIMD128
+	"$BIN/nnc" compile --emit c -o c/model.c "$d/model.nnl"
+	clang --target=wasm32-wasi -msimd128 -O3 -E -Ic c/model.c > pp.c
+	! grep -q '_mm256_\|_mm512_\|vfmaq_f32' pp.c
+	# a target for another machine is ignored with a warning
+	run --separate-stderr "$BIN/nnc" compile --emit wasm --target avx512 \
+	    -o t.wasm "$d/model.nnl"
+	[ "$status" -eq 0 ] && [ -s t.wasm ]
+	[[ "$stderr" == *'--emit wasm: ignoring target "avx512"'* ]]
+	# a compiler that fails leaves no module
+	run --separate-stderr env NNC_WASM_CC=false "$BIN/nnc" compile \
+	    --emit wasm -o f.wasm "$d/model.nnl"
+	[ "$status" -eq 1 ] && [ ! -e f.wasm ]
+	[[ "$stderr" == *"f.wasm: the WebAssembly build failed (false"* ]]
+	run --separate-stderr "$BIN/nnc" compile --emit wasn "$d/model.nnl"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"expected exe, obj, lib, shared, header, c or wasm"* ]]
+}
