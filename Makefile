@@ -185,6 +185,15 @@ bench: all
 bench-ort: all
 	@/usr/bin/python3 bench/ort.py
 
+# resnet18's WebAssembly build in node against its native build
+# (bench/wasm.sh): check-wasm-resnet18 the outputs, bench-wasm the
+# outputs and the speed ratio.
+check-wasm-resnet18: all
+	@sh bench/wasm.sh 0
+
+bench-wasm: all
+	@sh bench/wasm.sh 20
+
 # Where each benchmark model's time goes, node by node (bench/layers.py;
 # after make bench has exported the models).
 bench-layers: all
@@ -227,5 +236,6 @@ clean:
 	rm -rf build bin
 
 .PHONY: all asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
+    check-wasm-resnet18 bench-wasm \
     conformance conformance-js golden lint-man install clean
 .PRECIOUS: $(B)/passes/%.o $(B)/common/%.o
