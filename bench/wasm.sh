@@ -5,7 +5,8 @@
 # same model (nnc compile --emit lib, bench/nnl-timer.c): the largest
 # absolute difference of their outputs (and of each from PyTorch's),
 # and with RUNS > 0 the mean time of RUNS runs of each after a warm-up
-# and their ratio.  Fails when WebAssembly and native differ by more
+# and their ratio; also against a native build for the x86-64 baseline
+# (--target generic: SSE2, four lanes like SIMD128).  Fails when WebAssembly and native differ by more
 # than 1e-4 + 1e-4 |native|.
 # Usage: bench/wasm.sh [RUNS]  (from the top directory, after make;
 # RUNS 0 only checks: make check-wasm-resnet18)
@@ -24,6 +25,10 @@ echo "building the native and WebAssembly modules" >&2
 # the API's prefix, as the header names it
 pfx=$(sed -n 's/^int \([A-Za-z0-9_]*\)_infer(const void.*/\1/p' resnet18.h)
 cc -O2 -DPFX="$pfx" -o timer "$top/bench/nnl-timer.c" libresnet18.a -lm
+"$top/bin/nnc" compile --emit lib --target generic -o generic/libresnet18.a \
+    resnet18.onnx
+cc -O2 -DPFX="$pfx" -o timer-generic "$top/bench/nnl-timer.c" \
+    generic/libresnet18.a -lm
 "$top/bin/nnc" compile --emit wasm -o web/resnet18.wasm resnet18.onnx
 "$top/bin/nnl-onnx-import" -w web/resnet18.weights \
     -m web/resnet18.manifest.json resnet18.onnx |
@@ -32,17 +37,20 @@ cc -O2 -DPFX="$pfx" -o timer "$top/bench/nnl-timer.c" libresnet18.a -lm
 np.save("in.npy", np.fromfile("resnet18.in.bin", "<f4").reshape(1, 3, 224, 224))'
 echo "running" >&2
 if [ "$runs" -gt 0 ]; then
+	mean='{ s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.3f", s / NF }'
 	native=$(printf 'run 1\nrun %s\n' "$runs" |
-	    ./timer resnet18.in.bin native.bin | tail -n 1 |
-	    awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.3f", s / NF }')
+	    ./timer resnet18.in.bin native.bin | tail -n 1 | awk "$mean")
+	generic=$(printf 'run 1\nrun %s\n' "$runs" |
+	    ./timer-generic resnet18.in.bin generic.bin | tail -n 1 |
+	    awk "$mean")
 else
 	./timer resnet18.in.bin native.bin < /dev/null > /dev/null
-	native=
+	native= generic=
 fi
 node "$top/tests/js/wasm-run.mjs" web/resnet18.js wasm "$runs" in.npy > wasm.log
 cat wasm.log >&2
 wasm=$(sed -n 's/^time: \([0-9.]*\) ms per run/\1/p' wasm.log)
-/usr/bin/python3 - "$native" "$wasm" "$runs" <<'PY'
+/usr/bin/python3 - "$native" "$wasm" "$runs" "$generic" <<'PY'
 import sys
 import numpy as np
 w = np.fromfile("wasm.bin", "<f4").astype(np.float64)
@@ -56,8 +64,11 @@ print("  max abs diff WebAssembly-native %.3g (outputs up to %.3g); "
       % (d.max(), np.abs(n).max(), np.abs(w - r).max(), np.abs(n - r).max()))
 if sys.argv[1] and sys.argv[2]:
     nt, wt = float(sys.argv[1]), float(sys.argv[2])
-    print("  mean of %s runs: native %.2f ms, WebAssembly %.2f ms: "
-          "WebAssembly/native %.2fx" % (sys.argv[3], nt, wt, wt / nt))
+    gt = float(sys.argv[4])
+    print("  mean of %s runs: native (-march=native) %.2f ms, WebAssembly "
+          "%.2f ms: WebAssembly/native %.2fx" % (sys.argv[3], nt, wt, wt / nt))
+    print("  native for the x86-64 baseline (--target generic) %.2f ms: "
+          "WebAssembly/baseline %.2fx" % (gt, wt / gt))
 if not np.all(d <= 1e-4 + 1e-4 * np.abs(n)):
     sys.exit("FAIL: WebAssembly and native differ beyond 1e-4 + 1e-4|native|")
 print("  PASS: within 1e-4 + 1e-4|native|")
