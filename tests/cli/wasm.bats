@@ -19,19 +19,26 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# same A B: raw float32 files of one length, equal within 1e-5 + 1e-5|B|
+# same A B...: raw float32 files (or .npy arrays) of one length, each
+# B equal to A within 1e-5 + 1e-5|B|
 same() {
-	/usr/bin/python3 - "$1" "$2" <<'PY'
+	/usr/bin/python3 - "$@" <<'PY'
 import sys
 import numpy as np
-a = np.fromfile(sys.argv[1], "<f4")
-b = np.fromfile(sys.argv[2], "<f4")
-if a.size != b.size or a.size == 0:
-    sys.exit(f"{sys.argv[1]}: {a.size} values, {sys.argv[2]}: {b.size}")
-d = np.abs(a.astype(np.float64) - b)
-print(f"{sys.argv[1]} vs {sys.argv[2]}: max abs diff {d.max():.3g} "
-      f"over {a.size} values")
-sys.exit(0 if np.all(d <= 1e-5 + 1e-5 * np.abs(b)) else 1)
+def load(f):
+    return (np.load(f) if f.endswith(".npy") else np.fromfile(f, "<f4")
+            ).astype(np.float64).ravel()
+a = load(sys.argv[1])
+bad = 0
+for f in sys.argv[2:]:
+    b = load(f)
+    if a.size != b.size or a.size == 0:
+        sys.exit(f"{sys.argv[1]}: {a.size} values, {f}: {b.size}")
+    d = np.abs(a - b)
+    print(f"{sys.argv[1]} vs {f}: max abs diff {d.max():.3g} "
+          f"over {a.size} values")
+    bad += not np.all(d <= 1e-5 + 1e-5 * np.abs(b))
+sys.exit(1 if bad else 0)
 PY
 }
 
@@ -81,11 +88,8 @@ wasm_example() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "backend: wasm (WebNN is not available"* ]]
-	npy2bin "$d/test_input.npy" in.bin
-	native "$d/$e.nnl" in.bin native.bin
-	npy2bin "$d/expected_output.npy" expected.bin
-	same got.bin native.bin
-	same got.bin expected.bin
+	native "$d/$e.nnl" got.in.bin native.bin
+	same got.bin native.bin "$d/expected_output.npy"
 }
 
 @test "the WebAssembly build of every example gives the native outputs in node" {

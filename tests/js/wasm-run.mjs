@@ -6,7 +6,8 @@
 // (one .npy per input, in the module's inputs order; each output is
 // written to OUTPREFIX.NAME.npy, NAME escaped to [A-Za-z0-9_.-], and
 // all of them packed in order to OUTPREFIX.bin, as a native program
-// writes them).
+// writes them; the inputs packed likewise to OUTPREFIX.in.bin, as a
+// native program reads them).
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
@@ -25,6 +26,8 @@ if (names.length !== npys.length)
   throw new Error(`the model has ${names.length} inputs, given ${npys.length}`);
 const values = Object.create(null);
 names.forEach((n, i) => { values[n] = npyRead(npys[i]).data; });
+writeFileSync(`${prefix}.in.bin`, Buffer.concat(names.map((n) =>
+  Buffer.from(values[n].buffer, values[n].byteOffset, values[n].byteLength))));
 let out = await model.run(values);
 const runs = Number(runsArg);
 if (runs > 0) {
