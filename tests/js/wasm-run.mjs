@@ -1,7 +1,7 @@
 // wasm-run: load an nnl-emit-js --wasm module in node, run its model on
 // .npy inputs through load().run(), and write the outputs as .npy files.
-// Prints the backend load() chose and why, and the mean time of a run
-// over RUNS runs after one warm-up (for make bench-wasm).
+// Prints the backend load() chose and why, and the mean and the best
+// time of a run over RUNS runs after one warm-up (for make bench-wasm).
 // Usage: node wasm-run.mjs MODULE.js OUTPREFIX [RUNS] INPUT.npy...
 // (one .npy per input, in the module's inputs order; each output is
 // written to OUTPREFIX.NAME.npy, NAME escaped to [A-Za-z0-9_.-], and
@@ -31,9 +31,15 @@ writeFileSync(`${prefix}.in.bin`, Buffer.concat(names.map((n) =>
 let out = await model.run(values);
 const runs = Number(runsArg);
 if (runs > 0) {
-  const t0 = performance.now();
-  for (let i = 0; i < runs; i++) out = await model.run(values);
-  console.log(`time: ${((performance.now() - t0) / runs).toFixed(3)} ms per run`);
+  let sum = 0, best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    out = await model.run(values);
+    const t = performance.now() - t0;
+    sum += t;
+    best = Math.min(best, t);
+  }
+  console.log(`time: ${(sum / runs).toFixed(3)} ms per run, best ${best.toFixed(3)} ms`);
 }
 const packed = [];
 for (const [name, d] of Object.entries(m.outputs)) {
