@@ -50,7 +50,7 @@ main(int argc, char *argv[])
 	}
 	if (checked_setup(maxbytes) != 0)
 		exit(2);
-	if (argc - optind > 1)
+	if (argc - optind > 1 || (wasm && !*wasm))
 		usage();
 	g = graph_load(optind < argc ? argv[optind] : "-");
 	if (!g)
