@@ -149,6 +149,21 @@ np.array(sys.stdin.read().split(), np.float64).astype("<f4").tofile("page.bin")'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "webnn: webnn; null; 7" ]
 	[[ "${lines[1]}" == "no context: wasm; WebNN is not available: createContext failed: no adapter; 0.135326"* ]]
+	# a partitioned graph (div on the CPU) goes through runPartitioned
+	/usr/bin/python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); del p["div"]; json.dump(p, open("p.json", "w"))' \
+	    "$ROOT/pipelines/profiles/cpu.json"
+	"$BIN/nnl-parse" -w mnist.weights -m mnist.manifest.json \
+	    "$d/mnist.nnl" | "$BIN/nnl-shape-infer" |
+	    "$BIN/nnl-cpu-partition" -p p.json |
+	    "$BIN/nnl-emit-js" --wasm mnist.wasm -o part.js
+	grep -q 'export async function runPartitioned' part.js
+	cp "$ROOT/common/rt/cpuops.mjs" .
+	run node "$ROOT/tests/js/wasm-select.mjs" part.js "$d/test_input.npy"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "webnn: webnn; null; 7" ]
+	[[ "${lines[1]}" == "no context: wasm; "*"; 0.135326"* ]]
 	# without the module, the WebAssembly path says what is missing
 	rm mnist.wasm
 	run node "$ROOT/tests/js/wasm-select.mjs" mnist.js "$d/test_input.npy"
