@@ -3,7 +3,8 @@
 // dispatch() answers every output with 7s), load() builds the graph
 // through WebNN and run() dispatches it; with a createContext that
 // throws, load() runs the WebAssembly build and says why.  Prints one
-// line per case: the backend, the reason, the first output value.
+// line per case: the backend, the reason, the first output value and
+// the nodes of the graphs dispatched.
 // Usage: node wasm-select.mjs MODULE.js INPUT.npy
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
@@ -11,7 +12,9 @@ import { createStub } from "./webnn-stub.mjs";
 import { npyRead } from "./npy.mjs";
 
 const [module, npy] = process.argv.slice(2);
+let dispatched = 0;
 const sevens = (g, vals) => {
+  dispatched += g.nodes.length;
   const res = Object.create(null);
   for (const [name, d] of Object.entries(m.outputs))
     res[name] = {data: new Float32Array(d.shape.reduce((a, b) => a * b, 1)).fill(7)};
@@ -27,7 +30,8 @@ const cases = [
 ];
 for (const [what, ml] of cases) {
   Object.defineProperty(globalThis, "navigator", {value: {ml}, configurable: true, writable: true});
+  dispatched = 0;
   const model = await m.load();
   const out = await model.run(values);
-  console.log(`${what}: ${model.backend}; ${model.reason}; ${out[Object.keys(m.outputs)[0]][0]}`);
+  console.log(`${what}: ${model.backend}; ${model.reason}; ${out[Object.keys(m.outputs)[0]][0]}; ${dispatched} nodes dispatched`);
 }
