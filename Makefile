@@ -32,7 +32,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition markup dot memsvg report \
           nnl_read nnl_model nnl_lower nnl_write \
-          npy npz weights strtab infile uses
+          npy npz weights strtab infile uses wasmbuild emitjs_wasm
 # nnc's flash and RAM figures of a target build
 COMMON  += footprint
 COMMON += progress
@@ -117,10 +117,19 @@ $(B)/xxh3js.c: common/rt/xxh3.mjs scripts/embed.sh
 $(B)/xxh3js.o: $(B)/xxh3js.c
 	$(CC) -c -o $@ $(B)/xxh3js.c
 
-$(BIN)/nnl-emit-js: $(B)/passes/emit-js.o $(B)/xxh3js.o $(B)/libnnl.a
+# The WebAssembly runner, pasted into modules nnl-emit-js --wasm writes.
+$(B)/wasmjs.c: common/rt/wasm.mjs scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh nnl_wasmjs common/rt/wasm.mjs > $@
+
+$(B)/wasmjs.o: $(B)/wasmjs.c
+	$(CC) -c -o $@ $(B)/wasmjs.c
+
+$(BIN)/nnl-emit-js: $(B)/passes/emit-js.o $(B)/xxh3js.o $(B)/wasmjs.o \
+    $(B)/libnnl.a
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $(B)/passes/emit-js.o $(B)/xxh3js.o \
-	    $(B)/libnnl.a $(LDLIBS)
+	    $(B)/wasmjs.o $(B)/libnnl.a $(LDLIBS)
 
 $(BIN)/nnl-emit-c: $(B)/passes/emit-c.o $(B)/rtsrc.o $(B)/libnnl.a
 	@mkdir -p $(BIN)
@@ -179,6 +188,15 @@ bench: all
 
 bench-ort: all
 	@/usr/bin/python3 bench/ort.py
+
+# resnet18's WebAssembly build in node against its native build
+# (bench/wasm.sh): check-wasm-resnet18 the outputs, bench-wasm the
+# outputs and the speed ratio.
+check-wasm-resnet18: all
+	@sh bench/wasm.sh 0
+
+bench-wasm: all
+	@sh bench/wasm.sh 20
 
 # Where each benchmark model's time goes, node by node (bench/layers.py;
 # after make bench has exported the models).
@@ -241,5 +259,6 @@ clean:
 	rm -rf build bin
 
 .PHONY: all asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
+    check-wasm-resnet18 bench-wasm \
     conformance conformance-js golden lint-man install uninstall clean
 .PRECIOUS: $(B)/passes/%.o $(B)/common/%.o

@@ -277,11 +277,21 @@ putweights(struct em *e)
 	}
 	buf_putc(&q, '"');
 	nm = cmt(e->g->weights_file);
+	/* WebAssembly's assembler (nnc --emit wasm) wants a named data
+	 * section and the symbol's size */
 	buf_printf(&e->data, "/* %s, %zu bytes, included by the assembler */\n"
-	    "__asm__(\"\\t.section .rodata\\n\\t.balign 64\\n\"\n"
-	    "    \"%s_weights:\\n\\t.incbin \"\n    ", nm, e->w.size, e->pfx);
+	    "#ifdef __wasm__\n"
+	    "__asm__(\"\\t.section .rodata.%s_weights,\\\"\\\",@\\n"
+	    "\\t.p2align 6\\n\"\n"
+	    "    \"%s_weights:\\n\\t.incbin \"\n    ", nm, e->w.size, e->pfx,
+	    e->pfx);
 	escape_c_string(&e->data, q.s);
-	buf_printf(&e->data, "\n    \"\\n\\t.previous\\n\");\n"
+	buf_printf(&e->data, "\n    \"\\n\\t.size %s_weights, %zu\\n\");\n"
+	    "#else\n", e->pfx, e->w.size);
+	buf_printf(&e->data, "__asm__(\"\\t.section .rodata\\n\\t.balign 64\\n\"\n"
+	    "    \"%s_weights:\\n\\t.incbin \"\n    ", e->pfx);
+	escape_c_string(&e->data, q.s);
+	buf_printf(&e->data, "\n    \"\\n\\t.previous\\n\");\n#endif\n"
 	    "extern const unsigned char %s_weights[];\n\n", e->pfx);
 	free(nm);
 	free(q.s);

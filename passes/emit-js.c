@@ -9,6 +9,7 @@
 
 #include "checked.h"
 #include "emitjs.h"
+#include "emitjs_wasm.h"
 #include "graph.h"
 #include "shape.h"
 #include "util.h"
@@ -16,7 +17,7 @@
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-emit-js [-o file.js] "
+	fprintf(stderr, "usage: nnl-emit-js [-o file.js] [--wasm module.wasm] "
 	    "[--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
@@ -28,10 +29,11 @@ main(int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
+		{ "wasm", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *out = NULL;
+	const char *out = NULL, *wasm = NULL;
 	struct graph *g;
 	char *js = NULL;
 	int c, rc;
@@ -41,20 +43,28 @@ main(int argc, char *argv[])
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
+		case 'W': wasm = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
 	}
 	if (checked_setup(maxbytes) != 0)
 		exit(2);
-	if (argc - optind > 1)
+	if (argc - optind > 1 || (wasm && !*wasm))
 		usage();
 	g = graph_load(optind < argc ? argv[optind] : "-");
 	if (!g)
 		return 1;
 	/* the types say what each input and output is */
-	rc = shape_infer(g) == 0 && emitjs(g, &js) == 0 ?
-	    writefile_atomic(out, js, strlen(js)) : -1;
+	rc = shape_infer(g) == 0 && emitjs(g, &js) == 0 ? 0 : -1;
+	if (rc == 0 && wasm) {
+		struct buf b = { js, strlen(js), strlen(js) + 1 };
+
+		emitjs_wasm(&b, wasm);
+		js = b.s;
+	}
+	if (rc == 0)
+		rc = writefile_atomic(out, js, strlen(js));
 	free(js);
 	graph_free(g);
 	if (rc != 0)

@@ -23,6 +23,7 @@
 #include "report.h"
 #include "progress.h"
 #include "util.h"
+#include "wasmbuild.h"
 
 #define NNC_VERSION "0.1.0"
 /* --cflag options a command line may give */
@@ -633,9 +634,9 @@ compile(struct opts *o, char **artifact)
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
-	    strcmp(kind, "c"))
-		die("--emit %s: expected exe, obj, lib, shared, header or c",
-		    kind);
+	    strcmp(kind, "c") && strcmp(kind, "wasm"))
+		die("--emit %s: expected exe, obj, lib, shared, header, c or "
+		    "wasm", kind);
 	if (baremetal(o->triple) && (isexe || !strcmp(kind, "shared"))) {
 		if (o->testing)
 			error("%s: nnc test runs programs under qemu-user, not "
@@ -671,7 +672,8 @@ compile(struct opts *o, char **artifact)
 		graph_free(g);
 		goto out0;
 	}
-	nflags = cflags(o, g, flags);
+	nflags = strcmp(kind, "wasm") ? cflags(o, g, flags) :
+	    wasm_target(o->target, o->triple, o->portable);
 	graph_free(g);
 	if (nflags < 0)
 		goto out0;
@@ -687,6 +689,8 @@ compile(struct opts *o, char **artifact)
 		out = xasprintf("lib%s.so", st);
 	else if (!strcmp(kind, "header"))
 		out = xasprintf("%s.h", st);
+	else if (!strcmp(kind, "wasm"))
+		out = xasprintf("%s.wasm", st);
 	else
 		out = xasprintf("%s.c", st);
 	outdir = path_dirname(out);
@@ -717,6 +721,10 @@ compile(struct opts *o, char **artifact)
 		rc = 0;
 	} else if (!strcmp(kind, "header")) {
 		rc = strcmp(chdr, hdr) ? copyfile(chdr, hdr) : 0;
+	} else if (!strcmp(kind, "wasm")) {
+		rc = wasm_build(csrc, chdr, out, maketmp(), o->verbose);
+		if (rc == 0 && strcmp(chdr, hdr))
+			rc = copyfile(chdr, hdr);
 	} else {
 		char *incdir = path_dirname(chdr);
 		char *inc = xasprintf("-I%s", incdir);

@@ -128,7 +128,7 @@ SH
 }
 
 @test "usage and bad input" {
-	run "$BIN/nnc" compile --emit wasm resnet_head.webnn
+	run "$BIN/nnc" compile --emit bogus resnet_head.webnn
 	[ "$status" -eq 1 ]
 	run "$BIN/nnc"
 	[ "$status" -eq 2 ]

@@ -1,0 +1,18 @@
+/*
+ * emitjs_wasm: the part of an emitted ES module that runs the model
+ * through its WebAssembly build where WebNN is missing (nnl-emit-js
+ * --wasm).
+ */
+#ifndef NNL_EMITJS_WASM_H
+#define NNL_EMITJS_WASM_H
+
+#include "graph.h"
+
+/*
+ * Append to b, after emitjs's module: common/rt/wasm.mjs, wasmModule
+ * (module, a URL relative to the emitted module), and
+ * load(options) -> {backend, reason, run(values)}.
+ */
+void emitjs_wasm(struct buf *b, const char *module);
+
+#endif
