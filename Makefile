@@ -50,6 +50,29 @@ HDRS    = $(wildcard common/*.h) common/ops.def common/rt/rt.h \
           common/rt/kernels.def
 
 all: $(BINS) $(BIN)/nnl-infer
+all: examples
+
+# The examples' data too large to commit, made by seeded NumPy scripts
+# (their expected outputs by NumPy too): the weights of vgg_block and
+# feature_extractor, and resnet_head's packed weights, input and output.
+EXMADE  = examples/vgg_block/weights/.made \
+          examples/feature_extractor/weights/.made
+EXDATA  = $(EXMADE) examples/resnet_head/resnet_head.weights
+examples: $(EXDATA)
+examples/vgg_block/weights/.made: examples/vgg_block/vgg_block.nnl
+examples/feature_extractor/weights/.made: \
+    examples/feature_extractor/feature_extractor.nnl
+$(EXMADE): examples/make_examples.py \
+    examples/reference.py | $(BIN)/nnl-parse
+	@NNL_BIN=$(BIN) /usr/bin/python3 examples/make_examples.py \
+	    $(@:examples/%/weights/.made=%) >/dev/null
+	@touch $@
+examples/resnet_head/resnet_head.weights: examples/resnet_head/make_weights.py \
+    examples/resnet_head/make_expected.py | $(BIN)/nnl-pack-weights
+	@/usr/bin/python3 examples/resnet_head/make_weights.py $(B)/examples/resnet_head
+	@/usr/bin/python3 examples/resnet_head/make_expected.py \
+	    $(B)/examples/resnet_head examples/resnet_head
+	@$(BIN)/nnl-pack-weights pack -o $@ $(B)/examples/resnet_head
 
 $(B)/common/%.o: common/%.c $(HDRS)
 	@mkdir -p $(B)/common
@@ -217,6 +240,6 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
+.PHONY: all examples asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
     conformance conformance-js golden lint-man install clean
 .PRECIOUS: $(B)/passes/%.o $(B)/common/%.o
