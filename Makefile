@@ -32,7 +32,8 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition \
           nnl_read nnl_model nnl_lower nnl_write \
-          npy npz weights strtab infile uses
+          npy npz weights strtab infile uses \
+          scaffold
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
@@ -236,6 +237,8 @@ install: all
 	cp schema/*.json $(DESTDIR)$(PREFIX)/share/nnl/schema/
 	cp common/rt/cpuops.mjs $(DESTDIR)$(PREFIX)/share/nnl/js/
 	cp pipelines/profiles/*.json $(DESTDIR)$(PREFIX)/share/nnl/profiles/
+	mkdir -p $(DESTDIR)$(PREFIX)/share/nnl/templates
+	cp -R templates/new $(DESTDIR)$(PREFIX)/share/nnl/templates/
 
 clean:
 	rm -rf build bin

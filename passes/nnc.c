@@ -19,6 +19,7 @@
 #include "nnl.h"
 #include "npy.h"
 #include "pipeline.h"
+#include "scaffold.h"
 #include "util.h"
 
 #define NNC_VERSION "0.1.0"
@@ -40,6 +41,7 @@ usage(void)
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
 	    "           [--max-tensor-bytes size] model.onnx\n"
+	    "       nnc new dir --project rust|go|cpp|python\n"
 	    "       nnc --version\n");
 	exit(2);
 }
@@ -957,6 +959,7 @@ main(int argc, char *argv[])
 		{ "tolerance", required_argument, NULL, 'T' },
 		{ "weights-dir", required_argument, NULL, 'W' },
 		{ "prefix", required_argument, NULL, 'X' },
+		{ "project", required_argument, NULL, 'J' },
 		{ "weights", required_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -967,7 +970,7 @@ main(int argc, char *argv[])
 	};
 	struct opts o;
 	const char *cmd, *input = NULL, *expected = NULL, *wdir = NULL;
-	const char *maxbytes = NULL;
+	const char *maxbytes = NULL, *project = NULL;
 	double tol = 1e-5;
 	int c;
 
@@ -996,6 +999,7 @@ main(int argc, char *argv[])
 		case 'x': expected = optarg; break;
 		case 'W': wdir = optarg; break;
 		case 'X': o.prefix = optarg; break;
+		case 'J': project = optarg; break;
 		case 'E':
 			if (strcmp(optarg, "file") && strcmp(optarg, "embed"))
 				usage();
@@ -1027,6 +1031,8 @@ main(int argc, char *argv[])
 	if (argc - optind != 1)
 		usage();
 	o.model = argv[optind];
+	if (!strcmp(cmd, "new"))
+		return scaffold_new(o.model, project) ? 1 : close_stdout();
 	{
 		/* the passes run elsewhere: name the model absolutely */
 		char *abs = realpath(o.model, NULL);
