@@ -186,3 +186,14 @@ w = np.load(sys.argv[1]); w.ravel()[3] += 0.5; np.save("bad.npy", w)' \
 	run --separate-stderr "$BIN/nnl-parse" -w w.weights -m w.json -o o.json m.nnl
 	[[ "$stderr" == *"m.nnl:1:9: warning: version 0.10"* ]]
 }
+
+@test "the Make fragment names the API after the model too; NNL_PREFIX overrides" {
+	cp -r "$EX" mk
+	cd mk
+	printf 'include %s/pipelines/nnl.mk\nNNL_BIN = %s/\n' "$ROOT" "$BIN" > Makefile
+	make -s mnist.c
+	grep -q '^int mnist_classifier_infer(' mnist.h
+	rm -f mnist.c mnist.h
+	make -s NNL_PREFIX=digits mnist.c
+	grep -q '^int digits_infer(' mnist.h
+}
