@@ -197,3 +197,25 @@ w = np.load(sys.argv[1]); w.ravel()[3] += 0.5; np.save("bad.npy", w)' \
 	make -s NNL_PREFIX=digits mnist.c
 	grep -q '^int digits_infer(' mnist.h
 }
+
+@test "nnl-emit-c -e beside: the source includes SOURCE.weights through __FILE__" {
+	cp -r "$EX" m
+	"$BIN/nnl-parse" -w m/p.weights -m m/p.manifest.json m/mnist.nnl |
+	    "$BIN/nnl-shape-infer" | "$BIN/nnl-plan-memory" > planned.json
+	mkdir out
+	"$BIN/nnl-emit-c" -e beside -o out/m.c planned.json
+	grep -q '\.incbin \\"" __FILE__ "\.weights\\""' out/m.c
+	! grep -q "$T" out/m.c
+	cp m/p.weights out/m.c.weights
+	cd out
+	cc -O2 -I. -DMODEL_H='"m.h"' -DPFX=mnist_classifier -o ../app2 \
+	    ../app.c m.c -lm
+	cd ..
+	./app2 < in.bin > out.bin
+	close_to_expected out.bin "$EX/expected_output.npy"
+	# without the file beside it, the assembler says which file
+	rm out/m.c.weights
+	run cc -c -Iout out/m.c -o x.o
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"out/m.c.weights"* ]]
+}
