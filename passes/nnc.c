@@ -569,8 +569,6 @@ compile(struct opts *o, char **artifact)
 		chdr = xasprintf("%s/%s.h", tmpdir, st);
 	}
 	embed = o->weights && !strcmp(o->weights, "embed");
-	if (!strcmp(kind, "c") && !embed && keepweights(json, csrc) != 0)
-		goto out;
 	{
 		char *ea[] = { emit, "-p", pfx, "-e", embed ? "array" :
 		    !strcmp(kind, "c") ? "beside" : "incbin", "-H", chdr,
@@ -580,7 +578,12 @@ compile(struct opts *o, char **artifact)
 			goto out;
 	}
 	if (!strcmp(kind, "c")) {
-		rc = 0;
+		/* the weights once the source is there; none without it */
+		rc = embed ? 0 : keepweights(json, csrc);
+		if (rc != 0) {
+			unlink(csrc);
+			unlink(chdr);
+		}
 	} else if (!strcmp(kind, "header")) {
 		rc = strcmp(chdr, hdr) ? copyfile(chdr, hdr) : 0;
 	} else {
