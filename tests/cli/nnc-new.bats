@@ -123,3 +123,15 @@ assert abs(sum(got) - 1) < 1e-5' "$1" "$2"
 	done
 	[ "$(ls w | wc -l)" -eq 4 ]
 }
+
+@test "an installed nnc finds its templates in share/nnl; NNL_TEMPLATES overrides" {
+	make -s -C "$ROOT" install DESTDIR="$T/inst" PREFIX=/usr > /dev/null
+	[ -f "$T/inst/usr/share/nnl/templates/new/common/model.nnl" ]
+	"$T/inst/usr/bin/nnc" new p --project python
+	cmp p/main.py "$ROOT/templates/new/python/main.py"
+	[ -x p/build.sh ]
+	mkdir -p mine/common mine/cpp
+	echo mine > mine/cpp/only.txt
+	NNL_TEMPLATES="$T/mine" "$BIN/nnc" new q --project cpp
+	[ "$(ls q)" = only.txt ]
+}
