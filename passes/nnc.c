@@ -504,7 +504,7 @@ compile(struct opts *o, char **artifact)
 	char *emit = find_program("nnl-emit-c");
 	char *cc = compiler(o->triple, "cc");
 	const char *io, *flags[4];
-	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, embed;
+	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, embed, keep;
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
@@ -569,21 +569,25 @@ compile(struct opts *o, char **artifact)
 		chdr = xasprintf("%s/%s.h", tmpdir, st);
 	}
 	embed = o->weights && !strcmp(o->weights, "embed");
+	/* C that outlives nnc (--emit c, --save-temps) finds its weights
+	 * beside it; C in the temporary directory, by its path there */
+	keep = !strcmp(kind, "c") || o->savetemps;
 	{
 		char *ea[] = { emit, "-p", pfx, "-e", embed ? "array" :
-		    !strcmp(kind, "c") ? "beside" : "incbin", "-H", chdr,
+		    keep ? "beside" : "incbin", "-H", chdr,
 		    "-o", csrc, json, isexe ? "-m" : NULL, NULL };
 
 		if (run_command(ea, o->verbose) != 0)
 			goto out;
 	}
+	/* the weights once the source is there; no source without them */
+	if (keep && !embed && keepweights(json, csrc) != 0) {
+		unlink(csrc);
+		unlink(chdr);
+		goto out;
+	}
 	if (!strcmp(kind, "c")) {
-		/* the weights once the source is there; none without it */
-		rc = embed ? 0 : keepweights(json, csrc);
-		if (rc != 0) {
-			unlink(csrc);
-			unlink(chdr);
-		}
+		rc = 0;
 	} else if (!strcmp(kind, "header")) {
 		rc = strcmp(chdr, hdr) ? copyfile(chdr, hdr) : 0;
 	} else {

@@ -219,3 +219,18 @@ w = np.load(sys.argv[1]); w.ravel()[3] += 0.5; np.save("bad.npy", w)' \
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"out/m.c.weights"* ]]
 }
+
+@test "--save-temps keeps a C source that rebuilds on its own, with no temporary path" {
+	mkdir st && cd st
+	"$BIN/nnc" compile --save-temps -o prog "$EX/mnist.nnl"
+	[ -s mnist.c ] && [ -s mnist.c.weights ] && [ -x prog ]
+	! grep -q "/tmp" mnist.c mnist.h
+	! grep -q "$T" mnist.c mnist.h
+	mkdir again && cp mnist.c mnist.c.weights mnist.h again/
+	cc -O2 -o prog2 again/mnist.c -lm
+	./prog < ../in.bin > a.bin
+	./prog2 < ../in.bin > b.bin
+	# (prog has the model's avx2 flags, prog2 none: both NumPy's)
+	close_to_expected a.bin "$EX/expected_output.npy"
+	close_to_expected b.bin "$EX/expected_output.npy"
+}
