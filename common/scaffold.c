@@ -130,12 +130,17 @@ rmtree(const char *dir)
 }
 
 int
-scaffold_new(const char *dir, const char *project)
+scaffold_new(const char *path, const char *project)
 {
-	char *tdir, *parent, *tmp, *common, *lang;
+	char *dir, *tdir, *parent, *tmp, *common, *lang;
 	struct stat st;
-	size_t i;
+	size_t i, n = strlen(path);
 	int rc = -1;
+
+	/* "demo/" is "demo" */
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	dir = xstrndup(path, n);
 
 	for (i = 0; i < sizeof projects / sizeof *projects; i++)
 		if (project && !strcmp(project, projects[i]))
@@ -143,15 +148,18 @@ scaffold_new(const char *dir, const char *project)
 	if (i == sizeof projects / sizeof *projects) {
 		error("--project %s: expected rust, go, cpp or python",
 		    project ? escape_tty_name(project) : "(missing)");
+		free(dir);
 		return -1;
 	}
 	if (lstat(dir, &st) == 0) {
 		error("%s: already exists; nnc new makes a new directory",
 		    escape_tty_name(dir));
+		free(dir);
 		return -1;
 	}
 	if (!(tdir = templates())) {
 		error("no templates/new beside nnc (set NNL_TEMPLATES)");
+		free(dir);
 		return -1;
 	}
 	common = path_join(tdir, "common");
@@ -181,5 +189,6 @@ scaffold_new(const char *dir, const char *project)
 	free(common);
 	free(lang);
 	free(tdir);
+	free(dir);
 	return rc;
 }

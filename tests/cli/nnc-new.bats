@@ -79,6 +79,9 @@ assert abs(sum(got) - 1) < 1e-5' "$1" "$2"
 	run "$BIN/nnc" new no/such/parent --project go
 	[ "$status" -eq 1 ]
 	[ "$(ls -A)" = d ]
+	# a trailing slash names the same directory
+	"$BIN/nnc" new e/ --project go
+	[ -f e/main.go ] && [ "$(ls -A | tr '\n' ' ')" = "d e " ]
 }
 
 @test "the C++ project builds with g++ and prints NumPy's probabilities" {
