@@ -183,6 +183,7 @@ SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 asan:
 	@$(MAKE) -s B=$(ASAN) BIN=$(ASAN)/bin OPT=-O1 SAN="$(SANFLAGS)" \
 	    all $(COMMON_TESTS:%=$(ASAN)/tests/%)
+	@ln -sfn ../../templates $(ASAN)/templates  # nnc new's, beside bin/
 
 # The unit, golden and command-line tests against the sanitizer build;
 # any sanitizer report fails the run (see tests/run-asan.sh).
