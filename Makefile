@@ -32,7 +32,8 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition markup dot memsvg report \
           nnl_read nnl_model nnl_lower nnl_write \
-          npy npz weights strtab infile uses wasmbuild emitjs_wasm
+          npy npz weights strtab infile uses wasmbuild emitjs_wasm \
+          scaffold
 # nnc's flash and RAM figures of a target build
 COMMON  += footprint
 COMMON += progress
@@ -54,6 +55,29 @@ HDRS    = $(wildcard common/*.h) common/ops.def common/rt/rt.h \
           common/rt/kernels.def
 
 all: $(BINS) $(BIN)/nnl-infer
+all: examples
+
+# The examples' data too large to commit, made by seeded NumPy scripts
+# (their expected outputs by NumPy too): the weights of vgg_block and
+# feature_extractor, and resnet_head's packed weights, input and output.
+EXMADE  = examples/vgg_block/weights/.made \
+          examples/feature_extractor/weights/.made
+EXDATA  = $(EXMADE) examples/resnet_head/resnet_head.weights
+examples: $(EXDATA)
+examples/vgg_block/weights/.made: examples/vgg_block/vgg_block.nnl
+examples/feature_extractor/weights/.made: \
+    examples/feature_extractor/feature_extractor.nnl
+$(EXMADE): examples/make_examples.py \
+    examples/reference.py | $(BIN)/nnl-parse
+	@NNL_BIN=$(BIN) /usr/bin/python3 examples/make_examples.py \
+	    $(@:examples/%/weights/.made=%) >/dev/null
+	@touch $@
+examples/resnet_head/resnet_head.weights: examples/resnet_head/make_weights.py \
+    examples/resnet_head/make_expected.py | $(BIN)/nnl-pack-weights
+	@/usr/bin/python3 examples/resnet_head/make_weights.py $(B)/examples/resnet_head
+	@/usr/bin/python3 examples/resnet_head/make_expected.py \
+	    $(B)/examples/resnet_head examples/resnet_head
+	@$(BIN)/nnl-pack-weights pack -o $@ $(B)/examples/resnet_head
 
 $(B)/common/%.o: common/%.c $(HDRS)
 	@mkdir -p $(B)/common
@@ -172,6 +196,7 @@ SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 asan:
 	@$(MAKE) -s B=$(ASAN) BIN=$(ASAN)/bin OPT=-O1 SAN="$(SANFLAGS)" \
 	    all $(COMMON_TESTS:%=$(ASAN)/tests/%)
+	@ln -sfn ../../templates $(ASAN)/templates  # nnc new's, beside bin/
 
 # The unit, golden and command-line tests against the sanitizer build;
 # any sanitizer report fails the run (see tests/run-asan.sh).
@@ -245,12 +270,16 @@ install: all
 	cp pipelines/profiles/*.json $(DESTDIR)$(DATADIR)/profiles/
 	cp pipelines/nnl.mk pipelines/c.passes pipelines/compile.sh \
 	    $(DESTDIR)$(DATADIR)/pipelines/
+	mkdir -p $(DESTDIR)$(DATADIR)/templates
+	cp -R templates/new $(DESTDIR)$(DATADIR)/templates/
 
 uninstall:
 	rm -f $(BINS:$(BIN)/%=$(DESTDIR)$(PREFIX)/bin/%) \
 	    $(DESTDIR)$(PREFIX)/bin/nnl-infer
 	rm -f $(INSTMAN:man/%=$(DESTDIR)$(MANDIR)/%)
 	rm -f $(INSTDATA:%=$(DESTDIR)$(DATADIR)/%)
+	rm -rf $(DESTDIR)$(DATADIR)/templates/new
+	rmdir $(DESTDIR)$(DATADIR)/templates 2>/dev/null || true
 	for d in schema js profiles pipelines; do \
 	    rmdir $(DESTDIR)$(DATADIR)/$$d 2>/dev/null || true; done
 	rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true
@@ -258,7 +287,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
+.PHONY: all examples asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
     check-wasm-resnet18 bench-wasm \
     conformance conformance-js golden lint-man install uninstall clean
 .PRECIOUS: $(B)/passes/%.o $(B)/common/%.o

@@ -92,6 +92,11 @@ def profile(name, rounds):
     ic = os.path.join(OUT, name + "-timed.c")
     with open(ic, "w") as f:
         f.write(text)
+    # the generated C includes SOURCE.weights beside it (__FILE__)
+    if os.path.exists(c + ".weights"):
+        if os.path.lexists(ic + ".weights"):
+            os.remove(ic + ".weights")
+        os.symlink(os.path.basename(c) + ".weights", ic + ".weights")
     exe = os.path.join(OUT, name + "-timed")
     subprocess.run(["cc", "-O2", "-march=native", "-w", "-I", OUT,
                     "-DPFX=" + pfx.group(1), "-o", exe,

@@ -10,7 +10,10 @@
 
 #include "graph.h"
 
-enum embed { EMBED_INCBIN, EMBED_ARRAY };
+/* incbin: the weights file by its absolute path; beside: the file
+ * SOURCE.weights beside the generated source, found through __FILE__;
+ * array: a C array in the source */
+enum embed { EMBED_INCBIN, EMBED_ARRAY, EMBED_BESIDE };
 
 struct emitc_opts {
 	const char *prefix;	/* C prefix of every symbol; NULL: model */

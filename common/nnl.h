@@ -10,6 +10,10 @@
 
 #include "graph.h"
 
+/* The NNL language versions this implementation reads: 0.2 to this. */
+#define NNL_LANG_VERSION "0.9"
+#define NNL_LANG_MINOR 9
+
 struct nnl_opts {
 	const char *path;	/* the .nnl file: weights resolve from here */
 	const char *weights;	/* where to pack the weights */

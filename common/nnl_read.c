@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nnl.h"
 #include "nnl_ast.h"
 #include "escape.h"
 #include "escape.h"
@@ -411,6 +412,22 @@ connections(struct parser *P)
 	return 0;
 }
 
+/* "0.2" to NNL_LANG_VERSION ("0.2.0" too): a language this reads */
+static int
+knownversion(const char *v)
+{
+	int minor, n = 0;
+
+	if (strncmp(v, "0.", 2) || !isdigit((unsigned char)v[2]) ||
+	    sscanf(v + 2, "%d%n", &minor, &n) != 1)
+		return 0;
+	v += 2 + n;
+	if (*v == '.')
+		while (isdigit((unsigned char)*++v))
+			;
+	return !*v && minor >= 2 && minor <= NNL_LANG_MINOR;
+}
+
 static int
 syntax(struct parser *P)
 {
@@ -425,6 +442,14 @@ syntax(struct parser *P)
 			return -1;
 		}
 		m->version = xstrdup(P->text);
+		if (!knownversion(P->text)) {
+			struct srcloc l = { m->name, P->pos.line, P->pos.col,
+			    m->text, m->len };
+
+			warn_at(&l, "version %s: this nnl reads NNL 0.2 to "
+			    NNL_LANG_VERSION "; reading it as "
+			    NNL_LANG_VERSION, escape_tty_name(P->text));
+		}
 		next(P);
 		if (expect(P, ";", "after the version"))
 			return -1;

@@ -19,7 +19,7 @@
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-emit-c [-m] [-e incbin|array] "
+	fprintf(stderr, "usage: nnl-emit-c [-m] [-e incbin|beside|array] "
 	    "[-p prefix] [-H header] [-o file]\n"
 	    "                 [--max-tensor-bytes size] [file]\n");
 	exit(2);
@@ -59,6 +59,8 @@ main(int argc, char *argv[])
 				o.embed = EMBED_INCBIN;
 			else if (strcmp(optarg, "array") == 0)
 				o.embed = EMBED_ARRAY;
+			else if (strcmp(optarg, "beside") == 0)
+				o.embed = EMBED_BESIDE;
 			else
 				usage();
 			break;

@@ -17,11 +17,13 @@
 #include "escape.h"
 #include "footprint.h"
 #include "infile.h"
+#include "nnl.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "dot.h"
 #include "report.h"
 #include "progress.h"
+#include "scaffold.h"
 #include "util.h"
 #include "wasmbuild.h"
 
@@ -36,7 +38,8 @@ usage(void)
 	    "usage: nnc compile [-v] [--save-temps] [--passes file] "
 	    "[--emit kind] [-o out]\n"
 	    "           [--target name] [--portable] [--target-triple triple]\n"
-	    "           [--cflag flag] [--max-tensor-bytes size] model\n"
+	    "           [--cflag flag] [--prefix name] [--weights file|embed]\n"
+	    "           [--max-tensor-bytes size] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
 	    "           [--target-triple triple] --input in.npy "
 	    "--expected out.npy\n"
@@ -49,12 +52,15 @@ usage(void)
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
 	    "           [--max-tensor-bytes size] model.onnx\n"
+	    "       nnc new dir --project rust|go|cpp|python\n"
 	    "       nnc --version\n");
 	exit(2);
 }
 
 struct opts {
 	const char *model, *out, *emit, *triple, *passes, *target;
+	const char *prefix;	/* --prefix: the API's; NULL: the model's */
+	const char *weights;	/* --weights file|embed */
 	int verbose, savetemps, portable;
 	int testing;	/* nnc test: a main() whatever the model's io */
 	const char *cflag[NNC_MAXCFLAGS];	/* --cflag, in order */
@@ -532,15 +538,15 @@ makedirs(const char *dir)
 }
 
 /*
- * Generated C that outlives nnc includes its weights by path: keep a
- * copy beside the source and point the graph at it.
+ * Generated C that outlives nnc finds its weights beside it, through
+ * __FILE__ (nnl-emit-c -e beside): a copy named SOURCE.weights.
  */
 static int
-keepweights(const char *json, const char *dir, const char *st)
+keepweights(const char *json, const char *csrc)
 {
 	struct graph *g = graph_load(json);
-	char *w, *m, *wa, *ma;
-	int rc = -1;
+	char *w;
+	int rc;
 
 	if (!g)
 		return -1;
@@ -548,19 +554,9 @@ keepweights(const char *json, const char *dir, const char *st)
 		graph_free(g);
 		return 0;
 	}
-	w = xasprintf("%s/%s.weights", dir, st);
-	m = xasprintf("%s/%s.manifest.json", dir, st);
-	if (copyfile(g->weights_file, w) == 0 &&
-	    copyfile(g->manifest_file, m) == 0 &&
-	    (wa = realpath(w, NULL)) && (ma = realpath(m, NULL))) {
-		free(g->weights_file);
-		free(g->manifest_file);
-		g->weights_file = wa;
-		g->manifest_file = ma;
-		rc = graph_save(g, json);
-	}
+	w = xasprintf("%s.weights", csrc);
+	rc = copyfile(g->weights_file, w);
 	free(w);
-	free(m);
 	graph_free(g);
 	return rc;
 }
@@ -624,13 +620,13 @@ compile(struct opts *o, char **artifact)
 {
 	char *st = stem(o->model), *json = NULL, *csrc = NULL, *chdr = NULL;
 	char *out;
-	char *outdir, *hdr = NULL;
+	char *outdir, *hdr = NULL, *pfx = NULL;
 	const char *kind = o->emit ? o->emit : "exe";
 	struct graph *g;
 	char *emit = find_program("nnl-emit-c");
 	char *cc = compiler(o->triple, "cc");
 	const char *io, *flags[16 + NNC_MAXCFLAGS];
-	int rc = -1, isexe = !strcmp(kind, "exe"), nflags;
+	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, embed, keep;
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
@@ -674,6 +670,10 @@ compile(struct opts *o, char **artifact)
 	}
 	nflags = strcmp(kind, "wasm") ? cflags(o, g, flags) :
 	    wasm_target(o->target, o->triple, o->portable);
+	/* the API is named after the model: --prefix, else the graph's
+	 * name (an ONNX graph's is the exporter's: the file's stem) */
+	pfx = xstrdup(o->prefix ? o->prefix : g->name && *g->name &&
+	    !endswith(o->model, ".onnx") ? g->name : st);
 	graph_free(g);
 	if (nflags < 0)
 		goto out0;
@@ -707,15 +707,24 @@ compile(struct opts *o, char **artifact)
 		csrc = xasprintf("%s/%s.c", maketmp(), st);
 		chdr = xasprintf("%s/%s.h", tmpdir, st);
 	}
-	if (!strcmp(kind, "c") && keepweights(json, outdir, st) != 0)
-		goto out;
+	embed = o->weights && !strcmp(o->weights, "embed");
+	/* C that outlives nnc (--emit c, --save-temps) finds its weights
+	 * beside it; C in the temporary directory, by its path there */
+	keep = !strcmp(kind, "c") || o->savetemps;
 	{
-		char *ea[] = { emit, "-p", st, "-H", chdr, "-o", csrc, json,
-		    isexe ? "-m" : NULL, NULL };
+		char *ea[] = { emit, "-p", pfx, "-e", embed ? "array" :
+		    keep ? "beside" : "incbin", "-H", chdr,
+		    "-o", csrc, json, isexe ? "-m" : NULL, NULL };
 
 		progress_start("compile 2/3: nnl-emit-c", 0);
 		if (run_command(ea, o->verbose) != 0)
 			goto out;
+	}
+	/* the weights once the source is there; no source without them */
+	if (keep && !embed && keepweights(json, csrc) != 0) {
+		unlink(csrc);
+		unlink(chdr);
+		goto out;
 	}
 	if (!strcmp(kind, "c")) {
 		rc = 0;
@@ -778,6 +787,7 @@ out:
 	free(outdir);
 	free(out);
 out0:
+	free(pfx);
 	free(json);
 	free(st);
 	free(emit);
@@ -805,6 +815,26 @@ putindex(const struct npy *a, int64_t i, char *buf, size_t len)
 	snprintf(buf + n, len - n, "]");
 }
 
+/* %.*e as the NNL documentation writes it: 1.0e-5, 3.42e-7, 5.00e-1 */
+static const char *
+sci(double v, int prec, char *buf)
+{
+	char *e, *d;
+
+	snprintf(buf, 32, "%.*e", prec, v);
+	if ((e = strchr(buf, 'e')) != NULL) {
+		d = e + 1;
+		if (*d == '+' || *d == '-')
+			d++;
+		while (d[0] == '0' && d[1])
+			memmove(d, d + 1, strlen(d));
+		/* no '+' for positive exponents, as 1.0e0 */
+		if (e[1] == '+')
+			memmove(e + 1, e + 2, strlen(e + 1));
+	}
+	return buf;
+}
+
 static int
 test(struct opts *o, const char *input, const char *expected, double tol)
 {
@@ -814,6 +844,7 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 	unsigned char *got;
 	int64_t count, bad = 0, shown = 0;
 	double maxdiff = 0;
+	char tb[32], mb[32];
 	int rc;
 
 	if (npy_load(input, &in) != 0 || npy_load(expected, &want) != 0)
@@ -888,18 +919,19 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 			if (shown++ < 10) {
 				putindex(&want, i, idx, sizeof idx);
 				printf("  mismatch at %s: got %.8f, expected "
-				    "%.8f, diff %.2e\n", idx, g, w, d);
+				    "%.8f, diff %s\n", idx, g, w,
+				    sci(d, 2, mb));
 			}
 		}
 	}
 	if (bad)
-		printf("FAIL: %lld/%lld elements exceed tolerance %.1e (max "
-		    "diff: %.2e)\n", (long long)bad, (long long)count, tol,
-		    maxdiff);
+		printf("FAIL: %lld/%lld elements exceed tolerance %s (max "
+		    "diff: %s)\n", (long long)bad, (long long)count,
+		    sci(tol, 1, tb), sci(maxdiff, 2, mb));
 	else
-		printf("PASS: %lld/%lld elements within tolerance %.1e (max "
-		    "diff: %.2e)\n", (long long)count, (long long)count, tol,
-		    maxdiff);
+		printf("PASS: %lld/%lld elements within tolerance %s (max "
+		    "diff: %s)\n", (long long)count, (long long)count,
+		    sci(tol, 1, tb), sci(maxdiff, 2, mb));
 	free(got);
 	free(exe);
 	free(inraw);
@@ -1149,6 +1181,9 @@ main(int argc, char *argv[])
 		{ "tolerance", required_argument, NULL, 'T' },
 		{ "weights-dir", required_argument, NULL, 'W' },
 		{ "svg", required_argument, NULL, 'S' },
+		{ "prefix", required_argument, NULL, 'X' },
+		{ "project", required_argument, NULL, 'J' },
+		{ "weights", required_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "max-tensor-bytes", required_argument, NULL,
@@ -1158,7 +1193,7 @@ main(int argc, char *argv[])
 	};
 	struct opts o;
 	const char *cmd, *input = NULL, *expected = NULL, *wdir = NULL;
-	const char *maxbytes = NULL, *svg = NULL;
+	const char *maxbytes = NULL, *svg = NULL, *project = NULL;
 	double tol = 1e-5;
 	int c;
 
@@ -1166,7 +1201,8 @@ main(int argc, char *argv[])
 	setprogname(argv[0]);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") ||
 	    !strcmp(argv[1], "-V"))) {
-		printf("nnc %s\n", NNC_VERSION);
+		printf("nnc %s (NNL language %s)\n", NNC_VERSION,
+		    NNL_LANG_VERSION);
 		return close_stdout();
 	}
 	if (argc < 2 || argv[1][0] == '-')
@@ -1191,6 +1227,13 @@ main(int argc, char *argv[])
 		case 'x': expected = optarg; break;
 		case 'W': wdir = optarg; break;
 		case 'S': svg = optarg; break;
+		case 'X': o.prefix = optarg; break;
+		case 'J': project = optarg; break;
+		case 'E':
+			if (strcmp(optarg, "file") && strcmp(optarg, "embed"))
+				usage();
+			o.weights = optarg;
+			break;
 		case 'T': {
 			char *end;
 
@@ -1217,6 +1260,8 @@ main(int argc, char *argv[])
 	if (argc - optind != 1 || (svg && strcmp(cmd, "inspect")))
 		usage();
 	o.model = argv[optind];
+	if (!strcmp(cmd, "new"))
+		return scaffold_new(o.model, project) ? 1 : close_stdout();
 	{
 		/* the passes run elsewhere: name the model absolutely */
 		char *abs = realpath(o.model, NULL);

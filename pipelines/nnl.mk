@@ -21,11 +21,14 @@
 # NNL_CFLAGS builds for the host, as nnc does; a cross build sets its
 # own (e.g. NNL_CC=aarch64-linux-gnu-gcc NNL_CFLAGS=-O2), and a
 # portable one NNL_CFLAGS="-O2 -DNNL_RT_DISPATCH" (nnc --portable).
+# The C API is named after the model (its graph's name), as nnc names
+# it; NNL_PREFIX names it otherwise (nnc --prefix).
 
 NNL_BIN     ?=
 NNL_CC      ?= $(CC)
 NNL_CFLAGS  ?= -O2 -march=native
 NNL_PASSES  ?=
+NNL_PREFIX  ?=
 
 %.parsed.json: %.nnl
 	$(NNL_BIN)nnl-parse -w $*.weights -m $*.manifest.json -o $@ $<
@@ -40,9 +43,9 @@ NNL_PASSES  ?=
 %.planned.json: %.typed.json
 	$(NNL_BIN)nnl-fuse -e winograd -e ihwo -w $*.fused.weights -m $*.fused.manifest.json $< $(NNL_PASSES:%=| $(NNL_BIN)%) | $(NNL_BIN)nnl-plan-memory -o $@
 %.c %.h: %.planned.json
-	$(NNL_BIN)nnl-emit-c -p $(notdir $*) -H $*.h -o $*.c $<
+	$(NNL_BIN)nnl-emit-c $(NNL_PREFIX:%=-p %) -H $*.h -o $*.c $<
 %.main.c: %.planned.json
-	$(NNL_BIN)nnl-emit-c -m -p $(notdir $*) -H $*.h -o $@ $<
+	$(NNL_BIN)nnl-emit-c -m $(NNL_PREFIX:%=-p %) -H $*.h -o $@ $<
 %.o: %.c
 	$(NNL_CC) $(NNL_CFLAGS) -c -o $@ $<
 lib%.a: %.o

@@ -30,7 +30,7 @@ open(d + "/in.bin", "wb").write(x.tobytes())' "$T"
 	run "$BIN/nnc" test --input in.npy --expected want.npy resnet_head.webnn
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^PASS:\ 1000/1000\ elements\ within\ tolerance\ 1\.0e-05\ \(max\ diff:\ [0-9.e+-]+\)$ ]]
+	[[ "$output" =~ ^PASS:\ 1000/1000\ elements\ within\ tolerance\ 1\.0e-5\ \(max\ diff:\ [0-9.e+-]+\)$ ]]
 }
 
 @test "nnc test fails with the mismatches on a wrong expectation" {
@@ -39,8 +39,8 @@ w = np.load("want.npy"); w[0, 3] += 0.5; w[0, 7] -= 0.25
 np.save("bad.npy", w)'
 	run "$BIN/nnc" test --input in.npy --expected bad.npy resnet_head.webnn
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"  mismatch at [0, 3]: got "*", expected "*", diff 5.00e-01"* ]]
-	[[ "$output" == *"FAIL: 2/1000 elements exceed tolerance 1.0e-05"* ]]
+	[[ "$output" == *"  mismatch at [0, 3]: got "*", expected "*", diff 5.00e-1"* ]]
+	[[ "$output" == *"FAIL: 2/1000 elements exceed tolerance 1.0e-5"* ]]
 }
 
 @test "exe: raw float32 in, raw float32 out" {

@@ -7,8 +7,13 @@ bats_require_minimum_version 1.5.0
 setup() {
 	export LC_ALL=C
 	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
-	EX="$BATS_TEST_DIRNAME/../../examples/resnet_head"
 	T="$BATS_TEST_TMPDIR"
+	# the seed's two files alone: make packs weights beside the
+	# checkout's copy, which the parser would then name
+	EX="$T/resnet_head"
+	mkdir -p "$EX"
+	cp "$BATS_TEST_DIRNAME/../../examples/resnet_head/resnet_head.webnn" \
+	    "$BATS_TEST_DIRNAME/../../examples/resnet_head/resnet_head.json" "$EX/"
 }
 
 # JSON equality with python, independent of our printer.

@@ -1,0 +1,3 @@
+module nnldemo
+
+go 1.19
