@@ -17,6 +17,9 @@ struct nnl_opts {
 	const char *dir;	/* or, with weights NULL, into this directory
 				   as MODEL.weights and MODEL.manifest.json,
 				   MODEL the model's name */
+	int summary;		/* nnc inspect: weights declared, not read
+				   (none need exist); "nnl": {"layers"} lists
+				   each layer as written (summary.c) */
 };
 
 /* Read, check and lower; errors carry file:line:col.  NULL on error. */

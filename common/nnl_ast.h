@@ -37,6 +37,7 @@ struct nlayer {
 	int rank;
 	char *out;		/* the graph operand of its output */
 	int done;
+	uint64_t nparams;	/* elements of its weights */
 };
 
 struct nconn {
@@ -78,6 +79,7 @@ struct nlower {
 	int wopen;
 	struct buf missing;	/* for E003: "\n    key [shape]" each */
 	int nmissing;
+	cJSON *wlist;		/* summary: [{"key", "shape"}] expected */
 };
 
 /* nnl_read.c */

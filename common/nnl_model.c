@@ -657,6 +657,16 @@ pack(struct nlower *w, struct nlayer *l, const char *key, const char *cname,
 	c->pos = l->pos;
 }
 
+static uint64_t
+nnl_numel(const int64_t *d, int r)
+{
+	uint64_t n = 1;
+
+	for (int i = 0; i < r; i++)
+		n *= d[i] > 0 ? (uint64_t)d[i] : 0;
+	return n;
+}
+
 /*
  * Load tensor ID.PARAM, check it has shape want (rank wr), pack it and
  * declare constant ID__PARAM with shape decl (rank dr, the same
@@ -673,6 +683,27 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 	int owned = 0, unreadable = 0;
 
 	memset(&a, 0, sizeof a);
+	l->nparams += nnl_numel(want, wr);
+	if (w->o->summary) {
+		/* nnc inspect: the tensor as the layer expects it */
+		struct operand *c = graph_add_const(w->g, cname, DT_FLOAT32,
+		    dr, decl);
+		cJSON *e = cJSON_CreateObject(), *sh = cJSON_CreateArray();
+
+		for (int i = 0; i < wr; i++)
+			cJSON_AddItemToArray(sh, cJSON_CreateNumber(
+			    (double)want[i]));
+		cJSON_AddStringToObject(e, "key", key);
+		cJSON_AddItemToObject(e, "shape", sh);
+		if (!w->wlist)
+			w->wlist = cJSON_CreateArray();
+		cJSON_AddItemToArray(w->wlist, e);
+
+		c->init = INIT_WEIGHTS;
+		c->ref = key;
+		c->pos = l->pos;
+		return cname;
+	}
 	if (w->wsrc && w->wkind == 0) {
 		char *f = xasprintf("%s/%s.npy", w->wsrc, key);
 		struct stat st;
@@ -722,6 +753,33 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 		npy_free(&a);
 	free(key);
 	return cname;
+}
+
+/* nnc inspect's rows: "layers": [{"id", "type", "shape", "params"}],
+ * the per-sample output shape, in declaration order. */
+static void
+summarize(struct graph *g, struct nmodel *m, struct nlower *w)
+{
+	cJSON *a = cJSON_CreateArray();
+	cJSON *x = cJSON_GetObjectItemCaseSensitive(g->extra, "nnl");
+
+	for (int i = 0; i < m->nlayers; i++) {
+		struct nlayer *l = &m->layers[i];
+		cJSON *o = cJSON_CreateObject(), *s = cJSON_CreateArray();
+
+		cJSON_AddStringToObject(o, "id", l->id);
+		cJSON_AddStringToObject(o, "type", l->type);
+		for (int k = 0; k < l->rank; k++)
+			cJSON_AddItemToArray(s, cJSON_CreateNumber(
+			    (double)l->shape[k]));
+		cJSON_AddItemToObject(o, "shape", s);
+		cJSON_AddNumberToObject(o, "params", (double)l->nparams);
+		cJSON_AddItemToArray(a, o);
+	}
+	cJSON_AddItemToObject(x, "layers", a);
+	cJSON_AddItemToObject(x, "weights", w->wlist ? w->wlist :
+	    cJSON_CreateArray());
+	w->wlist = NULL;
 }
 
 /* One error for every missing tensor, with the shapes it expects. */
@@ -840,7 +898,7 @@ nnl_parse(const char *text, size_t len, const char *name,
 	g->text = text;
 	g->textlen = len;
 	if (nnl_syntax(&m) != 0 || checkconfig(&w) != 0 || wire(&m) != 0 ||
-	    checklayers(&m) != 0 || openweights(&w) != 0)
+	    checklayers(&m) != 0 || (!o->summary && openweights(&w) != 0))
 		goto out;
 	g->name = xstrdup(m.model);
 	w.wfile = o->weights;
@@ -866,6 +924,8 @@ nnl_parse(const char *text, size_t len, const char *name,
 		g->manifest_file = xstrdup(w.mfile);
 	}
 	annotate(g, &m);
+	if (o->summary)
+		summarize(g, &m, &w);
 	rc = 0;
 out:
 	if (w.wopen)
@@ -874,6 +934,7 @@ out:
 		npz_free(w.npz, w.nnpz);
 	free(w.wsrc);
 	free(w.missing.s);
+	cJSON_Delete(w.wlist);
 	free(wdflt);
 	free(mdflt);
 	freemodel(&m);

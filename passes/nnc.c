@@ -18,6 +18,7 @@
 #include "infile.h"
 #include "npy.h"
 #include "pipeline.h"
+#include "summary.h"
 #include "util.h"
 
 #define NNC_VERSION "0.1.0"
@@ -34,7 +35,7 @@ usage(void)
 	    "           [--target-triple triple] --input in.npy "
 	    "--expected out.npy\n"
 	    "           [--max-tensor-bytes size] model\n"
-	    "       nnc inspect [--max-tensor-bytes size] model\n"
+	    "       nnc inspect [--fused] [--max-tensor-bytes size] model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
 	    "           [--max-tensor-bytes size] model.onnx\n"
@@ -46,6 +47,7 @@ struct opts {
 	const char *model, *out, *emit, *triple, *passes, *target;
 	int verbose, savetemps, portable;
 	int testing;	/* nnc test: a main() whatever the model's io */
+	int fused;	/* nnc inspect --fused: the graph nnc compiles */
 };
 
 static char *modelabs;	/* the model's absolute path */
@@ -918,6 +920,38 @@ inspect(struct opts *o)
 	return 0;
 }
 
+/* nnc inspect: the model as written (summary.c), weights or none. */
+static int
+inspect_written(struct opts *o)
+{
+	struct graph *g;
+	int rc = -1;
+
+	if (endswith(o->model, ".nnl")) {
+		g = summary_nnl(o->model);
+	} else if (endswith(o->model, ".onnx")) {
+		char *j = xasprintf("%s/model.json", maketmp());
+		char *w = xasprintf("%s/model.weights", tmpdir);
+		char *m = xasprintf("%s/model.manifest.json", tmpdir);
+		char *prog = find_program("nnl-onnx-import");
+		char *a[] = { prog, "-o", j, "-w", w, "-m", m, modelabs, NULL };
+
+		g = run_command(a, o->verbose) == 0 ? graph_load(j) : NULL;
+		free(j);
+		free(w);
+		free(m);
+		free(prog);
+	} else {
+		g = graph_load(o->model);
+	}
+	if (g && summary_plan(g) == 0) {
+		summary_print(stdout, g);
+		rc = 0;
+	}
+	graph_free(g);
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -935,6 +969,7 @@ main(int argc, char *argv[])
 		{ "weights-dir", required_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "fused", no_argument, NULL, 'F' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
@@ -964,6 +999,7 @@ main(int argc, char *argv[])
 		case 't': o.triple = optarg; break;
 		case 'g': o.target = optarg; break;
 		case 'P': o.portable = 1; break;
+		case 'F': o.fused = 1; break;
 		case 'p': o.passes = optarg; break;
 		case 's': o.savetemps = 1; break;
 		case 'i': input = optarg; break;
@@ -1012,6 +1048,8 @@ main(int argc, char *argv[])
 			usage();
 		return test(&o, input, expected, tol) ? 1 : close_stdout();
 	}
+	if (!strcmp(cmd, "inspect") && !o.fused)
+		return inspect_written(&o) ? 1 : close_stdout();
 	if (!strcmp(cmd, "inspect"))
 		return inspect(&o) ? 1 : close_stdout();
 	usage();
