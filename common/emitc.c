@@ -50,6 +50,8 @@ struct em {
 	uint64_t arena;
 	struct buf fill;	/* loops filling one-value constants */
 	uint64_t fillbytes;	/* the bytes they fill */
+	unsigned align;		/* of weights, arena, workspace: the plan's
+				   memory.align, at least 64 */
 };
 
 /* Bytes of a one-value constant still written as a literal; larger
@@ -278,8 +280,9 @@ putweights(struct em *e)
 	buf_putc(&q, '"');
 	nm = cmt(e->g->weights_file);
 	buf_printf(&e->data, "/* %s, %zu bytes, included by the assembler */\n"
-	    "__asm__(\"\\t.section .rodata\\n\\t.balign 64\\n\"\n"
-	    "    \"%s_weights:\\n\\t.incbin \"\n    ", nm, e->w.size, e->pfx);
+	    "__asm__(\"\\t.section .rodata\\n\\t.balign %u\\n\"\n"
+	    "    \"%s_weights:\\n\\t.incbin \"\n    ", nm, e->w.size, e->align,
+	    e->pfx);
 	escape_c_string(&e->data, q.s);
 	buf_printf(&e->data, "\n    \"\\n\\t.previous\\n\");\n"
 	    "extern const unsigned char %s_weights[];\n\n", e->pfx);
@@ -395,7 +398,8 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 	buf_printf(s, "int\n%s_run(void *workspace, const void *const *in, "
 	    "void *const *out)\n{\n\tunsigned char *A = workspace;\n\n"
 	    "\tif (!workspace || !in || !out)\n\t\treturn 1;\n"
-	    "\tif ((uintptr_t)workspace %% 64)\n\t\treturn 2;\n", e->pfx);
+	    "\tif ((uintptr_t)workspace %% %u)\n\t\treturn 2;\n", e->pfx,
+	    e->align);
 	for (size_t i = 0; i < g->ninputs; i++)
 		buf_printf(s, "\tif (!in[%zu])\n\t\treturn 1;\n", i);
 	for (size_t i = 0; i < g->ninputs; i++)
@@ -538,6 +542,11 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	}
 	e.arena = (uint64_t)jsonint(cJSON_GetObjectItemCaseSensitive(mem,
 	    "arenaBytes"));
+	e.align = 64;	/* config align, as the planner used it */
+	if (jsonint(cJSON_GetObjectItemCaseSensitive(mem, "align")) > 64 &&
+	    jsonint(cJSON_GetObjectItemCaseSensitive(mem, "align")) <= 4096)
+		e.align = (unsigned)jsonint(
+		    cJSON_GetObjectItemCaseSensitive(mem, "align"));
 	for (size_t i = 0; i < g->nconsts; i++)
 		if (g->consts[i]->init == INIT_WEIGHTS && !e.haveweights) {
 			if (!g->weights_file) {
@@ -585,9 +594,9 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	    "from %s.\n * Plain C99: no heap, no I/O%s.  Do not edit.\n */\n"
 	    "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n"
 	    "#include \"%s\"\n\n#if defined(__GNUC__)\n#define NNL_ALIGNED "
-	    "__attribute__((aligned(64)))\n#else\n#define NNL_ALIGNED\n"
+	    "__attribute__((aligned(%u)))\n#else\n#define NNL_ALIGNED\n"
 	    "#endif\n\n/* The runtime kernels (common/rt/ of nnl). */\n",
-	    pfx, gn, src, o->main ? " but main()" : "", hdr);
+	    pfx, gn, src, o->main ? " but main()" : "", hdr, e.align);
 	free(gn);
 	free(src);
 	buf_puts(&s, nnl_rtsrc);

@@ -345,8 +345,9 @@ checkconfig(struct nlower *w)
 		nnl_err(m, v->pos, "memory_limit: expected a size such as "
 		    "\"128MB\"");
 	if ((v = nnl_cfg(m, "align")) && (!nnl_isint(v) || v->num < 1 ||
-	    ((int64_t)v->num & ((int64_t)v->num - 1))))
-		nnl_err(m, v->pos, "align: expected a power of two");
+	    v->num > 4096 || ((int64_t)v->num & ((int64_t)v->num - 1))))
+		nnl_err(m, v->pos, "align: expected a power of two up to "
+		    "4096");
 	w->batch = 1;
 	if ((v = nnl_cfg(m, "batch"))) {
 		if (!nnl_isint(v) || v->num < 1)
@@ -639,7 +640,12 @@ pack(struct nlower *w, struct nlayer *l, const char *key, const char *cname,
 	struct operand *c;
 
 	if (!w->wopen) {
+		const struct nval *al = nnl_cfg(w->m, "align");
+
+		/* config align: each tensor's offset, as for the
+		 * workspace (checked a power of two) */
 		if (wwriter_open(&w->ww, w->wfile, w->mfile,
+		    al && al->num > WEIGHTS_ALIGN ? (unsigned)al->num :
 		    WEIGHTS_ALIGN) != 0) {
 			w->m->nerr++;
 			return;

@@ -375,6 +375,36 @@ isarm(const char *triple)
  * builds for the baseline, with the SGEMM kernels of every x86
  * extension chosen at run time (common/rt/rt.h's NNL_RT_DISPATCH).
  */
+/*
+ * The machine $CC builds for, when $CC is set and builds for another
+ * architecture than this host ("aarch64-linux-gnu" from -dumpmachine);
+ * NULL otherwise, and then the host's flags are right.
+ */
+static char *
+ccmachine(void)
+{
+	const char *cc = getenv("CC");
+	char line[256], *cmd;
+	FILE *p;
+
+	if (!cc || !*cc)
+		return NULL;
+	cmd = xasprintf("%s -dumpmachine 2>/dev/null", cc);
+	fflush(NULL);
+	p = popen(cmd, "r");
+	free(cmd);
+	if (!p)
+		return NULL;
+	if (!fgets(line, sizeof line, p))
+		line[0] = '\0';
+	pclose(p);
+	line[strcspn(line, "\r\n")] = '\0';
+	if (!line[0] || (isx86(line) == isx86(NULL) &&
+	    isarm(line) == isarm(NULL)))
+		return NULL;
+	return xstrdup(line);
+}
+
 static int
 cflags(const struct opts *o, const struct graph *g, const char **f)
 {
@@ -382,47 +412,58 @@ cflags(const struct opts *o, const struct graph *g, const char **f)
 	const char *t = o->target ? o->target : cJSON_IsString(ct) ?
 	    ct->valuestring : o->triple || o->portable ? "generic" : "native";
 	int n = 0;
+	char *mach = o->triple ? NULL : ccmachine();
+	const char *tr = o->triple ? o->triple : mach;
 
 	f[n++] = "-O2";
 	if (o->portable) {
 		f[n++] = "-DNNL_RT_DISPATCH";
 		if (strcmp(t, "generic"))
 			warn("--portable: ignoring target \"%s\"", t);
+		free(mach);
 		return n;
 	}
 	if (!strcmp(t, "native")) {
-		if (o->triple)
+		if (tr)
 			warn("target \"native\" names this host, not %s: "
-			    "building for its baseline", o->triple);
+			    "building for its baseline", escape_tty_name(tr));
 		else
 			f[n++] = "-march=native";
 	} else if (!strcmp(t, "avx2") || !strcmp(t, "avx512")) {
-		if (!isx86(o->triple)) {
+		if (!isx86(tr)) {
 			warn("target \"%s\" is for x86, not %s: building for "
-			    "the baseline", t, o->triple ? o->triple :
+			    "the baseline", t, tr ? tr :
 			    "this host");
 		} else {
 			f[n++] = t[3] == '2' ? "-mavx2" : "-mavx512f";
 			f[n++] = "-mfma";
 		}
 	} else if (!strcmp(t, "arm_neon")) {
-		if (!isarm(o->triple))
+		if (!isarm(tr))
 			warn("target \"arm_neon\" is for ARM, not %s: building "
-			    "for the baseline", o->triple ? o->triple :
+			    "for the baseline", tr ? tr :
 			    "this host");
-		else if (o->triple ? strncmp(o->triple, "aarch64", 7) :
+		else if (tr ? strncmp(tr, "aarch64", 7) :
 #ifdef __aarch64__
 		    0
 #else
 		    1
 #endif
-		    )
+		    ) {
+			/* 32-bit ARM: NEON, and the FP registers to use it,
+			 * keeping the soft-float calling convention unless
+			 * the triple is hard-float */
 			f[n++] = "-mfpu=neon";
+			if (!tr || !endswith(tr, "hf"))
+				f[n++] = "-mfloat-abi=softfp";
+		}
 	} else if (strcmp(t, "generic")) {
 		error("target \"%s\": expected native, generic, avx2, avx512 "
 		    "or arm_neon", t);
+		free(mach);
 		return -1;
 	}
+	free(mach);
 	return n;
 }
 
