@@ -31,7 +31,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition \
-          nnl_read nnl_model nnl_lower nnl_write \
+          nnl_read nnl_model nnl_lower nnl_write nnl_onnx \
           npy npz weights strtab infile uses \
           summary
 UNIT    = $(COMMON_TESTS)

@@ -615,7 +615,14 @@ openweights(struct nlower *w)
 	}
 	if (S_ISDIR(st.st_mode))
 		w->wkind = 0;
-	else if (strlen(w->wsrc) > 4 &&
+	else if (strlen(w->wsrc) > 5 &&
+	    !strcmp(w->wsrc + strlen(w->wsrc) - 5, ".onnx")) {
+		w->wkind = 2;
+		if (!(w->onnx = nnl_onnx_open(w->wsrc))) {
+			w->m->nerr++;
+			return -1;
+		}
+	} else if (strlen(w->wsrc) > 4 &&
 	    !strcmp(w->wsrc + strlen(w->wsrc) - 4, ".npz")) {
 		w->wkind = 1;
 		if (npz_load(w->wsrc, &w->npz, &w->nnpz) != 0) {
@@ -624,9 +631,8 @@ openweights(struct nlower *w)
 		}
 	} else {
 		nnl_err(w->m, v->pos, "weights '%s': expected a directory of "
-		    ".npy files or an .npz archive%s", escape_tty_name(w->wsrc),
-		    strstr(w->wsrc, ".onnx") ? " (convert ONNX models with nnc "
-		    "import)" : "");
+		    ".npy files, an .npz archive or an .onnx model",
+		    escape_tty_name(w->wsrc));
 		return -1;
 	}
 	return 0;
@@ -724,6 +730,16 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 			}
 		}
 		free(f);
+	} else if (w->wsrc && w->wkind == 2) {
+		int r = nnl_onnx_get(w->onnx, w->m, l, key, pname, &a);
+
+		if (r < 0) {
+			w->m->nerr++;
+			unreadable = 1;
+		} else if (r == 0) {
+			ap = &a;
+			owned = 1;
+		}
 	} else if (w->wsrc) {
 		for (size_t i = 0; i < w->nnpz; i++)
 			if (!strcmp(w->npz[i].name, key))
@@ -798,8 +814,9 @@ e003(struct nlower *w)
 	nnl_err(m, v ? v->pos : m->modelpos, "E003: %d missing weight%s in "
 	    "%s%s:%s\n  hint: run 'nnc inspect %s' to see every expected "
 	    "tensor and its shape", w->nmissing, w->nmissing == 1 ? "" : "s",
-	    !w->wsrc ? "the model (no 'weights' in config)" : w->wkind ?
-	    "the .npz archive " : "the directory of .npy files ",
+	    !w->wsrc ? "the model (no 'weights' in config)" : w->wkind == 2 ?
+	    "the ONNX model " : w->wkind ? "the .npz archive " :
+	    "the directory of .npy files ",
 	    w->wsrc ? escape_tty_name(w->wsrc) : "", w->missing.s, m->name);
 }
 
@@ -938,6 +955,7 @@ out:
 		wwriter_abort(&w.ww);
 	if (w.npz)
 		npz_free(w.npz, w.nnpz);
+	nnl_onnx_close(w.onnx);
 	free(w.wsrc);
 	free(w.missing.s);
 	cJSON_Delete(w.wlist);
