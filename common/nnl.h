@@ -34,8 +34,11 @@ int nnl_detect(const char *text, size_t len);
  * The graph (typed, batch 1, NCHW, as imported from ONNX) as an NNL
  * model at path with its weights as .npy files in wdir (created), when
  * every node fits an NNL layer; otherwise one error naming each node
- * that does not.  0 or -1.  (nnl_write.c)
+ * that does not; with comment, each such node is written instead as
+ * "// UNSUPPORTED: op(name): why", name the layer it would be, and the
+ * model is written with a warning.  0 or -1.  (nnl_write.c)
  */
-int nnl_write(struct graph *g, const char *path, const char *wdir);
+int nnl_write(struct graph *g, const char *path, const char *wdir,
+    int comment);
 
 #endif

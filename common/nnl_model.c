@@ -30,7 +30,7 @@ static const struct ltype {
 } ltypes[] = {
 	{ "Input", "shape:list!", 0, 0 },
 	{ "Dense", "units:int! activation:str", 1, 1 },
-	{ "Conv2D", "filters:int! kernel:shape! stride:shape padding:str "
+	{ "Conv2D", "filters:int! kernel:shape! stride:shape padding:pad "
 	    "groups:int", 1, 1 },
 	{ "Conv1D", "filters:int! kernel:int! stride:int padding:str", 1, 1 },
 	{ "MaxPool2D", "kernel:shape! stride:shape padding:list", 1, 1 },
@@ -200,6 +200,14 @@ fits(const struct nval *v, const char *kind)
 		return v->k == NV_STR;
 	if (!strcmp(kind, "list"))
 		return v->k == NV_LIST;
+	if (!strcmp(kind, "pad")) {	/* "valid", "same" or per side */
+		int ok = v->k == NV_STR || (v->k == NV_LIST && v->n == 4);
+
+		for (int i = 0; v->k == NV_LIST && i < v->n; i++)
+			ok = ok && nnl_isint(&v->items[i]) &&
+			    v->items[i].num >= 0;
+		return ok;
+	}
 	return nnl_isint(v) || (v->k == NV_LIST && v->n == 2 &&
 	    nnl_isint(&v->items[0]) && nnl_isint(&v->items[1]));
 }
@@ -209,7 +217,9 @@ kindname(const char *kind)
 {
 	return !strcmp(kind, "int") ? "an integer" : !strcmp(kind, "num") ?
 	    "a number" : !strcmp(kind, "str") ? "a string" :
-	    !strcmp(kind, "list") ? "a list" : "an integer or [height, width]";
+	    !strcmp(kind, "list") ? "a list" : !strcmp(kind, "pad") ?
+	    "\"valid\", \"same\" or [top, left, bottom, right]" :
+	    "an integer or [height, width]";
 }
 
 /* Check a layer's parameters against the table. */

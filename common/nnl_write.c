@@ -38,6 +38,8 @@ struct nw {
 	char **names;		/* layer names used */
 	int nnames;
 	int err;
+	int comment;		/* refused nodes as // UNSUPPORTED comments */
+	int ncomments;
 };
 
 static struct val *
@@ -50,9 +52,42 @@ val(struct nw *w, const char *opnd)
 
 /* Refuse node n, then go on as if a layer computed its outputs, so
  * that what follows is checked on its own. */
+static char *ident(struct nw *w, const char *name);
+
 static int
 nofit(struct nw *w, struct node *n, const char *why)
 {
+	if (w->comment) {
+		/* the seed's form; what reads it is named after the node,
+		 * so a layer of that name replaces the comment */
+		char *id = ident(w, n->nout ? n->out[0] : n->id);
+
+		const char *from[64];
+		int nf = 0;
+
+		buf_printf(&w->layers, "    // UNSUPPORTED: %s(%s): %s\n",
+		    escape_tty_name(n->opname), id, why);
+		w->ncomments++;
+		/* its wiring, for the layer that replaces it */
+		for (int i = 0; i < n->nin && nf < 64; i++)
+			if (val(w, n->in[i]) && val(w, n->in[i])->layer)
+				from[nf++] = n->in[i];
+		if (nf == 1)
+			buf_printf(&w->conns, "        %s -> %s;\n",
+			    val(w, from[0])->layer, id);
+		for (int i = 0; nf > 1 && i <= nf; i++)
+			buf_printf(&w->conns, i == 0 ? "        [%s" : i < nf ?
+			    ", %s" : "] -> %s;\n", i < nf ?
+			    val(w, from[i])->layer : id);
+		for (int k = 0; k < n->nout; k++) {
+			struct val *v = val(w, n->out[k]);
+			int r = n->types ? n->types[k].rank : 0;
+
+			v->layer = k ? (char *)"?" : id;
+			v->rank = r == 4 ? 3 : r == 2 ? 1 : r;
+		}
+		return 1;
+	}
 	buf_printf(&w->refused, "\n  node \"%s\" (%s): %s",
 	    escape_tty_name(n->id),
 	    escape_tty_name(n->opname), why);
@@ -249,7 +284,7 @@ conv(struct nw *w, struct node *n)
 	struct val *v = src(w, n->in[0]);
 	float *fw, *bw;
 	int64_t O, bdim;
-	char gs[48];
+	char gs[48], ps[128];
 
 	if (!v || v->rank != 3 || !f || f->desc.rank != 4 ||
 	    (str(n, "bias", NULL) && !b))
@@ -275,14 +310,19 @@ conv(struct nw *w, struct node *n)
 	else if (!memcmp(pad, same, sizeof pad))
 		pd = "same";
 	else
-		return nofit(w, n, "padding that is neither \"valid\" nor "
-		    "\"same\"");
+		pd = NULL;	/* per side: [top, left, bottom, right] */
 	O = f->desc.dims[0];
 	snprintf(gs, sizeof gs, ", groups: %lld", (long long)g);
+	if (pd)
+		snprintf(ps, sizeof ps, "\"%s\"", pd);
+	else
+		snprintf(ps, sizeof ps, "[%lld, %lld, %lld, %lld]",
+		    (long long)pad[0], (long long)pad[2], (long long)pad[1],
+		    (long long)pad[3]);
 	layer(w, n, (const char **)n->in, 1, 3, "Conv2D(filters: %lld, "
-	    "kernel: [%lld, %lld], stride: [%lld, %lld], padding: \"%s\"%s)",
+	    "kernel: [%lld, %lld], stride: [%lld, %lld], padding: %s%s)",
 	    (long long)O, (long long)f->desc.dims[2],
-	    (long long)f->desc.dims[3], (long long)st[0], (long long)st[1], pd,
+	    (long long)f->desc.dims[3], (long long)st[0], (long long)st[1], ps,
 	    g > 1 ? gs : "");
 	if (!(fw = floats(w, f)))
 		return w->err = 1;
@@ -297,7 +337,7 @@ conv(struct nw *w, struct node *n)
 }
 
 static int
-pool(struct nw *w, struct node *n)
+pool(struct nw *w, struct node *n, const int64_t *extra)
 {
 	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
 	const struct tdesc *y = &n->types[0];
@@ -317,6 +357,8 @@ pool(struct nw *w, struct node *n)
 		win[0] = x->dims[2];
 		win[1] = x->dims[3];
 	}
+	for (int i = 0; extra && i < 4; i++)	/* a pad node's, folded */
+		pad[i] += extra[i];
 	if (!max && y->dims[2] == 1 && y->dims[3] == 1 &&
 	    win[0] == x->dims[2] && win[1] == x->dims[3] && !pad[0] &&
 	    !pad[1] && !pad[2] && !pad[3]) {
@@ -520,7 +562,46 @@ node1(struct nw *w, struct node *n, struct node *next)
 		return conv(w, n);
 	case OP_MAX_POOL2D:
 	case OP_AVERAGE_POOL2D:
-		return pool(w, n);
+		return pool(w, n, NULL);
+	case OP_PAD:
+		/* ONNX MaxPool's asymmetric pads: a pad of the lowest float
+		 * on H and W, then the pool */
+		if (v && next && next->op == OP_MAX_POOL2D && next->nin == 1 &&
+		    !strcmp(next->in[0], n->out[0]) &&
+		    !strcmp(str(n, "mode", "constant"), "constant") &&
+		    num(n, "value", 0) <= -3.4028234e38) {
+			int64_t b[4], e[4], p[4];
+
+			if (!list(n, "beginningPadding", b, 4, 0) &&
+			    !list(n, "endingPadding", e, 4, 0) && !b[0] &&
+			    !b[1] && !e[0] && !e[1]) {
+				p[0] = b[2];
+				p[1] = e[2];
+				p[2] = b[3];
+				p[3] = e[3];
+				/* the pool reads the pad's input */
+				alias(w, n, v);
+				return pool(w, next, p) ? 1 : 3;
+			}
+		}
+		return nofit(w, n, "no NNL layer computes it");
+	case OP_RESAMPLE2D: {
+		const struct tdesc *x = operand_type(graph_find(w->g,
+		    n->in[0]));
+		int64_t ax[2];
+
+		if (!v || v->rank != 3 || strcmp(str(n, "mode",
+		    "nearest-neighbor"), "nearest-neighbor") ||
+		    list(n, "axes", ax, 2, 2) || ax[0] != 2 || ax[1] != 3 ||
+		    x->dims[2] <= 0 || x->dims[3] <= 0 ||
+		    y->dims[2] % x->dims[2] || y->dims[3] % x->dims[3])
+			return nofit(w, n, "not a nearest-neighbor resize of H "
+			    "and W by whole factors");
+		layer(w, n, (const char **)n->in, 1, 3, "Upsample(scale: "
+		    "[%lld, %lld])", (long long)(y->dims[2] / x->dims[2]),
+		    (long long)(y->dims[3] / x->dims[3]));
+		return 0;
+	}
 	case OP_GEMM:
 		return dense(w, n, str(n, "c", NULL));
 	case OP_MATMUL:
@@ -579,7 +660,7 @@ node1(struct nw *w, struct node *n, struct node *next)
 }
 
 int
-nnl_write(struct graph *g, const char *path, const char *wdir)
+nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 {
 	struct nw w;
 	struct val *vals;
@@ -594,6 +675,7 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	outfile_group_begin();
 	w.g = g;
 	w.dir = wdir;
+	w.comment = comment;
 	graph_index(g);
 	vals = xcalloc(g->tabn + 1, sizeof *vals);
 	for (size_t i = 0; i < g->tabcap; i++)
@@ -631,11 +713,15 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 		struct node *n = g->nodes[i];
 		struct node *next = i + 1 < g->nnodes ? g->nodes[i + 1] : NULL;
 
-		if (node1(&w, n, next) == 2) {
+		int r = node1(&w, n, next);
+
+		if (r == 2) {
 			/* matmul + add: Dense with the add's bias */
 			if (dense(&w, n, next->in[1]) == 0)
 				*val(&w, next->out[0]) = *val(&w, n->out[0]);
 			i++;
+		} else if (r == 3) {
+			i++;	/* pad + maxPool2d: one MaxPool2D */
 		}
 	}
 	if (g->noutputs != 1) {
@@ -651,6 +737,10 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	}
 	if (w.err)
 		goto out;
+	if (w.ncomments)
+		warn("%s: %d node%s written as // UNSUPPORTED comments: "
+		    "replace each with a layer of the name it gives before "
+		    "compiling", path, w.ncomments, w.ncomments > 1 ? "s" : "");
 	rel = relpath(path, wdir);
 	/* an NNL string has no escapes */
 	for (const char *q = rel; *q; q++)

@@ -38,7 +38,8 @@ usage(void)
 	    "       nnc inspect [--fused] [--max-tensor-bytes size] model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
-	    "           [--max-tensor-bytes size] model.onnx\n"
+	    "           [--unsupported error|comment] "
+	    "[--max-tensor-bytes size] model.onnx\n"
 	    "       nnc --version\n");
 	exit(2);
 }
@@ -48,6 +49,7 @@ struct opts {
 	int verbose, savetemps, portable;
 	int testing;	/* nnc test: a main() whatever the model's io */
 	int fused;	/* nnc inspect --fused: the graph nnc compiles */
+	const char *unsup;	/* nnc import --unsupported */
 };
 
 static char *modelabs;	/* the model's absolute path */
@@ -267,7 +269,7 @@ import(const struct opts *o, const char *weightsdir)
 	    xasprintf("%s/%s.manifest.json", dir, base);
 	char *prog = find_program("nnl-onnx-import");
 	char *parse = find_program("nnl-parse");
-	char *argv[10];
+	char *argv[12];
 	int rc = 0;
 
 	if (!nnl && !endswith(out, ".json")) {
@@ -297,8 +299,10 @@ import(const struct opts *o, const char *weightsdir)
 		argv[4] = out;
 		argv[5] = "-d";
 		argv[6] = dir;
-		argv[7] = json;
-		argv[8] = NULL;
+		argv[7] = "-u";
+		argv[8] = (char *)(o->unsup ? o->unsup : "error");
+		argv[9] = json;
+		argv[10] = NULL;
 		rc = run_command(argv, o->verbose);
 	}
 	free(st);
@@ -1011,6 +1015,7 @@ main(int argc, char *argv[])
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "fused", no_argument, NULL, 'F' },
+		{ "unsupported", required_argument, NULL, 'U' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
@@ -1041,6 +1046,11 @@ main(int argc, char *argv[])
 		case 'g': o.target = optarg; break;
 		case 'P': o.portable = 1; break;
 		case 'F': o.fused = 1; break;
+		case 'U':
+			o.unsup = optarg;
+			if (strcmp(optarg, "error") && strcmp(optarg, "comment"))
+				usage();
+			break;
 		case 'p': o.passes = optarg; break;
 		case 's': o.savetemps = 1; break;
 		case 'i': input = optarg; break;
