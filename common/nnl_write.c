@@ -515,6 +515,178 @@ relpath(const char *path, const char *dir)
 	return r.s;
 }
 
+/* ---- ONNX operators decomposed by the importer (its --origins) ---- */
+
+static const cJSON *
+origin(const struct node *n)
+{
+	return cJSON_GetObjectItemCaseSensitive(n->extra, "onnx");
+}
+
+static const char *
+ostr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double
+attr(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(o, "attrs"), key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsArray(v) &&
+	    cJSON_GetArraySize(v) == 1 ?
+	    cJSON_GetArrayItem(v, 0)->valuedouble : dflt;
+}
+
+/* attrs[key] into v[k]: 0, or -1 when present with another length */
+static int
+attrs(const cJSON *o, const char *key, int64_t *v, int k, int64_t dflt)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(o, "attrs"), key);
+
+	for (int i = 0; i < k; i++)
+		v[i] = dflt;
+	if (!a)
+		return 0;
+	if (cJSON_GetArraySize(a) != k)
+		return -1;
+	for (int i = 0; i < k; i++)
+		v[i] = (int64_t)cJSON_GetArrayItem(a, i)->valuedouble;
+	return 0;
+}
+
+static const char *
+oin(const cJSON *o, int i)
+{
+	const cJSON *v = cJSON_GetArrayItem(
+	    cJSON_GetObjectItemCaseSensitive(o, "inputs"), i);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The layer of a group whose ONNX operator NNL has: LRN,
+ * LayerNormalization, 1-D Conv and MaxPool.  0 placed, 1 refused, -1
+ * not such a group (its nodes go one by one). */
+static int
+group(struct nw *w, struct node *last, const cJSON *o)
+{
+	const char *op = ostr(o, "op"), *x = oin(o, 0);
+	struct val *v = x ? src(w, x) : NULL;
+	const struct tdesc *t = x && graph_find(w->g, x) ?
+	    operand_type(graph_find(w->g, x)) : NULL;
+	struct node fake = *last;
+
+	fake.in = (char **)&x;
+	fake.nin = 1;
+	if (!strcmp(op, "LRN")) {
+		if (!v || v->rank != 3 || attr(o, "size", 0) < 1)
+			return nofit(w, &fake, "an LRN not across the channels "
+			    "of a layer");
+		layer(w, last, &x, 1, 3, "LRN(size: %lld, alpha: %.9g, "
+		    "beta: %.9g, bias: %.9g)", (long long)attr(o, "size", 0),
+		    attr(o, "alpha", 1e-4), attr(o, "beta", 0.75),
+		    attr(o, "bias", 1));
+		return 0;
+	}
+	if (!strcmp(op, "LayerNormalization")) {
+		struct operand *g = cst(w, oin(o, 1)), *b = cst(w, oin(o, 2));
+		int64_t K;
+		float *d;
+
+		if (!v || v->rank != 1 || !t || t->rank != 2 || !g ||
+		    (oin(o, 2) && !b) || (attr(o, "axis", -1) != -1 &&
+		    attr(o, "axis", -1) != 1) ||
+		    tdesc_numel(&g->desc) != (uint64_t)t->dims[1])
+			return nofit(w, &fake, "a LayerNormalization not over "
+			    "the features of a [1, K] layer with constant "
+			    "scale and bias");
+		K = t->dims[1];
+		layer(w, last, &x, 1, 1, "LayerNorm(epsilon: %.9g)",
+		    attr(o, "epsilon", 1e-5));
+		if ((d = floats(w, g)))
+			save(w, val(w, last->out[0])->layer, "gamma", 1, &K, d);
+		free(d);
+		d = b ? floats(w, b) : xcalloc((size_t)K, sizeof *d);
+		if (d)
+			save(w, val(w, last->out[0])->layer, "beta", 1, &K, d);
+		free(d);
+		return 0;
+	}
+	if ((!strcmp(op, "Conv") || !strcmp(op, "MaxPool")) && t &&
+	    t->rank == 3) {
+		int conv = !strcmp(op, "Conv");
+		struct operand *f = NULL, *b = NULL;
+		int64_t fd[3];
+
+		/* the conv2d of the group: its [O, C, 1, k] filter (the
+		 * importer's reshape of the ONNX weight) and bias */
+		for (size_t i = 0; conv && i < w->g->nnodes; i++) {
+			struct node *c = w->g->nodes[i];
+
+			if (c->op == OP_CONV2D && origin(c) && c->nin >= 2 &&
+			    !strcmp(ostr(origin(c), "node"), ostr(o, "node"))) {
+				f = cst(w, c->in[1]);
+				b = cst(w, str(c, "bias", NULL));
+				if (str(c, "bias", NULL) && !b)
+					f = NULL;
+			}
+		}
+		if (f && f->desc.rank == 4 && f->desc.dims[2] == 1) {
+			fd[0] = f->desc.dims[0];
+			fd[1] = f->desc.dims[1];
+			fd[2] = f->desc.dims[3];
+		} else {
+			f = NULL;
+		}
+		int64_t k, st, dl, pads[2], L = t->dims[2], O, bd;
+		const char *pd;
+		float *d;
+
+		if (!v || v->rank != 2 || attrs(o, "pads", pads, 2, 0) ||
+		    attr(o, "dilations", 1) != 1 ||
+		    attr(o, "ceil_mode", 0) != 0 ||
+		    (conv && (!f || attr(o, "group", 1) != 1)))
+			return nofit(w, &fake, "a 1-D Conv or MaxPool NNL's "
+			    "Conv1D and MaxPool1D cannot express");
+		k = conv ? fd[2] : (int64_t)attr(o, "kernel_shape", 0);
+		st = (int64_t)attr(o, "strides", 1);
+		dl = ((L + st - 1) / st - 1) * st + k - L;
+		dl = dl < 0 ? 0 : dl;
+		if (!pads[0] && !pads[1])
+			pd = "valid";
+		else if (conv && pads[0] == dl / 2 && pads[1] == dl - dl / 2)
+			pd = "same";
+		else
+			return nofit(w, &fake, "1-D padding that is neither "
+			    "\"valid\" nor \"same\"");
+		if (!conv) {
+			layer(w, last, &x, 1, 2, "MaxPool1D(kernel: %lld, "
+			    "stride: %lld)", (long long)k, (long long)st);
+			return 0;
+		}
+		O = fd[0];
+		layer(w, last, &x, 1, 2, "Conv1D(filters: %lld, kernel: %lld, "
+		    "stride: %lld, padding: \"%s\")", (long long)O,
+		    (long long)k, (long long)st, pd);
+		if ((d = floats(w, f)))
+			save(w, val(w, last->out[0])->layer, "weight", 3,
+			    fd, d);
+		free(d);
+		bd = O;
+		d = b ? floats(w, b) : xcalloc((size_t)O, sizeof *d);
+		if (d)
+			save(w, val(w, last->out[0])->layer, "bias", 1, &bd, d);
+		free(d);
+		return 0;
+	}
+	return -1;
+}
+
 /* One node: 0 placed (or an alias), 1 refused. */
 static int
 node1(struct nw *w, struct node *n, struct node *next)
@@ -622,12 +794,13 @@ node1(struct nw *w, struct node *n, struct node *next)
 			return 0;
 		}
 		layer(w, n, (const char **)n->in, 1, 1, "Flatten()");
-		if (x->rank == 4) {
+		if (x->rank == 4 || x->rank == 3) {
+			/* [1, C, L] flattens as [C, L, 1] would */
 			struct val *o = val(w, n->out[0]);
 
 			o->chw[0] = x->dims[1];
 			o->chw[1] = x->dims[2];
-			o->chw[2] = x->dims[3];
+			o->chw[2] = x->rank == 4 ? x->dims[3] : 1;
 		}
 		return 0;
 	}
@@ -690,17 +863,22 @@ nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 		struct val *v = val(&w, x->name);
 		const struct tdesc *t = &x->desc;
 
-		if (x->desc.dt != DT_FLOAT32 || t->rank < 2 || t->rank == 3 ||
+		if (x->desc.dt != DT_FLOAT32 || t->rank < 2 ||
 		    t->rank > 4 || t->dims[0] != 1) {
 			buf_printf(&w.refused, "\n  input \"%s\": NNL reads "
-			    "one float32 [1, K] or [1, C, H, W] input",
+			    "one float32 [1, K], [1, C, L] or [1, C, H, W] "
+			    "input",
 			    escape_tty_name(x->name));
 			w.nrefused++;
 			continue;
 		}
 		v->layer = ident(&w, x->name);
-		v->rank = t->rank == 4 ? 3 : 1;
-		if (t->rank == 4)
+		v->rank = t->rank - 1;
+		if (t->rank == 3)	/* [1, C, L]: Conv1D's [L, C] */
+			buf_printf(&w.layers, "    layer %s = Input(shape: "
+			    "[%lld, %lld]);\n", v->layer,
+			    (long long)t->dims[2], (long long)t->dims[1]);
+		else if (t->rank == 4)
 			buf_printf(&w.layers, "    layer %s = Input(shape: "
 			    "[%lld, %lld, %lld]);\n", v->layer,
 			    (long long)t->dims[2], (long long)t->dims[3],
@@ -712,8 +890,20 @@ nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 	for (size_t i = 0; i < g->nnodes; i++) {
 		struct node *n = g->nodes[i];
 		struct node *next = i + 1 < g->nnodes ? g->nodes[i + 1] : NULL;
+		const cJSON *on = origin(n);
+		size_t j = i;
+		int r;
 
-		int r = node1(&w, n, next);
+		/* the nodes an ONNX operator became, as one layer */
+		while (on && j + 1 < g->nnodes && origin(g->nodes[j + 1]) &&
+		    !strcmp(ostr(on, "node"), ostr(origin(g->nodes[j + 1]),
+		    "node")) && *ostr(on, "node"))
+			j++;
+		if (on && group(&w, g->nodes[j], on) >= 0) {
+			i = j;
+			continue;
+		}
+		r = node1(&w, n, next);
 
 		if (r == 2) {
 			/* matmul + add: Dense with the add's bias */

@@ -288,7 +288,8 @@ import(const struct opts *o, const char *weightsdir)
 	argv[5] = "-m";
 	argv[6] = m;
 	argv[7] = (char *)o->model;
-	argv[8] = NULL;
+	argv[8] = nnl ? "-a" : NULL;	/* origins, for nnl_write */
+	argv[9] = NULL;
 	if (rc == 0)
 		rc = run_command(argv, o->verbose);
 	if (rc == 0 && nnl) {

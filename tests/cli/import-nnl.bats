@@ -143,3 +143,68 @@ out(x, x)"
 	run --separate-stderr "$BIN/nnc" import --unsupported maybe model.onnx
 	[ "$status" -eq 2 ]
 }
+
+@test "LRN becomes LRN and computes ONNX's result" {
+	build "x = f(1, 6, 3, 4)
+save([h.make_node('LRN', ['x'], ['y'], size=3, alpha=0.5, beta=0.75, bias=2.0)],
+     [1, 6, 3, 4], [1, 6, 3, 4], {})
+# ONNX: square_sum over channels c - floor((size-1)/2) .. c + ceil((size-1)/2)
+x64 = x.astype(np.float64); sq = x64 * x64; s = np.zeros_like(x64)
+for c in range(6):
+    s[:, c] = sq[:, max(0, c - 1):min(5, c + 1) + 1].sum(axis=1)
+out(x, x64 / (2.0 + 0.5 / 3 * s) ** 0.75)"
+	run --separate-stderr "$BIN/nnc" import -o m.nnl --weights-dir w model.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	grep -q 'LRN(size: 3, alpha: 0.5, beta: 0.75, bias: 2)' m.nnl
+	run "$BIN/nnc" test --input in.npy --expected want.npy m.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 72/72 elements within tolerance 1.0e-05"* ]]
+}
+
+@test "LayerNormalization becomes LayerNorm with its scale and bias" {
+	build "x = f(1, 8); g = f(8); b = f(8)
+save([h.make_node('Gemm', ['x', 'W', 'c'], ['d']),
+      h.make_node('LayerNormalization', ['d', 'g', 'b'], ['y'], epsilon=1e-3)],
+     [1, 8], [1, 8], {'W': (W := f(8, 8)), 'c': (c := f(8)), 'g': g, 'b': b}, 17)
+d = x.astype(np.float64) @ W + c
+m = d.mean(-1, keepdims=True); v = ((d - m) ** 2).mean(-1, keepdims=True)
+y = (d - m) / np.sqrt(v + 1e-3) * g + b
+np.save('in.npy', x[0]); np.save('want.npy', y[0].astype(np.float32))"
+	run --separate-stderr "$BIN/nnc" import -o m.nnl --weights-dir w model.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	cat m.nnl
+	grep -q 'LayerNorm(epsilon: 0.00100000005)' m.nnl
+	[ -f w/y.gamma.npy ] && [ -f w/y.beta.npy ]
+	run "$BIN/nnc" test --input in.npy --expected want.npy m.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 8/8 elements"* ]]
+}
+
+@test "a 1-D Conv and MaxPool become Conv1D and MaxPool1D" {
+	build "x = f(1, 3, 12); W = f(4, 3, 3); b = f(4)
+save([h.make_node('Conv', ['x', 'W', 'b'], ['c'], pads=[1, 1]),
+      h.make_node('Relu', ['c'], ['r']),
+      h.make_node('MaxPool', ['r'], ['y'], kernel_shape=[2], strides=[2])],
+     [1, 3, 12], [1, 4, 6], {'W': W, 'b': b})
+xp = np.pad(x[0].astype(np.float64), ((0, 0), (1, 1)))
+c = np.array([[(xp[:, l:l + 3] * W[o]).sum() + b[o] for l in range(12)] for o in range(4)])
+r = np.maximum(c, 0)
+y = r.reshape(4, 6, 2).max(-1)
+np.save('in.npy', x[0].T.astype(np.float32))  # [L, C]
+np.save('want.npy', y.T.astype(np.float32))"
+	run --separate-stderr "$BIN/nnc" import -o m.nnl --weights-dir w model.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	cat m.nnl
+	grep -q 'Input(shape: \[12, 3\])' m.nnl
+	grep -q 'Conv1D(filters: 4, kernel: 3, stride: 1, padding: "same")' m.nnl
+	grep -q 'MaxPool1D(kernel: 2, stride: 2)' m.nnl
+	run "$BIN/nnc" test --input in.npy --expected want.npy m.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 24/24 elements"* ]]
+}
