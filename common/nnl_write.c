@@ -687,6 +687,86 @@ group(struct nw *w, struct node *last, const cJSON *o)
 	return -1;
 }
 
+/* A scalar constant's value (float32, int8 or uint8) into *v; its
+ * data type, or DT_NONE when it is not one. */
+static enum dtype
+scalarof(struct nw *w, const char *name, double *v)
+{
+	struct operand *o = name ? graph_find(w->g, name) : NULL;
+	unsigned char *d;
+	uint64_t nb;
+	enum dtype dt;
+
+	if (!o || o->kind != OPND_CONST || tdesc_numel(&o->desc) != 1 ||
+	    (o->desc.dt != DT_FLOAT32 && o->desc.dt != DT_INT8 &&
+	    o->desc.dt != DT_UINT8) || !(d = const_bytes(w->g, o, &nb)))
+		return DT_NONE;
+	dt = o->desc.dt;
+	if (dt == DT_FLOAT32) {
+		float f;
+
+		memcpy(&f, d, 4);
+		*v = f;
+	} else {
+		*v = dt == DT_INT8 ? (double)(int8_t)d[0] : (double)d[0];
+	}
+	free(d);
+	return dt;
+}
+
+/* quantizeLinear then dequantizeLinear with one scale and zero point
+ * (ONNX's Q/DQ pair): FakeQuant, which rounds half to even and clamps
+ * to the zero point's type.  0 placed (the pair), 1 refused. */
+static int
+fakequant(struct nw *w, struct node *q, struct node *dq)
+{
+	struct val *v = src(w, q->in[0]);
+	double s1, s2, z1 = 0, z2 = 0;
+	enum dtype zt = DT_INT8;
+
+	if (!v || q->nin < 2 || dq->nin < 2 ||
+	    scalarof(w, q->in[1], &s1) != DT_FLOAT32 ||
+	    scalarof(w, dq->in[1], &s2) != DT_FLOAT32 || s1 != s2 ||
+	    !(s1 > 0) || (q->nin > 2) != (dq->nin > 2) ||
+	    (q->nin > 2 && ((zt = scalarof(w, q->in[2], &z1)) == DT_NONE ||
+	    zt == DT_FLOAT32 || scalarof(w, dq->in[2], &z2) != zt ||
+	    z1 != z2)))
+		return nofit(w, q, "not a quantize and dequantize of a layer "
+		    "with one scalar scale and int8 or uint8 zero point");
+	layer(w, dq, (const char **)q->in, 1, v->rank, "FakeQuant(scale: "
+	    "%.9g, zero_point: %d, qmin: %d, qmax: %d)", s1, (int)z1,
+	    zt == DT_UINT8 ? 0 : -128, zt == DT_UINT8 ? 255 : 127);
+	return 0;
+}
+
+/* A [1, K] layer plus a constant bias where no Dense can take it (a
+ * Q/DQ between the product and its bias): BatchNorm of unit scale and
+ * variance and epsilon 0, which adds beta exactly. */
+static int
+biasadd(struct nw *w, struct node *n, struct operand *c, int64_t K)
+{
+	float *b = floats(w, c), *one = xcalloc((size_t)K, sizeof *one);
+	float *zero = xcalloc((size_t)K, sizeof *zero);
+	const char *name;
+
+	layer(w, n, (const char **)n->in, 1, 1, "BatchNorm(epsilon: 0)");
+	name = val(w, n->out[0])->layer;
+	for (int64_t i = 0; i < K; i++)
+		one[i] = 1;
+	if (b) {
+		save(w, name, "gamma", 1, &K, one);
+		save(w, name, "beta", 1, &K, b);
+		save(w, name, "running_mean", 1, &K, zero);
+		save(w, name, "running_var", 1, &K, one);
+	} else {
+		w->err = 1;
+	}
+	free(b);
+	free(one);
+	free(zero);
+	return 0;
+}
+
 /* One node: 0 placed (or an alias), 1 refused. */
 static int
 node1(struct nw *w, struct node *n, struct node *next)
@@ -757,6 +837,12 @@ node1(struct nw *w, struct node *n, struct node *next)
 			}
 		}
 		return nofit(w, n, "no NNL layer computes it");
+	case OP_QUANTIZE_LINEAR:
+		if (next && next->op == OP_DEQUANTIZE_LINEAR && next->nin >= 1 &&
+		    !strcmp(next->in[0], n->out[0]))
+			return fakequant(w, n, next) ? 1 : 3;
+		return nofit(w, n, "a quantize without its dequantize "
+		    "(FakeQuant is the pair)");
 	case OP_RESAMPLE2D: {
 		const struct tdesc *x = operand_type(graph_find(w->g,
 		    n->in[0]));
@@ -811,6 +897,11 @@ node1(struct nw *w, struct node *n, struct node *next)
 		    n->in[0])), *tb = b ? operand_type(graph_find(w->g,
 		    n->in[1])) : NULL;
 
+		if (n->op == OP_ADD && v && !b && n->nin == 2 && v->rank == 1 &&
+		    ta->rank == 2 && cst(w, n->in[1]) &&
+		    tdesc_numel(&cst(w, n->in[1])->desc) ==
+		    (uint64_t)ta->dims[1])
+			return biasadd(w, n, cst(w, n->in[1]), ta->dims[1]);
 		if (!v || !b || ta->rank != tb->rank || memcmp(ta->dims,
 		    tb->dims, sizeof *ta->dims * (size_t)ta->rank))
 			return nofit(w, n, "not two layers of one shape");
@@ -911,7 +1002,7 @@ nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 				*val(&w, next->out[0]) = *val(&w, n->out[0]);
 			i++;
 		} else if (r == 3) {
-			i++;	/* pad + maxPool2d: one MaxPool2D */
+			i++;	/* pad + maxPool2d, Q + DQ: one layer */
 		}
 	}
 	if (g->noutputs != 1) {

@@ -208,3 +208,46 @@ np.save('want.npy', y.T.astype(np.float32))"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "PASS: 24/24 elements"* ]]
 }
+
+@test "QuantizeLinear + DequantizeLinear become FakeQuant (a uint8 zero point)" {
+	build "x = (f(1, 32) * 4).astype(np.float32)
+save([h.make_node('QuantizeLinear', ['x', 's', 'z'], ['q']),
+      h.make_node('DequantizeLinear', ['q', 's', 'z'], ['y'])], [1, 32], [1, 32],
+     {'s': np.array(0.05, np.float32), 'z': np.array(100, np.uint8)})
+# ONNX: saturate(round_half_even(x / s) + z) to uint8, then (q - z) * s
+q = np.clip(np.round(x / np.float32(0.05)) + 100, 0, 255)
+np.save('in.npy', x[0]); np.save('want.npy', ((q - 100) * np.float32(0.05)).astype(np.float32)[0])"
+	run --separate-stderr "$BIN/nnc" import -o m.nnl --weights-dir w model.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	grep -q 'FakeQuant(scale: 0.0500000007, zero_point: 100, qmin: 0, qmax: 255)' m.nnl
+	run "$BIN/nnc" test --input in.npy --expected want.npy m.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 32/32 elements"* ]]
+}
+
+@test "a MatMul -> Q/DQ -> Add bias chain of DequantizeLinear weights" {
+	build "Wq = r.integers(-100, 100, (8, 4)).astype(np.int8); b = f(4); x = f(1, 8)
+save([h.make_node('DequantizeLinear', ['Wq', 'ws'], ['W']),
+      h.make_node('MatMul', ['x', 'W'], ['m']),
+      h.make_node('QuantizeLinear', ['m', 's', 'z'], ['mq']),
+      h.make_node('DequantizeLinear', ['mq', 's', 'z'], ['md']),
+      h.make_node('Add', ['md', 'b'], ['y'])], [1, 8], [1, 4],
+     {'Wq': Wq, 'ws': np.array(0.02, np.float32), 's': np.array(0.05, np.float32),
+      'z': np.array(-3, np.int8), 'b': b})
+m = x.astype(np.float64) @ (Wq.astype(np.float32) * np.float32(0.02)).astype(np.float64)
+q = np.clip(np.round(m / 0.05) - 3, -128, 127)
+np.save('in.npy', x[0]); np.save('want.npy', ((q + 3) * np.float32(0.05) + b).astype(np.float32)[0])"
+	run --separate-stderr "$BIN/nnc" import -o m.nnl --weights-dir w model.onnx
+	echo "$stderr"
+	cat m.nnl
+	[ "$status" -eq 0 ]
+	grep -q 'Dense(units: 4)' m.nnl
+	grep -q 'FakeQuant(scale: 0.0500000007, zero_point: -3, qmin: -128, qmax: 127)' m.nnl
+	grep -q 'BatchNorm(epsilon: 0)' m.nnl
+	run "$BIN/nnc" test --input in.npy --expected want.npy m.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 4/4 elements"* ]]
+}
