@@ -618,9 +618,10 @@ openweights(struct nlower *w)
 	w->wsrc = path_join(dir, v->str);
 	free(dir);
 	if (stat(w->wsrc, &st) != 0) {
-		nnl_err(w->m, v->pos, "weights '%s': %s",
-		    escape_tty_name(w->wsrc),
-		    strerror(errno));
+		nnl_err(w->m, v->pos, "weights '%s': %s\n  hint: run 'nnc "
+		    "inspect %s' to see every expected tensor and its shape",
+		    escape_tty_name(w->wsrc), strerror(errno),
+		    escape_tty_name(w->m->name));
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode))

@@ -369,18 +369,6 @@ isarm(const char *triple)
 }
 
 /*
- * The code generation flags, into f (at most 4): the target is
- * --target, else the model's config "target", else "native" for this
- * host and "generic" under --target-triple.  native builds for the
- * machine nnc runs on (-march=native); avx2 and avx512 for x86 with
- * those units; arm_neon for ARM (NEON is part of AArch64; 32-bit ARM
- * must ask for it); generic for the instruction set's baseline.  A
- * target for another architecture than the compiler's is dropped with
- * a warning, so no host flag reaches a cross compiler.  --portable
- * builds for the baseline, with the SGEMM kernels of every x86
- * extension chosen at run time (common/rt/rt.h's NNL_RT_DISPATCH).
- */
-/*
  * The machine $CC builds for, when $CC is set and builds for another
  * architecture than this host ("aarch64-linux-gnu" from -dumpmachine);
  * NULL otherwise, and then the host's flags are right.
@@ -410,6 +398,18 @@ ccmachine(void)
 	return xstrdup(line);
 }
 
+/*
+ * The code generation flags, into f (at most 4): the target is
+ * --target, else the model's config "target", else "native" for this
+ * host and "generic" under --target-triple.  native builds for the
+ * machine nnc runs on (-march=native); avx2 and avx512 for x86 with
+ * those units; arm_neon for ARM (NEON is part of AArch64; 32-bit ARM
+ * must ask for it); generic for the instruction set's baseline.  A
+ * target for another architecture than the compiler's is dropped with
+ * a warning, so no host flag reaches a cross compiler.  --portable
+ * builds for the baseline, with the SGEMM kernels of every x86
+ * extension chosen at run time (common/rt/rt.h's NNL_RT_DISPATCH).
+ */
 static int
 cflags(const struct opts *o, const struct graph *g, const char **f)
 {

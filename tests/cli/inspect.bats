@@ -72,6 +72,9 @@ for k, s in [("conv1.weight", (32, 16, 3, 3)), ("conv1.bias", (32,)),
 	[[ "$output" =~ bn1.running_var\ +\[32\] ]]
 	[[ "$output" =~ fc.weight\ +\[512,\ 10\] ]]
 	rmdir weights	# not even the directory
+	run --separate-stderr "$BIN/nnc" compile tiny.nnl
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"No such file or directory"*"hint: run 'nnc inspect "*"tiny.nnl'"* ]]
 	run "$BIN/nnc" inspect tiny.nnl
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"Total params:    9,898"* ]]
