@@ -347,11 +347,11 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    "int %s_input_size(void);\nint %s_output_size(void);\n"
 	    "/* Bytes of all inputs (%llu) and of all outputs (%llu). */\n"
 	    "size_t %s_input_bytes(void);\nsize_t %s_output_bytes(void);\n"
-	    "/* Bytes of workspace %s_run needs, 64-byte aligned (%llu). */\n"
+	    "/* Bytes of workspace %s_run needs, %u-byte aligned (%llu). */\n"
 	    "size_t %s_workspace_size(void);\n"
 	    "/* Reentrant: inputs[i] and outputs[i] point at each input and\n"
 	    " * output; workspace is the caller's, %s_workspace_size() bytes\n"
-	    " * aligned to 64, each input aligned to its element size.\n"
+	    " * aligned to %u, each input aligned to its element size.\n"
 	    " * Returns 0, 1 for a null pointer, 2 for a misaligned workspace\n"
 	    " * or input. */\n"
 	    "int %s_run(void *workspace, const void *const *inputs,\n"
@@ -360,8 +360,8 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    e->pfx, e->pfx, (unsigned long long)inel,
 	    (unsigned long long)outel, e->pfx, e->pfx,
 	    (unsigned long long)inbytes, (unsigned long long)outbytes, e->pfx,
-	    e->pfx, e->pfx, (unsigned long long)e->arena, e->pfx, e->pfx,
-	    e->pfx, guard);
+	    e->pfx, e->pfx, e->align, (unsigned long long)e->arena, e->pfx,
+	    e->pfx, e->align, e->pfx, guard);
 	free(guard);
 }
 

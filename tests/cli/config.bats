@@ -108,6 +108,28 @@ assert t and all(v["byteOffset"] % 256 == 0 for v in t.values()), t'
 	run "$BIN/nnc" test --input mn/test_input.npy \
 	    --expected mn/expected_output.npy mn/m256.nnl
 	[ "$status" -eq 0 ]
+	grep -q 'needs, 256-byte aligned' c/m256.h
+	grep -qF ' * aligned to 256, each input' c/m256.h
+	# _run takes a workspace aligned to 256, and refuses one aligned
+	# only to 64
+	cat > use.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include "m256.h"
+int main(void)
+{
+	size_t n = m256_workspace_size();
+	unsigned char *w = aligned_alloc(256, (n + 256 + 255) / 256 * 256);
+	static float in[28 * 28], out[10];
+	const void *i[] = { in };
+	void *o[] = { out };
+	int a = m256_run(w, i, o), b = m256_run(w + 64, i, o);
+	printf("%d %d\n", a, b);
+	return 0;
+}
+C
+	cc -O1 -Ic -o use use.c c/m256.c -lm
+	[ "$(./use)" = "0 2" ]
 	# without align: 64, as before
 	"$BIN/nnc" compile --emit c -o c64/mnist.c mn/mnist.nnl
 	grep -q 'aligned(64)' c64/mnist.c
