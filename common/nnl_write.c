@@ -570,7 +570,7 @@ oin(const cJSON *o, int i)
 }
 
 /* The layer of a group whose ONNX operator NNL has: LRN,
- * LayerNormalization, 1-D Conv and MaxPool.  0 placed, 1 refused, -1
+ * LayerNormalization, 1-D Conv and MaxPool, a padded AveragePool.  0 placed, 1 refused, -1
  * not such a group (its nodes go one by one). */
 static int
 group(struct nw *w, struct node *last, const cJSON *o)
@@ -615,6 +615,27 @@ group(struct nw *w, struct node *last, const cJSON *o)
 		if (d)
 			save(w, val(w, last->out[0])->layer, "beta", 1, &K, d);
 		free(d);
+		return 0;
+	}
+	if (!strcmp(op, "AveragePool") && t && t->rank == 4) {
+		/* ONNX's pads [top, left, bottom, right], padded cells left
+		 * out of the average, are NNL AvgPool2D's */
+		int64_t k[2], st[2], p[4];
+
+		if (attrs(o, "pads", p, 4, 0) || (!p[0] && !p[1] && !p[2] &&
+		    !p[3]))
+			return -1;	/* unpadded: the averagePool2d alone */
+		if (!v || v->rank != 3 || attrs(o, "kernel_shape", k, 2, 0) ||
+		    attrs(o, "strides", st, 2, 1) ||
+		    attr(o, "count_include_pad", 0) != 0 ||
+		    attr(o, "ceil_mode", 0) != 0 || !k[0] || !k[1])
+			return nofit(w, &fake, "a padded AveragePool that counts "
+			    "the padding, or rounds up (AvgPool2D does neither)");
+		layer(w, last, &x, 1, 3, "AvgPool2D(kernel: [%lld, %lld], "
+		    "stride: [%lld, %lld], padding: [%lld, %lld, %lld, %lld])",
+		    (long long)k[0], (long long)k[1], (long long)st[0],
+		    (long long)st[1], (long long)p[0], (long long)p[1],
+		    (long long)p[2], (long long)p[3]);
 		return 0;
 	}
 	if ((!strcmp(op, "Conv") || !strcmp(op, "MaxPool")) && t &&

@@ -251,3 +251,32 @@ np.save('in.npy', x[0]); np.save('want.npy', ((q + 3) * np.float32(0.05) + b).as
 	[ "$status" -eq 0 ]
 	[[ "$output" == "PASS: 4/4 elements"* ]]
 }
+
+@test "an asymmetrically padded AveragePool becomes AvgPool2D(padding)" {
+	build "x = f(1, 2, 4, 5)
+save([h.make_node('AveragePool', ['x'], ['y'], kernel_shape=[2, 3], pads=[1, 0, 0, 2])],
+     [1, 2, 4, 5], [1, 2, 4, 5], {})
+# ONNX count_include_pad=0: the mean of the real cells of each window
+xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 0), (0, 2)), constant_values=np.nan)
+y = np.zeros((1, 2, 4, 5))
+for i in range(4):
+    for j in range(5):
+        y[0, :, i, j] = np.nanmean(xp[0, :, i:i + 2, j:j + 3], axis=(1, 2))
+out(x, y)"
+	run --separate-stderr "$BIN/nnc" import -o m.nnl --weights-dir w model.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	grep -q 'AvgPool2D(kernel: \[2, 3\], stride: \[1, 1\], padding: \[1, 0, 0, 2\])' m.nnl
+	run "$BIN/nnc" test --input in.npy --expected want.npy m.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 40/40 elements"* ]]
+	# counting the padding is not what AvgPool2D does: refused
+	build "x = f(1, 2, 4, 5)
+save([h.make_node('AveragePool', ['x'], ['y'], kernel_shape=[2, 3], pads=[1, 0, 0, 2], count_include_pad=1)],
+     [1, 2, 4, 5], [1, 2, 4, 5], {})
+out(x, x)"
+	run --separate-stderr "$BIN/nnc" import -o m2.nnl --weights-dir w2 model.onnx
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"a padded AveragePool that counts the padding"* ]]
+}
