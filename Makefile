@@ -19,7 +19,7 @@ LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip
 # The ONNX importer's protobuf code, generated from Debian's onnx.proto.
 ONNXPROTO = /usr/include/onnx/onnx.proto
 ONNX    = onnx_read onnx_import onnx_names onnx_ew onnx_loss onnx_tensor \
-          onnx_nn onnx_rnn onnx_resize
+          onnx_nn onnx_rnn onnx_resize onnx_origin
 ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
@@ -31,9 +31,9 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition markup dot memsvg report \
-          nnl_read nnl_model nnl_lower nnl_write \
+          nnl_read nnl_model nnl_lower nnl_write nnl_onnx \
           npy npz weights strtab infile uses wasmbuild emitjs_wasm \
-          scaffold
+          scaffold summary
 # nnc's flash and RAM figures of a target build
 COMMON  += footprint
 COMMON += progress

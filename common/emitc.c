@@ -50,6 +50,8 @@ struct em {
 	uint64_t arena;
 	struct buf fill;	/* loops filling one-value constants */
 	uint64_t fillbytes;	/* the bytes they fill */
+	unsigned align;		/* of weights, arena, workspace: the plan's
+				   memory.align, at least 64 */
 };
 
 /* Bytes of a one-value constant still written as a literal; larger
@@ -246,6 +248,19 @@ bytesof(const struct tdesc *t)
 
 /* The weights file through the assembler: no giant C literal for the
  * compiler to parse. */
+/* log2 of a power of two: the assembler's .p2align */
+static int
+lg2(unsigned v)
+{
+	int k = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		k++;
+	}
+	return k;
+}
+
 static void
 putweights(struct em *e)
 {
@@ -272,19 +287,19 @@ putweights(struct em *e)
 		    "\".weights\" */\n"
 		    "#ifdef __wasm__\n"
 		    "__asm__(\"\\t.section .rodata.%s_weights,\\\"\\\",@\\n"
-		    "\\t.p2align 6\\n\"\n"
+		    "\\t.p2align %d\\n\"\n"
 		    "    \"%s_weights:\\n\\t.incbin \\\"\" __FILE__ "
 		    "\".weights\\\"\"\n"
 		    "    \"\\n\\t.size %s_weights, %zu\\n\");\n"
 		    "#else\n"
-		    "__asm__(\"\\t.section .rodata\\n\\t.balign 64\\n\"\n"
+		    "__asm__(\"\\t.section .rodata\\n\\t.balign %u\\n\"\n"
 		    "    \"%s_weights:\\n\\t.incbin \\\"\" __FILE__ "
 		    "\".weights\\\"\"\n"
 		    "    \"\\n\\t.previous\\n\");\n"
 		    "#endif\n"
 		    "extern const unsigned char %s_weights[];\n\n",
-		    e->w.size, e->pfx, e->pfx, e->pfx, e->w.size, e->pfx,
-		    e->pfx);
+		    e->w.size, e->pfx, lg2(e->align), e->pfx, e->pfx,
+		    e->w.size, e->align, e->pfx, e->pfx);
 		free(path);
 		return;
 	}
@@ -307,14 +322,14 @@ putweights(struct em *e)
 	buf_printf(&e->data, "/* %s, %zu bytes, included by the assembler */\n"
 	    "#ifdef __wasm__\n"
 	    "__asm__(\"\\t.section .rodata.%s_weights,\\\"\\\",@\\n"
-	    "\\t.p2align 6\\n\"\n"
+	    "\\t.p2align %d\\n\"\n"
 	    "    \"%s_weights:\\n\\t.incbin \"\n    ", nm, e->w.size, e->pfx,
-	    e->pfx);
+	    lg2(e->align), e->pfx);
 	escape_c_string(&e->data, q.s);
 	buf_printf(&e->data, "\n    \"\\n\\t.size %s_weights, %zu\\n\");\n"
 	    "#else\n", e->pfx, e->w.size);
-	buf_printf(&e->data, "__asm__(\"\\t.section .rodata\\n\\t.balign 64\\n\"\n"
-	    "    \"%s_weights:\\n\\t.incbin \"\n    ", e->pfx);
+	buf_printf(&e->data, "__asm__(\"\\t.section .rodata\\n\\t.balign %u\\n\"\n"
+	    "    \"%s_weights:\\n\\t.incbin \"\n    ", e->align, e->pfx);
 	escape_c_string(&e->data, q.s);
 	buf_printf(&e->data, "\n    \"\\n\\t.previous\\n\");\n#endif\n"
 	    "extern const unsigned char %s_weights[];\n\n", e->pfx);
@@ -379,11 +394,11 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    "int %s_input_size(void);\nint %s_output_size(void);\n"
 	    "/* Bytes of all inputs (%llu) and of all outputs (%llu). */\n"
 	    "size_t %s_input_bytes(void);\nsize_t %s_output_bytes(void);\n"
-	    "/* Bytes of workspace %s_run needs, 64-byte aligned (%llu). */\n"
+	    "/* Bytes of workspace %s_run needs, %u-byte aligned (%llu). */\n"
 	    "size_t %s_workspace_size(void);\n"
 	    "/* Reentrant: inputs[i] and outputs[i] point at each input and\n"
 	    " * output; workspace is the caller's, %s_workspace_size() bytes\n"
-	    " * aligned to 64, each input aligned to its element size.\n"
+	    " * aligned to %u, each input aligned to its element size.\n"
 	    " * Returns 0, 1 for a null pointer, 2 for a misaligned workspace\n"
 	    " * or input. */\n"
 	    "int %s_run(void *workspace, const void *const *inputs,\n"
@@ -392,8 +407,8 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    e->pfx, e->pfx, (unsigned long long)inel,
 	    (unsigned long long)outel, e->pfx, e->pfx,
 	    (unsigned long long)inbytes, (unsigned long long)outbytes, e->pfx,
-	    e->pfx, e->pfx, (unsigned long long)e->arena, e->pfx, e->pfx,
-	    e->pfx, guard);
+	    e->pfx, e->pfx, e->align, (unsigned long long)e->arena, e->pfx,
+	    e->pfx, e->align, e->pfx, guard);
 	free(guard);
 }
 
@@ -430,7 +445,8 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 	buf_printf(s, "int\n%s_run(void *workspace, const void *const *in, "
 	    "void *const *out)\n{\n\tunsigned char *A = workspace;\n\n"
 	    "\tif (!workspace || !in || !out)\n\t\treturn 1;\n"
-	    "\tif ((uintptr_t)workspace %% 64)\n\t\treturn 2;\n", e->pfx);
+	    "\tif ((uintptr_t)workspace %% %u)\n\t\treturn 2;\n", e->pfx,
+	    e->align);
 	for (size_t i = 0; i < g->ninputs; i++)
 		buf_printf(s, "\tif (!in[%zu])\n\t\treturn 1;\n", i);
 	for (size_t i = 0; i < g->ninputs; i++)
@@ -573,6 +589,11 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	}
 	e.arena = (uint64_t)jsonint(cJSON_GetObjectItemCaseSensitive(mem,
 	    "arenaBytes"));
+	e.align = 64;	/* config align, as the planner used it */
+	if (jsonint(cJSON_GetObjectItemCaseSensitive(mem, "align")) > 64 &&
+	    jsonint(cJSON_GetObjectItemCaseSensitive(mem, "align")) <= 4096)
+		e.align = (unsigned)jsonint(
+		    cJSON_GetObjectItemCaseSensitive(mem, "align"));
 	for (size_t i = 0; i < g->nconsts; i++)
 		if (g->consts[i]->init == INIT_WEIGHTS && !e.haveweights) {
 			if (!g->weights_file) {
@@ -622,9 +643,9 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	    "from %s.\n * Plain C99: no heap, no I/O%s.  Do not edit.\n */\n"
 	    "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n"
 	    "#include \"%s\"\n\n#if defined(__GNUC__)\n#define NNL_ALIGNED "
-	    "__attribute__((aligned(64)))\n#else\n#define NNL_ALIGNED\n"
+	    "__attribute__((aligned(%u)))\n#else\n#define NNL_ALIGNED\n"
 	    "#endif\n\n/* The runtime kernels (common/rt/ of nnl). */\n",
-	    pfx, gn, src, o->main ? " but main()" : "", hdr);
+	    pfx, gn, src, o->main ? " but main()" : "", hdr, e.align);
 	free(gn);
 	free(src);
 	buf_puts(&s, nnl_rtsrc);

@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "escape.h"
 #include "jsonerr.h"
+#include "pipeline.h"
 #include "strtab.h"
 
 #include <errno.h>
@@ -670,13 +671,14 @@ graph_parse(const char *text, size_t len, const char *name, const char *dir)
 	const char *p = text;
 	struct graph *g;
 
+	if (pipeline_no_input(text, len, name))
+		return NULL;
 	while (p < text + len && strchr(" \t\r\n", *p) && *p)
 		p++;
 	if (p == text + len) {
 		struct srcloc l = { name, 0, 0, NULL, 0 };
 
-		error_at(&l, "empty input%s", strcmp(name, "<stdin>") ? "" :
-		    " (did the stage before this one fail?)");
+		error_at(&l, "empty input");
 		return NULL;
 	}
 	if (*p == '{' || *p == '[')

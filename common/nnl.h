@@ -21,6 +21,9 @@ struct nnl_opts {
 	const char *dir;	/* or, with weights NULL, into this directory
 				   as MODEL.weights and MODEL.manifest.json,
 				   MODEL the model's name */
+	int summary;		/* nnc inspect: weights declared, not read
+				   (none need exist); "nnl": {"layers"} lists
+				   each layer as written (summary.c) */
 };
 
 /* Read, check and lower; errors carry file:line:col.  NULL on error. */
@@ -35,8 +38,11 @@ int nnl_detect(const char *text, size_t len);
  * The graph (typed, batch 1, NCHW, as imported from ONNX) as an NNL
  * model at path with its weights as .npy files in wdir (created), when
  * every node fits an NNL layer; otherwise one error naming each node
- * that does not.  0 or -1.  (nnl_write.c)
+ * that does not; with comment, each such node is written instead as
+ * "// UNSUPPORTED: op(name): why", name the layer it would be, and the
+ * model is written with a warning.  0 or -1.  (nnl_write.c)
  */
-int nnl_write(struct graph *g, const char *path, const char *wdir);
+int nnl_write(struct graph *g, const char *path, const char *wdir,
+    int comment);
 
 #endif

@@ -6,6 +6,7 @@
 #define NNL_AST_H
 
 #include "nnl.h"
+#include "npy.h"
 #include "npz.h"
 #include "weights.h"
 
@@ -37,6 +38,7 @@ struct nlayer {
 	int rank;
 	char *out;		/* the graph operand of its output */
 	int done;
+	uint64_t nparams;	/* elements of its weights */
 };
 
 struct nconn {
@@ -71,13 +73,16 @@ struct nlower {
 	int64_t batch;
 	const char *wfile, *mfile;	/* where the weights are packed */
 	char *wsrc;		/* the weights source, resolved */
-	int wkind;		/* 0 a directory of .npy files, 1 .npz */
+	int wkind;		/* 0 a directory of .npy files, 1 .npz,
+				   2 an ONNX model (nnl_onnx.c) */
+	struct nnl_onnx *onnx;
 	struct npz_member *npz;
 	size_t nnpz;
 	struct wwriter ww;
 	int wopen;
 	struct buf missing;	/* for E003: "\n    key [shape]" each */
 	int nmissing;
+	cJSON *wlist;		/* summary: [{"key", "shape"}] expected */
 };
 
 /* nnl_read.c */
@@ -98,6 +103,14 @@ int nnl_isint(const struct nval *v);
 char *nnl_shapestr(const int64_t *d, int r);
 char *nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
     const int64_t *want, int wr, const int64_t *decl, int dr);
+
+/* nnl_onnx.c: weights from an ONNX model's initializers.  get: 0 with
+ * *a filled (float32, NNL's layout), 1 when there is no such tensor,
+ * -1 after an error. */
+struct nnl_onnx *nnl_onnx_open(const char *path);
+int nnl_onnx_get(struct nnl_onnx *x, struct nmodel *m, struct nlayer *l,
+    const char *key, const char *param, struct npy *a);
+void nnl_onnx_close(struct nnl_onnx *x);
 
 /* nnl_lower.c: one layer, after its inputs; sets l->shape and l->out */
 int nnl_lower_layer(struct nlower *w, struct nlayer *l);

@@ -217,7 +217,18 @@ lower_conv(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 		    "positive", l->type);
 		return -1;
 	}
-	if (!strcmp(padding, "same")) {	/* the smaller half first */
+	if (nnl_param(l, "padding") &&
+	    nnl_param(l, "padding")->v.k == NV_LIST) {
+		/* [top, left, bottom, right], as the pools take it */
+		const struct nval *pv = &nnl_param(l, "padding")->v;
+
+		pad[0] = (int64_t)pv->items[0].num;
+		pad[2] = (int64_t)pv->items[1].num;
+		pad[1] = (int64_t)pv->items[2].num;
+		pad[3] = (int64_t)pv->items[3].num;
+		OH = outlen(H, k[0], st[0], pad[0], pad[1]);
+		OW = outlen(W, k[1], st[1], pad[2], pad[3]);
+	} else if (!strcmp(padding, "same")) {	/* the smaller half first */
 		int64_t th, tw;
 
 		OH = (H + st[0] - 1) / st[0];

@@ -30,7 +30,7 @@ static const struct ltype {
 } ltypes[] = {
 	{ "Input", "shape:list!", 0, 0 },
 	{ "Dense", "units:int! activation:str", 1, 1 },
-	{ "Conv2D", "filters:int! kernel:shape! stride:shape padding:str "
+	{ "Conv2D", "filters:int! kernel:shape! stride:shape padding:pad "
 	    "groups:int", 1, 1 },
 	{ "Conv1D", "filters:int! kernel:int! stride:int padding:str", 1, 1 },
 	{ "MaxPool2D", "kernel:shape! stride:shape padding:list", 1, 1 },
@@ -200,6 +200,14 @@ fits(const struct nval *v, const char *kind)
 		return v->k == NV_STR;
 	if (!strcmp(kind, "list"))
 		return v->k == NV_LIST;
+	if (!strcmp(kind, "pad")) {	/* "valid", "same" or per side */
+		int ok = v->k == NV_STR || (v->k == NV_LIST && v->n == 4);
+
+		for (int i = 0; v->k == NV_LIST && i < v->n; i++)
+			ok = ok && nnl_isint(&v->items[i]) &&
+			    v->items[i].num >= 0;
+		return ok;
+	}
 	return nnl_isint(v) || (v->k == NV_LIST && v->n == 2 &&
 	    nnl_isint(&v->items[0]) && nnl_isint(&v->items[1]));
 }
@@ -209,7 +217,9 @@ kindname(const char *kind)
 {
 	return !strcmp(kind, "int") ? "an integer" : !strcmp(kind, "num") ?
 	    "a number" : !strcmp(kind, "str") ? "a string" :
-	    !strcmp(kind, "list") ? "a list" : "an integer or [height, width]";
+	    !strcmp(kind, "list") ? "a list" : !strcmp(kind, "pad") ?
+	    "\"valid\", \"same\" or [top, left, bottom, right]" :
+	    "an integer or [height, width]";
 }
 
 /* Check a layer's parameters against the table. */
@@ -345,8 +355,9 @@ checkconfig(struct nlower *w)
 		nnl_err(m, v->pos, "memory_limit: expected a size such as "
 		    "\"128MB\"");
 	if ((v = nnl_cfg(m, "align")) && (!nnl_isint(v) || v->num < 1 ||
-	    ((int64_t)v->num & ((int64_t)v->num - 1))))
-		nnl_err(m, v->pos, "align: expected a power of two");
+	    v->num > 4096 || ((int64_t)v->num & ((int64_t)v->num - 1))))
+		nnl_err(m, v->pos, "align: expected a power of two up to "
+		    "4096");
 	w->batch = 1;
 	if ((v = nnl_cfg(m, "batch"))) {
 		if (!nnl_isint(v) || v->num < 1)
@@ -607,14 +618,22 @@ openweights(struct nlower *w)
 	w->wsrc = path_join(dir, v->str);
 	free(dir);
 	if (stat(w->wsrc, &st) != 0) {
-		nnl_err(w->m, v->pos, "weights '%s': %s",
-		    escape_tty_name(w->wsrc),
-		    strerror(errno));
+		nnl_err(w->m, v->pos, "weights '%s': %s\n  hint: run 'nnc "
+		    "inspect %s' to see every expected tensor and its shape",
+		    escape_tty_name(w->wsrc), strerror(errno),
+		    escape_tty_name(w->m->name));
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode))
 		w->wkind = 0;
-	else if (strlen(w->wsrc) > 4 &&
+	else if (strlen(w->wsrc) > 5 &&
+	    !strcmp(w->wsrc + strlen(w->wsrc) - 5, ".onnx")) {
+		w->wkind = 2;
+		if (!(w->onnx = nnl_onnx_open(w->wsrc))) {
+			w->m->nerr++;
+			return -1;
+		}
+	} else if (strlen(w->wsrc) > 4 &&
 	    !strcmp(w->wsrc + strlen(w->wsrc) - 4, ".npz")) {
 		w->wkind = 1;
 		if (npz_load(w->wsrc, &w->npz, &w->nnpz) != 0) {
@@ -623,9 +642,8 @@ openweights(struct nlower *w)
 		}
 	} else {
 		nnl_err(w->m, v->pos, "weights '%s': expected a directory of "
-		    ".npy files or an .npz archive%s", escape_tty_name(w->wsrc),
-		    strstr(w->wsrc, ".onnx") ? " (convert ONNX models with nnc "
-		    "import)" : "");
+		    ".npy files, an .npz archive or an .onnx model",
+		    escape_tty_name(w->wsrc));
 		return -1;
 	}
 	return 0;
@@ -639,7 +657,12 @@ pack(struct nlower *w, struct nlayer *l, const char *key, const char *cname,
 	struct operand *c;
 
 	if (!w->wopen) {
+		const struct nval *al = nnl_cfg(w->m, "align");
+
+		/* config align: each tensor's offset, as for the
+		 * workspace (checked a power of two) */
 		if (wwriter_open(&w->ww, w->wfile, w->mfile,
+		    al && al->num > WEIGHTS_ALIGN ? (unsigned)al->num :
 		    WEIGHTS_ALIGN) != 0) {
 			w->m->nerr++;
 			return;
@@ -655,6 +678,16 @@ pack(struct nlower *w, struct nlayer *l, const char *key, const char *cname,
 	c->init = INIT_WEIGHTS;
 	c->ref = xstrdup(key);
 	c->pos = l->pos;
+}
+
+static uint64_t
+nnl_numel(const int64_t *d, int r)
+{
+	uint64_t n = 1;
+
+	for (int i = 0; i < r; i++)
+		n *= d[i] > 0 ? (uint64_t)d[i] : 0;
+	return n;
 }
 
 /*
@@ -673,6 +706,27 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 	int owned = 0, unreadable = 0;
 
 	memset(&a, 0, sizeof a);
+	l->nparams += nnl_numel(want, wr);
+	if (w->o->summary) {
+		/* nnc inspect: the tensor as the layer expects it */
+		struct operand *c = graph_add_const(w->g, cname, DT_FLOAT32,
+		    dr, decl);
+		cJSON *e = cJSON_CreateObject(), *sh = cJSON_CreateArray();
+
+		for (int i = 0; i < wr; i++)
+			cJSON_AddItemToArray(sh, cJSON_CreateNumber(
+			    (double)want[i]));
+		cJSON_AddStringToObject(e, "key", key);
+		cJSON_AddItemToObject(e, "shape", sh);
+		if (!w->wlist)
+			w->wlist = cJSON_CreateArray();
+		cJSON_AddItemToArray(w->wlist, e);
+
+		c->init = INIT_WEIGHTS;
+		c->ref = key;
+		c->pos = l->pos;
+		return cname;
+	}
 	if (w->wsrc && w->wkind == 0) {
 		char *f = xasprintf("%s/%s.npy", w->wsrc, key);
 		struct stat st;
@@ -687,6 +741,16 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 			}
 		}
 		free(f);
+	} else if (w->wsrc && w->wkind == 2) {
+		int r = nnl_onnx_get(w->onnx, w->m, l, key, pname, &a);
+
+		if (r < 0) {
+			w->m->nerr++;
+			unreadable = 1;
+		} else if (r == 0) {
+			ap = &a;
+			owned = 1;
+		}
 	} else if (w->wsrc) {
 		for (size_t i = 0; i < w->nnpz; i++)
 			if (!strcmp(w->npz[i].name, key))
@@ -724,6 +788,33 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 	return cname;
 }
 
+/* nnc inspect's rows: "layers": [{"id", "type", "shape", "params"}],
+ * the per-sample output shape, in declaration order. */
+static void
+summarize(struct graph *g, struct nmodel *m, struct nlower *w)
+{
+	cJSON *a = cJSON_CreateArray();
+	cJSON *x = cJSON_GetObjectItemCaseSensitive(g->extra, "nnl");
+
+	for (int i = 0; i < m->nlayers; i++) {
+		struct nlayer *l = &m->layers[i];
+		cJSON *o = cJSON_CreateObject(), *s = cJSON_CreateArray();
+
+		cJSON_AddStringToObject(o, "id", l->id);
+		cJSON_AddStringToObject(o, "type", l->type);
+		for (int k = 0; k < l->rank; k++)
+			cJSON_AddItemToArray(s, cJSON_CreateNumber(
+			    (double)l->shape[k]));
+		cJSON_AddItemToObject(o, "shape", s);
+		cJSON_AddNumberToObject(o, "params", (double)l->nparams);
+		cJSON_AddItemToArray(a, o);
+	}
+	cJSON_AddItemToObject(x, "layers", a);
+	cJSON_AddItemToObject(x, "weights", w->wlist ? w->wlist :
+	    cJSON_CreateArray());
+	w->wlist = NULL;
+}
+
 /* One error for every missing tensor, with the shapes it expects. */
 static void
 e003(struct nlower *w)
@@ -734,8 +825,9 @@ e003(struct nlower *w)
 	nnl_err(m, v ? v->pos : m->modelpos, "E003: %d missing weight%s in "
 	    "%s%s:%s\n  hint: run 'nnc inspect %s' to see every expected "
 	    "tensor and its shape", w->nmissing, w->nmissing == 1 ? "" : "s",
-	    !w->wsrc ? "the model (no 'weights' in config)" : w->wkind ?
-	    "the .npz archive " : "the directory of .npy files ",
+	    !w->wsrc ? "the model (no 'weights' in config)" : w->wkind == 2 ?
+	    "the ONNX model " : w->wkind ? "the .npz archive " :
+	    "the directory of .npy files ",
 	    w->wsrc ? escape_tty_name(w->wsrc) : "", w->missing.s, m->name);
 }
 
@@ -840,7 +932,7 @@ nnl_parse(const char *text, size_t len, const char *name,
 	g->text = text;
 	g->textlen = len;
 	if (nnl_syntax(&m) != 0 || checkconfig(&w) != 0 || wire(&m) != 0 ||
-	    checklayers(&m) != 0 || openweights(&w) != 0)
+	    checklayers(&m) != 0 || (!o->summary && openweights(&w) != 0))
 		goto out;
 	g->name = xstrdup(m.model);
 	w.wfile = o->weights;
@@ -866,14 +958,18 @@ nnl_parse(const char *text, size_t len, const char *name,
 		g->manifest_file = xstrdup(w.mfile);
 	}
 	annotate(g, &m);
+	if (o->summary)
+		summarize(g, &m, &w);
 	rc = 0;
 out:
 	if (w.wopen)
 		wwriter_abort(&w.ww);
 	if (w.npz)
 		npz_free(w.npz, w.nnpz);
+	nnl_onnx_close(w.onnx);
 	free(w.wsrc);
 	free(w.missing.s);
+	cJSON_Delete(w.wlist);
 	free(wdflt);
 	free(mdflt);
 	freemodel(&m);

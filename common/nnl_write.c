@@ -38,6 +38,8 @@ struct nw {
 	char **names;		/* layer names used */
 	int nnames;
 	int err;
+	int comment;		/* refused nodes as // UNSUPPORTED comments */
+	int ncomments;
 };
 
 static struct val *
@@ -50,9 +52,42 @@ val(struct nw *w, const char *opnd)
 
 /* Refuse node n, then go on as if a layer computed its outputs, so
  * that what follows is checked on its own. */
+static char *ident(struct nw *w, const char *name);
+
 static int
 nofit(struct nw *w, struct node *n, const char *why)
 {
+	if (w->comment) {
+		/* the seed's form; what reads it is named after the node,
+		 * so a layer of that name replaces the comment */
+		char *id = ident(w, n->nout ? n->out[0] : n->id);
+
+		const char *from[64];
+		int nf = 0;
+
+		buf_printf(&w->layers, "    // UNSUPPORTED: %s(%s): %s\n",
+		    escape_tty_name(n->opname), id, why);
+		w->ncomments++;
+		/* its wiring, for the layer that replaces it */
+		for (int i = 0; i < n->nin && nf < 64; i++)
+			if (val(w, n->in[i]) && val(w, n->in[i])->layer)
+				from[nf++] = n->in[i];
+		if (nf == 1)
+			buf_printf(&w->conns, "        %s -> %s;\n",
+			    val(w, from[0])->layer, id);
+		for (int i = 0; nf > 1 && i <= nf; i++)
+			buf_printf(&w->conns, i == 0 ? "        [%s" : i < nf ?
+			    ", %s" : "] -> %s;\n", i < nf ?
+			    val(w, from[i])->layer : id);
+		for (int k = 0; k < n->nout; k++) {
+			struct val *v = val(w, n->out[k]);
+			int r = n->types ? n->types[k].rank : 0;
+
+			v->layer = k ? (char *)"?" : id;
+			v->rank = r == 4 ? 3 : r == 2 ? 1 : r;
+		}
+		return 1;
+	}
 	buf_printf(&w->refused, "\n  node \"%s\" (%s): %s",
 	    escape_tty_name(n->id),
 	    escape_tty_name(n->opname), why);
@@ -249,7 +284,7 @@ conv(struct nw *w, struct node *n)
 	struct val *v = src(w, n->in[0]);
 	float *fw, *bw;
 	int64_t O, bdim;
-	char gs[48];
+	char gs[48], ps[128];
 
 	if (!v || v->rank != 3 || !f || f->desc.rank != 4 ||
 	    (str(n, "bias", NULL) && !b))
@@ -275,14 +310,19 @@ conv(struct nw *w, struct node *n)
 	else if (!memcmp(pad, same, sizeof pad))
 		pd = "same";
 	else
-		return nofit(w, n, "padding that is neither \"valid\" nor "
-		    "\"same\"");
+		pd = NULL;	/* per side: [top, left, bottom, right] */
 	O = f->desc.dims[0];
 	snprintf(gs, sizeof gs, ", groups: %lld", (long long)g);
+	if (pd)
+		snprintf(ps, sizeof ps, "\"%s\"", pd);
+	else
+		snprintf(ps, sizeof ps, "[%lld, %lld, %lld, %lld]",
+		    (long long)pad[0], (long long)pad[2], (long long)pad[1],
+		    (long long)pad[3]);
 	layer(w, n, (const char **)n->in, 1, 3, "Conv2D(filters: %lld, "
-	    "kernel: [%lld, %lld], stride: [%lld, %lld], padding: \"%s\"%s)",
+	    "kernel: [%lld, %lld], stride: [%lld, %lld], padding: %s%s)",
 	    (long long)O, (long long)f->desc.dims[2],
-	    (long long)f->desc.dims[3], (long long)st[0], (long long)st[1], pd,
+	    (long long)f->desc.dims[3], (long long)st[0], (long long)st[1], ps,
 	    g > 1 ? gs : "");
 	if (!(fw = floats(w, f)))
 		return w->err = 1;
@@ -297,7 +337,7 @@ conv(struct nw *w, struct node *n)
 }
 
 static int
-pool(struct nw *w, struct node *n)
+pool(struct nw *w, struct node *n, const int64_t *extra)
 {
 	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
 	const struct tdesc *y = &n->types[0];
@@ -317,6 +357,8 @@ pool(struct nw *w, struct node *n)
 		win[0] = x->dims[2];
 		win[1] = x->dims[3];
 	}
+	for (int i = 0; extra && i < 4; i++)	/* a pad node's, folded */
+		pad[i] += extra[i];
 	if (!max && y->dims[2] == 1 && y->dims[3] == 1 &&
 	    win[0] == x->dims[2] && win[1] == x->dims[3] && !pad[0] &&
 	    !pad[1] && !pad[2] && !pad[3]) {
@@ -473,6 +515,279 @@ relpath(const char *path, const char *dir)
 	return r.s;
 }
 
+/* ---- ONNX operators decomposed by the importer (its --origins) ---- */
+
+static const cJSON *
+origin(const struct node *n)
+{
+	return cJSON_GetObjectItemCaseSensitive(n->extra, "onnx");
+}
+
+static const char *
+ostr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double
+attr(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(o, "attrs"), key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsArray(v) &&
+	    cJSON_GetArraySize(v) == 1 ?
+	    cJSON_GetArrayItem(v, 0)->valuedouble : dflt;
+}
+
+/* attrs[key] into v[k]: 0, or -1 when present with another length */
+static int
+attrs(const cJSON *o, const char *key, int64_t *v, int k, int64_t dflt)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(o, "attrs"), key);
+
+	for (int i = 0; i < k; i++)
+		v[i] = dflt;
+	if (!a)
+		return 0;
+	if (cJSON_GetArraySize(a) != k)
+		return -1;
+	for (int i = 0; i < k; i++)
+		v[i] = (int64_t)cJSON_GetArrayItem(a, i)->valuedouble;
+	return 0;
+}
+
+static const char *
+oin(const cJSON *o, int i)
+{
+	const cJSON *v = cJSON_GetArrayItem(
+	    cJSON_GetObjectItemCaseSensitive(o, "inputs"), i);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The layer of a group whose ONNX operator NNL has: LRN,
+ * LayerNormalization, 1-D Conv and MaxPool, a padded AveragePool.  0 placed, 1 refused, -1
+ * not such a group (its nodes go one by one). */
+static int
+group(struct nw *w, struct node *last, const cJSON *o)
+{
+	const char *op = ostr(o, "op"), *x = oin(o, 0);
+	struct val *v = x ? src(w, x) : NULL;
+	const struct tdesc *t = x && graph_find(w->g, x) ?
+	    operand_type(graph_find(w->g, x)) : NULL;
+	struct node fake = *last;
+
+	fake.in = (char **)&x;
+	fake.nin = 1;
+	if (!strcmp(op, "LRN")) {
+		if (!v || v->rank != 3 || attr(o, "size", 0) < 1)
+			return nofit(w, &fake, "an LRN not across the channels "
+			    "of a layer");
+		layer(w, last, &x, 1, 3, "LRN(size: %lld, alpha: %.9g, "
+		    "beta: %.9g, bias: %.9g)", (long long)attr(o, "size", 0),
+		    attr(o, "alpha", 1e-4), attr(o, "beta", 0.75),
+		    attr(o, "bias", 1));
+		return 0;
+	}
+	if (!strcmp(op, "LayerNormalization")) {
+		struct operand *g = cst(w, oin(o, 1)), *b = cst(w, oin(o, 2));
+		int64_t K;
+		float *d;
+
+		if (!v || v->rank != 1 || !t || t->rank != 2 || !g ||
+		    (oin(o, 2) && !b) || (attr(o, "axis", -1) != -1 &&
+		    attr(o, "axis", -1) != 1) ||
+		    tdesc_numel(&g->desc) != (uint64_t)t->dims[1])
+			return nofit(w, &fake, "a LayerNormalization not over "
+			    "the features of a [1, K] layer with constant "
+			    "scale and bias");
+		K = t->dims[1];
+		layer(w, last, &x, 1, 1, "LayerNorm(epsilon: %.9g)",
+		    attr(o, "epsilon", 1e-5));
+		if ((d = floats(w, g)))
+			save(w, val(w, last->out[0])->layer, "gamma", 1, &K, d);
+		free(d);
+		d = b ? floats(w, b) : xcalloc((size_t)K, sizeof *d);
+		if (d)
+			save(w, val(w, last->out[0])->layer, "beta", 1, &K, d);
+		free(d);
+		return 0;
+	}
+	if (!strcmp(op, "AveragePool") && t && t->rank == 4) {
+		/* ONNX's pads [top, left, bottom, right], padded cells left
+		 * out of the average, are NNL AvgPool2D's */
+		int64_t k[2], st[2], p[4];
+
+		if (attrs(o, "pads", p, 4, 0) || (!p[0] && !p[1] && !p[2] &&
+		    !p[3]))
+			return -1;	/* unpadded: the averagePool2d alone */
+		if (!v || v->rank != 3 || attrs(o, "kernel_shape", k, 2, 0) ||
+		    attrs(o, "strides", st, 2, 1) ||
+		    attr(o, "count_include_pad", 0) != 0 ||
+		    attr(o, "ceil_mode", 0) != 0 || !k[0] || !k[1])
+			return nofit(w, &fake, "a padded AveragePool that counts "
+			    "the padding, or rounds up (AvgPool2D does neither)");
+		layer(w, last, &x, 1, 3, "AvgPool2D(kernel: [%lld, %lld], "
+		    "stride: [%lld, %lld], padding: [%lld, %lld, %lld, %lld])",
+		    (long long)k[0], (long long)k[1], (long long)st[0],
+		    (long long)st[1], (long long)p[0], (long long)p[1],
+		    (long long)p[2], (long long)p[3]);
+		return 0;
+	}
+	if ((!strcmp(op, "Conv") || !strcmp(op, "MaxPool")) && t &&
+	    t->rank == 3) {
+		int conv = !strcmp(op, "Conv");
+		struct operand *f = NULL, *b = NULL;
+		int64_t fd[3];
+
+		/* the conv2d of the group: its [O, C, 1, k] filter (the
+		 * importer's reshape of the ONNX weight) and bias */
+		for (size_t i = 0; conv && i < w->g->nnodes; i++) {
+			struct node *c = w->g->nodes[i];
+
+			if (c->op == OP_CONV2D && origin(c) && c->nin >= 2 &&
+			    !strcmp(ostr(origin(c), "node"), ostr(o, "node"))) {
+				f = cst(w, c->in[1]);
+				b = cst(w, str(c, "bias", NULL));
+				if (str(c, "bias", NULL) && !b)
+					f = NULL;
+			}
+		}
+		if (f && f->desc.rank == 4 && f->desc.dims[2] == 1) {
+			fd[0] = f->desc.dims[0];
+			fd[1] = f->desc.dims[1];
+			fd[2] = f->desc.dims[3];
+		} else {
+			f = NULL;
+		}
+		int64_t k, st, dl, pads[2], L = t->dims[2], O, bd;
+		const char *pd;
+		float *d;
+
+		if (!v || v->rank != 2 || attrs(o, "pads", pads, 2, 0) ||
+		    attr(o, "dilations", 1) != 1 ||
+		    attr(o, "ceil_mode", 0) != 0 ||
+		    (conv && (!f || attr(o, "group", 1) != 1)))
+			return nofit(w, &fake, "a 1-D Conv or MaxPool NNL's "
+			    "Conv1D and MaxPool1D cannot express");
+		k = conv ? fd[2] : (int64_t)attr(o, "kernel_shape", 0);
+		st = (int64_t)attr(o, "strides", 1);
+		dl = ((L + st - 1) / st - 1) * st + k - L;
+		dl = dl < 0 ? 0 : dl;
+		if (!pads[0] && !pads[1])
+			pd = "valid";
+		else if (conv && pads[0] == dl / 2 && pads[1] == dl - dl / 2)
+			pd = "same";
+		else
+			return nofit(w, &fake, "1-D padding that is neither "
+			    "\"valid\" nor \"same\"");
+		if (!conv) {
+			layer(w, last, &x, 1, 2, "MaxPool1D(kernel: %lld, "
+			    "stride: %lld)", (long long)k, (long long)st);
+			return 0;
+		}
+		O = fd[0];
+		layer(w, last, &x, 1, 2, "Conv1D(filters: %lld, kernel: %lld, "
+		    "stride: %lld, padding: \"%s\")", (long long)O,
+		    (long long)k, (long long)st, pd);
+		if ((d = floats(w, f)))
+			save(w, val(w, last->out[0])->layer, "weight", 3,
+			    fd, d);
+		free(d);
+		bd = O;
+		d = b ? floats(w, b) : xcalloc((size_t)O, sizeof *d);
+		if (d)
+			save(w, val(w, last->out[0])->layer, "bias", 1, &bd, d);
+		free(d);
+		return 0;
+	}
+	return -1;
+}
+
+/* A scalar constant's value (float32, int8 or uint8) into *v; its
+ * data type, or DT_NONE when it is not one. */
+static enum dtype
+scalarof(struct nw *w, const char *name, double *v)
+{
+	struct operand *o = name ? graph_find(w->g, name) : NULL;
+	unsigned char *d;
+	uint64_t nb;
+	enum dtype dt;
+
+	if (!o || o->kind != OPND_CONST || tdesc_numel(&o->desc) != 1 ||
+	    (o->desc.dt != DT_FLOAT32 && o->desc.dt != DT_INT8 &&
+	    o->desc.dt != DT_UINT8) || !(d = const_bytes(w->g, o, &nb)))
+		return DT_NONE;
+	dt = o->desc.dt;
+	if (dt == DT_FLOAT32) {
+		float f;
+
+		memcpy(&f, d, 4);
+		*v = f;
+	} else {
+		*v = dt == DT_INT8 ? (double)(int8_t)d[0] : (double)d[0];
+	}
+	free(d);
+	return dt;
+}
+
+/* quantizeLinear then dequantizeLinear with one scale and zero point
+ * (ONNX's Q/DQ pair): FakeQuant, which rounds half to even and clamps
+ * to the zero point's type.  0 placed (the pair), 1 refused. */
+static int
+fakequant(struct nw *w, struct node *q, struct node *dq)
+{
+	struct val *v = src(w, q->in[0]);
+	double s1, s2, z1 = 0, z2 = 0;
+	enum dtype zt = DT_INT8;
+
+	if (!v || q->nin < 2 || dq->nin < 2 ||
+	    scalarof(w, q->in[1], &s1) != DT_FLOAT32 ||
+	    scalarof(w, dq->in[1], &s2) != DT_FLOAT32 || s1 != s2 ||
+	    !(s1 > 0) || (q->nin > 2) != (dq->nin > 2) ||
+	    (q->nin > 2 && ((zt = scalarof(w, q->in[2], &z1)) == DT_NONE ||
+	    zt == DT_FLOAT32 || scalarof(w, dq->in[2], &z2) != zt ||
+	    z1 != z2)))
+		return nofit(w, q, "not a quantize and dequantize of a layer "
+		    "with one scalar scale and int8 or uint8 zero point");
+	layer(w, dq, (const char **)q->in, 1, v->rank, "FakeQuant(scale: "
+	    "%.9g, zero_point: %d, qmin: %d, qmax: %d)", s1, (int)z1,
+	    zt == DT_UINT8 ? 0 : -128, zt == DT_UINT8 ? 255 : 127);
+	return 0;
+}
+
+/* A [1, K] layer plus a constant bias where no Dense can take it (a
+ * Q/DQ between the product and its bias): BatchNorm of unit scale and
+ * variance and epsilon 0, which adds beta exactly. */
+static int
+biasadd(struct nw *w, struct node *n, struct operand *c, int64_t K)
+{
+	float *b = floats(w, c), *one = xcalloc((size_t)K, sizeof *one);
+	float *zero = xcalloc((size_t)K, sizeof *zero);
+	const char *name;
+
+	layer(w, n, (const char **)n->in, 1, 1, "BatchNorm(epsilon: 0)");
+	name = val(w, n->out[0])->layer;
+	for (int64_t i = 0; i < K; i++)
+		one[i] = 1;
+	if (b) {
+		save(w, name, "gamma", 1, &K, one);
+		save(w, name, "beta", 1, &K, b);
+		save(w, name, "running_mean", 1, &K, zero);
+		save(w, name, "running_var", 1, &K, one);
+	} else {
+		w->err = 1;
+	}
+	free(b);
+	free(one);
+	free(zero);
+	return 0;
+}
+
 /* One node: 0 placed (or an alias), 1 refused. */
 static int
 node1(struct nw *w, struct node *n, struct node *next)
@@ -520,7 +835,52 @@ node1(struct nw *w, struct node *n, struct node *next)
 		return conv(w, n);
 	case OP_MAX_POOL2D:
 	case OP_AVERAGE_POOL2D:
-		return pool(w, n);
+		return pool(w, n, NULL);
+	case OP_PAD:
+		/* ONNX MaxPool's asymmetric pads: a pad of the lowest float
+		 * on H and W, then the pool */
+		if (v && next && next->op == OP_MAX_POOL2D && next->nin == 1 &&
+		    !strcmp(next->in[0], n->out[0]) &&
+		    !strcmp(str(n, "mode", "constant"), "constant") &&
+		    num(n, "value", 0) <= -3.4028234e38) {
+			int64_t b[4], e[4], p[4];
+
+			if (!list(n, "beginningPadding", b, 4, 0) &&
+			    !list(n, "endingPadding", e, 4, 0) && !b[0] &&
+			    !b[1] && !e[0] && !e[1]) {
+				p[0] = b[2];
+				p[1] = e[2];
+				p[2] = b[3];
+				p[3] = e[3];
+				/* the pool reads the pad's input */
+				alias(w, n, v);
+				return pool(w, next, p) ? 1 : 3;
+			}
+		}
+		return nofit(w, n, "no NNL layer computes it");
+	case OP_QUANTIZE_LINEAR:
+		if (next && next->op == OP_DEQUANTIZE_LINEAR && next->nin >= 1 &&
+		    !strcmp(next->in[0], n->out[0]))
+			return fakequant(w, n, next) ? 1 : 3;
+		return nofit(w, n, "a quantize without its dequantize "
+		    "(FakeQuant is the pair)");
+	case OP_RESAMPLE2D: {
+		const struct tdesc *x = operand_type(graph_find(w->g,
+		    n->in[0]));
+		int64_t ax[2];
+
+		if (!v || v->rank != 3 || strcmp(str(n, "mode",
+		    "nearest-neighbor"), "nearest-neighbor") ||
+		    list(n, "axes", ax, 2, 2) || ax[0] != 2 || ax[1] != 3 ||
+		    x->dims[2] <= 0 || x->dims[3] <= 0 ||
+		    y->dims[2] % x->dims[2] || y->dims[3] % x->dims[3])
+			return nofit(w, n, "not a nearest-neighbor resize of H "
+			    "and W by whole factors");
+		layer(w, n, (const char **)n->in, 1, 3, "Upsample(scale: "
+		    "[%lld, %lld])", (long long)(y->dims[2] / x->dims[2]),
+		    (long long)(y->dims[3] / x->dims[3]));
+		return 0;
+	}
 	case OP_GEMM:
 		return dense(w, n, str(n, "c", NULL));
 	case OP_MATMUL:
@@ -541,12 +901,13 @@ node1(struct nw *w, struct node *n, struct node *next)
 			return 0;
 		}
 		layer(w, n, (const char **)n->in, 1, 1, "Flatten()");
-		if (x->rank == 4) {
+		if (x->rank == 4 || x->rank == 3) {
+			/* [1, C, L] flattens as [C, L, 1] would */
 			struct val *o = val(w, n->out[0]);
 
 			o->chw[0] = x->dims[1];
 			o->chw[1] = x->dims[2];
-			o->chw[2] = x->dims[3];
+			o->chw[2] = x->rank == 4 ? x->dims[3] : 1;
 		}
 		return 0;
 	}
@@ -557,6 +918,11 @@ node1(struct nw *w, struct node *n, struct node *next)
 		    n->in[0])), *tb = b ? operand_type(graph_find(w->g,
 		    n->in[1])) : NULL;
 
+		if (n->op == OP_ADD && v && !b && n->nin == 2 && v->rank == 1 &&
+		    ta->rank == 2 && cst(w, n->in[1]) &&
+		    tdesc_numel(&cst(w, n->in[1])->desc) ==
+		    (uint64_t)ta->dims[1])
+			return biasadd(w, n, cst(w, n->in[1]), ta->dims[1]);
 		if (!v || !b || ta->rank != tb->rank || memcmp(ta->dims,
 		    tb->dims, sizeof *ta->dims * (size_t)ta->rank))
 			return nofit(w, n, "not two layers of one shape");
@@ -579,7 +945,7 @@ node1(struct nw *w, struct node *n, struct node *next)
 }
 
 int
-nnl_write(struct graph *g, const char *path, const char *wdir)
+nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 {
 	struct nw w;
 	struct val *vals;
@@ -594,6 +960,7 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	outfile_group_begin();
 	w.g = g;
 	w.dir = wdir;
+	w.comment = comment;
 	graph_index(g);
 	vals = xcalloc(g->tabn + 1, sizeof *vals);
 	for (size_t i = 0; i < g->tabcap; i++)
@@ -608,17 +975,22 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 		struct val *v = val(&w, x->name);
 		const struct tdesc *t = &x->desc;
 
-		if (x->desc.dt != DT_FLOAT32 || t->rank < 2 || t->rank == 3 ||
+		if (x->desc.dt != DT_FLOAT32 || t->rank < 2 ||
 		    t->rank > 4 || t->dims[0] != 1) {
 			buf_printf(&w.refused, "\n  input \"%s\": NNL reads "
-			    "one float32 [1, K] or [1, C, H, W] input",
+			    "one float32 [1, K], [1, C, L] or [1, C, H, W] "
+			    "input",
 			    escape_tty_name(x->name));
 			w.nrefused++;
 			continue;
 		}
 		v->layer = ident(&w, x->name);
-		v->rank = t->rank == 4 ? 3 : 1;
-		if (t->rank == 4)
+		v->rank = t->rank - 1;
+		if (t->rank == 3)	/* [1, C, L]: Conv1D's [L, C] */
+			buf_printf(&w.layers, "    layer %s = Input(shape: "
+			    "[%lld, %lld]);\n", v->layer,
+			    (long long)t->dims[2], (long long)t->dims[1]);
+		else if (t->rank == 4)
 			buf_printf(&w.layers, "    layer %s = Input(shape: "
 			    "[%lld, %lld, %lld]);\n", v->layer,
 			    (long long)t->dims[2], (long long)t->dims[3],
@@ -630,12 +1002,28 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	for (size_t i = 0; i < g->nnodes; i++) {
 		struct node *n = g->nodes[i];
 		struct node *next = i + 1 < g->nnodes ? g->nodes[i + 1] : NULL;
+		const cJSON *on = origin(n);
+		size_t j = i;
+		int r;
 
-		if (node1(&w, n, next) == 2) {
+		/* the nodes an ONNX operator became, as one layer */
+		while (on && j + 1 < g->nnodes && origin(g->nodes[j + 1]) &&
+		    !strcmp(ostr(on, "node"), ostr(origin(g->nodes[j + 1]),
+		    "node")) && *ostr(on, "node"))
+			j++;
+		if (on && group(&w, g->nodes[j], on) >= 0) {
+			i = j;
+			continue;
+		}
+		r = node1(&w, n, next);
+
+		if (r == 2) {
 			/* matmul + add: Dense with the add's bias */
 			if (dense(&w, n, next->in[1]) == 0)
 				*val(&w, next->out[0]) = *val(&w, n->out[0]);
 			i++;
+		} else if (r == 3) {
+			i++;	/* pad + maxPool2d, Q + DQ: one layer */
 		}
 	}
 	if (g->noutputs != 1) {
@@ -651,6 +1039,10 @@ nnl_write(struct graph *g, const char *path, const char *wdir)
 	}
 	if (w.err)
 		goto out;
+	if (w.ncomments)
+		warn("%s: %d node%s written as // UNSUPPORTED comments: "
+		    "replace each with a layer of the name it gives before "
+		    "compiling", path, w.ncomments, w.ncomments > 1 ? "s" : "");
 	rel = relpath(path, wdir);
 	/* an NNL string has no escapes */
 	for (const char *q = rel; *q; q++)

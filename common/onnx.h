@@ -14,6 +14,7 @@ struct onnx_opts {
 	int ndims;
 	const char **consts;	/* "NAME=FILE.npy": inputs made constants */
 	int nconsts;
+	int origins;		/* each node's ONNX origin in "onnx" */
 };
 
 /*

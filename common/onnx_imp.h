@@ -30,7 +30,11 @@ struct imp {
 	struct buf refused;		/* one line per refused node */
 	int nrefused;
 	int nerr;
+	int origins;			/* record each node's ONNX origin */
 };
+
+/* {"onnx": {"op", "node", "inputs", "attrs"}} of m->n (onnx_origin.c) */
+cJSON *onnx_origin(struct imp *m);
 
 /* Handler results besides 0 (done) and -1 (error reported). */
 enum { REFUSED = 1 };

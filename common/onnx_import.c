@@ -557,6 +557,10 @@ emitn(struct imp *m, const char *op, cJSON *opts, int nout,
 		if (k == 0) {
 			graph_unindex(m->g);
 			n = graph_add_node(m->g, f, op);
+			if (m->origins) {
+				cJSON_Delete(n->extra);
+				n->extra = onnx_origin(m);
+			}
 			if (opts) {
 				cJSON_Delete(n->options);
 				n->options = opts;
@@ -1127,6 +1131,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 
 	memset(&m, 0, sizeof m);
 	m.path = displayname(path);
+	m.origins = o->origins;
 	progress_start("reading the protobuf", 0);
 	if (!text) {
 		error("%s: %s", m.path, strerror(errno));

@@ -20,6 +20,32 @@
 
 static const char *workdir;
 
+/* What a stage with no input writes for the next one, so that only the
+ * first stage after the failure speaks. */
+static const char upstream[] = "nnl: no input (an earlier stage failed)\n";
+
+int
+pipeline_no_input(const char *text, size_t len, const char *name)
+{
+	struct stat st;
+	int passed = len == sizeof upstream - 1 &&
+	    !memcmp(text, upstream, len);
+
+	if (strcmp(name, "<stdin>") || (len && !passed))
+		return 0;
+	/* an empty file or /dev/null is bad input, not a failed stage */
+	if (!passed && (fstat(0, &st) != 0 || !S_ISFIFO(st.st_mode)))
+		return 0;
+	if (!passed && !getenv("NNL_PIPELINE_RUN"))
+		fprintf(stderr, "%s: no input (an earlier stage failed)\n",
+		    getprogname_nnl());
+	if (fstat(1, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		fputs(upstream, stdout);
+		fflush(stdout);
+	}
+	return 1;
+}
+
 void
 pipeline_workdir(const char *dir)
 {
@@ -119,6 +145,8 @@ spawn(char **argv, int in, int out, int *closeme, int nclose)
 	for (int i = 0; i < nclose; i++)
 		if (closeme[i] > 2)
 			close(closeme[i]);
+	/* the stages after a failed one stay quiet (pipeline_no_input) */
+	setenv("NNL_PIPELINE_RUN", "1", 1);
 	if (workdir && chdir(workdir) != 0) {
 		fprintf(stderr, "%s: error: %s: %s\n", getprogname_nnl(),
 		    workdir, strerror(errno));

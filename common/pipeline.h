@@ -6,6 +6,8 @@
 #ifndef NNL_PIPELINE_H
 #define NNL_PIPELINE_H
 
+#include <stddef.h>
+
 struct stage {
 	char **argv;		/* NULL-terminated; argv[0] a program */
 };
@@ -23,6 +25,17 @@ int pipeline_run(struct stage *stages, int n, const char *infile,
 /* The directory the stages run in (NULL: the caller's); the files the
  * pipeline itself opens stay relative to the caller's. */
 void pipeline_workdir(const char *dir);
+
+/*
+ * A stage's standard input (text, len, read from name) when an earlier
+ * stage of a shell pipeline or of pipeline_run failed: no bytes from a
+ * pipe, or the line the first such stage passes on.  Then the first
+ * stage says once "PROG: no input (an earlier stage failed)" (nothing
+ * under pipeline_run, whose caller names the failing stage), passes
+ * the line on when its standard output is a pipe, and this returns 1:
+ * the caller fails without a message of its own.  Otherwise 0.
+ */
+int pipeline_no_input(const char *text, size_t len, const char *name);
 
 /* Run one command, waiting for it; 0 when it exits 0. */
 int run_command(char **argv, int verbose);

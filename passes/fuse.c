@@ -46,6 +46,7 @@ rewrite_weights(struct graph *g, const char *wpath, const char *mpath)
 {
 	struct wwriter ww;
 	int need = 0;
+	unsigned align = WEIGHTS_ALIGN;
 
 	for (size_t i = 0; i < g->nconsts; i++)
 		if (g->consts[i]->init == INIT_BYTES &&
@@ -53,7 +54,18 @@ rewrite_weights(struct graph *g, const char *wpath, const char *mpath)
 			need = 1;
 	if (!need)
 		return 0;
-	if (wwriter_open(&ww, wpath, mpath, WEIGHTS_ALIGN) != 0)
+	{
+		/* an NNL model's config align, checked by nnl-parse */
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(g->extra, "nnl"),
+		    "config"), "align");
+
+		if (cJSON_IsNumber(a) && a->valuedouble > WEIGHTS_ALIGN &&
+		    a->valuedouble <= 65536)
+			align = (unsigned)a->valuedouble;
+	}
+	if (wwriter_open(&ww, wpath, mpath, align) != 0)
 		return -1;
 	for (size_t i = 0; i < g->nconsts; i++) {
 		struct operand *c = g->consts[i];

@@ -24,6 +24,7 @@
 #include "report.h"
 #include "progress.h"
 #include "scaffold.h"
+#include "summary.h"
 #include "util.h"
 #include "wasmbuild.h"
 
@@ -44,14 +45,14 @@ usage(void)
 	    "           [--target-triple triple] --input in.npy "
 	    "--expected out.npy\n"
 	    "           [--max-tensor-bytes size] model\n"
-	    "       nnc inspect [--svg file.svg] [--target-triple triple] "
-	    "[--cflag flag]\n"
-	    "           [--max-tensor-bytes size] model\n"
+	    "       nnc inspect [--fused] [--svg file.svg] [--target-triple triple]\n"
+	    "           [--cflag flag] [--max-tensor-bytes size] model\n"
 	    "       nnc report [-v] -o file.html [--max-tensor-bytes size] "
 	    "model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
-	    "           [--max-tensor-bytes size] model.onnx\n"
+	    "           [--unsupported error|comment] "
+	    "[--max-tensor-bytes size] model.onnx\n"
 	    "       nnc new dir --project rust|go|cpp|python\n"
 	    "       nnc --version\n");
 	exit(2);
@@ -66,6 +67,8 @@ struct opts {
 	const char *cflag[NNC_MAXCFLAGS];	/* --cflag, in order */
 	int ncflag;
 	struct footprint *footprint;	/* a target build's, when not NULL */
+	int fused;	/* nnc inspect --fused: the graph nnc compiles */
+	const char *unsup;	/* nnc import --unsupported */
 };
 
 static char *modelabs;	/* the model's absolute path */
@@ -285,7 +288,7 @@ import(const struct opts *o, const char *weightsdir)
 	    xasprintf("%s/%s.manifest.json", dir, base);
 	char *prog = find_program("nnl-onnx-import");
 	char *parse = find_program("nnl-parse");
-	char *argv[10];
+	char *argv[12];
 	int rc = 0;
 
 	if (!nnl && !endswith(out, ".json")) {
@@ -304,7 +307,8 @@ import(const struct opts *o, const char *weightsdir)
 	argv[5] = "-m";
 	argv[6] = m;
 	argv[7] = (char *)o->model;
-	argv[8] = NULL;
+	argv[8] = nnl ? "-a" : NULL;	/* origins, for nnl_write */
+	argv[9] = NULL;
 	if (rc == 0)
 		rc = run_command(argv, o->verbose);
 	if (rc == 0 && nnl) {
@@ -315,8 +319,10 @@ import(const struct opts *o, const char *weightsdir)
 		argv[4] = out;
 		argv[5] = "-d";
 		argv[6] = dir;
-		argv[7] = json;
-		argv[8] = NULL;
+		argv[7] = "-u";
+		argv[8] = (char *)(o->unsup ? o->unsup : "error");
+		argv[9] = json;
+		argv[10] = NULL;
 		rc = run_command(argv, o->verbose);
 	}
 	free(st);
@@ -398,6 +404,36 @@ static int targetflags(const struct opts *o, const struct graph *g,
     const char **f);
 
 /*
+ * The machine $CC builds for, when $CC is set and builds for another
+ * architecture than this host ("aarch64-linux-gnu" from -dumpmachine);
+ * NULL otherwise, and then the host's flags are right.
+ */
+static char *
+ccmachine(void)
+{
+	const char *cc = getenv("CC");
+	char line[256], *cmd;
+	FILE *p;
+
+	if (!cc || !*cc)
+		return NULL;
+	cmd = xasprintf("%s -dumpmachine 2>/dev/null", cc);
+	fflush(NULL);
+	p = popen(cmd, "r");
+	free(cmd);
+	if (!p)
+		return NULL;
+	if (!fgets(line, sizeof line, p))
+		line[0] = '\0';
+	pclose(p);
+	line[strcspn(line, "\r\n")] = '\0';
+	if (!line[0] || (isx86(line) == isx86(NULL) &&
+	    isarm(line) == isarm(NULL)))
+		return NULL;
+	return xstrdup(line);
+}
+
+/*
  * The code generation flags, into f (at most 8, then the --cflag
  * options): the target is
  * --target, else the model's config "target", else "native" for this
@@ -442,6 +478,8 @@ targetflags(const struct opts *o, const struct graph *g, const char **f)
 	const char *t = o->target ? o->target : cJSON_IsString(ct) ?
 	    ct->valuestring : o->triple || o->portable ? "generic" : "native";
 	int n = 0;
+	char *mach = o->triple ? NULL : ccmachine();
+	const char *tr = o->triple ? o->triple : mach;
 
 	f[n++] = "-O2";
 	if (baremetal(o->triple)) {
@@ -460,41 +498,50 @@ targetflags(const struct opts *o, const struct graph *g, const char **f)
 		f[n++] = "-DNNL_RT_DISPATCH";
 		if (strcmp(t, "generic"))
 			warn("--portable: ignoring target \"%s\"", t);
+		free(mach);
 		return n;
 	}
 	if (!strcmp(t, "native")) {
-		if (o->triple)
+		if (tr)
 			warn("target \"native\" names this host, not %s: "
-			    "building for its baseline", o->triple);
+			    "building for its baseline", escape_tty_name(tr));
 		else
 			f[n++] = "-march=native";
 	} else if (!strcmp(t, "avx2") || !strcmp(t, "avx512")) {
-		if (!isx86(o->triple)) {
+		if (!isx86(tr)) {
 			warn("target \"%s\" is for x86, not %s: building for "
-			    "the baseline", t, o->triple ? o->triple :
+			    "the baseline", t, tr ? tr :
 			    "this host");
 		} else {
 			f[n++] = t[3] == '2' ? "-mavx2" : "-mavx512f";
 			f[n++] = "-mfma";
 		}
 	} else if (!strcmp(t, "arm_neon")) {
-		if (!isarm(o->triple))
+		if (!isarm(tr))
 			warn("target \"arm_neon\" is for ARM, not %s: building "
-			    "for the baseline", o->triple ? o->triple :
+			    "for the baseline", tr ? tr :
 			    "this host");
-		else if (o->triple ? strncmp(o->triple, "aarch64", 7) :
+		else if (tr ? strncmp(tr, "aarch64", 7) :
 #ifdef __aarch64__
 		    0
 #else
 		    1
 #endif
-		    )
+		    ) {
+			/* 32-bit ARM: NEON, and the FP registers to use it,
+			 * keeping the soft-float calling convention unless
+			 * the triple is hard-float */
 			f[n++] = "-mfpu=neon";
+			if (!tr || !endswith(tr, "hf"))
+				f[n++] = "-mfloat-abi=softfp";
+		}
 	} else if (strcmp(t, "generic")) {
 		error("target \"%s\": expected native, generic, avx2, avx512 "
 		    "or arm_neon", t);
+		free(mach);
 		return -1;
 	}
+	free(mach);
 	return n;
 }
 
@@ -1164,6 +1211,38 @@ draw(struct opts *o, const char *svgpath, const char *html)
 	return rc;
 }
 
+/* nnc inspect: the model as written (summary.c), weights or none. */
+static int
+inspect_written(struct opts *o)
+{
+	struct graph *g;
+	int rc = -1;
+
+	if (endswith(o->model, ".nnl")) {
+		g = summary_nnl(o->model);
+	} else if (endswith(o->model, ".onnx")) {
+		char *j = xasprintf("%s/model.json", maketmp());
+		char *w = xasprintf("%s/model.weights", tmpdir);
+		char *m = xasprintf("%s/model.manifest.json", tmpdir);
+		char *prog = find_program("nnl-onnx-import");
+		char *a[] = { prog, "-o", j, "-w", w, "-m", m, modelabs, NULL };
+
+		g = run_command(a, o->verbose) == 0 ? graph_load(j) : NULL;
+		free(j);
+		free(w);
+		free(m);
+		free(prog);
+	} else {
+		g = graph_load(o->model);
+	}
+	if (g && summary_plan(g) == 0) {
+		summary_print(stdout, g);
+		rc = 0;
+	}
+	graph_free(g);
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1186,6 +1265,8 @@ main(int argc, char *argv[])
 		{ "weights", required_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "fused", no_argument, NULL, 'F' },
+		{ "unsupported", required_argument, NULL, 'U' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
@@ -1221,6 +1302,12 @@ main(int argc, char *argv[])
 			o.cflag[o.ncflag++] = optarg;
 			break;
 		case 'P': o.portable = 1; break;
+		case 'F': o.fused = 1; break;
+		case 'U':
+			o.unsup = optarg;
+			if (strcmp(optarg, "error") && strcmp(optarg, "comment"))
+				usage();
+			break;
 		case 'p': o.passes = optarg; break;
 		case 's': o.savetemps = 1; break;
 		case 'i': input = optarg; break;
@@ -1281,6 +1368,10 @@ main(int argc, char *argv[])
 	}
 	if (!strcmp(cmd, "inspect") && svg && draw(&o, svg, NULL) != 0)
 		return 1;
+	/* as written, unless the fused view is asked for (or what a
+	 * target build needs, which is the fused graph's) */
+	if (!strcmp(cmd, "inspect") && !o.fused && !o.triple)
+		return inspect_written(&o) ? 1 : close_stdout();
 	if (!strcmp(cmd, "inspect"))
 		return inspect(&o) ? 1 : close_stdout();
 	if (!strcmp(cmd, "report") && o.out)

@@ -20,7 +20,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: nnl-onnx-import [-o file] [-w weights "
 	    "-m manifest] [-n name] [-d NAME=N ...]\n"
-	    "       [-c NAME=FILE.npy ...] [--max-tensor-bytes size] "
+	    "       [-c NAME=FILE.npy ...] [-a] [--max-tensor-bytes size] "
 	    "model.onnx\n");
 	exit(2);
 }
@@ -44,6 +44,7 @@ main(int argc, char *argv[])
 		{ "weights", required_argument, NULL, 'w' },
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "origins", no_argument, NULL, 'a' },
 		{ "dim", required_argument, NULL, 'd' },
 		{ "const", required_argument, NULL, 'c' },
 		{ "max-tensor-bytes", required_argument, NULL,
@@ -61,13 +62,14 @@ main(int argc, char *argv[])
 	setprogname(argv[0]);
 	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
 	o.consts = xcalloc((size_t)argc + 1, sizeof *o.consts);
-	while ((c = getopt_long(argc, argv, "o:w:m:n:d:c:h", longopts,
+	while ((c = getopt_long(argc, argv, "o:w:m:n:d:c:ah", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'w': o.weights = optarg; break;
 		case 'm': o.manifest = optarg; break;
 		case 'n': o.name = optarg; break;
+		case 'a': o.origins = 1; break;
 		case 'd':
 			if (!strchr(optarg, '=') || optarg[0] == '=' ||
 			    strtoll(strchr(optarg, '=') + 1, NULL, 10) <= 0) {

@@ -23,7 +23,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn|nnl] "
 	    "[-w weights -m manifest]\n"
-	    "                 [-d dir] [--max-tensor-bytes size] [file]\n");
+	    "                 [-d dir] [-u error|comment] "
+	    "[--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -133,13 +134,14 @@ main(int argc, char *argv[])
 		{ "weights", required_argument, NULL, 'w' },
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "weights-dir", required_argument, NULL, 'd' },
+		{ "unsupported", required_argument, NULL, 'u' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL, *to = "json", *wfile = NULL, *mfile = NULL;
-	const char *in = "-", *wdir = NULL;
+	const char *in = "-", *wdir = NULL, *unsup = "error";
 	struct graph *g;
 	char *text;
 	size_t len;
@@ -147,7 +149,7 @@ main(int argc, char *argv[])
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "o:t:w:m:d:h", longopts,
+	while ((c = getopt_long(argc, argv, "o:t:w:m:d:u:h", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -155,6 +157,7 @@ main(int argc, char *argv[])
 		case 'w': wfile = optarg; break;
 		case 'm': mfile = optarg; break;
 		case 'd': wdir = optarg; break;
+		case 'u': unsup = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
@@ -163,7 +166,8 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind > 1 || (strcmp(to, "json") != 0 &&
 	    strcmp(to, "webnn") != 0 && strcmp(to, "nnl") != 0) ||
-	    (!wfile != !mfile) || (wdir && strcmp(to, "nnl") != 0))
+	    (!wfile != !mfile) || (wdir && strcmp(to, "nnl") != 0) ||
+	    (strcmp(unsup, "error") && strcmp(unsup, "comment")))
 		usage();
 	if (strcmp(to, "nnl") == 0 && (!out || strcmp(out, "-") == 0)) {
 		fprintf(stderr, "nnl-parse: -t nnl writes a file and its "
@@ -212,7 +216,8 @@ main(int argc, char *argv[])
 			d = xasprintf("%s/weights", od);
 			free(od);
 		}
-		rc = shape_infer(g) == 0 ? nnl_write(g, out, d) : -1;
+		rc = shape_infer(g) == 0 ? nnl_write(g, out, d,
+		    !strcmp(unsup, "comment")) : -1;
 		free(d);
 	} else if (strcmp(to, "webnn") == 0) {
 		char *t = webnn_print(g);

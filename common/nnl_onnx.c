@@ -1,0 +1,219 @@
+/*
+ * nnl_onnx: an NNL model's weights read from an ONNX model's
+ * initializers (config weights: "model.onnx"), the third source beside
+ * a directory of .npy files and an .npz archive.  nnl-onnx-import reads
+ * the file (into a temporary directory, removed at close); tensor
+ * LAYER.PARAM is the initializer of that name or, failing that, the one
+ * the node named LAYER (an ONNX node's output) reads in that role:
+ * weight the filter of a Conv or B of a Gemm/MatMul, bias its bias or
+ * C, gamma beta running_mean running_var the scale, B, mean and var of
+ * a BatchNormalization.  Conv weights are OIHW in both; a Gemm's B with
+ * transB (PyTorch's [out, in]) is transposed to NNL's [in, out], and a
+ * Dense after a Flatten of [H, W, C] has its rows permuted from ONNX's
+ * CHW order to NNL's HWC.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nnl_ast.h"
+#include "escape.h"
+#include "eval.h"
+#include "pipeline.h"
+
+struct nnl_onnx {
+	struct graph *g;
+	char *dir;
+};
+
+struct nnl_onnx *
+nnl_onnx_open(const char *path)
+{
+	char tmpl[] = "/tmp/nnl-onnxw.XXXXXX";
+	struct nnl_onnx *x;
+	char *prog, *j, *w, *m;
+	int rc;
+
+	if (!mkdtemp(tmpl)) {
+		error("mkdtemp: %s", strerror(errno));
+		return NULL;
+	}
+	x = xcalloc(1, sizeof *x);
+	x->dir = xstrdup(tmpl);
+	prog = find_program("nnl-onnx-import");
+	j = xasprintf("%s/m.json", x->dir);
+	w = xasprintf("%s/m.weights", x->dir);
+	m = xasprintf("%s/m.manifest.json", x->dir);
+	{
+		char *a[] = { prog, "-o", j, "-w", w, "-m", m, (char *)path,
+		    NULL };
+
+		rc = run_command(a, 0);
+	}
+	if (rc == 0)
+		x->g = graph_load(j);
+	free(prog);
+	free(j);
+	free(w);
+	free(m);
+	if (!x->g) {
+		nnl_onnx_close(x);
+		return NULL;
+	}
+	return x;
+}
+
+void
+nnl_onnx_close(struct nnl_onnx *x)
+{
+	if (!x)
+		return;
+	if (x->g)
+		graph_free(x->g);
+	if (x->dir) {
+		char *a[] = { "rm", "-rf", x->dir, NULL };
+
+		run_command(a, 0);
+	}
+	free(x->dir);
+	free(x);
+}
+
+static struct node *
+findnode(struct graph *g, const char *id)
+{
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (!strcmp(g->nodes[i]->id, id))
+			return g->nodes[i];
+	return NULL;
+}
+
+static const char *
+optname(const struct node *n, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The operand node n reads as param, or NULL. */
+static const char *
+role(const struct node *n, const char *param)
+{
+	int bn = n->op == OP_BATCH_NORMALIZATION;
+
+	if (!strcmp(param, "weight") && !bn && n->nin >= 2)
+		return n->in[1];
+	if (!strcmp(param, "bias"))
+		return optname(n, n->op == OP_GEMM ? "c" : "bias");
+	if (bn && !strcmp(param, "gamma"))
+		return optname(n, "scale");
+	if (bn && !strcmp(param, "beta"))
+		return optname(n, "bias");
+	if (bn && !strcmp(param, "running_mean") && n->nin >= 2)
+		return n->in[1];
+	if (bn && !strcmp(param, "running_var") && n->nin >= 3)
+		return n->in[2];
+	return NULL;
+}
+
+/* Does some gemm read c as its B with bTranspose? */
+static int
+transposed(struct graph *g, const char *c)
+{
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+
+		if (n->op == OP_GEMM && n->nin >= 2 && !strcmp(n->in[1], c) &&
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(n->options,
+		    "bTranspose")))
+			return 1;
+	}
+	return 0;
+}
+
+/* [H, W, C] when layer l (a Dense) reads a Flatten of a rank-3 layer:
+ * its weight rows come in ONNX's CHW order. */
+static int
+flattened(struct nmodel *m, struct nlayer *l, int64_t hwc[3])
+{
+	struct nlayer *p;
+
+	if (strcmp(l->type, "Dense") || l->nin != 1)
+		return 0;
+	p = &m->layers[l->in[0]];
+	if (!strcmp(p->type, "Flatten") && p->nin == 1)
+		p = &m->layers[p->in[0]];
+	if (p->rank != 3)
+		return 0;
+	memcpy(hwc, p->shape, 3 * sizeof *hwc);
+	return 1;
+}
+
+int
+nnl_onnx_get(struct nnl_onnx *x, struct nmodel *m, struct nlayer *l,
+    const char *key, const char *param, struct npy *a)
+{
+	struct operand *c = graph_find(x->g, key);
+	struct node *n;
+	const char *name;
+	uint64_t nb;
+	float *d;
+	int64_t hwc[3];
+
+	if (!c || c->kind != OPND_CONST) {
+		c = NULL;
+		if ((n = findnode(x->g, l->id)) && (name = role(n, param)))
+			c = graph_find(x->g, name);
+		if (c && c->kind != OPND_CONST)
+			c = NULL;
+	}
+	if (!c)
+		return 1;
+	if (c->desc.dt != DT_FLOAT32) {
+		nnl_err(m, l->pos, "%s: ONNX initializer \"%s\" holds %s, "
+		    "precision float32 needs float32", escape_tty_name(key),
+		    escape_tty_name(c->name), dtype_name(c->desc.dt));
+		return -1;
+	}
+	if (!(d = const_bytes(x->g, c, &nb)))
+		return -1;
+	memset(a, 0, sizeof *a);
+	a->dt = DT_FLOAT32;
+	a->rank = c->desc.rank;
+	for (int i = 0; i < a->rank && i < NPY_MAXDIM; i++)
+		a->shape[i] = c->desc.dims[i];
+	a->nbytes = nb;
+	a->data = (unsigned char *)d;
+	if (a->rank == 2 && !strcmp(param, "weight") &&
+	    transposed(x->g, c->name)) {
+		int64_t r = a->shape[0], k = a->shape[1];
+		float *t = xmalloc(nb ? nb : 1);
+
+		for (int64_t i = 0; i < r; i++)
+			for (int64_t j = 0; j < k; j++)
+				t[j * r + i] = d[i * k + j];
+		free(d);
+		a->data = (unsigned char *)t;
+		a->shape[0] = k;
+		a->shape[1] = r;
+	}
+	if (a->rank == 2 && !strcmp(param, "weight") &&
+	    flattened(m, l, hwc) && a->shape[0] == hwc[0] * hwc[1] * hwc[2]) {
+		/* row c*H*W + h*W + w of ONNX is row (h*W + w)*C + c here */
+		int64_t H = hwc[0], W = hwc[1], C = hwc[2], k = a->shape[1];
+		float *s = (float *)a->data, *t = xmalloc(nb ? nb : 1);
+
+		for (int64_t ch = 0; ch < C; ch++)
+			for (int64_t h = 0; h < H; h++)
+				for (int64_t w = 0; w < W; w++)
+					memcpy(t + ((h * W + w) * C + ch) * k,
+					    s + ((ch * H + h) * W + w) * k,
+					    (size_t)k * sizeof *t);
+		free(s);
+		a->data = (unsigned char *)t;
+	}
+	return 0;
+}
