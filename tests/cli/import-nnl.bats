@@ -160,7 +160,7 @@ out(x, x64 / (2.0 + 0.5 / 3 * s) ** 0.75)"
 	run "$BIN/nnc" test --input in.npy --expected want.npy m.nnl
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == "PASS: 72/72 elements within tolerance 1.0e-05"* ]]
+	[[ "$output" == "PASS: 72/72 elements within tolerance 1.0e-5"* ]]
 }
 
 @test "LayerNormalization becomes LayerNorm with its scale and bias" {
