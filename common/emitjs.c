@@ -111,6 +111,11 @@ ident(struct ej *e, const char *name)
 static void
 desc(struct buf *b, const struct tdesc *t)
 {
+	if (t->dt == DT_NONE || t->rank < 0) {
+		/* after an op kept by pass-through: the built operand's */
+		buf_puts(b, "null");
+		return;
+	}
 	buf_printf(b, "{dataType: \"%s\", shape: [", dtype_name(t->dt));
 	for (int i = 0; i < t->rank; i++)
 		buf_printf(b, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
@@ -178,6 +183,46 @@ constant(struct ej *e, struct operand *c)
 	return 0;
 }
 
+/*
+ * A node of an op nnl does not know, kept by pass-through: the builder
+ * method it names, its inputs, then its options as one dictionary;
+ * several outputs are read as an array.  A literal is its value.
+ */
+static int
+unknownnode(struct ej *e, struct node *n)
+{
+	struct buf *b = e->b;
+
+	if (strcmp(n->opname, LITERAL_OP) == 0 && n->nout == 1) {
+		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
+		literal(b, cJSON_GetObjectItemCaseSensitive(n->options,
+		    "value"));
+		buf_puts(b, ";\n");
+		return 0;
+	}
+	/* validate.c has warned of it */
+	if (n->nout == 1) {
+		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
+	} else {
+		buf_puts(b, "  const [");
+		for (int i = 0; i < n->nout; i++)
+			buf_printf(b, "%s%s", i ? ", " : "",
+			    ident(e, n->out[i]));
+		buf_puts(b, "] = ");
+	}
+	buf_puts(b, "builder[");
+	escape_js_string(b, n->opname);
+	buf_puts(b, "](");
+	for (int i = 0; i < n->nin; i++)
+		buf_printf(b, "%s%s", i ? ", " : "", ident(e, n->in[i]));
+	if (cJSON_GetArraySize(n->options) > 0) {
+		buf_puts(b, n->nin ? ", " : "");
+		literal(b, n->options);
+	}
+	buf_puts(b, ");\n");
+	return 0;
+}
+
 /* One node: its outputs = builder.op(operands, params, {options}). */
 static int
 node(struct ej *e, struct node *n)
@@ -186,6 +231,9 @@ node(struct ej *e, struct node *n)
 	struct buf *b = e->b;
 	const cJSON *opt;
 	int first = 1, k = 0, nopt = 0;
+
+	if (!d)
+		return unknownnode(e, n);
 
 	if (d->nout != 0) {	/* the IDL returns one MLOperand */
 		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
@@ -381,6 +429,12 @@ static const char helpers[] =
 "  const result = loadModelGraph(names.length === 1 ? operands[names[0]] : operands,\n"
 "    weights, builder);\n"
 "  const outs = Object.keys(outputs);\n"
+"  // an output after an op kept by pass-through: its built operand's type\n"
+"  for (const name of outs)\n"
+"    if (outputs[name] === null) {\n"
+"      const o = outs.length === 1 ? result : result[name];\n"
+"      outputs[name] = {dataType: o.dataType, shape: [...o.shape]};\n"
+"    }\n"
 "  return await builder.build(outs.length === 1 ? {[outs[0]]: result} : result);\n"
 "}\n"
 "\n"
@@ -796,7 +850,7 @@ emitparts(struct ej *e, const size_t *order)
 }
 
 int
-emitjs(struct graph *g, char **out)
+emitjs(struct graph *g, int polyfill, char **out)
 {
 	struct ej e;
 	struct buf b = { 0 };

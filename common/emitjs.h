@@ -15,6 +15,6 @@
  * weights file are read at the offsets of the graph's manifest.
  * Returns 0, or -1 after reporting.
  */
-int emitjs(struct graph *g, char **out);
+int emitjs(struct graph *g, int polyfill, char **out);
 
 #endif

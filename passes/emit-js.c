@@ -11,13 +11,15 @@
 #include "emitjs.h"
 #include "graph.h"
 #include "shape.h"
+#include "sidecar.h"
 #include "util.h"
 
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-emit-js [-o file.js] "
-	    "[--max-tensor-bytes size] [file]\n");
+	fprintf(stderr, "usage: nnl-emit-js [-o file.js] [--polyfill] "
+	    "[--strict] [--max-tensor-bytes size]\n"
+	    "                  [file]\n");
 	exit(2);
 }
 
@@ -28,13 +30,16 @@ main(int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "polyfill", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL;
 	struct graph *g;
 	char *js = NULL;
-	int c, rc;
+	int c, rc, strict = 0, polyfill = 0;
+	const char *in;
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
@@ -42,6 +47,8 @@ main(int argc, char *argv[])
 		switch (c) {
 		case 'o': out = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
+		case 'S': strict = 1; break;
+		case 'P': polyfill = 1; break;
 		default: usage();
 		}
 	}
@@ -49,11 +56,17 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind > 1)
 		usage();
-	g = graph_load(optind < argc ? argv[optind] : "-");
-	if (!g)
+	in = optind < argc ? argv[optind] : "-";
+	/* an op it does not know is emitted as the builder call it names */
+	graph_passthrough = !strict;
+	g = graph_load(in);
+	/* .webnn text names no weights: those beside it, as nnl-parse */
+	if (!g || sidecar_attach(g, in) != 0) {
+		graph_free(g);
 		return 1;
+	}
 	/* the types say what each input and output is */
-	rc = shape_infer(g) == 0 && emitjs(g, &js) == 0 ?
+	rc = shape_infer(g) == 0 && emitjs(g, polyfill, &js) == 0 ?
 	    writefile_atomic(out, js, strlen(js)) : -1;
 	free(js);
 	graph_free(g);

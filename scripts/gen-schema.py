@@ -291,6 +291,9 @@ def graphschema(rows, dts):
             "format": {"const": "webnn-graph-json"},
             "version": {"const": 1},
             "name": {"type": "string"},
+            "quantized": {"type": "boolean",
+                          "description": "webnn-graph's @quantized "
+                          "header flag: the graph holds quantized ops"},
             "weights": {"type": "object",
                         "required": ["file", "manifest"],
                         "additionalProperties": False,
