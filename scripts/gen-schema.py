@@ -284,7 +284,10 @@ def graphschema(rows, dts):
                     "there as they land.  What a schema cannot say "
                     "(unique names, references that resolve, types with "
                     "one entry per output, const sizes, duplicate keys) "
-                    "is checked by nnl-parse; see nnl-graph(5).",
+                    "is checked by nnl-parse; see nnl-graph(5).  This "
+                    "is the strict form (nnl-parse --strict): the nodes "
+                    "pass-through keeps (ops and options nnl does not "
+                    "know, literal nodes) are outside it.",
         "type": "object",
         "required": ["format", "version", "inputs", "nodes", "outputs"],
         "properties": {
