@@ -801,10 +801,15 @@ emitparts(struct ej *e, const size_t *order)
 	}
 	buf_puts(b, "  }\n}\n\n");
 	buf_printf(b, "%s", ""
-"// Build every partition's graph.\n"
+"// Build every partition's graph; a partition with no WebNN node (the\n"
+"// CPU nodes come first) has none, as build() needs an output.\n"
 "export async function buildGraphs(context, weights) {\n"
 "  const graphs = [];\n"
 "  for (let k = 0; k < partitions.length; k++) {\n"
+"    if (Object.keys(partitions[k].outputs).length === 0) {\n"
+"      graphs.push(null);\n"
+"      continue;\n"
+"    }\n"
 "    const builder = new MLGraphBuilder(context);\n"
 "    const operands = Object.create(null);\n"
 "    for (const [name, d] of Object.entries(partitions[k].inputs))\n"
@@ -823,7 +828,7 @@ emitparts(struct ej *e, const size_t *order)
 "    v[name] = tensor(d.dataType, d.shape, value(values, name));\n");
 	buf_printf(b, "  for (let k = 0; k < %d; k++) {\n", nr);
 	buf_printf(b, "%s", ""
-"    if (k < graphs.length) {\n"
+"    if (k < graphs.length && graphs[k] !== null) {\n"
 "      const ins = Object.create(null), outs = Object.create(null);\n"
 "      for (const [name, d] of Object.entries(partitions[k].inputs)) {\n"
 "        ins[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, writable: true});\n"
