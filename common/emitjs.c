@@ -475,7 +475,12 @@ cpuop(const char *op)
 		"logicalNot", "abs", "neg", "sign", "identity", "relu", "cast",
 		"reshape", "expand", "where", "transpose", "concat", "slice",
 		"gather", "reduceSum", "reduceProduct", "reduceMax",
-		"reduceMin", "reduceMean", NULL,
+		"reduceMin", "reduceMean", "argMax", "argMin", "clamp",
+		"isNaN", "isInfinite", "cumulativeSum", "quantizeLinear",
+		"dequantizeLinear", "pad", "prelu", "reduceL1",
+		"reduceSumSquare", "reverse", "tile", "triangular", "split",
+		"gatherElements", "gatherND", "scatterElements", "scatterND",
+		"maxPool2d", NULL,
 	};
 
 	for (int i = 0; ops[i]; i++)
@@ -778,13 +783,15 @@ emitparts(struct ej *e, const size_t *order)
 				}
 			}
 			buf_puts(b, "    ");
-			if (n->nout != 1)
-				return error("%s: node \"%s\": CpuOps give one "
-				    "output", g->src, escape_tty_name(n->id)),
-				    -1;
-			buf_puts(b, "v[");
-			escape_js_string(b, n->out[0]);
-			buf_printf(b, "] = CpuOps.%s(", d->name);
+			/* several outputs (split): an array of tensors */
+			buf_puts(b, n->nout != 1 ? "[" : "");
+			for (int j = 0; j < n->nout; j++) {
+				buf_puts(b, j ? ", v[" : "v[");
+				escape_js_string(b, n->out[j]);
+				buf_puts(b, "]");
+			}
+			buf_printf(b, "%s = CpuOps.%s(", n->nout != 1 ? "]" :
+			    "", d->name);
 			if (d->variadic)
 				buf_puts(b, "[");
 			for (int j = 0; j < n->nin; j++) {
