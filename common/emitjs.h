@@ -16,5 +16,7 @@
  * Returns 0, or -1 after reporting.
  */
 int emitjs(struct graph *g, int polyfill, char **out);
+/* --polyfill: OPERANDS and InstallCpuOps(builder) (emitjs_poly.c). */
+void emitjs_polyfill(struct buf *b);
 
 #endif
