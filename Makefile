@@ -33,7 +33,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           emitjs partition \
           nnl_read nnl_model nnl_lower nnl_write \
           npy npz weights strtab infile uses
-COMMON += sidecar emitjs_poly dimsfile
+COMMON += sidecar emitjs_poly dimsfile packgraph
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
