@@ -76,6 +76,7 @@ struct graph {
 	char *name;			/* NULL: none */
 	int version;
 	int quantized;			/* the @quantized flag */
+	int ptwarned;			/* pass-through warned of once */
 	char *weights_file;		/* relative to the working directory */
 	char *manifest_file;
 	struct operand **inputs;

@@ -28,6 +28,7 @@ int graph_passthrough;
 struct vctx {
 	struct graph *g;
 	int nerr;
+	int nwarn;
 };
 
 static void verr(struct vctx *v, struct pos p, const char *fmt, ...)
@@ -43,6 +44,9 @@ vwarn(struct vctx *v, struct pos p, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
+	v->nwarn++;
+	if (v->g->ptwarned)
+		return;		/* a second check of the same graph */
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
@@ -461,7 +465,7 @@ checkweights(struct vctx *v)
 int
 graph_validate(struct graph *g)
 {
-	struct vctx v = { g, 0 };
+	struct vctx v = { g, 0, 0 };
 	size_t i;
 
 	checknames(&v);
@@ -487,5 +491,7 @@ graph_validate(struct graph *g)
 	if (g->noutputs == 0)
 		verr(&v, (struct pos){ 0, 0 }, "the graph has no outputs");
 	checkweights(&v);
+	if (v.nwarn)
+		g->ptwarned = 1;
 	return v.nerr;
 }
