@@ -37,7 +37,11 @@ struct ej {
 		size_t *v, n, cap;
 	} *web, *cpu;
 	size_t nweb, ncpu;
+	int polyfill;		/* CPU nodes as builder.cpu_OP calls */
 };
+
+static int placed(const struct node *n, int *part);
+static int cpuop(const char *op);
 
 static int
 reserved(const char *s)
@@ -111,6 +115,11 @@ ident(struct ej *e, const char *name)
 static void
 desc(struct buf *b, const struct tdesc *t)
 {
+	if (t->dt == DT_NONE || t->rank < 0) {
+		/* after an op kept by pass-through: the built operand's */
+		buf_puts(b, "null");
+		return;
+	}
 	buf_printf(b, "{dataType: \"%s\", shape: [", dtype_name(t->dt));
 	for (int i = 0; i < t->rank; i++)
 		buf_printf(b, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
@@ -124,12 +133,66 @@ literal(struct buf *b, const cJSON *v)
 	escape_js_value(b, v);
 }
 
+/* --polyfill: does a node placed on the CPU read operand name? */
+static int
+cpuread(struct ej *e, const char *name)
+{
+	for (size_t i = 0; i < e->g->nnodes; i++) {
+		struct node *n = e->g->nodes[i];
+		int part;
+
+		if (placed(n, &part) != 1)
+			continue;
+		for (int k = 0; k < n->nin; k++)
+			if (strcmp(n->in[k], name) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* A constant as a CPU value, for the CPU nodes of --polyfill. */
+static int
+cpuconstant(struct ej *e, struct operand *c)
+{
+	struct buf *b = e->b;
+	uint64_t nb;
+	unsigned char *cb;
+	struct wtensor *wt;
+
+	buf_printf(b, "  const %s = cpuTensor(\"%s\", [", ident(e, c->name),
+	    dtype_name(c->desc.dt));
+	for (int q = 0; q < c->desc.rank; q++)
+		buf_printf(b, "%s%lld", q ? ", " : "",
+		    (long long)c->desc.dims[q]);
+	if (c->init == INIT_WEIGHTS && e->haveman &&
+	    (wt = manifest_find(&e->man, c->ref))) {
+		buf_printf(b, "], new ARRAYS[\"%s\"](w(%llu, %llu).slice()."
+		    "buffer));\n", dtype_name(c->desc.dt),
+		    (unsigned long long)wt->offset,
+		    (unsigned long long)wt->length);
+		return 0;
+	}
+	if (!(cb = const_bytes(e->g, c, &nb)))
+		return -1;
+	buf_printf(b, "], new ARRAYS[\"%s\"](new Uint8Array([",
+	    dtype_name(c->desc.dt));
+	for (uint64_t q = 0; q < nb; q++)
+		buf_printf(b, "%s%u", q ? ", " : "", cb[q]);
+	buf_puts(b, "]).buffer));\n");
+	free(cb);
+	return 0;
+}
+
 static int
 constant(struct ej *e, struct operand *c)
 {
 	struct buf *b = e->b;
-	const char *id = ident(e, c->name);
+	const char *id;
 	const struct tdesc *t = &c->desc;
+
+	if (e->polyfill && cpuread(e, c->name))
+		return cpuconstant(e, c);
+	id = ident(e, c->name);
 
 	buf_printf(b, "  const %s = builder.constant(", id);
 	if (c->init == INIT_SCALAR && t->rank == 0) {
@@ -178,6 +241,97 @@ constant(struct ej *e, struct operand *c)
 	return 0;
 }
 
+/*
+ * A node of an op nnl does not know, kept by pass-through: the builder
+ * method it names, its inputs, then its options as one dictionary;
+ * several outputs are read as an array.  A literal is its value.
+ */
+static int
+unknownnode(struct ej *e, struct node *n)
+{
+	struct buf *b = e->b;
+
+	if (strcmp(n->opname, LITERAL_OP) == 0 && n->nout == 1) {
+		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
+		literal(b, cJSON_GetObjectItemCaseSensitive(n->options,
+		    "value"));
+		buf_puts(b, ";\n");
+		return 0;
+	}
+	/* validate.c has warned of it */
+	if (n->nout == 1) {
+		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
+	} else {
+		buf_puts(b, "  const [");
+		for (int i = 0; i < n->nout; i++)
+			buf_printf(b, "%s%s", i ? ", " : "",
+			    ident(e, n->out[i]));
+		buf_puts(b, "] = ");
+	}
+	buf_puts(b, "builder[");
+	escape_js_string(b, n->opname);
+	buf_puts(b, "](");
+	for (int i = 0; i < n->nin; i++)
+		buf_printf(b, "%s%s", i ? ", " : "", ident(e, n->in[i]));
+	if (cJSON_GetArraySize(n->options) > 0) {
+		buf_puts(b, n->nin ? ", " : "");
+		literal(b, n->options);
+	}
+	buf_puts(b, ");\n");
+	return 0;
+}
+
+/*
+ * --polyfill: a node nnl-cpu-partition placed on the CPU, computed while
+ * the graph is built: builder.cpu_OP(values..., {options}).  What it
+ * reads must be known then (constants, other CPU nodes' values): a
+ * graph input is known only when the graph runs.
+ */
+static int
+cpunode(struct ej *e, struct node *n, const struct opdesc *d)
+{
+	struct buf *b = e->b;
+
+	if (!cpuop(d->name)) {
+		error("%s: node \"%s\" (%s) is placed on the CPU, and CpuOps "
+		    "has no %s", e->g->src, escape_tty_name(n->id), d->name,
+		    d->name);
+		return -1;
+	}
+	for (int k = 0; k < n->nin; k++) {
+		struct operand *o = graph_find(e->g, n->in[k]);
+		int part;
+
+		if (o->kind == OPND_CONST || (o->kind == OPND_NODE &&
+		    placed(o->producer, &part) == 1))
+			continue;
+		error("%s: node \"%s\" (%s) is placed on the CPU and reads "
+		    "\"%s\", which %s: --polyfill computes CPU nodes while "
+		    "the graph is built; use the partitioned run (without "
+		    "--polyfill)", e->g->src, escape_tty_name(n->id), d->name,
+		    escape_tty_name(n->in[k]), o->kind == OPND_INPUT ?
+		    "is a graph input, known only when the graph runs" :
+		    "a WebNN node computes when the graph runs");
+		return -1;
+	}
+	if (n->nout == 1) {
+		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
+	} else {
+		buf_puts(b, "  const [");
+		for (int i = 0; i < n->nout; i++)
+			buf_printf(b, "%s%s", i ? ", " : "",
+			    ident(e, n->out[i]));
+		buf_puts(b, "] = ");
+	}
+	buf_printf(b, "builder.cpu_%s(%s", d->name, d->variadic ? "[" : "");
+	for (int k = 0; k < n->nin; k++)
+		buf_printf(b, "%s%s", k ? ", " : "", ident(e, n->in[k]));
+	buf_puts(b, d->variadic ? "], " : ", ");
+	literal(b, n->options);
+	buf_puts(b, ");\n");
+	return 0;
+}
+
 /* One node: its outputs = builder.op(operands, params, {options}). */
 static int
 node(struct ej *e, struct node *n)
@@ -186,6 +340,12 @@ node(struct ej *e, struct node *n)
 	struct buf *b = e->b;
 	const cJSON *opt;
 	int first = 1, k = 0, nopt = 0;
+
+	if (!d)
+		return unknownnode(e, n);
+	if (e->polyfill && placed(n, &k) == 1)
+		return cpunode(e, n, d);
+	k = 0;
 
 	if (d->nout != 0) {	/* the IDL returns one MLOperand */
 		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
@@ -381,6 +541,12 @@ static const char helpers[] =
 "  const result = loadModelGraph(names.length === 1 ? operands[names[0]] : operands,\n"
 "    weights, builder);\n"
 "  const outs = Object.keys(outputs);\n"
+"  // an output after an op kept by pass-through: its built operand's type\n"
+"  for (const name of outs)\n"
+"    if (outputs[name] === null) {\n"
+"      const o = outs.length === 1 ? result : result[name];\n"
+"      outputs[name] = {dataType: o.dataType, shape: [...o.shape]};\n"
+"    }\n"
 "  return await builder.build(outs.length === 1 ? {[outs[0]]: result} : result);\n"
 "}\n"
 "\n"
@@ -421,7 +587,12 @@ cpuop(const char *op)
 		"logicalNot", "abs", "neg", "sign", "identity", "relu", "cast",
 		"reshape", "expand", "where", "transpose", "concat", "slice",
 		"gather", "reduceSum", "reduceProduct", "reduceMax",
-		"reduceMin", "reduceMean", NULL,
+		"reduceMin", "reduceMean", "argMax", "argMin", "clamp",
+		"isNaN", "isInfinite", "cumulativeSum", "quantizeLinear",
+		"dequantizeLinear", "pad", "prelu", "reduceL1",
+		"reduceSumSquare", "reverse", "tile", "triangular", "split",
+		"gatherElements", "gatherND", "scatterElements", "scatterND",
+		"maxPool2d", NULL,
 	};
 
 	for (int i = 0; ops[i]; i++)
@@ -724,13 +895,15 @@ emitparts(struct ej *e, const size_t *order)
 				}
 			}
 			buf_puts(b, "    ");
-			if (n->nout != 1)
-				return error("%s: node \"%s\": CpuOps give one "
-				    "output", g->src, escape_tty_name(n->id)),
-				    -1;
-			buf_puts(b, "v[");
-			escape_js_string(b, n->out[0]);
-			buf_printf(b, "] = CpuOps.%s(", d->name);
+			/* several outputs (split): an array of tensors */
+			buf_puts(b, n->nout != 1 ? "[" : "");
+			for (int j = 0; j < n->nout; j++) {
+				buf_puts(b, j ? ", v[" : "v[");
+				escape_js_string(b, n->out[j]);
+				buf_puts(b, "]");
+			}
+			buf_printf(b, "%s = CpuOps.%s(", n->nout != 1 ? "]" :
+			    "", d->name);
 			if (d->variadic)
 				buf_puts(b, "[");
 			for (int j = 0; j < n->nin; j++) {
@@ -747,10 +920,15 @@ emitparts(struct ej *e, const size_t *order)
 	}
 	buf_puts(b, "  }\n}\n\n");
 	buf_printf(b, "%s", ""
-"// Build every partition's graph.\n"
+"// Build every partition's graph; a partition with no WebNN node (the\n"
+"// CPU nodes come first) has none, as build() needs an output.\n"
 "export async function buildGraphs(context, weights) {\n"
 "  const graphs = [];\n"
 "  for (let k = 0; k < partitions.length; k++) {\n"
+"    if (Object.keys(partitions[k].outputs).length === 0) {\n"
+"      graphs.push(null);\n"
+"      continue;\n"
+"    }\n"
 "    const builder = new MLGraphBuilder(context);\n"
 "    const operands = Object.create(null);\n"
 "    for (const [name, d] of Object.entries(partitions[k].inputs))\n"
@@ -769,7 +947,7 @@ emitparts(struct ej *e, const size_t *order)
 "    v[name] = tensor(d.dataType, d.shape, value(values, name));\n");
 	buf_printf(b, "  for (let k = 0; k < %d; k++) {\n", nr);
 	buf_printf(b, "%s", ""
-"    if (k < graphs.length) {\n"
+"    if (k < graphs.length && graphs[k] !== null) {\n"
 "      const ins = Object.create(null), outs = Object.create(null);\n"
 "      for (const [name, d] of Object.entries(partitions[k].inputs)) {\n"
 "        ins[name] = await context.createTensor({dataType: d.dataType, shape: d.shape, writable: true});\n"
@@ -796,7 +974,7 @@ emitparts(struct ej *e, const size_t *order)
 }
 
 int
-emitjs(struct graph *g, char **out)
+emitjs(struct graph *g, int polyfill, char **out)
 {
 	struct ej e;
 	struct buf b = { 0 };
@@ -823,8 +1001,11 @@ emitjs(struct graph *g, char **out)
 		error("%s: the graph has a cycle: run nnl-reorder", g->src);
 		goto out;
 	}
+	e.polyfill = polyfill;
 	prologue(&e);
 	buf_puts(&b, helpers);
+	if (polyfill)
+		emitjs_polyfill(&b);
 	buf_puts(&b, "// ---- XXH3-64, for verifyWeights ----\n");
 	buf_puts(&b, nnl_xxh3js);
 	buf_puts(&b, "\n");
@@ -833,6 +1014,8 @@ emitjs(struct graph *g, char **out)
 	    "name when there are several),\n// weights_buffer the weights "
 	    "file's ArrayBuffer.\nexport function loadModelGraph(operand_"
 	    "input, weights_buffer, builder) {\n");
+	if (polyfill)
+		buf_puts(&b, "  InstallCpuOps(builder);\n");
 	buf_puts(&b, "  const bytes = checkWeights(weights_buffer);\n"
 	    "  const w = (offset, length) => bytes.subarray(offset, offset + "
 	    "length);\n");
@@ -886,7 +1069,7 @@ emitjs(struct graph *g, char **out)
 	for (size_t i = 0; i < g->nnodes; i++) {
 		int part;
 
-		if (placed(g->nodes[i], &part) == 1) {
+		if (!polyfill && placed(g->nodes[i], &part) == 1) {
 			if (emitparts(&e, order) != 0)
 				goto out;
 			break;

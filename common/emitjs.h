@@ -15,6 +15,8 @@
  * weights file are read at the offsets of the graph's manifest.
  * Returns 0, or -1 after reporting.
  */
-int emitjs(struct graph *g, char **out);
+int emitjs(struct graph *g, int polyfill, char **out);
+/* --polyfill: OPERANDS and InstallCpuOps(builder) (emitjs_poly.c). */
+void emitjs_polyfill(struct buf *b);
 
 #endif

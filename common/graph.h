@@ -75,6 +75,8 @@ struct goutput {
 struct graph {
 	char *name;			/* NULL: none */
 	int version;
+	int quantized;			/* the @quantized flag */
+	int ptwarned;			/* pass-through warned of once */
 	char *weights_file;		/* relative to the working directory */
 	char *manifest_file;
 	struct operand **inputs;
@@ -208,6 +210,17 @@ void json_put_value(struct buf *b, const cJSON *v);	/* one line */
  * the position when known).  Returns the number of errors.
  */
 int graph_validate(struct graph *g);
+/*
+ * Pass-through (webnn-graph's "anything not explicitly checked is
+ * passed through"): when set, an unknown op or an option its op does
+ * not know draws a warning instead of an error, and the node is kept.
+ * Set by the passes that need no op's semantics (parse, reorder,
+ * emit-js) unless --strict; shape_infer then leaves such a node, and
+ * what depends on it, untyped.  A literal node (op "literal", the
+ * .webnn statement `c = [1, 2];`) is structural and never warned of.
+ */
+extern int graph_passthrough;
+#define LITERAL_OP "literal"
 
 /* webnn_read.c / webnn_write.c: the .webnn text form */
 struct graph *webnn_parse(const char *text, size_t len, const char *name);

@@ -277,7 +277,7 @@ extras(const cJSON *o, const char *const *known)
 }
 
 static const char *const topkeys[] = { "format", "version", "name",
-    "weights", "inputs", "consts", "nodes", "outputs", NULL };
+    "quantized", "weights", "inputs", "consts", "nodes", "outputs", NULL };
 static const char *const desckeys[] = { "dataType", "shape", NULL };
 static const char *const constkeys[] = { "dataType", "shape", "init",
     NULL };
@@ -648,6 +648,11 @@ graph_from_json(const char *text, size_t len, const char *name,
 		rderr(&r, "field \"name\": expected a string");
 	else if (nm)
 		g->name = xstrdup(nm->valuestring);
+	nm = cJSON_GetObjectItemCaseSensitive(root, "quantized");
+	if (nm && !cJSON_IsBool(nm))
+		rderr(&r, "field \"quantized\": expected true or false");
+	else if (nm)
+		g->quantized = cJSON_IsTrue(nm);
 	readweights(&r, g, cJSON_GetObjectItemCaseSensitive(root, "weights"),
 	    dir);
 	readinputs(&r, g, cJSON_GetObjectItemCaseSensitive(root, "inputs"));
@@ -817,6 +822,8 @@ graph_to_json(const struct graph *g, const char *outdir)
 		json_put_string(&b, g->name);
 		buf_puts(&b, ",\n");
 	}
+	if (g->quantized)
+		buf_puts(&b, "  \"quantized\": true,\n");
 	if (g->weights_file) {
 		char *f = relpath(g->weights_file, outdir);
 		char *m = relpath(g->manifest_file, outdir);

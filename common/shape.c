@@ -458,6 +458,22 @@ shape_infer(struct graph *g)
 				skip = 1;
 		}
 		free(reads);
+		if (!skip && !op_get(n->op)) {
+			/* an op kept by pass-through (or a literal): what it
+			 * makes has no type; without pass-through, an error */
+			failed[order[k]] = 1;
+			if (!graph_passthrough) {
+				struct srcloc l = graph_loc(g, n->pos);
+
+				error_at(&l, "node \"%s\": %s \"%s\" has no WebNN "
+				    "semantics to infer types from",
+				    escape_tty_name(n->id),
+				    strcmp(n->opname, LITERAL_OP) ? "op" :
+				    "a literal, op", escape_tty_name(n->opname));
+				nerr++;
+			}
+			continue;
+		}
 		if (skip || shape_node(g, n) != 0) {
 			failed[order[k]] = 1;
 			nerr += !skip;

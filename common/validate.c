@@ -23,13 +23,35 @@
 #include "strtab.h"
 #include "weights.h"
 
+int graph_passthrough;
+
 struct vctx {
 	struct graph *g;
 	int nerr;
+	int nwarn;
 };
 
 static void verr(struct vctx *v, struct pos p, const char *fmt, ...)
     NNL_PRINTF(3, 4);
+static void vwarn(struct vctx *v, struct pos p, const char *fmt, ...)
+    NNL_PRINTF(3, 4);
+
+/* A warning where pass-through keeps what strict checking refuses. */
+static void
+vwarn(struct vctx *v, struct pos p, const char *fmt, ...)
+{
+	struct srcloc l = graph_loc(v->g, p);
+	char msg[1024];
+	va_list ap;
+
+	v->nwarn++;
+	if (v->g->ptwarned)
+		return;		/* a second check of the same graph */
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	warn_at(&l, "%s", msg);
+}
 
 static void
 verr(struct vctx *v, struct pos p, const char *fmt, ...)
@@ -176,6 +198,13 @@ checkoptions(struct vctx *v, struct node *n, const struct opdesc *d)
 	cJSON_ArrayForEach(it, n->options) {
 		const struct argdesc *a = op_arg(d, it->string);
 
+		if (!a && graph_passthrough &&
+		    strcmp(it->string, "label") != 0) {
+			vwarn(v, n->pos, "node \"%s\": %s has no option \"%s\": "
+			    "passed through", escape_tty_name(n->id), d->name,
+			    escape_tty_name(it->string));
+			continue;
+		}
 		if (!a) {
 			const char *best = NULL;
 			int bestd = 1 << 30;
@@ -231,13 +260,63 @@ checkoptions(struct vctx *v, struct node *n, const struct opdesc *d)
 			    d->params[k].name);
 }
 
+/* Every operand the node reads is defined. */
+static void
+checkreads(struct vctx *v, struct node *n)
+{
+	const char **reads;
+	int nr = node_reads(n, &reads);
+
+	for (int k = 0; k < nr; k++)
+		if (!graph_find(v->g, reads[k])) {
+			const char *field = k < n->nin ? "inputs" : "options";
+
+			verr(v, n->pos, "node \"%s\": field \"%s\": undefined "
+			    "operand \"%s\"", escape_tty_name(n->id), field,
+			    escape_tty_name(reads[k]));
+		}
+	free(reads);
+}
+
+/* c = [1, 2]; a value, no operands, one output. */
+static void
+checkliteral(struct vctx *v, struct node *n)
+{
+	const cJSON *it;
+
+	if (n->nin != 0)
+		verr(v, n->pos, "node \"%s\": field \"inputs\": a literal "
+		    "has none, found %d", escape_tty_name(n->id), n->nin);
+	if (n->nout != 1)
+		verr(v, n->pos, "node \"%s\": field \"outputs\": a literal "
+		    "has one output, found %d", escape_tty_name(n->id),
+		    n->nout);
+	if (!cJSON_GetObjectItemCaseSensitive(n->options, "value"))
+		verr(v, n->pos, "node \"%s\": a literal needs its option "
+		    "\"value\"", escape_tty_name(n->id));
+	cJSON_ArrayForEach(it, n->options)
+		if (strcmp(it->string, "value") != 0)
+			verr(v, n->pos, "node \"%s\": a literal has no option "
+			    "\"%s\"", escape_tty_name(n->id),
+			    escape_tty_name(it->string));
+}
+
 static void
 checknode(struct vctx *v, struct node *n)
 {
 	const struct opdesc *d = op_get(n->op);
-	const char **reads;
-	int nr;
 
+	if (!d && strcmp(n->opname, LITERAL_OP) == 0) {
+		checkliteral(v, n);
+		return;
+	}
+	if (!d && graph_passthrough) {
+		vwarn(v, n->pos, "node \"%s\": unknown op \"%s\": passed "
+		    "through", escape_tty_name(n->id),
+		    escape_tty_name(n->opname));
+		checkreads(v, n);
+		return;
+	}
 	if (!d) {
 		const char *s = op_suggest(n->opname);
 
@@ -274,16 +353,7 @@ checknode(struct vctx *v, struct node *n)
 		    "output, found %d", escape_tty_name(n->id), d->name,
 		    n->nout);
 	checkoptions(v, n, d);
-	nr = node_reads(n, &reads);
-	for (int k = 0; k < nr; k++)
-		if (!graph_find(v->g, reads[k])) {
-			const char *field = k < n->nin ? "inputs" : "options";
-
-			verr(v, n->pos, "node \"%s\": field \"%s\": undefined "
-			    "operand \"%s\"", escape_tty_name(n->id), field,
-			    escape_tty_name(reads[k]));
-		}
-	free(reads);
+	checkreads(v, n);
 }
 
 static void
@@ -395,7 +465,7 @@ checkweights(struct vctx *v)
 int
 graph_validate(struct graph *g)
 {
-	struct vctx v = { g, 0 };
+	struct vctx v = { g, 0, 0 };
 	size_t i;
 
 	checknames(&v);
@@ -421,5 +491,7 @@ graph_validate(struct graph *g)
 	if (g->noutputs == 0)
 		verr(&v, (struct pos){ 0, 0 }, "the graph has no outputs");
 	checkweights(&v);
+	if (v.nwarn)
+		g->ptwarned = 1;
 	return v.nerr;
 }

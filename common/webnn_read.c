@@ -929,7 +929,7 @@ addname(struct parser *p, const char *s)
 	p->names[p->nnames++] = xstrdup(s);
 }
 
-/* Expr ::= Call | Ident | Number, after the "=". */
+/* Expr ::= Call | Ident | Literal, after the "=". */
 static void
 expr(struct parser *p, int multi, struct pos at)
 {
@@ -946,9 +946,18 @@ expr(struct parser *p, int multi, struct pos at)
 		next(p);
 		return;
 	}
+	/* c = [1, 2]; c = "s"; c = true; a literal node (validate.c) */
+	if (!multi && (atpunct(p, '[') || p->tok.kind == T_STRING ||
+	    (p->tok.kind == T_IDENT && iskeyword(p->tok.s)))) {
+		n = graph_add_node(p->g, p->names[0], LITERAL_OP);
+		n->pos = at;
+		node_add_output(n, p->names[0]);
+		value(p, n->options, "value", 0);
+		return;
+	}
 	if (p->tok.kind != T_IDENT || iskeyword(p->tok.s))
 		expected(p, multi ? "a call" :
-		    "a call, an operand name or a number after '='");
+		    "a call, an operand name or a literal after '='");
 	if (peek(p)->kind != T_PUNCT || peek(p)->c != '(') {
 		if (multi)
 			failat(p, p->tok.line, p->tok.col, "only a call can "
@@ -1044,7 +1053,7 @@ outputs(struct parser *p)
 
 /* ---- the file ---- */
 
-/* Header ::= "webnn_graph" String "v" Int "{" */
+/* Header ::= "webnn_graph" String "v" Int "@quantized"? "{" */
 static void
 header(struct parser *p)
 {
@@ -1078,6 +1087,14 @@ header(struct parser *p)
 		    "(nnl reads v1)", SHOWMAX, v);
 	p->g->version = 1;
 	next(p);
+	/* webnn-graph's header flag: the graph holds quantized ops */
+	if (p->tok.kind == T_ANNOT && strcmp(p->tok.s, "quantized") == 0) {
+		p->g->quantized = 1;
+		next(p);
+	} else if (p->tok.kind == T_ANNOT) {
+		failat(p, p->tok.line, p->tok.col, "unknown header flag "
+		    "@%.*s (expected @quantized)", SHOWMAX, p->tok.s);
+	}
 	expect(p, '{', "after the version");
 }
 

@@ -224,6 +224,15 @@ putnode(struct wr *w, const struct node *n)
 		return;
 	}
 	buf_puts(&w->b, "    ");
+	if (strcmp(n->opname, LITERAL_OP) == 0 && n->nout == 1 &&
+	    n->nin == 0) {	/* c = [1, 2]; */
+		putname(w, n->out[0]);
+		buf_puts(&w->b, " = ");
+		putvalue(w, cJSON_GetObjectItemCaseSensitive(n->options,
+		    "value"), n, "value");
+		buf_puts(&w->b, ";\n");
+		return;
+	}
 	if (n->multi || n->nout != 1) {
 		buf_putc(&w->b, '[');
 		for (int k = 0; k < n->nout; k++) {
@@ -289,7 +298,8 @@ webnn_print(const struct graph *g)
 	dropextra(g->extra, "graph", NULL);
 	buf_puts(&w.b, "webnn_graph ");
 	json_put_string(&w.b, g->name ? g->name : "");
-	buf_printf(&w.b, " v%d {\n", g->version);
+	buf_printf(&w.b, " v%d%s {\n", g->version,
+	    g->quantized ? " @quantized" : "");
 	if (g->ninputs) {
 		buf_puts(&w.b, "  inputs {\n");
 		for (i = 0; i < g->ninputs && !w.bad; i++) {

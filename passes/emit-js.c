@@ -12,13 +12,14 @@
 #include "emitjs_wasm.h"
 #include "graph.h"
 #include "shape.h"
+#include "sidecar.h"
 #include "util.h"
 
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-emit-js [-o file.js] [--wasm module.wasm] "
-	    "[--max-tensor-bytes size] [file]\n");
+	fprintf(stderr, "usage: nnl-emit-js [-o file.js] [--polyfill] [--strict]\n"
+	    "                  [--wasm module.wasm] [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -30,13 +31,16 @@ main(int argc, char *argv[])
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "wasm", required_argument, NULL, 'W' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "polyfill", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL, *wasm = NULL;
 	struct graph *g;
 	char *js = NULL;
-	int c, rc;
+	int c, rc, strict = 0, polyfill = 0;
+	const char *in;
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
@@ -45,6 +49,8 @@ main(int argc, char *argv[])
 		case 'o': out = optarg; break;
 		case 'W': wasm = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
+		case 'S': strict = 1; break;
+		case 'P': polyfill = 1; break;
 		default: usage();
 		}
 	}
@@ -52,11 +58,17 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind > 1 || (wasm && !*wasm))
 		usage();
-	g = graph_load(optind < argc ? argv[optind] : "-");
-	if (!g)
+	in = optind < argc ? argv[optind] : "-";
+	/* an op it does not know is emitted as the builder call it names */
+	graph_passthrough = !strict;
+	g = graph_load(in);
+	/* .webnn text names no weights: those beside it, as nnl-parse */
+	if (!g || sidecar_attach(g, in) != 0) {
+		graph_free(g);
 		return 1;
+	}
 	/* the types say what each input and output is */
-	rc = shape_infer(g) == 0 && emitjs(g, &js) == 0 ? 0 : -1;
+	rc = shape_infer(g) == 0 && emitjs(g, polyfill, &js) == 0 ? 0 : -1;
 	if (rc == 0 && wasm) {
 		struct buf b = { js, strlen(js), strlen(js) + 1 };
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checked.h"
+#include "dimsfile.h"
 #include "graph.h"
 #include "onnx.h"
 #include "progress.h"
@@ -20,8 +21,9 @@ usage(void)
 {
 	fprintf(stderr, "usage: nnl-onnx-import [-o file] [-w weights "
 	    "-m manifest] [-n name] [-d NAME=N ...]\n"
-	    "       [-c NAME=FILE.npy ...] [-a] [--max-tensor-bytes size] "
-	    "model.onnx\n");
+	    "       [--dims file.json] [-c NAME=FILE.npy ...] [-a] "
+	    "[--max-tensor-bytes size]\n"
+	    "       model.onnx\n");
 	exit(2);
 }
 
@@ -46,6 +48,7 @@ main(int argc, char *argv[])
 		{ "name", required_argument, NULL, 'n' },
 		{ "origins", no_argument, NULL, 'a' },
 		{ "dim", required_argument, NULL, 'd' },
+		{ "dims", required_argument, NULL, 'D' },
 		{ "const", required_argument, NULL, 'c' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
@@ -57,7 +60,9 @@ main(int argc, char *argv[])
 	char *wdflt = NULL, *mdflt = NULL;
 	struct graph *g;
 	int c, rc = 1;
-	const char *maxbytes = NULL;
+	const char *maxbytes = NULL, *dimsfile = NULL;
+	char **fdims = NULL;
+	int nfdims = 0;
 
 	setprogname(argv[0]);
 	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
@@ -89,6 +94,7 @@ main(int argc, char *argv[])
 			}
 			o.consts[o.nconsts++] = optarg;
 			break;
+		case 'D': dimsfile = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
@@ -97,6 +103,15 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind != 1 || !o.weights != !o.manifest)
 		usage();
+	/* the file's overrides after --dim's, which take precedence */
+	if (dimsfile) {
+		if (dimsfile_read(dimsfile, &fdims, &nfdims) != 0)
+			exit(1);
+		o.dims = xrealloc(o.dims, (size_t)(o.ndims + nfdims + 1) *
+		    sizeof *o.dims);
+		for (int i = 0; i < nfdims; i++)
+			o.dims[o.ndims++] = fdims[i];
+	}
 	if (!o.weights) {
 		const char *base = out && strcmp(out, "-") ? out :
 		    path_basename(argv[optind]);
@@ -115,6 +130,9 @@ main(int argc, char *argv[])
 	free(wdflt);
 	free(mdflt);
 	free(o.dims);
+	for (int i = 0; i < nfdims; i++)
+		free(fdims[i]);
+	free(fdims);
 	free(o.consts);
 	return rc;
 }

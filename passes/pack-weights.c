@@ -18,6 +18,7 @@
 #include "npy.h"
 #include "escape.h"
 #include "npz.h"
+#include "packgraph.h"
 #include "util.h"
 #include "weights.h"
 
@@ -43,7 +44,15 @@ usage(void)
 	    "           file.weights\n"
 	    "       nnl-pack-weights list [-m manifest] "
 	    "[--max-tensor-bytes size]\n"
-	    "           file.weights\n");
+	    "           file.weights\n"
+	    "       nnl-pack-weights extract [-o graph] [-w file.weights "
+	    "-m manifest]\n"
+	    "           [--max-tensor-bytes size] graph\n"
+	    "       nnl-pack-weights inline [-o graph] "
+	    "[--max-tensor-bytes size] graph\n"
+	    "       nnl-pack-weights manifest [-a align] [-l limit] "
+	    "[-m manifest]\n"
+	    "           [--max-tensor-bytes size] source ...\n");
 	exit(2);
 }
 
@@ -227,8 +236,10 @@ freetensors(struct tensors *ts)
 	free(ts->v);
 }
 
+/* pack; or, manifestonly, write only the manifest pack would write
+ * (the weights go to a temporary that is removed). */
 static int
-pack(int argc, char *argv[])
+pack(int argc, char *argv[], int manifestonly)
 {
 	const char *out = NULL, *man = NULL, *maxbytes = NULL;
 	unsigned long align = WEIGHTS_ALIGN;
@@ -265,9 +276,15 @@ pack(int argc, char *argv[])
 	}
 	if (checked_setup(maxbytes) != 0)
 		exit(2);
-	if (optind >= argc)
+	if (optind >= argc || (manifestonly && out))
 		usage();
-	if (!(o = out ? xstrdup(out) : defaultout(argv[optind]))) {
+	if (manifestonly && !man) {
+		error("manifest: name the manifest to write (-m)");
+		usage();
+	}
+	if (manifestonly)
+		o = xasprintf("%s.weights.tmp", man);
+	else if (!(o = out ? xstrdup(out) : defaultout(argv[optind]))) {
 		error("%s: cannot name the output after it; use -o",
 		    argv[optind]);
 		usage();
@@ -287,6 +304,10 @@ pack(int argc, char *argv[])
 		}
 	if (wwriter_commit(&ww) == 0)
 		rc = 0;
+	if (rc == 0 && manifestonly && unlink(o) != 0) {
+		error("%s: %s", o, strerror(errno));
+		rc = 1;
+	}
 out:
 	freetensors(&ts);
 	free(o);
@@ -470,13 +491,18 @@ main(int argc, char *argv[])
 	cmd = argv[1];
 	optind = 2;
 	if (!strcmp(cmd, "pack"))
-		rc = pack(argc, argv);
+		rc = pack(argc, argv, 0);
 	else if (!strcmp(cmd, "unpack"))
 		rc = unpack(argc, argv);
 	else if (!strcmp(cmd, "verify"))
 		rc = verify(argc, argv);
 	else if (!strcmp(cmd, "list"))
 		rc = list(argc, argv);
+	else if (!strcmp(cmd, "extract") || !strcmp(cmd, "inline")) {
+		if ((rc = packgraph_main(cmd, argc, argv)) == -2)
+			usage();
+	} else if (!strcmp(cmd, "manifest"))
+		rc = pack(argc, argv, 1);
 	else
 		usage();
 	return rc ? rc : close_stdout();

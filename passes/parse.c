@@ -10,11 +10,11 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "checked.h"
 #include "graph.h"
 #include "shape.h"
+#include "sidecar.h"
 #include "nnl.h"
 #include "util.h"
 
@@ -23,34 +23,9 @@ usage(void)
 {
 	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn|nnl] "
 	    "[-w weights -m manifest]\n"
-	    "                 [-d dir] [-u error|comment] "
+	    "                 [-d dir] [-u error|comment] [--strict] "
 	    "[--max-tensor-bytes size] [file]\n");
 	exit(2);
-}
-
-static int
-exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* model.webnn -> model.weights and model.manifest.json beside it. */
-static void
-sidecars(const char *path, char **w, char **m)
-{
-	const char *base = path_basename(path), *dot = strrchr(base, '.');
-	size_t stem = dot && dot != base ? (size_t)(dot - path) :
-	    strlen(path);
-
-	*w = xasprintf("%.*s.weights", (int)stem, path);
-	*m = xasprintf("%.*s.manifest.json", (int)stem, path);
-	if (!exists(*w) || !exists(*m)) {
-		free(*w);
-		free(*m);
-		*w = *m = NULL;
-	}
 }
 
 static int
@@ -137,6 +112,7 @@ main(int argc, char *argv[])
 		{ "unsupported", required_argument, NULL, 'u' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -145,7 +121,7 @@ main(int argc, char *argv[])
 	struct graph *g;
 	char *text;
 	size_t len;
-	int c, rc, nnl;
+	int c, rc, nnl, strict = 0;
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
@@ -159,6 +135,7 @@ main(int argc, char *argv[])
 		case 'd': wdir = optarg; break;
 		case 'u': unsup = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
+		case 'S': strict = 1; break;
 		default: usage();
 		}
 	}
@@ -176,6 +153,9 @@ main(int argc, char *argv[])
 	}
 	if (optind < argc)
 		in = argv[optind];
+	/* unknown ops and options are kept, except for NNL output, which
+	 * must know every op */
+	graph_passthrough = !strict && strcmp(to, "nnl") != 0;
 	/* the packed weights, their manifest and the output are renamed
 	 * into place together at the end, or none of them */
 	outfile_group_begin();
@@ -194,7 +174,7 @@ main(int argc, char *argv[])
 	if (!nnl && !wfile && !g->weights_file && strcmp(in, "-") != 0) {
 		char *w, *m;
 
-		sidecars(in, &w, &m);
+		sidecar_find(in, &w, &m);
 		g->weights_file = w;
 		g->manifest_file = m;
 	} else if (wfile) {

@@ -15,7 +15,7 @@
 NNL_NORETURN static void
 usage(void)
 {
-	fprintf(stderr, "usage: nnl-reorder [-v] [-o file] "
+	fprintf(stderr, "usage: nnl-reorder [-v] [-o file] [--strict] "
 	    "[--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
@@ -28,12 +28,13 @@ main(int argc, char *argv[])
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL;
 	struct graph *g;
-	int c, verbose = 0;
+	int c, verbose = 0, strict = 0;
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
@@ -41,6 +42,7 @@ main(int argc, char *argv[])
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'v': verbose = 1; break;
+		case 'S': strict = 1; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
@@ -49,6 +51,7 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind > 1)
 		usage();
+	graph_passthrough = !strict;	/* order needs no op's meaning */
 	g = graph_load(optind < argc ? argv[optind] : "-");
 	if (!g)
 		return 1;

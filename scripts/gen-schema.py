@@ -284,13 +284,19 @@ def graphschema(rows, dts):
                     "there as they land.  What a schema cannot say "
                     "(unique names, references that resolve, types with "
                     "one entry per output, const sizes, duplicate keys) "
-                    "is checked by nnl-parse; see nnl-graph(5).",
+                    "is checked by nnl-parse; see nnl-graph(5).  This "
+                    "is the strict form (nnl-parse --strict): the nodes "
+                    "pass-through keeps (ops and options nnl does not "
+                    "know, literal nodes) are outside it.",
         "type": "object",
         "required": ["format", "version", "inputs", "nodes", "outputs"],
         "properties": {
             "format": {"const": "webnn-graph-json"},
             "version": {"const": 1},
             "name": {"type": "string"},
+            "quantized": {"type": "boolean",
+                          "description": "webnn-graph's @quantized "
+                          "header flag: the graph holds quantized ops"},
             "weights": {"type": "object",
                         "required": ["file", "manifest"],
                         "additionalProperties": False,

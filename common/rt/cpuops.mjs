@@ -225,6 +225,174 @@ export const CpuOps = {
   reduceProduct: (a, o) => reduce(a, o, (x, y) => x * y, null, true),
   reduceMax: (a, o) => reduce(a, o, (x, y) => (y > x ? y : x), "first"),
   reduceMin: (a, o) => reduce(a, o, (x, y) => (y < x ? y : x), "first"),
+  argMax: (a, {axis, keepDimensions = false, outputDataType = "int32"} = {}) =>
+    argReduce(a, axis, keepDimensions, outputDataType, (x, y) => x > y),
+  argMin: (a, {axis, keepDimensions = false, outputDataType = "int32"} = {}) =>
+    argReduce(a, axis, keepDimensions, outputDataType, (x, y) => x < y),
+  clamp: (a, {minValue = -Infinity, maxValue = Infinity} = {}) =>
+    unary(a, a.dataType, (x) => {
+      if (typeof x === "bigint") {
+        // the bounds cast to the input's type, as WebNN's MLNumber
+        const lo = Number.isFinite(minValue) ? BigInt(Math.trunc(minValue)) : null;
+        const hi = Number.isFinite(maxValue) ? BigInt(Math.trunc(maxValue)) : null;
+        return lo !== null && x < lo ? lo : hi !== null && x > hi ? hi : x;
+      }
+      return Math.min(Math.max(x, minValue), maxValue);
+    }),
+  isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
+  isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
+  cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {
+    const n = a.data.length, out = new ARRAYS[a.dataType](n);
+    const inner = numel(a.shape.slice(axis + 1)), dim = a.shape[axis];
+    const big = isBig(a.dataType);
+    for (let o = 0; o < n / (dim * inner || 1); o++)
+      for (let i = 0; i < inner; i++) {
+        let acc = big ? 0n : 0;
+        for (let t = 0; t < dim; t++) {
+          const j = reversed ? dim - 1 - t : t, k = (o * dim + j) * inner + i;
+          const v = read(a, a.data[k]);
+          if (!exclusive) acc += v;
+          out[k] = fromNumber(a.dataType, acc);
+          if (exclusive) acc += v;
+        }
+      }
+    return {dataType: a.dataType, shape: [...a.shape], data: out};
+  },
+  // blockwise: scale and zeroPoint of the input's rank, each dimension
+  // dividing the input's (a block shares them), or broadcast
+  quantizeLinear: (a, scale, zp) => {
+    const n = a.data.length, out = new ARRAYS[zp.dataType](n);
+    const [lo, hi] = RANGE[zp.dataType];
+    for (let i = 0; i < n; i++) {
+      const s = read(scale, scale.data[blockIndex(scale.shape, a.shape, i)]);
+      const z = Number(zp.data[blockIndex(zp.shape, a.shape, i)]);
+      const q = roundEven(read(a, a.data[i]) / s) + z;
+      out[i] = fromNumber(zp.dataType, Math.min(Math.max(q, lo), hi));
+    }
+    return {dataType: zp.dataType, shape: [...a.shape], data: out};
+  },
+  dequantizeLinear: (a, scale, zp) => {
+    const n = a.data.length, out = new ARRAYS[scale.dataType](n);
+    for (let i = 0; i < n; i++) {
+      const s = read(scale, scale.data[blockIndex(scale.shape, a.shape, i)]);
+      const z = Number(zp.data[blockIndex(zp.shape, a.shape, i)]);
+      out[i] = fromNumber(scale.dataType, (Number(a.data[i]) - z) * s);
+    }
+    return {dataType: scale.dataType, shape: [...a.shape], data: out};
+  },
+  pad: (a, {beginningPadding: b, endingPadding: e, mode = "constant", value = 0}) => {
+    const r = a.shape.length, shape = a.shape.map((d, i) => d + b[i] + e[i]);
+    const n = numel(shape), out = new ARRAYS[a.dataType](n), st = strides(a.shape);
+    const fill = fromNumber(a.dataType, value);
+    for (let i = 0; i < n; i++) {
+      let rem = i, k = 0, inside = true;
+      for (let d = r - 1; d >= 0; d--) {
+        const c = rem % shape[d];
+        rem = (rem - c) / shape[d];
+        let x = c - b[d];
+        const len = a.shape[d];
+        if (x < 0 || x >= len) {
+          if (mode === "constant") { inside = false; break; }
+          if (mode === "edge") x = x < 0 ? 0 : len - 1;
+          else x = x < 0 ? -x : 2 * (len - 1) - x;	// reflection
+        }
+        k += x * st[d];
+      }
+      out[i] = inside ? a.data[k] : fill;
+    }
+    return {dataType: a.dataType, shape, data: out};
+  },
+  prelu: (a, slope) => mapBinary(a, slope, a.dataType, (x, y) => (x >= 0 ? x : x * y)),
+  reduceL1: (a, o) => reduce(a, o, (x, y) => x + (y < 0 ? -y : y), null),
+  reduceSumSquare: (a, o) => reduce(a, o, (x, y) => x + y * y, null),
+  reverse: (a, {axes} = {}) => {
+    const r = a.shape.length, ax = axes ?? [...Array(r).keys()];
+    return remap(a, a.shape, (c) => c.map((v, d) => (ax.includes(d) ? a.shape[d] - 1 - v : v)));
+  },
+  tile: (a, {repetitions}) =>
+    remap(a, a.shape.map((d, i) => d * repetitions[i]), (c) => c.map((v, d) => v % a.shape[d])),
+  triangular: (a, {upper = true, diagonal = 0} = {}) => {
+    const r = a.shape.length, out = new ARRAYS[a.dataType](a.data.length);
+    const h = a.shape[r - 2], w = a.shape[r - 1], zero = fromNumber(a.dataType, 0);
+    for (let i = 0; i < a.data.length; i++) {
+      const col = i % w, row = Math.floor(i / w) % h;
+      const keep = upper ? col - row >= diagonal : col - row <= diagonal;
+      out[i] = keep ? a.data[i] : zero;
+    }
+    return {dataType: a.dataType, shape: [...a.shape], data: out};
+  },
+  split: (a, {splits, axis = 0}) => {
+    const dim = a.shape[axis];
+    const sizes = typeof splits === "number" ? Array(splits).fill(dim / splits) : splits;
+    let start = 0;
+    return sizes.map((z) => {
+      const starts = a.shape.map((_, d) => (d === axis ? start : 0));
+      const sz = a.shape.map((n, d) => (d === axis ? z : n));
+      start += z;
+      return CpuOps.slice(a, {starts, sizes: sz});
+    });
+  },
+  gatherElements: (a, idx, {axis = 0} = {}) => {
+    const dim = a.shape[axis];
+    return remapFrom(a, idx.shape, (c, i) => {
+      let v = Number(idx.data[i]);
+      if (v < 0) v += dim;
+      if (v < 0 || v >= dim) throw new RangeError(`cpuops: gatherElements index ${idx.data[i]} out of [0, ${dim})`);
+      return c.map((x, d) => (d === axis ? v : x));
+    });
+  },
+  gatherND: (a, idx) => {
+    const k = idx.shape[idx.shape.length - 1], lead = idx.shape.slice(0, -1);
+    const rest = a.shape.slice(k), inner = numel(rest), st = strides(a.shape);
+    const n = numel(lead), out = new ARRAYS[a.dataType](n * inner);
+    for (let i = 0; i < n; i++) {
+      let off = 0;
+      for (let j = 0; j < k; j++) {
+        let v = Number(idx.data[i * k + j]);
+        if (v < 0) v += a.shape[j];
+        if (v < 0 || v >= a.shape[j]) throw new RangeError(`cpuops: gatherND index ${v} out of [0, ${a.shape[j]})`);
+        off += v * st[j];
+      }
+      out.set(a.data.subarray(off, off + inner), i * inner);
+    }
+    return {dataType: a.dataType, shape: [...lead, ...rest], data: out};
+  },
+  scatterElements: (a, idx, upd, {axis = 0} = {}) => {
+    const out = a.data.slice(), st = strides(a.shape), dim = a.shape[axis];
+    const us = strides(upd.shape);
+    for (let i = 0; i < upd.data.length; i++) {
+      let rem = i, off = 0;
+      for (let d = 0; d < upd.shape.length; d++) {
+        let c = Math.floor(rem / us[d]);
+        rem -= c * us[d];
+        if (d === axis) {
+          c = Number(idx.data[i]);
+          if (c < 0) c += dim;
+          if (c < 0 || c >= dim) throw new RangeError(`cpuops: scatterElements index out of [0, ${dim})`);
+        }
+        off += c * st[d];
+      }
+      out[off] = upd.data[i];
+    }
+    return {dataType: a.dataType, shape: [...a.shape], data: out};
+  },
+  scatterND: (a, idx, upd) => {
+    const out = a.data.slice(), k = idx.shape[idx.shape.length - 1];
+    const inner = numel(a.shape.slice(k)), st = strides(a.shape);
+    const n = numel(idx.shape.slice(0, -1));
+    for (let i = 0; i < n; i++) {
+      let off = 0;
+      for (let j = 0; j < k; j++) {
+        let v = Number(idx.data[i * k + j]);
+        if (v < 0) v += a.shape[j];
+        if (v < 0 || v >= a.shape[j]) throw new RangeError(`cpuops: scatterND index out of [0, ${a.shape[j]})`);
+        off += v * st[j];
+      }
+      out.set(upd.data.subarray(i * inner, (i + 1) * inner), off);
+    }
+    return {dataType: a.dataType, shape: [...a.shape], data: out};
+  },
+  maxPool2d: (a, o = {}) => pool2d(a, o),
   reduceMean: (a, o) => {
     const s = reduce(a, o, (x, y) => x + y, null), k = a.data.length / (s.data.length || 1);
     return unary(s, s.dataType, (x) => (typeof x === "bigint" ? x / BigInt(k) : x / k));
@@ -256,4 +424,101 @@ function reduce(a, {axes, keepDimensions = false} = {}, f, init, one) {
   const out = new ARRAYS[a.dataType](n);
   for (let i = 0; i < n; i++) out[i] = fromNumber(a.dataType, acc[i]);
   return {dataType: a.dataType, shape: keepDimensions ? shape : a.shape.filter((_, d) => !ax.includes(d)), data: out};
+}
+
+const RANGE = {int8: [-128, 127], uint8: [0, 255], int32: [-(2 ** 31), 2 ** 31 - 1],
+  uint32: [0, 2 ** 32 - 1], int4: [-8, 7], uint4: [0, 15],
+  int64: [-(2 ** 63), 2 ** 63], uint64: [0, 2 ** 64]};
+
+// round half to even, as WebNN's quantizeLinear
+function roundEven(x) {
+  const f = Math.floor(x), d = x - f;
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return f % 2 === 0 ? f : f + 1;
+}
+
+// The flat index into a scale of shape s for the flat index i of a
+// tensor of shape out: each dimension of s divides out's (blocks), or
+// is 1, or s has fewer dimensions (broadcast from the right).
+function blockIndex(s, out, i) {
+  let k = 0, stride = 1;
+  for (let d = out.length - 1; d >= 0; d--) {
+    const n = out[d], c = i % n;
+    i = (i - c) / n;
+    const sd = d - (out.length - s.length);
+    if (sd >= 0) {
+      const block = n / s[sd];
+      k += Math.floor(c / block) * stride;
+      stride *= s[sd];
+    }
+  }
+  return k;
+}
+
+// argMax/argMin along axis: the first index of the extreme value
+function argReduce(a, axis, keep, outType, better) {
+  const dim = a.shape[axis], inner = numel(a.shape.slice(axis + 1));
+  const outer = numel(a.shape.slice(0, axis));
+  const shape = keep ? a.shape.map((d, i) => (i === axis ? 1 : d)) :
+    a.shape.filter((_, i) => i !== axis);
+  const out = new ARRAYS[outType](outer * inner);
+  for (let o = 0; o < outer; o++)
+    for (let i = 0; i < inner; i++) {
+      let best = 0, bv = read(a, a.data[o * dim * inner + i]);
+      for (let t = 1; t < dim; t++) {
+        const v = read(a, a.data[(o * dim + t) * inner + i]);
+        if (better(v, bv)) { best = t; bv = v; }
+      }
+      out[o * inner + i] = fromNumber(outType, best);
+    }
+  return {dataType: outType, shape, data: out};
+}
+
+// A tensor of shape `shape` whose item at coordinates c is a's item at
+// coordinates f(c).
+function remap(a, shape, f) {
+  return remapFrom(a, shape, (c) => f(c));
+}
+function remapFrom(a, shape, f) {
+  const n = numel(shape), out = new ARRAYS[a.dataType](n), st = strides(a.shape);
+  const os = strides(shape);
+  for (let i = 0; i < n; i++) {
+    const c = os.map((s, d) => Math.floor(i / s) % shape[d]);
+    const src = f(c, i);
+    let k = 0;
+    for (let d = 0; d < src.length; d++) k += src[d] * st[d];
+    out[i] = a.data[k];
+  }
+  return {dataType: a.dataType, shape: [...shape], data: out};
+}
+
+// maxPool2d by its definition: padded cells take no part
+function pool2d(a, o) {
+  const nhwc = o.layout === "nhwc";
+  const [N, C, H, W] = nhwc ? [a.shape[0], a.shape[3], a.shape[1], a.shape[2]] : a.shape;
+  const [kh, kw] = o.windowDimensions ?? [H, W], [sh, sw] = o.strides ?? [1, 1];
+  const [dh, dw] = o.dilations ?? [1, 1], [pt, pb, pl, pr] = o.padding ?? [0, 0, 0, 0];
+  const rnd = o.outputShapeRounding === "ceil" ? Math.ceil : Math.floor;
+  const [OH, OW] = o.outputSizes ?? [rnd((H + pt + pb - (kh - 1) * dh - 1) / sh) + 1,
+    rnd((W + pl + pr - (kw - 1) * dw - 1) / sw) + 1];
+  const at = (n, c, y, x) => (nhwc ? ((n * H + y) * W + x) * C + c : ((n * C + c) * H + y) * W + x);
+  const shape = nhwc ? [N, OH, OW, C] : [N, C, OH, OW];
+  const out = new ARRAYS[a.dataType](N * C * OH * OW);
+  for (let n = 0; n < N; n++)
+    for (let c = 0; c < C; c++)
+      for (let oy = 0; oy < OH; oy++)
+        for (let ox = 0; ox < OW; ox++) {
+          let best;
+          for (let p = 0; p < kh; p++)
+            for (let q = 0; q < kw; q++) {
+              const iy = oy * sh - pt + p * dh, ix = ox * sw - pl + q * dw;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+              const v = read(a, a.data[at(n, c, iy, ix)]);
+              if (best === undefined || v > best) best = v;
+            }
+          const k = nhwc ? ((n * OH + oy) * OW + ox) * C + c : ((n * C + c) * OH + oy) * OW + ox;
+          out[k] = fromNumber(a.dataType, best);
+        }
+  return {dataType: a.dataType, shape, data: out};
 }

@@ -38,7 +38,7 @@ lines() {
 }
 
 @test "a node id that forges a line: one escaped diagnostic (JSON)" {
-	fails "$BIN/nnl-parse" unknown-op.json
+	fails "$BIN/nnl-parse" --strict unknown-op.json
 	safe err nnl-parse
 	[ "$(lines err nnl-parse)" -eq 1 ]
 	grep -qxF 'nnl-parse: unknown-op.json: error: node "n\x1B[2J\nnnl-parse: everything ok": field "op": unknown op "frobnicate"' err
@@ -52,7 +52,7 @@ lines() {
 }
 
 @test "a 1 MiB node id is cut at 200 bytes with its length" {
-	fails "$BIN/nnl-parse" big.json
+	fails "$BIN/nnl-parse" --strict big.json
 	safe err nnl-parse
 	[ "$(stat -c %s err)" -lt 1000 ]
 	a200=$(printf 'A%.0s' $(seq 200))
@@ -82,7 +82,7 @@ sys.stdout.write("{\"format\": \"webnn-graph-json\", \"x\": \"" +
 
 @test "an op of 300 bytes in .webnn is cut in the message" {
 	/usr/bin/python3 -c 'print("webnn_graph \"g\" v1 {\n  inputs { x: f32[2]; }\n  nodes { y = " + "q" * 300 + "(x); }\n  outputs { y; }\n}")' > longop.webnn
-	fails "$BIN/nnl-parse" longop.webnn
+	fails "$BIN/nnl-parse" --strict longop.webnn
 	safe err nnl-parse
 	q200=$(printf 'q%.0s' $(seq 200))
 	grep -qF "unknown op \"$q200...[300 bytes]\"" err

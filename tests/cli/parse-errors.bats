@@ -23,7 +23,7 @@ setup() {
 	mkdir -p "$dir"
 	while IFS="$(printf '\t')" read -r file expect; do
 		out="$dir/out.json"
-		run --separate-stderr "$BIN/nnl-parse" -o "$out" "$DATA/$file"
+		run --separate-stderr "$BIN/nnl-parse" --strict -o "$out" "$DATA/$file"
 		msg="$file: status $status; stderr: $stderr"
 		if [ "$status" -ne 1 ]; then
 			echo "wrong exit: $msg"; fails=$((fails + 1)); continue

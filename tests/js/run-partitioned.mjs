@@ -62,7 +62,7 @@ try {
   for (const [name, data] of Object.entries(result))
     npyWrite(join(outdir, `${name}.npy`), { dataType: m.outputs[name].dataType,
       shape: m.outputs[name].shape, data });
-  console.log(`${graphs.length} WebNN partitions, ${runs} dispatches`);
+  console.log(`${graphs.filter((g) => g !== null).length} WebNN partitions, ${runs} dispatches`);
 } catch (e) {
   console.error(`run-partitioned: ${e.stack}`);
   process.exit(1);

@@ -938,11 +938,11 @@ static const struct bad bads[] = {
 	    "a digit after '-'" },
 	{ 0, "  nodes { y = foo(x, a=+1); }", "t.webnn:2:24: error: unexpected "
 	    "character '+'" },
-	{ 0, "  nodes {\n    y = \"hello\";\n  }", "t.webnn:3:9: error: "
-	    "expected a call, an operand name or a number after '=', found a "
-	    "string" },
-	{ 0, "  nodes { y = true; }", "t.webnn:2:15: error: expected a call, "
-	    "an operand name or a number after '=', found 'true'" },
+	{ 0, "  nodes {\n    y = ;\n  }", "t.webnn:3:9: error: "
+	    "expected a call, an operand name or a literal after '=', found "
+	    "';'" },
+	{ 0, "  nodes { y = @x; }", "t.webnn:2:15: error: expected a call, "
+	    "an operand name or a literal after '=', found '@x'" },
 	{ 0, "  nodes {\n    y = frobnicate(x, 3);\n  }", "t.webnn:3:23: "
 	    "error: unknown op \"frobnicate\": positional argument 2 needs a "
 	    "name (name=value)" },

@@ -1,0 +1,50 @@
+/*
+ * sidecar: the weights files beside a .webnn graph (model.webnn ->
+ * model.weights and model.manifest.json), found the same way by every
+ * pass that reads the text form: nnl-parse and nnl-emit-js.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sidecar.h"
+#include "util.h"
+
+static int
+exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void
+sidecar_find(const char *path, char **w, char **m)
+{
+	const char *base = path_basename(path), *dot = strrchr(base, '.');
+	size_t stem = dot && dot != base ? (size_t)(dot - path) :
+	    strlen(path);
+
+	*w = xasprintf("%.*s.weights", (int)stem, path);
+	*m = xasprintf("%.*s.manifest.json", (int)stem, path);
+	if (!exists(*w) || !exists(*m)) {
+		free(*w);
+		free(*m);
+		*w = *m = NULL;
+	}
+}
+
+int
+sidecar_attach(struct graph *g, const char *path)
+{
+	char *w, *m;
+
+	if (g->weights_file || !path || strcmp(path, "-") == 0)
+		return 0;
+	sidecar_find(path, &w, &m);
+	if (!w)
+		return 0;
+	g->weights_file = w;
+	g->manifest_file = m;
+	return graph_validate(g) != 0 ? -1 : 0;
+}

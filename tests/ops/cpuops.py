@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""cpuops: every op a support profile can leave to the CPU has a CpuOps
+implementation (common/rt/cpuops.mjs), and each agrees with the NumPy
+references of tests/ops/cases.py, run for real in node.
+
+Usage: cpuops.py [--list] [--op NAME]
+Walks the op table (common/ops.def: every op has a case) and the
+profiles (pipelines/profiles/*.json).  An op can be left to the CPU by
+a profile when nnl-cpu-partition places one of its cases there, either
+as the graph stands or with every graph input held on the CPU (as a
+value a CPU node made would be).  For each such op: CpuOps has it, and
+nnl-emit-js writes a partitioned module for the case; every CPU-placed
+case is then computed by CpuOps in node and compared with the reference
+(floats per run.py's tolerances, integers exactly).  Ends with
+"cpuops: N ops, M cases agree, K differ".  --list prints the ops found
+first; --op walks that op's cases only.
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import run
+from run import BIN, ROOT, CASES, compare, gen, graph
+
+
+def sh(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+EMITJS = []	# nnl-emit-js's refusals
+
+
+def placed_on_cpu(gp, profile, tmp):
+    """Is the case's node placed on the CPU by this profile?"""
+    r = sh([os.path.join(BIN, "nnl-shape-infer"), "-o",
+            os.path.join(tmp, "t.json"), gp])
+    if r.returncode:
+        raise SystemExit("cpuops: shape-infer %s: %s" % (gp, r.stderr))
+    r = sh([os.path.join(BIN, "nnl-cpu-partition"), "-p", profile, "-o",
+            os.path.join(tmp, "p.json"), os.path.join(tmp, "t.json")])
+    if r.returncode:
+        raise SystemExit("cpuops: cpu-partition %s: %s" % (gp, r.stderr))
+    g = json.load(open(os.path.join(tmp, "p.json")))
+    if g["nodes"][0]["placement"]["device"] != "cpu":
+        return False
+    # and nnl-emit-js writes the partitioned module (it refuses a node
+    # on the CPU that CpuOps cannot run)
+    r = sh([os.path.join(BIN, "nnl-emit-js"), "-o",
+            os.path.join(tmp, "m.js"), os.path.join(tmp, "p.json")])
+    if r.returncode:
+        EMITJS.append("%s: nnl-emit-js: %s" % (os.path.basename(gp),
+                                              r.stderr.strip()))
+    return True
+
+
+def variants(tmp):
+    """Each case, and its integer twins: the float32 operands as int32
+    and as int64, where nnl-shape-infer accepts that (a model's shape
+    arithmetic is integer; the table's cases are mostly float)."""
+    out = []
+    for c in CASES:
+        out.append(c)
+        if not any(dt == "float32" for _, dt, _, _ in c["ins"]):
+            continue
+        for it in ("int32", "int64"):
+            v = dict(c, name="%s~%s" % (c["name"], it),
+                     ins=[(n, it if dt == "float32" else dt, s,
+                           # small positive powers stay in range
+                           "pos" if c["op"] == "pow" else
+                           "n" if k in ("unit",) else k)
+                          for n, dt, s, k in c["ins"]])
+            gp = os.path.join(tmp, "v.json")
+            json.dump(graph(v), open(gp, "w"))
+            if sh([os.path.join(BIN, "nnl-shape-infer"), gp]).returncode:
+                continue
+            out.append(v)
+    return out
+
+
+def main():
+    import cases  # noqa: F401  (fills CASES)
+    names = re.findall(r'^OP\(\w+, "(\w+)"',
+                       open(os.path.join(ROOT, "common/ops.def")).read(),
+                       re.M)
+    have = {c["op"] for c in CASES}
+    missing = [n for n in names if n not in have]
+    if missing:
+        raise SystemExit("cpuops: ops without a case: %s" % missing)
+    r = sh(["node", "--input-type=module", "-e",
+            'import { CpuOps } from "%s/common/rt/cpuops.mjs";'
+            'console.log(Object.keys(CpuOps).join(" "));' % ROOT])
+    cpuops = set(r.stdout.split())
+    profiles = sorted(glob.glob(os.path.join(ROOT, "pipelines/profiles",
+                                             "*.json")))
+    bad = []
+    oncpu = []			# (case, graph path)
+    cpuset = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        allcases = variants(tmp)
+        if "--op" in sys.argv:
+            only = sys.argv[sys.argv.index("--op") + 1]
+            allcases = [c for c in allcases if c["op"] == only]
+        for p in profiles:
+            prof = json.load(open(p))
+            held = dict(prof, input={"dataTypes": []})
+            hp = os.path.join(tmp, "held-" + os.path.basename(p))
+            json.dump(held, open(hp, "w"))
+            for i, c in enumerate(allcases):
+                gp = os.path.join(tmp, "c%d.json" % i)
+                if not os.path.exists(gp):
+                    json.dump(graph(c), open(gp, "w"))
+                if placed_on_cpu(gp, p, tmp) or placed_on_cpu(gp, hp, tmp):
+                    cpuset.add(c["op"])
+                    if (c["name"], gp) not in oncpu:
+                        oncpu.append((c["name"], gp))
+        if "--list" in sys.argv:
+            print(" ".join(n for n in names if n in cpuset))
+        for op in (n for n in names if n in cpuset):
+            if op not in cpuops:
+                bad.append("%s: a profile can place it on the CPU, and "
+                           "CpuOps has no %s" % (op, op))
+        # the values, in one node run
+        byname = {c["name"]: c for c in allcases}
+        jobs, want = [], {}
+        for name, gp in oncpu:
+            c = byname[name]
+            if c["op"] not in cpuops:
+                continue
+            ins, arrays = [], {}
+            for n, dt, shape, kind in c["ins"] + list(c["optins"].values()):
+                a = gen(dt, shape, kind)
+                f = os.path.join(tmp, "%s-%s.npy" % (name, n))
+                np.save(f, a)
+                arrays[n] = a.astype(np.float64) if a.dtype.kind == "f" \
+                    else a
+                ins.append(f)
+            try:
+                w = c["ref"](arrays, c)
+            except ValueError:	# e.g. integers to negative powers
+                w = c["ref"]({k: v.astype(np.float64)
+                              for k, v in arrays.items()}, c)
+            want[name] = w if isinstance(w, list) else [w]
+            opts = dict(c["opts"])
+            nin = len(c["ins"])
+            for k, (n, _, _, _) in c["optins"].items():
+                opts[k] = {"$operand": nin + list(c["optins"]).index(k)}
+            jobs.append({"name": name, "op": c["op"], "ins": ins,
+                         "nin": nin, "options": opts,
+                         "out": os.path.join(tmp, name + "-out"),
+                         "nout": c["nout"]})
+        jf = os.path.join(tmp, "jobs.json")
+        json.dump(jobs, open(jf, "w"))
+        r = sh(["node", os.path.join(ROOT, "tests/js/cpuops-run.mjs"), jf])
+        if r.returncode:
+            raise SystemExit("cpuops: node: %s" % r.stderr)
+        done = set(r.stdout.split())
+        agree = 0
+        for j in jobs:
+            c = byname[j["name"]]
+            if j["name"] not in done:
+                bad.append("%s: CpuOps.%s failed" % (j["name"], j["op"]))
+                continue
+            errs = []
+            for k, w in enumerate(want[j["name"]]):
+                got = np.load("%s%d.npy" % (j["out"], k))
+                w = np.asarray(w)
+                if got.shape != w.shape:
+                    errs.append("output %d: shape %s, reference %s" %
+                                (k, got.shape, w.shape))
+                    continue
+                e = compare(got, w, got.dtype.name, c["tol"])
+                if e:
+                    errs.append("output %d: %s" % (k, e))
+            if errs:
+                bad.append("%s: CpuOps.%s: %s" % (j["name"], j["op"],
+                                                   "; ".join(errs)))
+            else:
+                agree += 1
+    bad += EMITJS
+    for b in bad:
+        print("not ok - " + b)
+    print("cpuops: %d ops, %d cases agree, %d differ" %
+          (len(cpuset), agree, len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
