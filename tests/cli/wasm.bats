@@ -206,7 +206,7 @@ console.log(WebAssembly.Module.imports(m).length);' > exports.txt
 	[[ "$stderr" == *"f.wasm: the WebAssembly build failed (false"* ]]
 	run --separate-stderr "$BIN/nnl-emit-js" --wasm "" "$d/model.nnl"
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"usage: nnl-emit-js [-o file.js] [--wasm module.wasm]"* ]]
+	[[ "$stderr" == *"usage: nnl-emit-js [-o file.js]"*"[--wasm module.wasm]"* ]]
 	run --separate-stderr "$BIN/nnc" compile --emit wasn "$d/model.nnl"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"expected exe, obj, lib, shared, header, c or wasm"* ]]
