@@ -32,7 +32,8 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition \
           nnl_read nnl_model nnl_lower nnl_write \
-          npy npz weights strtab infile uses
+          npy npz weights strtab infile uses \
+          threads
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
@@ -97,10 +98,12 @@ $(BIN)/nnl-onnx-import: $(B)/passes/onnx-import.o $(ONNXOBJ) $(B)/libnnl.a
 	    $(B)/libnnl.a $(LDLIBS) -lprotobuf-c
 
 # The runtime's sources, embedded in nnl-emit-c for generated code.
-$(B)/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh
+$(B)/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh \
+    common/rt/par.c
 	@mkdir -p $(B)
 	sh scripts/embed.sh nnl_rtsrc common/rt/rt.h \
 	    $(RT:%=common/rt/%.c) > $@
+	sh scripts/embed.sh nnl_parsrc common/rt/par.c >> $@
 
 $(B)/rtsrc.o: $(B)/rtsrc.c
 	$(CC) -c -o $@ $(B)/rtsrc.c

@@ -20,7 +20,43 @@
 #include "kernel.h"
 #include "weights.h"
 
-extern const char nnl_rtsrc[];
+extern const char nnl_rtsrc[], nnl_parsrc[];
+
+/*
+ * The runtime for one thread: without its "#ifdef NNL_RT_THREADS"
+ * blocks (to their matching #endif), dead code there, so that code for
+ * one thread is the same text with or without thread support.  Such
+ * a block has no #else.
+ */
+static void
+putrt1(struct buf *b, const char *s)
+{
+	int depth = 0;	/* inside a threads block: #if nesting + 1 */
+
+	while (*s) {
+		const char *e = strchr(s, '\n'), *p = s;
+		size_t n = e ? (size_t)(e - s) + 1 : strlen(s);
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!depth && !strncmp(p, "#ifdef NNL_RT_THREADS", 21) &&
+		    (p[21] == '\n' || p[21] == ' ' || p[21] == '\t'))
+			depth = 1;
+		else if (depth && !strncmp(p, "#if", 3))
+			depth++;
+		else if (depth && !strncmp(p, "#endif", 6) && !--depth) {
+			/* and a blank line after it, after one before */
+			s += n;
+			if (*s == '\n' && b->n >= 2 &&
+			    !strcmp(b->s + b->n - 2, "\n\n"))
+				s++;
+			continue;
+		}
+		if (!depth && n)
+			buf_printf(b, "%.*s", (int)n, s);
+		s += n;
+	}
+}
 
 /* A model name as C identifier: escape.c's one mapping. */
 char *
@@ -590,7 +626,14 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	    pfx, gn, src, o->main ? " but main()" : "", hdr);
 	free(gn);
 	free(src);
-	buf_puts(&s, nnl_rtsrc);
+	if (o->threads > 1) {
+		buf_printf(&s, "/* The heavy kernels split over %d threads "
+		    "(rt/par.c). */\n#define NNL_RT_THREADS %d\n",
+		    o->threads, o->threads);
+		buf_puts(&s, nnl_rtsrc);
+		buf_puts(&s, nnl_parsrc);
+	} else
+		putrt1(&s, nnl_rtsrc);
 	buf_puts(&s, "\n/* ---- the model ---- */\n\n");
 	buf_puts(&s, e.data.s ? e.data.s : "");
 	putapi(&e, &s, inbytes, outbytes, inel, outel);

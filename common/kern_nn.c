@@ -12,12 +12,14 @@
 #include "kernel.h"
 #include "escape.h"
 #include "shape.h"
+#include "threads.h"
 
-/* rt/gemm.c's packing space for an M x N x K product, in floats. */
+/* rt/gemm.c's packing space for an M x N x K product, in floats: one
+ * for each part of a product split over threads (rt/par.c). */
 static uint64_t
 pack(int64_t M, int64_t N, int64_t K)
 {
-	return (uint64_t)nnl_packsize(M, N, K);
+	return (uint64_t)nnl_packsize(M, N, K) * (uint64_t)kernel_threads;
 }
 
 /* Push the fused activation: its code in ip, two parameters in fp. */

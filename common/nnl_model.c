@@ -59,7 +59,7 @@ static const struct ltype {
 
 static const char *const configkeys[] = { "precision", "weights", "target",
     "align", "batch", "preprocess", "preprocess_mean", "preprocess_std",
-    "io", "memory_limit" };
+    "io", "memory_limit", "threads" };
 #define NCONFIGKEYS (sizeof configkeys / sizeof *configkeys)
 
 static const struct ltype *
@@ -347,6 +347,9 @@ checkconfig(struct nlower *w)
 	if ((v = nnl_cfg(m, "align")) && (!nnl_isint(v) || v->num < 1 ||
 	    ((int64_t)v->num & ((int64_t)v->num - 1))))
 		nnl_err(m, v->pos, "align: expected a power of two");
+	if ((v = nnl_cfg(m, "threads")) && (!nnl_isint(v) || v->num < 1 ||
+	    v->num > 64))
+		nnl_err(m, v->pos, "threads: expected an integer from 1 to 64");
 	w->batch = 1;
 	if ((v = nnl_cfg(m, "batch"))) {
 		if (!nnl_isint(v) || v->num < 1)

@@ -18,6 +18,7 @@
 #include "infile.h"
 #include "npy.h"
 #include "pipeline.h"
+#include "threads.h"
 #include "util.h"
 
 #define NNC_VERSION "0.1.0"
@@ -29,7 +30,7 @@ usage(void)
 	    "usage: nnc compile [-v] [--save-temps] [--passes file] "
 	    "[--emit kind] [-o out]\n"
 	    "           [--target name] [--portable] [--target-triple triple]\n"
-	    "           [--max-tensor-bytes size] model\n"
+	    "           [--threads n] [--max-tensor-bytes size] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
 	    "           [--target-triple triple] --input in.npy "
 	    "--expected out.npy\n"
@@ -45,6 +46,7 @@ usage(void)
 struct opts {
 	const char *model, *out, *emit, *triple, *passes, *target;
 	int verbose, savetemps, portable;
+	int threads;	/* --threads, 0 if not given */
 	int testing;	/* nnc test: a main() whatever the model's io */
 };
 
@@ -171,6 +173,25 @@ splitargs(const char *line)
 	return v;
 }
 
+/* --threads N for nnl-plan-memory in a pass line: it sizes the
+ * kernels' workspace for them (after the line's own arguments). */
+static void
+threadsarg(char ***argv, int n)
+{
+	size_t k = 0;
+	char **v = *argv;
+
+	if (strcmp(path_basename(v[0]), "nnl-plan-memory"))
+		return;
+	while (v[k])
+		k++;
+	v = xrealloc(v, (k + 3) * sizeof *v);
+	v[k++] = xstrdup("--threads");
+	v[k++] = xasprintf("%d", n);
+	v[k] = NULL;
+	*argv = v;
+}
+
 /*
  * Front end and passes: model -> planned JSON at jsonpath.  .nnl
  * models pack their weights into the temporary directory.
@@ -216,8 +237,11 @@ tojson(const struct opts *o, const char *jsonpath)
 		a[1] = modelabs;
 		st[ns++].argv = a;
 	}
-	for (int i = 0; i < npass; i++)
+	for (int i = 0; i < npass; i++) {
 		st[ns++].argv = splitargs(lines[i]);
+		if (o->threads)
+			threadsarg(&st[ns - 1].argv, o->threads);
+	}
 	if (o->savetemps)
 		stemp = stem(o->out ? o->out : o->model);
 	rc = pipeline_run(st, ns, NULL, jsonpath, stemp, o->verbose);
@@ -508,7 +532,7 @@ compile(struct opts *o, char **artifact)
 	char *emit = find_program("nnl-emit-c");
 	char *cc = compiler(o->triple, "cc");
 	const char *io, *flags[4];
-	int rc = -1, isexe = !strcmp(kind, "exe"), nflags;
+	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, threads;
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
@@ -537,7 +561,10 @@ compile(struct opts *o, char **artifact)
 		goto out0;
 	}
 	nflags = cflags(o, g, flags);
+	threads = threads_of_graph(g, 1);
 	graph_free(g);
+	if (threads < 0)
+		goto out0;
 	if (nflags < 0)
 		goto out0;
 	if (o->out)
@@ -592,6 +619,8 @@ compile(struct opts *o, char **artifact)
 		for (int i = 0; i < nflags; i++)
 			a[k++] = (char *)flags[i];
 		a[k++] = inc;
+		if (threads > 1)	/* rt/par.c's POSIX threads */
+			a[k++] = "-pthread";
 		if (!strcmp(kind, "shared")) {
 			a[k++] = "-shared";
 			a[k++] = "-fPIC";
@@ -927,6 +956,7 @@ main(int argc, char *argv[])
 		{ "target-triple", required_argument, NULL, 't' },
 		{ "target", required_argument, NULL, 'g' },
 		{ "portable", no_argument, NULL, 'P' },
+		{ "threads", required_argument, NULL, 'N' },
 		{ "passes", required_argument, NULL, 'p' },
 		{ "save-temps", no_argument, NULL, 's' },
 		{ "input", required_argument, NULL, 'i' },
@@ -964,6 +994,10 @@ main(int argc, char *argv[])
 		case 't': o.triple = optarg; break;
 		case 'g': o.target = optarg; break;
 		case 'P': o.portable = 1; break;
+		case 'N':
+			if ((o.threads = threads_parse(optarg)) < 0)
+				usage();
+			break;
 		case 'p': o.passes = optarg; break;
 		case 's': o.savetemps = 1; break;
 		case 'i': input = optarg; break;

@@ -407,6 +407,11 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 		k++;
 		n--;
 	}
+#ifdef NNL_RT_THREADS
+	if (nnl_par_sgemm(k, M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc,
+	    pack, e))
+		return;
+#endif
 	nnl_sgemm_with(k, M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc,
 	    pack, e);
 }

@@ -96,6 +96,10 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    nnl_packsize(ocg, nb, Kd));
 	int depthwise = icg == 1 && ocg == 1;
 
+#ifdef NNL_RT_THREADS
+	/* a packing space for each part of a product (par.c) */
+	col += (NNL_RT_THREADS - 1) * (col - pack);
+#endif
 	if (depthwise) {
 		for (int64_t n = 0; n < N; n++)
 			if (nhwc)

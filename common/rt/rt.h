@@ -569,4 +569,16 @@ nnl_k_##name##_f16(const int64_t *ip, const double *fp, \
 		((nnl_f16 *)out[0])[i] = nnl_f32_to_f16(o[i]); \
 }
 
+#ifdef NNL_RT_THREADS
+/* Code built for NNL_RT_THREADS threads: the pool of par.c, which
+ * nnl-emit-c pastes last. */
+typedef void nnl_par_fn(void *ctx, int t);
+NNL_RT void nnl_par_run(nnl_par_fn *fn, void *ctx);
+NNL_RT int nnl_par_threads(void);
+NNL_RT int nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M,
+    int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack,
+    const struct nnl_gemm_epi *e);
+#endif
+
 #endif

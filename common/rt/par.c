@@ -1,0 +1,265 @@
+/*
+ * par: the thread pool of code generated with --threads N (N > 1).
+ * nnl-emit-c pastes this file after the other runtime files only then,
+ * with NNL_RT_THREADS defined to N before them; code for one thread
+ * holds none of it.
+ *
+ * The pool is static: NNL_RT_THREADS - 1 workers in a fixed array,
+ * started at the first nnl_par_run, one mutex and two condition
+ * variables; no heap.  nnl_par_run(fn, ctx) calls fn(ctx, t) once for
+ * each part t of [0, NNL_RT_THREADS) and returns when all have
+ * returned; the caller runs part 0.  A part depends only on t, never
+ * on which thread runs it, so results do not depend on how many
+ * threads there are: with NNL_RT_THREADS=M in the environment (at
+ * most N; read once, at the first run) only M threads run the N parts,
+ * and when the pool is busy (a second caller, a part that runs
+ * another product) or cannot start its threads the caller runs every
+ * part itself.
+ *
+ * The kernels split only along output dimensions, never a sum, so
+ * each output element is computed by the same operations as with one
+ * thread: the results are bit-identical.  Part t of an SGEMM packs its
+ * panels at pack + t * nnl_packsize(M, N, K): the memory plan gives
+ * the kernels that many packing spaces (kern_nn.c).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "rt.h"
+
+enum { NNL_PAR_T = NNL_RT_THREADS };
+
+static struct nnl_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	pthread_t th[NNL_PAR_T > 1 ? NNL_PAR_T - 1 : 1];
+	int nth;		/* workers running */
+	int busy;		/* a run is in progress */
+	unsigned gen;		/* runs started */
+	int pending;		/* parts of this run not yet finished */
+	int next;		/* the next part to hand out */
+	nnl_par_fn *fn;
+	void *ctx;
+} nnl_pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+	PTHREAD_COND_INITIALIZER, { 0 }, 0, 0, 0, 0, 0, 0, 0 };
+
+static pthread_once_t nnl_pool_once = PTHREAD_ONCE_INIT;
+
+/* Parts left in this run, taken one at a time under the lock. */
+static void
+nnl_par_work(struct nnl_pool *p)
+{
+	for (;;) {
+		int t;
+
+		pthread_mutex_lock(&p->mu);
+		t = p->next < NNL_PAR_T ? p->next++ : -1;
+		pthread_mutex_unlock(&p->mu);
+		if (t < 0)
+			return;
+		p->fn(p->ctx, t);
+		pthread_mutex_lock(&p->mu);
+		if (--p->pending == 0)
+			pthread_cond_broadcast(&p->done);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+static void *
+nnl_par_worker(void *arg)
+{
+	struct nnl_pool *p = arg;
+	unsigned seen;
+
+	pthread_mutex_lock(&p->mu);
+	seen = p->gen;
+	for (;;) {
+		while (p->gen == seen)
+			pthread_cond_wait(&p->go, &p->mu);
+		seen = p->gen;
+		pthread_mutex_unlock(&p->mu);
+		nnl_par_work(p);
+		pthread_mutex_lock(&p->mu);
+	}
+	return 0;
+}
+
+/* The workers, once: as many as NNL_RT_THREADS in the environment
+ * allows, fewer if the system refuses one. */
+static void
+nnl_par_start(void)
+{
+	struct nnl_pool *p = &nnl_pool;
+	const char *e = getenv("NNL_RT_THREADS");
+	long want = NNL_PAR_T;
+
+	if (e && *e) {
+		char *end;
+		long v = strtol(e, &end, 10);
+
+		if (!*end && v >= 1 && v < want)
+			want = v;
+	}
+	while (p->nth < want - 1) {
+		pthread_attr_t a;
+		int rc;
+
+		if (pthread_attr_init(&a) != 0)
+			break;
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&p->th[p->nth], &a, nnl_par_worker, p);
+		pthread_attr_destroy(&a);
+		if (rc != 0)
+			break;
+		p->nth++;
+	}
+}
+
+/* Threads the pool runs parts on, the caller's included. */
+NNL_RT int
+nnl_par_threads(void)
+{
+	pthread_once(&nnl_pool_once, nnl_par_start);
+	return nnl_pool.nth + 1;
+}
+
+NNL_RT void
+nnl_par_run(nnl_par_fn *fn, void *ctx)
+{
+	struct nnl_pool *p = &nnl_pool;
+	int t;
+
+	pthread_once(&nnl_pool_once, nnl_par_start);
+	pthread_mutex_lock(&p->mu);
+	if (p->busy || p->nth == 0) {
+		pthread_mutex_unlock(&p->mu);
+		for (t = 0; t < NNL_PAR_T; t++)
+			fn(ctx, t);
+		return;
+	}
+	p->busy = 1;
+	p->fn = fn;
+	p->ctx = ctx;
+	p->next = 0;
+	p->pending = NNL_PAR_T;
+	p->gen++;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	nnl_par_work(p);
+	pthread_mutex_lock(&p->mu);
+	while (p->pending)
+		pthread_cond_wait(&p->done, &p->mu);
+	p->busy = 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* [*lo, *hi): part t of n units split as evenly as whole units go. */
+NNL_RT_INLINE void
+nnl_par_range(int64_t n, int t, int64_t *lo, int64_t *hi)
+{
+	*lo = n * t / NNL_PAR_T;
+	*hi = n * (t + 1) / NNL_PAR_T;
+}
+
+/* ---- SGEMM: column tiles or row blocks of C ---- */
+
+struct nnl_par_gemm {
+	const struct nnl_gemm_kernel *u;
+	int64_t M, N, K;
+	float alpha;
+	const float *A;
+	int64_t lda;
+	int ta;
+	const float *B;
+	int64_t ldb;
+	int tb;
+	float *C;
+	int64_t ldc;
+	float *pack;
+	int64_t ps;		/* floats of one part's packing space */
+	const struct nnl_gemm_epi *e;
+	int64_t unit;		/* columns (nr) or rows (NNL_MC) a unit */
+	int bycol;
+};
+
+/*
+ * Part t: the same product on its columns (whole tiles of nr, so each
+ * tile of C is the tile it is with one thread: the same panels, the
+ * same steps of K) or its rows (whole blocks of NNL_MC, the driver's
+ * own blocking), with its own packing space.
+ */
+static void
+nnl_par_gemm_part(void *arg, int t)
+{
+	const struct nnl_par_gemm *g = arg;
+	int64_t n = g->bycol ? g->N : g->M, lo, hi;
+	struct nnl_gemm_epi e = { 0, 0, 0, 0, 0, 0 };
+
+	nnl_par_range((n + g->unit - 1) / g->unit, t, &lo, &hi);
+	lo *= g->unit;
+	hi = hi * g->unit < n ? hi * g->unit : n;
+	if (lo >= hi)
+		return;
+	if (g->e)
+		e = *g->e;
+	if (g->bycol) {
+		if (g->e && e.cb)
+			e.cb += lo;
+		nnl_sgemm_with(g->u, g->M, hi - lo, g->K, g->alpha, g->A,
+		    g->lda, g->ta, g->tb ? g->B + lo * g->ldb : g->B + lo,
+		    g->ldb, g->tb, g->C + lo, g->ldc, g->pack + t * g->ps,
+		    g->e ? &e : 0);
+	} else {
+		if (g->e && e.rb)
+			e.rb += lo;
+		nnl_sgemm_with(g->u, hi - lo, g->N, g->K, g->alpha,
+		    g->ta ? g->A + lo : g->A + lo * g->lda, g->lda, g->ta,
+		    g->B, g->ldb, g->tb, g->C + lo * g->ldc, g->ldc,
+		    g->pack + t * g->ps, g->e ? &e : 0);
+	}
+}
+
+/* Products smaller than this many multiply-adds run on one thread:
+ * waking the pool costs more. */
+enum { NNL_PAR_MINWORK = 1 << 18 };
+
+/*
+ * nnl_sgemm_with's product split over the pool, by whole tiles of
+ * columns where there are a tile a part, else by whole row blocks;
+ * 0 if it is too small to split (the caller runs it), else 1.
+ */
+NNL_RT int
+nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
+    int64_t K, float alpha, const float *A, int64_t lda, int ta,
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack,
+    const struct nnl_gemm_epi *e)
+{
+	struct nnl_par_gemm g;
+	int64_t ntile = (N + u->nr - 1) / u->nr;
+	int64_t nblock = (M + NNL_MC - 1) / NNL_MC;
+
+	if ((double)M * (double)N * (double)K < NNL_PAR_MINWORK)
+		return 0;
+	g.bycol = ntile >= NNL_PAR_T || (ntile >= nblock && ntile > 1);
+	if (!g.bycol && nblock < 2)
+		return 0;
+	g.u = u;
+	g.M = M;
+	g.N = N;
+	g.K = K;
+	g.alpha = alpha;
+	g.A = A;
+	g.lda = lda;
+	g.ta = ta;
+	g.B = B;
+	g.ldb = ldb;
+	g.tb = tb;
+	g.C = C;
+	g.ldc = ldc;
+	g.pack = pack;
+	g.ps = nnl_packsize(M, N, K);
+	g.e = e;
+	g.unit = g.bycol ? u->nr : NNL_MC;
+	nnl_par_run(nnl_par_gemm_part, &g);
+	return 1;
+}
