@@ -37,7 +37,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
-          test_strtab test_uses test_dwconv test_pool
+          test_strtab test_uses test_dwconv test_pool test_par
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.  libnnl holds every SGEMM
@@ -134,6 +134,14 @@ $(B)/tests/%: tests/unit/%.c $(B)/libnnl.a tests/unit/check.h
 	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Itests/unit -o $@ $< \
 	    $(B)/libnnl.a $(LDLIBS)
+
+# The thread pool as generated code holds it: the runtime pasted in,
+# POSIX threads.
+$(B)/tests/test_par: tests/unit/test_par.c $(B)/libnnl.a \
+    tests/unit/check.h common/rt/par.c common/rt/gemm.c common/rt/rt.h
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) -pthread -Icommon -Itests/unit -o $@ \
+	    tests/unit/test_par.c -lm
 
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)

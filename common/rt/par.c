@@ -6,21 +6,22 @@
  *
  * The pool is static: NNL_RT_THREADS - 1 workers in a fixed array,
  * started at the first nnl_par_run, one mutex and two condition
- * variables; no heap.  nnl_par_run(fn, ctx) calls fn(ctx, t) once for
- * each part t of [0, NNL_RT_THREADS) and returns when all have
- * returned; the caller runs part 0.  A part depends only on t, never
- * on which thread runs it, so results do not depend on how many
- * threads there are: with NNL_RT_THREADS=M in the environment (at
- * most N; read once, at the first run) only M threads run the N parts,
- * and when the pool is busy (a second caller, a part that runs
- * another product) or cannot start its threads the caller runs every
- * part itself.
+ * variables; no heap.  nnl_par_run(fn, ctx, n) calls fn(ctx, i, t)
+ * once for each part i of [0, n), on thread t of [0, NNL_RT_THREADS)
+ * (the caller is 0), and returns when all have returned.  Threads take
+ * parts one at a time, so a thread the system is slow to wake takes
+ * fewer.  What a part computes depends only on i, never on t or on
+ * which thread runs it, so results do not depend on how many threads
+ * there are: with NNL_RT_THREADS=M in the environment (read once, at
+ * the first run) at most M threads run, and when the pool is busy (a
+ * second caller, a part that runs another product) or cannot start
+ * its threads the caller runs every part itself.
  *
  * The kernels split only along output dimensions, never a sum, so
  * each output element is computed by the same operations as with one
- * thread: the results are bit-identical.  Part t of an SGEMM packs its
- * panels at pack + t * nnl_packsize(M, N, K): the memory plan gives
- * the kernels that many packing spaces (kern_nn.c).
+ * thread: the results are bit-identical.  Thread t of an SGEMM packs
+ * its panels at pack + t * nnl_packsize(M, N, K): the memory plan
+ * gives the kernels that many packing spaces (kern_nn.c).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,28 +37,37 @@ static struct nnl_pool {
 	int nth;		/* workers running */
 	int busy;		/* a run is in progress */
 	unsigned gen;		/* runs started */
-	int pending;		/* parts of this run not yet finished */
-	int next;		/* the next part to hand out */
+	int64_t pending;	/* parts of this run not yet finished */
+	int64_t next, n;	/* the next part to hand out, of n */
 	nnl_par_fn *fn;
 	void *ctx;
 } nnl_pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-	PTHREAD_COND_INITIALIZER, { 0 }, 0, 0, 0, 0, 0, 0, 0 };
+	PTHREAD_COND_INITIALIZER, { 0 }, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 static pthread_once_t nnl_pool_once = PTHREAD_ONCE_INIT;
 
-/* Parts left in this run, taken one at a time under the lock. */
+/* The thread this is: 0 but in the pool's workers.  A run the pool is
+ * too busy for runs its parts as this thread, in its packing space. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+static _Thread_local int nnl_par_self;
+#else
+static __thread int nnl_par_self;
+#endif
+
+/* Parts left in this run, taken one at a time under the lock, on
+ * thread t. */
 static void
-nnl_par_work(struct nnl_pool *p)
+nnl_par_work(struct nnl_pool *p, int t)
 {
 	for (;;) {
-		int t;
+		int64_t i;
 
 		pthread_mutex_lock(&p->mu);
-		t = p->next < NNL_PAR_T ? p->next++ : -1;
+		i = p->next < p->n ? p->next++ : -1;
 		pthread_mutex_unlock(&p->mu);
-		if (t < 0)
+		if (i < 0)
 			return;
-		p->fn(p->ctx, t);
+		p->fn(p->ctx, i, t);
 		pthread_mutex_lock(&p->mu);
 		if (--p->pending == 0)
 			pthread_cond_broadcast(&p->done);
@@ -68,8 +78,11 @@ nnl_par_work(struct nnl_pool *p)
 static void *
 nnl_par_worker(void *arg)
 {
-	struct nnl_pool *p = arg;
+	struct nnl_pool *p = &nnl_pool;
+	int t = (int)(intptr_t)arg;
 	unsigned seen;
+
+	nnl_par_self = t;
 
 	pthread_mutex_lock(&p->mu);
 	seen = p->gen;
@@ -78,7 +91,7 @@ nnl_par_worker(void *arg)
 			pthread_cond_wait(&p->go, &p->mu);
 		seen = p->gen;
 		pthread_mutex_unlock(&p->mu);
-		nnl_par_work(p);
+		nnl_par_work(p, t);
 		pthread_mutex_lock(&p->mu);
 	}
 	return 0;
@@ -107,7 +120,8 @@ nnl_par_start(void)
 		if (pthread_attr_init(&a) != 0)
 			break;
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		rc = pthread_create(&p->th[p->nth], &a, nnl_par_worker, p);
+		rc = pthread_create(&p->th[p->nth], &a, nnl_par_worker,
+		    (void *)(intptr_t)(p->nth + 1));
 		pthread_attr_destroy(&a);
 		if (rc != 0)
 			break;
@@ -124,28 +138,28 @@ nnl_par_threads(void)
 }
 
 NNL_RT void
-nnl_par_run(nnl_par_fn *fn, void *ctx)
+nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t n)
 {
 	struct nnl_pool *p = &nnl_pool;
-	int t;
 
 	pthread_once(&nnl_pool_once, nnl_par_start);
 	pthread_mutex_lock(&p->mu);
-	if (p->busy || p->nth == 0) {
+	if (p->busy || p->nth == 0 || n < 2) {
 		pthread_mutex_unlock(&p->mu);
-		for (t = 0; t < NNL_PAR_T; t++)
-			fn(ctx, t);
+		for (int64_t i = 0; i < n; i++)
+			fn(ctx, i, nnl_par_self);
 		return;
 	}
 	p->busy = 1;
 	p->fn = fn;
 	p->ctx = ctx;
 	p->next = 0;
-	p->pending = NNL_PAR_T;
+	p->n = n;
+	p->pending = n;
 	p->gen++;
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->mu);
-	nnl_par_work(p);
+	nnl_par_work(p, 0);
 	pthread_mutex_lock(&p->mu);
 	while (p->pending)
 		pthread_cond_wait(&p->done, &p->mu);
@@ -153,12 +167,21 @@ nnl_par_run(nnl_par_fn *fn, void *ctx)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* [*lo, *hi): part t of n units split as evenly as whole units go. */
-NNL_RT_INLINE void
-nnl_par_range(int64_t n, int t, int64_t *lo, int64_t *hi)
+/* Parts to split n units into: a few a thread, so that the threads
+ * that get to run take more, but no more than there are units. */
+NNL_RT_INLINE int64_t
+nnl_par_parts(int64_t n)
 {
-	*lo = n * t / NNL_PAR_T;
-	*hi = n * (t + 1) / NNL_PAR_T;
+	return n < 4 * NNL_PAR_T ? n : 4 * NNL_PAR_T;
+}
+
+/* [*lo, *hi): part i of np of n units, split as evenly as whole units
+ * go. */
+NNL_RT_INLINE void
+nnl_par_range(int64_t n, int64_t np, int64_t i, int64_t *lo, int64_t *hi)
+{
+	*lo = n * i / np;
+	*hi = n * (i + 1) / np;
 }
 
 /* ---- SGEMM: column tiles or row blocks of C ---- */
@@ -179,23 +202,24 @@ struct nnl_par_gemm {
 	int64_t ps;		/* floats of one part's packing space */
 	const struct nnl_gemm_epi *e;
 	int64_t unit;		/* columns (nr) or rows (NNL_MC) a unit */
+	int64_t np;		/* parts */
 	int bycol;
 };
 
 /*
- * Part t: the same product on its columns (whole tiles of nr, so each
+ * Part i: the same product on its columns (whole tiles of nr, so each
  * tile of C is the tile it is with one thread: the same panels, the
  * same steps of K) or its rows (whole blocks of NNL_MC, the driver's
- * own blocking), with its own packing space.
+ * own blocking), in thread t's packing space.
  */
 static void
-nnl_par_gemm_part(void *arg, int t)
+nnl_par_gemm_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_par_gemm *g = arg;
 	int64_t n = g->bycol ? g->N : g->M, lo, hi;
 	struct nnl_gemm_epi e = { 0, 0, 0, 0, 0, 0 };
 
-	nnl_par_range((n + g->unit - 1) / g->unit, t, &lo, &hi);
+	nnl_par_range((n + g->unit - 1) / g->unit, g->np, i, &lo, &hi);
 	lo *= g->unit;
 	hi = hi * g->unit < n ? hi * g->unit : n;
 	if (lo >= hi)
@@ -221,7 +245,7 @@ nnl_par_gemm_part(void *arg, int t)
 
 /* Products smaller than this many multiply-adds run on one thread:
  * waking the pool costs more. */
-enum { NNL_PAR_MINWORK = 1 << 18 };
+enum { NNL_PAR_MINWORK = 1 << 20 };
 
 /*
  * nnl_sgemm_with's product split over the pool, by whole tiles of
@@ -260,6 +284,7 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	g.ps = nnl_packsize(M, N, K);
 	g.e = e;
 	g.unit = g.bycol ? u->nr : NNL_MC;
-	nnl_par_run(nnl_par_gemm_part, &g);
+	g.np = nnl_par_parts(g.bycol ? ntile : nblock);
+	nnl_par_run(nnl_par_gemm_part, &g, g.np);
 	return 1;
 }

@@ -572,8 +572,8 @@ nnl_k_##name##_f16(const int64_t *ip, const double *fp, \
 #ifdef NNL_RT_THREADS
 /* Code built for NNL_RT_THREADS threads: the pool of par.c, which
  * nnl-emit-c pastes last. */
-typedef void nnl_par_fn(void *ctx, int t);
-NNL_RT void nnl_par_run(nnl_par_fn *fn, void *ctx);
+typedef void nnl_par_fn(void *ctx, int64_t part, int thread);
+NNL_RT void nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t nparts);
 NNL_RT int nnl_par_threads(void);
 NNL_RT int nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M,
     int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
