@@ -32,7 +32,7 @@ usage(void)
 	    "           [--target name] [--portable] [--target-triple triple]\n"
 	    "           [--threads n] [--max-tensor-bytes size] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
-	    "           [--target-triple triple] --input in.npy "
+	    "           [--target-triple triple] [--threads n] --input in.npy "
 	    "--expected out.npy\n"
 	    "           [--max-tensor-bytes size] model\n"
 	    "       nnc inspect [--max-tensor-bytes size] model\n"
