@@ -138,7 +138,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libnnl.a tests/unit/check.h
 # The thread pool as generated code holds it: the runtime pasted in,
 # POSIX threads.
 $(B)/tests/test_par: tests/unit/test_par.c $(B)/libnnl.a \
-    tests/unit/check.h common/rt/par.c common/rt/gemm.c common/rt/rt.h
+    tests/unit/check.h common/rt/rt.h $(RT:%=common/rt/%.c) common/rt/par.c
 	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS) -pthread -Icommon -Itests/unit -o $@ \
 	    tests/unit/test_par.c -lm

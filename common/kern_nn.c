@@ -192,7 +192,7 @@ prepare_conv2d(struct kctx *c)
 	    (flip ? (uint64_t)(P * (O / groups)) : 0));
 	if (icg == 1 && O == groups && !nhwc)	/* rt/dwconv.c alone */
 		c->k->scratch = 4 * (uint64_t)((H + 1) *
-		    nnl_dw_width(c->k->ip));
+		    nnl_dw_width(c->k->ip)) * (uint64_t)kernel_threads;
 	return f16finish(c, "conv2d", 3);
 }
 

@@ -47,6 +47,12 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 	}
 }
 
+#ifdef NNL_RT_THREADS
+/* im2col and depthwise convolutions split by channels over the pool
+ * (par.c), called as the functions they split */
+#define nnl_im2col_nchw nnl_par_im2col
+#define nnl_conv_dw_nchw nnl_par_dw_nchw
+#endif
 /* y[o][p] = t[p][o] for P x O floats at t, sixteen columns of t at a
  * time, so that each read of t is a whole cache line. */
 NNL_RT_INLINE void

@@ -28,6 +28,10 @@
 
 #include "rt.h"
 
+/* nn.c calls these functions through the ones below */
+#undef nnl_im2col_nchw
+#undef nnl_conv_dw_nchw
+
 enum { NNL_PAR_T = NNL_RT_THREADS };
 
 static struct nnl_pool {
@@ -287,4 +291,121 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	g.np = nnl_par_parts(g.bycol ? ntile : nblock);
 	nnl_par_run(nnl_par_gemm_part, &g, g.np);
 	return 1;
+}
+
+/* ---- im2col and depthwise convolutions: channels ---- */
+
+/* Work below which a split by channels runs on one thread: floats
+ * copied, multiply-adds. */
+enum { NNL_PAR_MINCOPY = 1 << 16, NNL_PAR_MINDW = 1 << 17 };
+
+struct nnl_par_chan {
+	const float *x, *w, *bias;
+	float *y, *scratch;
+	int64_t C, ip[22], a[13];
+	int64_t wc, wt, act, scr;	/* scratch floats a thread */
+	float lo, hi;
+	int64_t np;
+};
+
+/* Part i of nnl_im2col_nchw: its channels' rows of col. */
+static void
+nnl_par_im2col_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_chan *g = arg;
+	const int64_t *a = g->a;	/* H, W, oy0, OH, OW, kh, kw, ... */
+	int64_t c0, c1;
+
+	(void)t;
+	nnl_par_range(g->C, g->np, i, &c0, &c1);
+	if (c0 < c1)
+		nnl_im2col_nchw(g->x + c0 * a[0] * a[1], c1 - c0, a[0], a[1],
+		    a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+		    a[11], a[12], g->y + c0 * a[5] * a[6] * a[3] * a[4]);
+}
+
+/* nnl_im2col_nchw, its channels split over the pool: each row of col
+ * is what it is on one thread. */
+NNL_RT void
+nnl_par_im2col(const float *x, int64_t icg, int64_t H, int64_t W,
+    int64_t oy0, int64_t OH, int64_t OW, int64_t kh, int64_t kw, int64_t sh,
+    int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl, float *col)
+{
+	struct nnl_par_chan g;
+
+	if (icg < 2 || (double)icg * (double)(kh * kw * OH * OW) <
+	    NNL_PAR_MINCOPY) {
+		nnl_im2col_nchw(x, icg, H, W, oy0, OH, OW, kh, kw, sh, sw, dh,
+		    dw, pt, pl, col);
+		return;
+	}
+	g.x = x;
+	g.y = col;
+	g.C = icg;
+	g.a[0] = H;
+	g.a[1] = W;
+	g.a[2] = oy0;
+	g.a[3] = OH;
+	g.a[4] = OW;
+	g.a[5] = kh;
+	g.a[6] = kw;
+	g.a[7] = sh;
+	g.a[8] = sw;
+	g.a[9] = dh;
+	g.a[10] = dw;
+	g.a[11] = pt;
+	g.a[12] = pl;
+	g.np = nnl_par_parts(icg);
+	nnl_par_run(nnl_par_im2col_part, &g, g.np);
+}
+
+/* Part i of a depthwise nchw convolution: its channels, with thread
+ * t's padded copy. */
+static void
+nnl_par_dw_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_chan *g = arg;
+	int64_t c0, c1, ip[22], P = g->ip[6] * g->ip[7];
+
+	nnl_par_range(g->C, g->np, i, &c0, &c1);
+	if (c0 >= c1)
+		return;
+	memcpy(ip, g->ip, sizeof ip);
+	ip[2] = ip[5] = c1 - c0;
+	nnl_conv_dw_nchw(g->x + c0 * ip[3] * ip[4], g->w + c0 * g->wc, g->wc,
+	    g->wt, g->bias ? g->bias + c0 : 0, g->y + c0 * P, ip, g->act,
+	    g->lo, g->hi, g->scratch + t * g->scr);
+}
+
+/* nnl_conv_dw_nchw (conv2d's parameters ip, of 22) split by channels
+ * over the pool: each output channel is what it is on one thread.
+ * pad holds (H + 1) * nnl_dw_width(ip) floats a thread (kern_nn.c). */
+NNL_RT void
+nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
+    const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
+    float hi, float *pad)
+{
+	struct nnl_par_chan g;
+	int64_t C = ip[2];
+
+	if (C < 2 || (double)C * (double)(ip[6] * ip[7] * ip[8] * ip[9]) <
+	    NNL_PAR_MINDW) {
+		nnl_conv_dw_nchw(x, w, wc, wt, bias, y, ip, act, lo, hi, pad);
+		return;
+	}
+	g.x = x;
+	g.w = w;
+	g.bias = bias;
+	g.y = y;
+	g.scratch = pad;
+	g.C = C;
+	memcpy(g.ip, ip, sizeof g.ip);
+	g.wc = wc;
+	g.wt = wt;
+	g.act = act;
+	g.lo = lo;
+	g.hi = hi;
+	g.scr = (ip[3] + 1) * nnl_dw_width(ip);
+	g.np = nnl_par_parts(C);
+	nnl_par_run(nnl_par_dw_part, &g, g.np);
 }

@@ -579,6 +579,13 @@ NNL_RT int nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M,
     int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
     const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack,
     const struct nnl_gemm_epi *e);
+NNL_RT void nnl_par_im2col(const float *x, int64_t icg, int64_t H,
+    int64_t W, int64_t oy0, int64_t OH, int64_t OW, int64_t kh, int64_t kw,
+    int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl,
+    float *col);
+NNL_RT void nnl_par_dw_nchw(const float *x, const float *w, int64_t wc,
+    int64_t wt, const float *bias, float *y, const int64_t *ip,
+    int64_t act, float lo, float hi, float *pad);
 #endif
 
 #endif

@@ -21,6 +21,11 @@
 #include "rt/gemm_f32_14x32_avx512.c"
 #include "rt/gemm_f32_8x8_neon.c"
 #include "rt/gemm.c"
+#include "rt/dwconv.c"
+#include "rt/ew.c"
+#include "rt/nn.c"
+#include "rt/rnn.c"
+#include "rt/tensor.c"
 #include "rt/par.c"
 
 enum { NP = 37 };
