@@ -374,6 +374,11 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 #endif
 }
 
+#ifdef NNL_RT_THREADS
+/* its planes split over the pool (par.c) */
+#define nnl_pool_nchw nnl_par_pool_nchw
+#endif
+
 /*
  * pool2d: kind (0 average, 1 l2, 2 max), nhwc, N, C, H, W, OH, OW, kh,
  * kw, sh, sw, dh, dw, pt, pb, pl, pr.  Padding cells take no part: the

@@ -31,6 +31,7 @@
 /* nn.c calls these functions through the ones below */
 #undef nnl_im2col_nchw
 #undef nnl_conv_dw_nchw
+#undef nnl_pool_nchw
 
 enum { NNL_PAR_T = NNL_RT_THREADS };
 
@@ -408,4 +409,55 @@ nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	g.scr = (ip[3] + 1) * nnl_dw_width(ip);
 	g.np = nnl_par_parts(C);
 	nnl_par_run(nnl_par_dw_part, &g, g.np);
+}
+
+/* ---- pooling: planes ---- */
+
+struct nnl_par_pool {
+	const int64_t *ip;
+	const float *x;
+	float *y;
+	int64_t np;
+};
+
+static void
+nnl_par_pool_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_pool *g = arg;
+	int64_t ip[18], c0, c1;
+
+	(void)t;
+	memcpy(ip, g->ip, sizeof ip);
+	nnl_par_range(ip[2] * ip[3], g->np, i, &c0, &c1);
+	if (c0 >= c1)
+		return;
+	ip[2] = 1;
+	ip[3] = c1 - c0;
+	nnl_pool_nchw(ip, g->x + c0 * ip[4] * ip[5],
+	    g->y + c0 * ip[6] * ip[7]);
+}
+
+/* nnl_pool_nchw (pool2d's parameters ip, of 18) split by planes over
+ * the pool: each plane is what it is on one thread.  0 where
+ * nnl_pool_nchw does nothing. */
+NNL_RT int
+nnl_par_pool_nchw(const int64_t *ip, const float *x, float *y)
+{
+	struct nnl_par_pool g;
+	int64_t none[18], planes = ip[2] * ip[3];
+
+	if (planes < 2 || (double)planes * (double)(ip[4] * ip[5] +
+	    ip[6] * ip[7] * ip[8] * ip[9]) < NNL_PAR_MINCOPY)
+		return nnl_pool_nchw(ip, x, y);
+	/* whether it pools these at all: on no plane */
+	memcpy(none, ip, sizeof none);
+	none[2] = 0;
+	if (!nnl_pool_nchw(none, x, y))
+		return 0;
+	g.ip = ip;
+	g.x = x;
+	g.y = y;
+	g.np = nnl_par_parts(planes);
+	nnl_par_run(nnl_par_pool_part, &g, g.np);
+	return 1;
 }

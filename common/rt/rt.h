@@ -586,6 +586,7 @@ NNL_RT void nnl_par_im2col(const float *x, int64_t icg, int64_t H,
 NNL_RT void nnl_par_dw_nchw(const float *x, const float *w, int64_t wc,
     int64_t wt, const float *bias, float *y, const int64_t *ip,
     int64_t act, float lo, float hi, float *pad);
+NNL_RT int nnl_par_pool_nchw(const int64_t *ip, const float *x, float *y);
 #endif
 
 #endif
