@@ -565,6 +565,14 @@ compile(struct opts *o, char **artifact)
 	graph_free(g);
 	if (threads < 0)
 		goto out0;
+	/* bare-metal and WebAssembly triples have no POSIX threads */
+	if (threads > 1 && o->triple && (strstr(o->triple, "-none") ||
+	    !strncmp(o->triple, "wasm", 4))) {
+		error("%s: %d threads: target %s has no POSIX threads (use "
+		    "--threads 1)", o->model, threads,
+		    escape_tty_name(o->triple));
+		goto out0;
+	}
 	if (nflags < 0)
 		goto out0;
 	if (o->out)

@@ -157,6 +157,15 @@ PY
 	done
 }
 
+@test "no threads for a bare-metal target" {
+	run "$BIN/nnc" compile --threads 2 --target-triple arm-none-eabi \
+	    -o m "$EX/mnist/mnist.nnl"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"mnist.nnl: 2 threads: target arm-none-eabi has no POSIX threads"* ]]
+	[ ! -e m ]
+}
+
 @test "config threads: the model's thread count" {
 	cp -r "$EX/mnist" .
 	sed 's/^    config {/&\n        threads: 2;/' mnist/mnist.nnl > mnist/t.nnl
