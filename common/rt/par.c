@@ -294,6 +294,62 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	return 1;
 }
 
+/* Part i of a product of few rows: its columns, whole groups of 16
+ * (so that every vector loop of the row kernels and of the activation
+ * meets the same elements as on one thread). */
+static void
+nnl_par_rows_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_gemm *g = arg;
+	int64_t lo, hi;
+
+	(void)t;
+	nnl_par_range((g->N + 15) / 16, g->np, i, &lo, &hi);
+	lo *= 16;
+	hi = hi * 16 < g->N ? hi * 16 : g->N;
+	if (lo >= hi)
+		return;
+	nnl_epi_init(g->e, g->C + lo, g->ldc, 0, lo, g->M, hi - lo);
+	nnl_sgemm_rows(g->M, hi - lo, g->K, g->alpha, g->A, g->lda, g->ta,
+	    g->tb ? g->B + lo * g->ldb : g->B + lo, g->ldb, g->tb, g->C + lo,
+	    g->ldc);
+	nnl_epi_act(g->e, g->C + lo, g->ldc, g->M, hi - lo);
+}
+
+/* Products smaller than this many multiply-adds on fewer than four
+ * rows (matrix-vector products, bound by memory) run on one thread. */
+enum { NNL_PAR_MINROWS = 1 << 17 };
+
+/* nnl_sgemm's product of fewer than four rows split by columns over the
+ * pool; 0 if it is too small to split (the caller runs it), else 1. */
+NNL_RT int
+nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb, int tb,
+    float *C, int64_t ldc, const struct nnl_gemm_epi *e)
+{
+	struct nnl_par_gemm g;
+
+	if (N < 32 || (double)M * (double)N * (double)K < NNL_PAR_MINROWS)
+		return 0;
+	memset(&g, 0, sizeof g);
+	g.M = M;
+	g.N = N;
+	g.K = K;
+	g.alpha = alpha;
+	g.A = A;
+	g.lda = lda;
+	g.ta = ta;
+	g.B = B;
+	g.ldb = ldb;
+	g.tb = tb;
+	g.C = C;
+	g.ldc = ldc;
+	g.e = e;
+	g.np = nnl_par_parts((N + 15) / 16);
+	nnl_par_run(nnl_par_rows_part, &g, g.np);
+	return 1;
+}
+
 /* ---- im2col and depthwise convolutions: channels ---- */
 
 /* Work below which a split by channels runs on one thread: floats

@@ -144,7 +144,7 @@ rnd(void)
 }
 
 /* One shape: the product through nnl_sgemm (split over the pool when
- * it is large enough) and through nnl_sgemm_with on one thread. */
+ * it is large enough) and as nnl_sgemm computes it on one thread. */
 static int
 same_bits(int64_t M, int64_t N, int64_t K, int ta, int tb, int epi,
     float alpha)
@@ -174,8 +174,14 @@ same_bits(int64_t M, int64_t N, int64_t K, int ta, int tb, int epi,
 		rb[i] = rnd();
 	for (int64_t i = 0; i < M * ldc; i++)
 		C1[i] = C2[i] = rnd();
-	nnl_sgemm_with(u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C1, ldc,
-	    pack, epi ? &e : 0);
+	if (M < 4) {	/* what nnl_sgemm does on one thread */
+		nnl_epi_init(epi ? &e : 0, C1, ldc, 0, 0, M, N);
+		nnl_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb, C1,
+		    ldc);
+		nnl_epi_act(epi ? &e : 0, C1, ldc, M, N);
+	} else
+		nnl_sgemm_with(u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C1,
+		    ldc, pack, epi ? &e : 0);
 	nnl_sgemm(M, N, K, alpha, A, lda, ta, B, ldb, tb, C2, ldc, pack,
 	    epi ? &e : 0);
 	ok = !memcmp(C1, C2, (size_t)(M * ldc) * sizeof *C1);
@@ -200,6 +206,8 @@ TEST(sgemm_split_is_bit_identical)
 	static const int64_t shapes[][3] = {
 		{ 64, 3136, 147 }, { 49, 512, 2304 }, { 1000, 7, 300 },
 		{ 513, 33, 257 }, { 37, 1031, 300 }, { 200, 200, 200 },
+		/* fewer than four rows: split by columns */
+		{ 1, 1000, 512 }, { 3, 1001, 300 }, { 2, 4099, 64 },
 	};
 
 	for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
