@@ -371,6 +371,14 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 		    "%llu bytes of constants\n * of one value: make it before "
 		    "calling from several threads. */\n\n", e->pfx, e->pfx,
 		    (unsigned long long)e->fillbytes);
+	if (e->o->threads > 1)
+		buf_printf(h, "/* Built for %d threads: compile and link with "
+		    "-pthread.  The first call\n * of %s_infer or %s_run "
+		    "starts %d more thread%s; NNL_RT_THREADS in the\n * "
+		    "environment lowers the count.  Of calls from several "
+		    "threads at\n * once, one runs on the pool, the others "
+		    "each on its own thread. */\n\n", e->o->threads, e->pfx,
+		    e->pfx, e->o->threads - 1, e->o->threads > 2 ? "s" : "");
 	buf_printf(h,
 	    "/* Run the model on the static workspace: input holds every input,\n"
 	    " * output receives every output, each packed in order.  Returns 0,\n"
