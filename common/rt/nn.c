@@ -53,6 +53,7 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 #define nnl_im2col_nchw nnl_par_im2col
 #define nnl_conv_dw_nchw nnl_par_dw_nchw
 #endif
+
 /* y[o][p] = t[p][o] for P x O floats at t, sixteen columns of t at a
  * time, so that each read of t is a whole cache line. */
 NNL_RT_INLINE void
@@ -103,7 +104,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int depthwise = icg == 1 && ocg == 1;
 
 #ifdef NNL_RT_THREADS
-	/* a packing space for each part of a product (par.c) */
+	/* a packing space for each thread of a product (par.c) */
 	col += (NNL_RT_THREADS - 1) * (col - pack);
 #endif
 	if (depthwise) {

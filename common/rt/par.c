@@ -85,12 +85,10 @@ nnl_par_worker(void *arg)
 {
 	struct nnl_pool *p = &nnl_pool;
 	int t = (int)(intptr_t)arg;
-	unsigned seen;
+	unsigned seen = 0;	/* started before the first run */
 
 	nnl_par_self = t;
-
 	pthread_mutex_lock(&p->mu);
-	seen = p->gen;
 	for (;;) {
 		while (p->gen == seen)
 			pthread_cond_wait(&p->go, &p->mu);
