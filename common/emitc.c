@@ -266,8 +266,14 @@ emitnode(struct em *e, struct node *n, size_t idx)
 		char *sarg = k.scratch ? xasprintf("(A + %lld)",
 		    (long long)jsonint(sc)) : xstrdup("0");
 
-		buf_printf(&e->body, " };\n\t\tnnl_k_%s(%s_i%zu, %s, i, o, "
-		    "%s);\n\t}\n", k.name, e->pfx, idx, fparg, sarg);
+		buf_puts(&e->body, " };\n");
+		if (e->o->threads > 1 && k.scratch)	/* rt/par.c */
+			buf_printf(&e->body, "\t\tnnl_par_end = %s + %llu;\n",
+			    sarg, (unsigned long long)k.scratch);
+		else if (e->o->threads > 1)
+			buf_puts(&e->body, "\t\tnnl_par_end = 0;\n");
+		buf_printf(&e->body, "\t\tnnl_k_%s(%s_i%zu, %s, i, o, %s);"
+		    "\n\t}\n", k.name, e->pfx, idx, fparg, sarg);
 		free(fparg);
 		free(sarg);
 	}

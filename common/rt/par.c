@@ -21,7 +21,10 @@
  * each output element is computed by the same operations as with one
  * thread: the results are bit-identical.  Thread t of an SGEMM packs
  * its panels at pack + t * nnl_packsize(M, N, K): the memory plan
- * gives the kernels that many packing spaces (kern_nn.c).
+ * gives the kernels that many packing spaces (kern_nn.c).  Before each
+ * kernel the generated code sets nnl_par_end to the end of the node's
+ * workspace, and a split that needs space a thread runs on one thread
+ * where that many spaces would pass it (a kernel that plans only one).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -50,6 +53,24 @@ static struct nnl_pool {
 	PTHREAD_COND_INITIALIZER, { 0 }, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 static pthread_once_t nnl_pool_once = PTHREAD_ONCE_INIT;
+
+/* The end of the running node's workspace (null: none), set by the
+ * generated code on the thread that runs the model. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+static _Thread_local const void *nnl_par_end;
+#else
+static __thread const void *nnl_par_end;
+#endif
+
+/* Whether n floats a thread, from p on, fit the node's workspace. */
+static int
+nnl_par_room(const float *p, int64_t n)
+{
+	const char *end = nnl_par_end;
+
+	return end && (const char *)p < end && (double)n * NNL_PAR_T <=
+	    (double)(end - (const char *)p) / sizeof *p;
+}
 
 /*
  * A thread that has finished its parts waits this many pauses for the
@@ -244,13 +265,14 @@ nnl_par_gemm_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_par_gemm *g = arg;
 	int64_t n = g->bycol ? g->N : g->M, lo, hi;
-	struct nnl_gemm_epi e = { 0, 0, 0, 0, 0, 0 };
+	struct nnl_gemm_epi e;
 
 	nnl_par_range((n + g->unit - 1) / g->unit, g->np, i, &lo, &hi);
 	lo *= g->unit;
 	hi = hi * g->unit < n ? hi * g->unit : n;
 	if (lo >= hi)
 		return;
+	memset(&e, 0, sizeof e);
 	if (g->e)
 		e = *g->e;
 	if (g->bycol) {
@@ -289,7 +311,8 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	int64_t ntile = (N + u->nr - 1) / u->nr;
 	int64_t nblock = (M + NNL_MC - 1) / NNL_MC;
 
-	if ((double)M * (double)N * (double)K < NNL_PAR_MINWORK)
+	if ((double)M * (double)N * (double)K < NNL_PAR_MINWORK ||
+	    !nnl_par_room(pack, nnl_packsize(M, N, K)))
 		return 0;
 	g.bycol = ntile >= NNL_PAR_T || (ntile >= nblock && ntile > 1);
 	if (!g.bycol && nblock < 2)
@@ -468,7 +491,8 @@ nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	int64_t C = ip[2];
 
 	if (C < 2 || (double)C * (double)(ip[6] * ip[7] * ip[8] * ip[9]) <
-	    NNL_PAR_MINDW) {
+	    NNL_PAR_MINDW || !nnl_par_room(pad, (ip[3] + 1) *
+	    nnl_dw_width(ip))) {
 		nnl_conv_dw_nchw(x, w, wc, wt, bias, y, ip, act, lo, hi, pad);
 		return;
 	}

@@ -6,7 +6,8 @@
  * other to start); a run from inside a part runs its parts on the
  * calling thread; and the SGEMM split over the pool gives the very
  * bits of the product on one thread, on shapes whose tiles and blocks
- * are ragged, both transposes, with and without the epilogue.
+ * are ragged, both transposes, with and without the epilogue; and
+ * without a packing space for each thread it runs on one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -182,8 +183,10 @@ same_bits(int64_t M, int64_t N, int64_t K, int ta, int tb, int epi,
 	} else
 		nnl_sgemm_with(u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C1,
 		    ldc, pack, epi ? &e : 0);
+	nnl_par_end = pack + 4 * ps;	/* a packing space a thread */
 	nnl_sgemm(M, N, K, alpha, A, lda, ta, B, ldb, tb, C2, ldc, pack,
 	    epi ? &e : 0);
+	nnl_par_end = 0;
 	ok = !memcmp(C1, C2, (size_t)(M * ldc) * sizeof *C1);
 	if (!ok)
 		fprintf(stderr, "test_par: %lldx%lldx%lld ta %d tb %d epi %d "
@@ -217,6 +220,32 @@ TEST(sgemm_split_is_bit_identical)
 			    v == 3 ? 0.5f : 1.0f));
 }
 
+/* A workspace with one packing space, as a kernel that plans for one
+ * thread gives: the product runs on one thread and writes nothing past
+ * it. */
+TEST(sgemm_without_room_stays_in_its_space)
+{
+	int64_t M = 64, N = 3136, K = 147, ps = nnl_packsize(M, N, K);
+	float *A = calloc((size_t)(M * K), sizeof *A);
+	float *B = calloc((size_t)(K * N), sizeof *B);
+	float *C = calloc((size_t)(M * N), sizeof *C);
+	float *pack = malloc((size_t)(4 * ps) * sizeof *pack);
+	int intact = 1;
+
+	for (int64_t i = 0; i < 4 * ps; i++)
+		pack[i] = -7;
+	nnl_par_end = pack + ps;
+	nnl_sgemm(M, N, K, 1, A, K, 0, B, N, 0, C, N, pack, 0);
+	nnl_par_end = 0;
+	for (int64_t i = ps; i < 4 * ps; i++)
+		intact &= pack[i] == -7;
+	CHECK(intact);
+	free(A);
+	free(B);
+	free(C);
+	free(pack);
+}
+
 int
 main(void)
 {
@@ -224,5 +253,6 @@ main(void)
 	RUN(parts_run_concurrently);
 	RUN(nested_run_stays_on_its_thread);
 	RUN(sgemm_split_is_bit_identical);
+	RUN(sgemm_without_room_stays_in_its_space);
 	return DONE();
 }
