@@ -33,7 +33,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
           emitjs partition markup dot memsvg report \
           nnl_read nnl_model nnl_lower nnl_write nnl_onnx \
           npy npz weights strtab infile uses wasmbuild emitjs_wasm \
-          scaffold summary
+          scaffold summary threads
 # nnc's flash and RAM figures of a target build
 COMMON  += footprint
 COMMON += progress
@@ -42,7 +42,7 @@ UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
           test_strtab test_uses test_dwconv test_pool test_markup \
-          test_report test_wino
+          test_report test_wino test_par
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.  libnnl holds every SGEMM
@@ -126,10 +126,12 @@ $(BIN)/nnl-onnx-import: $(B)/passes/onnx-import.o $(ONNXOBJ) $(B)/libnnl.a
 	    $(B)/libnnl.a $(LDLIBS) -lprotobuf-c
 
 # The runtime's sources, embedded in nnl-emit-c for generated code.
-$(B)/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh
+$(B)/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh \
+    common/rt/par.c
 	@mkdir -p $(B)
 	sh scripts/embed.sh nnl_rtsrc common/rt/rt.h \
 	    $(RT:%=common/rt/%.c) > $@
+	sh scripts/embed.sh nnl_parsrc common/rt/par.c >> $@
 
 $(B)/rtsrc.o: $(B)/rtsrc.c
 	$(CC) -c -o $@ $(B)/rtsrc.c
@@ -169,6 +171,14 @@ $(B)/tests/%: tests/unit/%.c $(B)/libnnl.a tests/unit/check.h
 	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Itests/unit -o $@ $< \
 	    $(B)/libnnl.a $(LDLIBS)
+
+# The thread pool as generated code holds it: the runtime pasted in,
+# POSIX threads.
+$(B)/tests/test_par: tests/unit/test_par.c $(B)/libnnl.a \
+    tests/unit/check.h common/rt/rt.h $(RT:%=common/rt/%.c) common/rt/par.c
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) -pthread -Icommon -Itests/unit -o $@ \
+	    tests/unit/test_par.c -lm
 
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)

@@ -10,7 +10,8 @@ which goes first alternates).  Reports medians, the median of the
 per-round ratios and its range, GFLOP/s, the percent of this core's FMA
 peak (bench/peak.c), the largest difference from PyTorch's output, the
 peak memory of `nnc compile` and of both running programs.  Then the
-same with 2 threads where nnl builds threads.
+same with 2 threads where nnl builds threads: ORT with intraOpNumThreads
+2 against the model compiled with nnc --threads 2.
 
 These are measurements on a shared machine, not tests: ratios measured
 in the same run are what to compare.
@@ -113,15 +114,19 @@ def timed(argv, cwd):
     return float(sec), int(kb)
 
 
-def build_nnl(m, d):
+def build_nnl(m, d, threads=1):
+    """The timer linked with the model built for threads threads (nnc
+    --threads, with -pthread past one): (program, compile time)."""
     name = m["name"]
-    lib = os.path.join(d, "lib%s.a" % name)
-    ct = timed([os.path.join(TOP, "bin", "nnc"), "compile", "--emit", "lib",
-                "-o", lib, name + ".onnx"], d)
-    exe = os.path.join(d, "nnl-timer-" + name)
+    sfx = "" if threads == 1 else "-t%d" % threads
+    lib = os.path.join(d, "lib%s%s.a" % (name, sfx))
+    thr = [] if threads == 1 else ["--threads", str(threads)]
+    ct = timed([os.path.join(TOP, "bin", "nnc"), "compile", "--emit", "lib"]
+               + thr + ["-o", lib, name + ".onnx"], d)
+    exe = os.path.join(d, "nnl-timer-" + name + sfx)
     subprocess.run(["cc", "-O2", "-DPFX=" + name, "-o", exe,
-                    os.path.join(TOP, "bench", "nnl-timer.c"), lib, "-lm"],
-                   check=True)
+                    os.path.join(TOP, "bench", "nnl-timer.c"), lib, "-lm"]
+                   + ([] if threads == 1 else ["-pthread"]), check=True)
     return exe, ct
 
 
@@ -218,9 +223,12 @@ def main():
         for m in models:
             if threads > 1 and not threads_ok:
                 break
+            exe = built[m["name"]][0]
+            if threads > 1:
+                log("compiling %s for %d threads" % (m["name"], threads))
+                exe = build_nnl(m, d, threads)[0]
             log("timing %s, %d thread(s)" % (m["name"], threads))
-            r = race(m, d, built[m["name"]][0], threads, a.rounds,
-                     a.seconds)
+            r = race(m, d, exe, threads, a.rounds, a.seconds)
             gf = 2 * m["macs"] / (r["nnl"] * 1e6)
             print("%-14s %4d %9.3f %9.3f %6.2f %5.2f-%-6.2f %8.1f %6.1f%% "
                   "%9.2e %9.2e" % (m["name"], threads, r["nnl"], r["ort"],

@@ -20,7 +20,43 @@
 #include "kernel.h"
 #include "weights.h"
 
-extern const char nnl_rtsrc[];
+extern const char nnl_rtsrc[], nnl_parsrc[];
+
+/*
+ * The runtime for one thread: without its "#ifdef NNL_RT_THREADS"
+ * blocks (to their matching #endif), dead code there, so that code for
+ * one thread is the same text with or without thread support.  Such
+ * a block has no #else.
+ */
+static void
+putrt1(struct buf *b, const char *s)
+{
+	int depth = 0;	/* inside a threads block: #if nesting + 1 */
+
+	while (*s) {
+		const char *e = strchr(s, '\n'), *p = s;
+		size_t n = e ? (size_t)(e - s) + 1 : strlen(s);
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!depth && !strncmp(p, "#ifdef NNL_RT_THREADS", 21) &&
+		    (p[21] == '\n' || p[21] == ' ' || p[21] == '\t'))
+			depth = 1;
+		else if (depth && !strncmp(p, "#if", 3))
+			depth++;
+		else if (depth && !strncmp(p, "#endif", 6) && !--depth) {
+			/* and a blank line after it, after one before */
+			s += n;
+			if (*s == '\n' && b->n >= 2 &&
+			    !strcmp(b->s + b->n - 2, "\n\n"))
+				s++;
+			continue;
+		}
+		if (!depth && n)
+			buf_printf(b, "%.*s", (int)n, s);
+		s += n;
+	}
+}
 
 /* A model name as C identifier: escape.c's one mapping. */
 char *
@@ -232,8 +268,14 @@ emitnode(struct em *e, struct node *n, size_t idx)
 		char *sarg = k.scratch ? xasprintf("(A + %lld)",
 		    (long long)jsonint(sc)) : xstrdup("0");
 
-		buf_printf(&e->body, " };\n\t\tnnl_k_%s(%s_i%zu, %s, i, o, "
-		    "%s);\n\t}\n", k.name, e->pfx, idx, fparg, sarg);
+		buf_puts(&e->body, " };\n");
+		if (e->o->threads > 1 && k.scratch)	/* rt/par.c */
+			buf_printf(&e->body, "\t\tnnl_par_end = %s + %llu;\n",
+			    sarg, (unsigned long long)k.scratch);
+		else if (e->o->threads > 1)
+			buf_puts(&e->body, "\t\tnnl_par_end = 0;\n");
+		buf_printf(&e->body, "\t\tnnl_k_%s(%s_i%zu, %s, i, o, %s);"
+		    "\n\t}\n", k.name, e->pfx, idx, fparg, sarg);
 		free(fparg);
 		free(sarg);
 	}
@@ -385,6 +427,14 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 		    "%llu bytes of constants\n * of one value: make it before "
 		    "calling from several threads. */\n\n", e->pfx, e->pfx,
 		    (unsigned long long)e->fillbytes);
+	if (e->o->threads > 1)
+		buf_printf(h, "/* Built for %d threads: compile and link with "
+		    "-pthread.  The first call\n * of %s_infer or %s_run "
+		    "starts %d more thread%s; NNL_RT_THREADS in the\n * "
+		    "environment lowers the count.  Of calls from several "
+		    "threads at\n * once, one runs on the pool, the others "
+		    "each on its own thread. */\n\n", e->o->threads, e->pfx,
+		    e->pfx, e->o->threads - 1, e->o->threads > 2 ? "s" : "");
 	buf_printf(h,
 	    "/* Run the model on the static workspace: input holds every input,\n"
 	    " * output receives every output, each packed in order.  Returns 0,\n"
@@ -648,7 +698,14 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	    pfx, gn, src, o->main ? " but main()" : "", hdr, e.align);
 	free(gn);
 	free(src);
-	buf_puts(&s, nnl_rtsrc);
+	if (o->threads > 1) {
+		buf_printf(&s, "/* The heavy kernels split over %d threads "
+		    "(rt/par.c). */\n#define NNL_RT_THREADS %d\n",
+		    o->threads, o->threads);
+		buf_puts(&s, nnl_rtsrc);
+		buf_puts(&s, nnl_parsrc);
+	} else
+		putrt1(&s, nnl_rtsrc);
 	buf_puts(&s, "\n/* ---- the model ---- */\n\n");
 	buf_puts(&s, e.data.s ? e.data.s : "");
 	putapi(&e, &s, inbytes, outbytes, inel, outel);

@@ -20,6 +20,7 @@ struct emitc_opts {
 	const char *header;	/* name the source includes, "model.h" */
 	enum embed embed;
 	int main;		/* a main() reading stdin, writing stdout */
+	int threads;		/* >1: kernels split over this many threads */
 };
 
 /* The C identifier for a model name ("my-net" -> "my_net"), malloc'd. */

@@ -12,12 +12,14 @@
 #include "kernel.h"
 #include "escape.h"
 #include "shape.h"
+#include "threads.h"
 
-/* rt/gemm.c's packing space for an M x N x K product, in floats. */
+/* rt/gemm.c's packing space for an M x N x K product, in floats: one
+ * for each part of a product split over threads (rt/par.c). */
 static uint64_t
 pack(int64_t M, int64_t N, int64_t K)
 {
-	return (uint64_t)nnl_packsize(M, N, K);
+	return (uint64_t)nnl_packsize(M, N, K) * (uint64_t)kernel_threads;
 }
 
 /* Push the fused activation: its code in ip, two parameters in fp. */
@@ -199,7 +201,7 @@ prepare_conv2d(struct kctx *c)
 		c->k->scratch = 4 * (uint64_t)nnl_wino_scratch(C, O, OH, OW);
 	else if (icg == 1 && O == groups && !nhwc)	/* rt/dwconv.c alone */
 		c->k->scratch = 4 * (uint64_t)((H + 1) *
-		    nnl_dw_width(c->k->ip));
+		    nnl_dw_width(c->k->ip)) * (uint64_t)kernel_threads;
 	return f16finish(c, "conv2d", 3);
 }
 

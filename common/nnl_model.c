@@ -59,7 +59,7 @@ static const struct ltype {
 
 static const char *const configkeys[] = { "precision", "weights", "target",
     "align", "batch", "preprocess", "preprocess_mean", "preprocess_std",
-    "io", "memory_limit" };
+    "io", "memory_limit", "threads" };
 #define NCONFIGKEYS (sizeof configkeys / sizeof *configkeys)
 
 static const struct ltype *
@@ -358,6 +358,9 @@ checkconfig(struct nlower *w)
 	    v->num > 4096 || ((int64_t)v->num & ((int64_t)v->num - 1))))
 		nnl_err(m, v->pos, "align: expected a power of two up to "
 		    "4096");
+	if ((v = nnl_cfg(m, "threads")) && (!nnl_isint(v) || v->num < 1 ||
+	    v->num > 64))
+		nnl_err(m, v->pos, "threads: expected an integer from 1 to 64");
 	w->batch = 1;
 	if ((v = nnl_cfg(m, "batch"))) {
 		if (!nnl_isint(v) || v->num < 1)

@@ -14,6 +14,7 @@
 #include "graph.h"
 #include "memplan.h"
 #include "shape.h"
+#include "threads.h"
 #include "util.h"
 
 NNL_NORETURN static void
@@ -21,7 +22,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: nnl-emit-c [-m] [-e incbin|beside|array] "
 	    "[-p prefix] [-H header] [-o file]\n"
-	    "                 [--max-tensor-bytes size] [file]\n");
+	    "                 [--threads n] [--max-tensor-bytes size] "
+	    "[file]\n");
 	exit(2);
 }
 
@@ -34,12 +36,13 @@ main(int argc, char *argv[])
 		{ "prefix", required_argument, NULL, 'p' },
 		{ "embed", required_argument, NULL, 'e' },
 		{ "main", no_argument, NULL, 'm' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct emitc_opts o = { NULL, NULL, EMBED_INCBIN, 0 };
+	struct emitc_opts o = { NULL, NULL, EMBED_INCBIN, 0, 0 };
 	const char *out = NULL, *hdr = NULL;
 	char *src = NULL, *h = NULL, *hdrpath = NULL;
 	struct graph *g;
@@ -54,6 +57,10 @@ main(int argc, char *argv[])
 		case 'H': hdr = optarg; break;
 		case 'p': o.prefix = optarg; break;
 		case 'm': o.main = 1; break;
+		case 'T':
+			if ((o.threads = threads_parse(optarg)) < 0)
+				usage();
+			break;
 		case 'e':
 			if (strcmp(optarg, "incbin") == 0)
 				o.embed = EMBED_INCBIN;
@@ -87,6 +94,23 @@ main(int argc, char *argv[])
 		free(hdrpath);
 		return 1;
 	}
+	/* threads: the plan's unless --threads says; the workspace the
+	 * plan gives each kernel must be enough for them */
+	if ((kernel_threads = threads_of_graph(g, 1)) < 0) {
+		free(hdrpath);
+		graph_free(g);
+		return 1;
+	}
+	if (o.threads > kernel_threads) {
+		error("%s: the memory plan is for %d thread%s, not %d: run "
+		    "nnl-plan-memory --threads %d", g->src, kernel_threads,
+		    kernel_threads > 1 ? "s" : "", o.threads, o.threads);
+		free(hdrpath);
+		graph_free(g);
+		return 1;
+	}
+	if (!o.threads)
+		o.threads = kernel_threads;
 	/* the plan is JSON anyone may have edited: the generated code
 	 * writes where it says, sized by the types it records */
 	if (shape_recheck(g) != 0 ||

@@ -25,6 +25,7 @@
 #include "progress.h"
 #include "scaffold.h"
 #include "summary.h"
+#include "threads.h"
 #include "util.h"
 #include "wasmbuild.h"
 
@@ -40,9 +41,9 @@ usage(void)
 	    "[--emit kind] [-o out]\n"
 	    "           [--target name] [--portable] [--target-triple triple]\n"
 	    "           [--cflag flag] [--prefix name] [--weights file|embed]\n"
-	    "           [--max-tensor-bytes size] model\n"
+	    "           [--threads n] [--max-tensor-bytes size] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
-	    "           [--target-triple triple] --input in.npy "
+	    "           [--target-triple triple] [--threads n] --input in.npy "
 	    "--expected out.npy\n"
 	    "           [--max-tensor-bytes size] model\n"
 	    "       nnc inspect [--fused] [--svg file.svg] [--target-triple triple]\n"
@@ -63,6 +64,7 @@ struct opts {
 	const char *prefix;	/* --prefix: the API's; NULL: the model's */
 	const char *weights;	/* --weights file|embed */
 	int verbose, savetemps, portable;
+	int threads;	/* --threads, 0 if not given */
 	int testing;	/* nnc test: a main() whatever the model's io */
 	const char *cflag[NNC_MAXCFLAGS];	/* --cflag, in order */
 	int ncflag;
@@ -194,6 +196,25 @@ splitargs(const char *line)
 	return v;
 }
 
+/* --threads N for nnl-plan-memory in a pass line: it sizes the
+ * kernels' workspace for them (after the line's own arguments). */
+static void
+threadsarg(char ***argv, int n)
+{
+	size_t k = 0;
+	char **v = *argv;
+
+	if (strcmp(path_basename(v[0]), "nnl-plan-memory"))
+		return;
+	while (v[k])
+		k++;
+	v = xrealloc(v, (k + 3) * sizeof *v);
+	v[k++] = xstrdup("--threads");
+	v[k++] = xasprintf("%d", n);
+	v[k] = NULL;
+	*argv = v;
+}
+
 /*
  * Front end and passes: model -> planned JSON at jsonpath.  .nnl
  * models pack their weights into the temporary directory.
@@ -239,8 +260,11 @@ tojson(const struct opts *o, const char *jsonpath)
 		a[1] = modelabs;
 		st[ns++].argv = a;
 	}
-	for (int i = 0; i < npass; i++)
+	for (int i = 0; i < npass; i++) {
 		st[ns++].argv = splitargs(lines[i]);
+		if (o->threads)
+			threadsarg(&st[ns - 1].argv, o->threads);
+	}
 	if (o->savetemps)
 		stemp = stem(o->out ? o->out : o->model);
 	rc = pipeline_run(st, ns, NULL, jsonpath, stemp, o->verbose);
@@ -674,6 +698,7 @@ compile(struct opts *o, char **artifact)
 	char *cc = compiler(o->triple, "cc");
 	const char *io, *flags[16 + NNC_MAXCFLAGS];
 	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, embed, keep;
+	int threads;
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
@@ -721,7 +746,18 @@ compile(struct opts *o, char **artifact)
 	 * name (an ONNX graph's is the exporter's: the file's stem) */
 	pfx = xstrdup(o->prefix ? o->prefix : g->name && *g->name &&
 	    !endswith(o->model, ".onnx") ? g->name : st);
+	threads = threads_of_graph(g, 1);
 	graph_free(g);
+	if (threads < 0)
+		goto out0;
+	/* bare-metal and WebAssembly triples have no POSIX threads */
+	if (threads > 1 && o->triple && (strstr(o->triple, "-none") ||
+	    !strncmp(o->triple, "wasm", 4))) {
+		error("%s: %d threads: target %s has no POSIX threads (use "
+		    "--threads 1)", o->model, threads,
+		    escape_tty_name(o->triple));
+		goto out0;
+	}
 	if (nflags < 0)
 		goto out0;
 	if (o->out)
@@ -792,6 +828,8 @@ compile(struct opts *o, char **artifact)
 		for (int i = 0; i < nflags; i++)
 			a[k++] = (char *)flags[i];
 		a[k++] = inc;
+		if (threads > 1)	/* rt/par.c's POSIX threads */
+			a[k++] = "-pthread";
 		if (!strcmp(kind, "shared")) {
 			a[k++] = "-shared";
 			a[k++] = "-fPIC";
@@ -1253,6 +1291,7 @@ main(int argc, char *argv[])
 		{ "target", required_argument, NULL, 'g' },
 		{ "cflag", required_argument, NULL, 'C' },
 		{ "portable", no_argument, NULL, 'P' },
+		{ "threads", required_argument, NULL, 'N' },
 		{ "passes", required_argument, NULL, 'p' },
 		{ "save-temps", no_argument, NULL, 's' },
 		{ "input", required_argument, NULL, 'i' },
@@ -1306,6 +1345,10 @@ main(int argc, char *argv[])
 		case 'U':
 			o.unsup = optarg;
 			if (strcmp(optarg, "error") && strcmp(optarg, "comment"))
+				usage();
+			break;
+		case 'N':
+			if ((o.threads = threads_parse(optarg)) < 0)
 				usage();
 			break;
 		case 'p': o.passes = optarg; break;

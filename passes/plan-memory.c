@@ -17,6 +17,7 @@
 #include "kernel.h"
 #include "memplan.h"
 #include "shape.h"
+#include "threads.h"
 #include "util.h"
 
 NNL_NORETURN static void
@@ -24,7 +25,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: nnl-plan-memory [-rv] [-a align] "
 	    "[-l limit] [-n] [-o file]\n"
-	    "                       [--max-tensor-bytes size] [file]\n");
+	    "                       [--threads n] [--max-tensor-bytes size] "
+	    "[file]\n");
 	exit(2);
 }
 
@@ -93,6 +95,7 @@ main(int argc, char *argv[])
 		{ "memory-limit", required_argument, NULL, 'l' },
 		{ "no-inplace", no_argument, NULL, 'n' },
 		{ "report", no_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
@@ -104,7 +107,7 @@ main(int argc, char *argv[])
 	const char *out = NULL, *limitarg = NULL;
 	const cJSON *cf;
 	struct graph *g;
-	int c, report = 0;
+	int c, report = 0, threads = 0;
 	int64_t limit = -1;
 	uint64_t total;
 	char b1[32], b2[32];
@@ -124,6 +127,10 @@ main(int argc, char *argv[])
 		case 'n': o.inplace = 0; break;
 		case 'r': report = 1; break;
 		case 'v': o.verbose = 1; break;
+		case 'T':
+			if ((threads = threads_parse(optarg)) < 0)
+				usage();
+			break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
@@ -165,10 +172,20 @@ main(int argc, char *argv[])
 		graph_free(g);
 		return 1;
 	}
+	/* --threads, else the config's: each kernel's workspace for that
+	 * many threads, recorded for nnl-emit-c */
+	if (!threads && (threads = threads_of_graph(g, 0)) < 0) {
+		graph_free(g);
+		return 1;
+	}
+	kernel_threads = threads;
 	if (memplan(g, &o, &st) != 0) {
 		graph_free(g);
 		return 1;
 	}
+	if (threads > 1)
+		cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(
+		    g->extra, "memory"), "threads", threads);
 	total = st.arena + st.weights;
 	if (limit >= 0 && total > (uint64_t)limit) {
 		error("E009: static memory %s (weights %s + arena %s) exceeds "

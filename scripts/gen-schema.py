@@ -242,10 +242,12 @@ def graphschema(rows, dts):
                    "type": "object",
                    "required": ["align", "arenaBytes", "lowerBoundBytes",
                                 "weightsBytes"],
-                   "properties": {
+                   "properties": dict({
                        k: {"type": "integer", "minimum": 0}
                        for k in ["align", "arenaBytes", "lowerBoundBytes",
-                                 "weightsBytes"]}},
+                                 "weightsBytes"]},
+                       threads={"type": "integer", "minimum": 2,
+                                "maximum": 64})},
         "placement": {"$comment": "nnl-cpu-partition: where the node "
                                   "runs, its partition, and why on the CPU",
                       "type": "object", "required": ["device", "partition"],

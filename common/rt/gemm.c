@@ -407,6 +407,11 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 	const struct nnl_gemm_kernel *k = nnl_gemm_kernels(&n);
 
 	if (M < 4 || K == 0) {
+#ifdef NNL_RT_THREADS
+		if (nnl_par_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb,
+		    C, ldc, e))
+			return;
+#endif
 		nnl_epi_init(e, C, ldc, 0, 0, M, N);
 		nnl_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc);
 		nnl_epi_act(e, C, ldc, M, N);
@@ -416,6 +421,11 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 		k++;
 		n--;
 	}
+#ifdef NNL_RT_THREADS
+	if (nnl_par_sgemm(k, M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc,
+	    pack, e))
+		return;
+#endif
 	nnl_sgemm_with(k, M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc,
 	    pack, e);
 }

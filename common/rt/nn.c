@@ -47,6 +47,13 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 	}
 }
 
+#ifdef NNL_RT_THREADS
+/* im2col and depthwise convolutions split by channels over the pool
+ * (par.c), called as the functions they split */
+#define nnl_im2col_nchw nnl_par_im2col
+#define nnl_conv_dw_nchw nnl_par_dw_nchw
+#endif
+
 /* y[o][p] = t[p][o] for P x O floats at t, sixteen columns of t at a
  * time, so that each read of t is a whole cache line. */
 NNL_RT_INLINE void
@@ -104,6 +111,10 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			    (float)fp[0], (float)fp[1], scratch);
 		return;
 	}
+#ifdef NNL_RT_THREADS
+	/* a packing space for each thread of a product (par.c) */
+	col += (NNL_RT_THREADS - 1) * (col - pack);
+#endif
 	if (depthwise) {
 		for (int64_t n = 0; n < N; n++)
 			if (nhwc)
@@ -426,6 +437,11 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 	return 0;
 #endif
 }
+
+#ifdef NNL_RT_THREADS
+/* its planes split over the pool (par.c) */
+#define nnl_pool_nchw nnl_par_pool_nchw
+#endif
 
 /*
  * pool2d: kind (0 average, 1 l2, 2 max), nhwc, N, C, H, W, OH, OW, kh,

@@ -635,4 +635,27 @@ nnl_k_##name##_f16(const int64_t *ip, const double *fp, \
 		((nnl_f16 *)out[0])[i] = nnl_f32_to_f16(o[i]); \
 }
 
+#ifdef NNL_RT_THREADS
+/* Code built for NNL_RT_THREADS threads: the pool of par.c, which
+ * nnl-emit-c pastes last. */
+typedef void nnl_par_fn(void *ctx, int64_t part, int thread);
+NNL_RT void nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t nparts);
+NNL_RT int nnl_par_threads(void);
+NNL_RT int nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M,
+    int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack,
+    const struct nnl_gemm_epi *e);
+NNL_RT void nnl_par_im2col(const float *x, int64_t icg, int64_t H,
+    int64_t W, int64_t oy0, int64_t OH, int64_t OW, int64_t kh, int64_t kw,
+    int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl,
+    float *col);
+NNL_RT void nnl_par_dw_nchw(const float *x, const float *w, int64_t wc,
+    int64_t wt, const float *bias, float *y, const int64_t *ip,
+    int64_t act, float lo, float hi, float *pad);
+NNL_RT int nnl_par_pool_nchw(const int64_t *ip, const float *x, float *y);
+NNL_RT int nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
+    int tb, float *C, int64_t ldc, const struct nnl_gemm_epi *e);
+#endif
+
 #endif

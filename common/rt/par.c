@@ -1,0 +1,565 @@
+/*
+ * par: the thread pool of code generated with --threads N (N > 1).
+ * nnl-emit-c pastes this file after the other runtime files only then,
+ * with NNL_RT_THREADS defined to N before them; code for one thread
+ * holds none of it.
+ *
+ * The pool is static: NNL_RT_THREADS - 1 workers in a fixed array,
+ * started at the first nnl_par_run, one mutex and two condition
+ * variables; no heap.  nnl_par_run(fn, ctx, n) calls fn(ctx, i, t)
+ * once for each part i of [0, n), on thread t of [0, NNL_RT_THREADS)
+ * (the caller is 0), and returns when all have returned.  Threads take
+ * parts one at a time, so a thread the system is slow to wake takes
+ * fewer.  What a part computes depends only on i, never on t or on
+ * which thread runs it, so results do not depend on how many threads
+ * there are: with NNL_RT_THREADS=M in the environment (read once, at
+ * the first run) at most M threads run, and when the pool is busy (a
+ * second caller, a part that runs another product) or cannot start
+ * its threads the caller runs every part itself.
+ *
+ * The kernels split only along output dimensions, never a sum, so
+ * each output element is computed by the same operations as with one
+ * thread: the results are bit-identical.  Thread t of an SGEMM packs
+ * its panels at pack + t * nnl_packsize(M, N, K): the memory plan
+ * gives the kernels that many packing spaces (kern_nn.c).  Before each
+ * kernel the generated code sets nnl_par_end to the end of the node's
+ * workspace, and a split that needs space a thread runs on one thread
+ * where that many spaces would pass it (a kernel that plans only one).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "rt.h"
+
+/* nn.c calls these functions through the ones below */
+#undef nnl_im2col_nchw
+#undef nnl_conv_dw_nchw
+#undef nnl_pool_nchw
+
+enum { NNL_PAR_T = NNL_RT_THREADS };
+
+static struct nnl_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	pthread_t th[NNL_PAR_T > 1 ? NNL_PAR_T - 1 : 1];
+	int nth;		/* workers running */
+	int busy;		/* a run is in progress */
+	unsigned gen;		/* runs started */
+	int pending;		/* parts of this run not yet finished */
+	int64_t next, n;	/* the next part to hand out, of n */
+	nnl_par_fn *fn;
+	void *ctx;
+} nnl_pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+	PTHREAD_COND_INITIALIZER, { 0 }, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+static pthread_once_t nnl_pool_once = PTHREAD_ONCE_INIT;
+
+/* The end of the running node's workspace (null: none), set by the
+ * generated code on the thread that runs the model. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+static _Thread_local const void *nnl_par_end;
+#else
+static __thread const void *nnl_par_end;
+#endif
+
+/* Whether n floats a thread, from p on, fit the node's workspace. */
+static int
+nnl_par_room(const float *p, int64_t n)
+{
+	const char *end = nnl_par_end;
+
+	return end && (const char *)p < end && (double)n * NNL_PAR_T <=
+	    (double)(end - (const char *)p) / sizeof *p;
+}
+
+/*
+ * A thread that has finished its parts waits this many pauses for the
+ * next run (a worker) or for the others' parts (the caller) before it
+ * sleeps on a condition variable: a network's products follow each
+ * other closely, and waking a thread costs tens of microseconds.  gen
+ * and pending are written under the lock and read atomically.
+ */
+enum { NNL_PAR_SPIN = 4000 };
+
+NNL_RT_INLINE void
+nnl_par_pause(void)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+	__builtin_ia32_pause();
+#elif defined(__GNUC__) && defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* The thread this is: 0 but in the pool's workers.  A run the pool is
+ * too busy for runs its parts as this thread, in its packing space. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+static _Thread_local int nnl_par_self;
+#else
+static __thread int nnl_par_self;
+#endif
+
+/* Parts left in this run, taken one at a time under the lock, on
+ * thread t. */
+static void
+nnl_par_work(struct nnl_pool *p, int t)
+{
+	for (;;) {
+		int64_t i;
+
+		pthread_mutex_lock(&p->mu);
+		i = p->next < p->n ? p->next++ : -1;
+		pthread_mutex_unlock(&p->mu);
+		if (i < 0)
+			return;
+		p->fn(p->ctx, i, t);
+		pthread_mutex_lock(&p->mu);
+		if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_RELEASE) == 0)
+			pthread_cond_broadcast(&p->done);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+static void *
+nnl_par_worker(void *arg)
+{
+	struct nnl_pool *p = &nnl_pool;
+	int t = (int)(intptr_t)arg;
+	unsigned seen = 0;	/* started before the first run */
+
+	nnl_par_self = t;
+	for (;;) {
+		for (int k = 0; k < NNL_PAR_SPIN && __atomic_load_n(&p->gen,
+		    __ATOMIC_ACQUIRE) == seen; k++)
+			nnl_par_pause();
+		pthread_mutex_lock(&p->mu);
+		while (p->gen == seen)
+			pthread_cond_wait(&p->go, &p->mu);
+		seen = p->gen;
+		pthread_mutex_unlock(&p->mu);
+		nnl_par_work(p, t);
+	}
+	return 0;
+}
+
+/* The workers, once: as many as NNL_RT_THREADS in the environment
+ * allows, fewer if the system refuses one. */
+static void
+nnl_par_start(void)
+{
+	struct nnl_pool *p = &nnl_pool;
+	const char *e = getenv("NNL_RT_THREADS");
+	long want = NNL_PAR_T;
+
+	if (e && *e) {
+		char *end;
+		long v = strtol(e, &end, 10);
+
+		if (!*end && v >= 1 && v < want)
+			want = v;
+	}
+	while (p->nth < want - 1) {
+		pthread_attr_t a;
+		int rc;
+
+		if (pthread_attr_init(&a) != 0)
+			break;
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&p->th[p->nth], &a, nnl_par_worker,
+		    (void *)(intptr_t)(p->nth + 1));
+		pthread_attr_destroy(&a);
+		if (rc != 0)
+			break;
+		p->nth++;
+	}
+}
+
+/* Threads the pool runs parts on, the caller's included. */
+NNL_RT int
+nnl_par_threads(void)
+{
+	pthread_once(&nnl_pool_once, nnl_par_start);
+	return nnl_pool.nth + 1;
+}
+
+NNL_RT void
+nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t n)
+{
+	struct nnl_pool *p = &nnl_pool;
+
+	pthread_once(&nnl_pool_once, nnl_par_start);
+	pthread_mutex_lock(&p->mu);
+	if (p->busy || p->nth == 0 || n < 2) {
+		pthread_mutex_unlock(&p->mu);
+		for (int64_t i = 0; i < n; i++)
+			fn(ctx, i, nnl_par_self);
+		return;
+	}
+	p->busy = 1;
+	p->fn = fn;
+	p->ctx = ctx;
+	p->next = 0;
+	p->n = n;
+	p->pending = (int)n;
+	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	nnl_par_work(p, 0);
+	for (int k = 0; k < NNL_PAR_SPIN && __atomic_load_n(&p->pending,
+	    __ATOMIC_ACQUIRE); k++)
+		nnl_par_pause();
+	pthread_mutex_lock(&p->mu);
+	while (p->pending)
+		pthread_cond_wait(&p->done, &p->mu);
+	p->busy = 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Parts to split n units into: a few a thread, so that the threads
+ * that get to run take more, but no more than there are units. */
+NNL_RT_INLINE int64_t
+nnl_par_parts(int64_t n)
+{
+	return n < 4 * NNL_PAR_T ? n : 4 * NNL_PAR_T;
+}
+
+/* [*lo, *hi): part i of np of n units, split as evenly as whole units
+ * go. */
+NNL_RT_INLINE void
+nnl_par_range(int64_t n, int64_t np, int64_t i, int64_t *lo, int64_t *hi)
+{
+	*lo = n * i / np;
+	*hi = n * (i + 1) / np;
+}
+
+/* ---- SGEMM: column tiles or row blocks of C ---- */
+
+struct nnl_par_gemm {
+	const struct nnl_gemm_kernel *u;
+	int64_t M, N, K;
+	float alpha;
+	const float *A;
+	int64_t lda;
+	int ta;
+	const float *B;
+	int64_t ldb;
+	int tb;
+	float *C;
+	int64_t ldc;
+	float *pack;
+	int64_t ps;		/* floats of one part's packing space */
+	const struct nnl_gemm_epi *e;
+	int64_t unit;		/* columns (nr) or rows (NNL_MC) a unit */
+	int64_t np;		/* parts */
+	int bycol;
+};
+
+/*
+ * Part i: the same product on its columns (whole tiles of nr, so each
+ * tile of C is the tile it is with one thread: the same panels, the
+ * same steps of K) or its rows (whole blocks of NNL_MC, the driver's
+ * own blocking), in thread t's packing space.
+ */
+static void
+nnl_par_gemm_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_gemm *g = arg;
+	int64_t n = g->bycol ? g->N : g->M, lo, hi;
+	struct nnl_gemm_epi e;
+
+	nnl_par_range((n + g->unit - 1) / g->unit, g->np, i, &lo, &hi);
+	lo *= g->unit;
+	hi = hi * g->unit < n ? hi * g->unit : n;
+	if (lo >= hi)
+		return;
+	memset(&e, 0, sizeof e);
+	if (g->e)
+		e = *g->e;
+	if (g->bycol) {
+		if (g->e && e.cb)
+			e.cb += lo;
+		nnl_sgemm_with(g->u, g->M, hi - lo, g->K, g->alpha, g->A,
+		    g->lda, g->ta, g->tb ? g->B + lo * g->ldb : g->B + lo,
+		    g->ldb, g->tb, g->C + lo, g->ldc, g->pack + t * g->ps,
+		    g->e ? &e : 0);
+	} else {
+		if (g->e && e.rb)
+			e.rb += lo;
+		nnl_sgemm_with(g->u, hi - lo, g->N, g->K, g->alpha,
+		    g->ta ? g->A + lo : g->A + lo * g->lda, g->lda, g->ta,
+		    g->B, g->ldb, g->tb, g->C + lo * g->ldc, g->ldc,
+		    g->pack + t * g->ps, g->e ? &e : 0);
+	}
+}
+
+/* Products smaller than this many multiply-adds run on one thread:
+ * waking the pool costs more. */
+enum { NNL_PAR_MINWORK = 1 << 20 };
+
+/*
+ * nnl_sgemm_with's product split over the pool, by whole tiles of
+ * columns where there are a tile a part, else by whole row blocks;
+ * 0 if it is too small to split (the caller runs it), else 1.
+ */
+NNL_RT int
+nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
+    int64_t K, float alpha, const float *A, int64_t lda, int ta,
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack,
+    const struct nnl_gemm_epi *e)
+{
+	struct nnl_par_gemm g;
+	int64_t ntile = (N + u->nr - 1) / u->nr;
+	int64_t nblock = (M + NNL_MC - 1) / NNL_MC;
+
+	if ((double)M * (double)N * (double)K < NNL_PAR_MINWORK ||
+	    !nnl_par_room(pack, nnl_packsize(M, N, K)))
+		return 0;
+	g.bycol = ntile >= NNL_PAR_T || (ntile >= nblock && ntile > 1);
+	if (!g.bycol && nblock < 2)
+		return 0;
+	g.u = u;
+	g.M = M;
+	g.N = N;
+	g.K = K;
+	g.alpha = alpha;
+	g.A = A;
+	g.lda = lda;
+	g.ta = ta;
+	g.B = B;
+	g.ldb = ldb;
+	g.tb = tb;
+	g.C = C;
+	g.ldc = ldc;
+	g.pack = pack;
+	g.ps = nnl_packsize(M, N, K);
+	g.e = e;
+	g.unit = g.bycol ? u->nr : NNL_MC;
+	g.np = nnl_par_parts(g.bycol ? ntile : nblock);
+	nnl_par_run(nnl_par_gemm_part, &g, g.np);
+	return 1;
+}
+
+/* Part i of a product of few rows: its columns, whole groups of 16
+ * (so that every vector loop of the row kernels and of the activation
+ * meets the same elements as on one thread). */
+static void
+nnl_par_rows_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_gemm *g = arg;
+	int64_t lo, hi;
+
+	(void)t;
+	nnl_par_range((g->N + 15) / 16, g->np, i, &lo, &hi);
+	lo *= 16;
+	hi = hi * 16 < g->N ? hi * 16 : g->N;
+	if (lo >= hi)
+		return;
+	nnl_epi_init(g->e, g->C + lo, g->ldc, 0, lo, g->M, hi - lo);
+	nnl_sgemm_rows(g->M, hi - lo, g->K, g->alpha, g->A, g->lda, g->ta,
+	    g->tb ? g->B + lo * g->ldb : g->B + lo, g->ldb, g->tb, g->C + lo,
+	    g->ldc);
+	nnl_epi_act(g->e, g->C + lo, g->ldc, g->M, hi - lo);
+}
+
+/* Products smaller than this many multiply-adds on fewer than four
+ * rows (matrix-vector products, bound by memory) run on one thread. */
+enum { NNL_PAR_MINROWS = 1 << 17 };
+
+/* nnl_sgemm's product of fewer than four rows split by columns over the
+ * pool; 0 if it is too small to split (the caller runs it), else 1. */
+NNL_RT int
+nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb, int tb,
+    float *C, int64_t ldc, const struct nnl_gemm_epi *e)
+{
+	struct nnl_par_gemm g;
+
+	if (N < 32 || (double)M * (double)N * (double)K < NNL_PAR_MINROWS)
+		return 0;
+	memset(&g, 0, sizeof g);
+	g.M = M;
+	g.N = N;
+	g.K = K;
+	g.alpha = alpha;
+	g.A = A;
+	g.lda = lda;
+	g.ta = ta;
+	g.B = B;
+	g.ldb = ldb;
+	g.tb = tb;
+	g.C = C;
+	g.ldc = ldc;
+	g.e = e;
+	g.np = nnl_par_parts((N + 15) / 16);
+	nnl_par_run(nnl_par_rows_part, &g, g.np);
+	return 1;
+}
+
+/* ---- im2col and depthwise convolutions: channels ---- */
+
+/* Work below which a split by channels runs on one thread: floats
+ * copied, multiply-adds. */
+enum { NNL_PAR_MINCOPY = 1 << 16, NNL_PAR_MINDW = 1 << 17 };
+
+struct nnl_par_chan {
+	const float *x, *w, *bias;
+	float *y, *scratch;
+	int64_t C, ip[22], a[13];
+	int64_t wc, wt, act, scr;	/* scratch floats a thread */
+	float lo, hi;
+	int64_t np;
+};
+
+/* Part i of nnl_im2col_nchw: its channels' rows of col. */
+static void
+nnl_par_im2col_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_chan *g = arg;
+	const int64_t *a = g->a;	/* H, W, oy0, OH, OW, kh, kw, ... */
+	int64_t c0, c1;
+
+	(void)t;
+	nnl_par_range(g->C, g->np, i, &c0, &c1);
+	if (c0 < c1)
+		nnl_im2col_nchw(g->x + c0 * a[0] * a[1], c1 - c0, a[0], a[1],
+		    a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+		    a[11], a[12], g->y + c0 * a[5] * a[6] * a[3] * a[4]);
+}
+
+/* nnl_im2col_nchw, its channels split over the pool: each row of col
+ * is what it is on one thread. */
+NNL_RT void
+nnl_par_im2col(const float *x, int64_t icg, int64_t H, int64_t W,
+    int64_t oy0, int64_t OH, int64_t OW, int64_t kh, int64_t kw, int64_t sh,
+    int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl, float *col)
+{
+	struct nnl_par_chan g;
+
+	if (icg < 2 || (double)icg * (double)(kh * kw * OH * OW) <
+	    NNL_PAR_MINCOPY) {
+		nnl_im2col_nchw(x, icg, H, W, oy0, OH, OW, kh, kw, sh, sw, dh,
+		    dw, pt, pl, col);
+		return;
+	}
+	g.x = x;
+	g.y = col;
+	g.C = icg;
+	g.a[0] = H;
+	g.a[1] = W;
+	g.a[2] = oy0;
+	g.a[3] = OH;
+	g.a[4] = OW;
+	g.a[5] = kh;
+	g.a[6] = kw;
+	g.a[7] = sh;
+	g.a[8] = sw;
+	g.a[9] = dh;
+	g.a[10] = dw;
+	g.a[11] = pt;
+	g.a[12] = pl;
+	g.np = nnl_par_parts(icg);
+	nnl_par_run(nnl_par_im2col_part, &g, g.np);
+}
+
+/* Part i of a depthwise nchw convolution: its channels, with thread
+ * t's padded copy. */
+static void
+nnl_par_dw_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_chan *g = arg;
+	int64_t c0, c1, ip[22], P = g->ip[6] * g->ip[7];
+
+	nnl_par_range(g->C, g->np, i, &c0, &c1);
+	if (c0 >= c1)
+		return;
+	memcpy(ip, g->ip, sizeof ip);
+	ip[2] = ip[5] = c1 - c0;
+	nnl_conv_dw_nchw(g->x + c0 * ip[3] * ip[4], g->w + c0 * g->wc, g->wc,
+	    g->wt, g->bias ? g->bias + c0 : 0, g->y + c0 * P, ip, g->act,
+	    g->lo, g->hi, g->scratch + t * g->scr);
+}
+
+/* nnl_conv_dw_nchw (conv2d's parameters ip, of 22) split by channels
+ * over the pool: each output channel is what it is on one thread.
+ * pad holds (H + 1) * nnl_dw_width(ip) floats a thread (kern_nn.c). */
+NNL_RT void
+nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
+    const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
+    float hi, float *pad)
+{
+	struct nnl_par_chan g;
+	int64_t C = ip[2];
+
+	if (C < 2 || (double)C * (double)(ip[6] * ip[7] * ip[8] * ip[9]) <
+	    NNL_PAR_MINDW || !nnl_par_room(pad, (ip[3] + 1) *
+	    nnl_dw_width(ip))) {
+		nnl_conv_dw_nchw(x, w, wc, wt, bias, y, ip, act, lo, hi, pad);
+		return;
+	}
+	g.x = x;
+	g.w = w;
+	g.bias = bias;
+	g.y = y;
+	g.scratch = pad;
+	g.C = C;
+	memcpy(g.ip, ip, sizeof g.ip);
+	g.wc = wc;
+	g.wt = wt;
+	g.act = act;
+	g.lo = lo;
+	g.hi = hi;
+	g.scr = (ip[3] + 1) * nnl_dw_width(ip);
+	g.np = nnl_par_parts(C);
+	nnl_par_run(nnl_par_dw_part, &g, g.np);
+}
+
+/* ---- pooling: planes ---- */
+
+struct nnl_par_pool {
+	const int64_t *ip;
+	const float *x;
+	float *y;
+	int64_t np;
+};
+
+static void
+nnl_par_pool_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_pool *g = arg;
+	int64_t ip[18], c0, c1;
+
+	(void)t;
+	memcpy(ip, g->ip, sizeof ip);
+	nnl_par_range(ip[2] * ip[3], g->np, i, &c0, &c1);
+	if (c0 >= c1)
+		return;
+	ip[2] = 1;
+	ip[3] = c1 - c0;
+	nnl_pool_nchw(ip, g->x + c0 * ip[4] * ip[5],
+	    g->y + c0 * ip[6] * ip[7]);
+}
+
+/* nnl_pool_nchw (pool2d's parameters ip, of 18) split by planes over
+ * the pool: each plane is what it is on one thread.  0 where
+ * nnl_pool_nchw does nothing. */
+NNL_RT int
+nnl_par_pool_nchw(const int64_t *ip, const float *x, float *y)
+{
+	struct nnl_par_pool g;
+	int64_t none[18], planes = ip[2] * ip[3];
+
+	if (planes < 2 || (double)planes * (double)(ip[4] * ip[5] +
+	    ip[6] * ip[7] * ip[8] * ip[9]) < NNL_PAR_MINCOPY)
+		return nnl_pool_nchw(ip, x, y);
+	/* whether it pools these at all: on no plane */
+	memcpy(none, ip, sizeof none);
+	none[2] = 0;
+	if (!nnl_pool_nchw(none, x, y))
+		return 0;
+	g.ip = ip;
+	g.x = x;
+	g.y = y;
+	g.np = nnl_par_parts(planes);
+	nnl_par_run(nnl_par_pool_part, &g, g.np);
+	return 1;
+}

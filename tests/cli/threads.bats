@@ -1,0 +1,234 @@
+#!/usr/bin/env bats
+# nnc --threads N: generated code that splits its matrix products over
+# a pool of POSIX threads gives bit for bit the output of one thread
+# (examples, an ONNX model exported by PyTorch, checked against PyTorch
+# too); with N = 1 the C is the C of today, with no thread code; the
+# pool runs clean under ThreadSanitizer and on AArch64 under qemu.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	# a small CNN in PyTorch: convolutions of several shapes (one
+	# depthwise), pools and a linear layer, exported at opset 13
+	export MD="$BATS_FILE_TMPDIR/cnn"
+	mkdir -p "$MD"
+	/usr/bin/python3 - "$MD" <<'PY' >/dev/null 2>&1
+import sys, numpy as np, torch
+d = sys.argv[1]
+torch.manual_seed(0)
+m = torch.nn.Sequential(
+    torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(),
+    torch.nn.MaxPool2d(2),
+    torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(),
+    torch.nn.Conv2d(64, 64, 3, padding=1, groups=64), torch.nn.ReLU6(),
+    torch.nn.Conv2d(64, 96, 1), torch.nn.ReLU(),
+    torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+    torch.nn.Linear(96, 10)).eval()
+x = torch.randn(1, 3, 48, 48)
+torch.onnx.export(m, x, d + "/cnn.onnx", opset_version=13)
+np.save(d + "/input.npy", x.numpy())
+with torch.no_grad():
+    np.save(d + "/expected.npy", m(x).numpy())
+PY
+}
+
+setup() {
+	export LC_ALL=C
+	BIN="${NNL_BIN:-$BATS_TEST_DIRNAME/../../bin}"
+	EX="$BATS_TEST_DIRNAME/../../examples"
+	T="$BATS_TEST_TMPDIR"
+	cd "$T"
+}
+
+# raw float32 bytes of an .npy file
+raw() {
+	/usr/bin/python3 -c 'import sys, numpy as np
+sys.stdout.buffer.write(np.load(sys.argv[1]).astype("<f4").tobytes())' "$1"
+}
+
+# MODEL: built for 1 and 3 threads, the same output bytes; and the same
+# again with NNL_RT_THREADS=1 (the 3 parts of each product on one
+# thread) and =2
+same_bits() {
+	local m=$1 in=$2
+	raw "$in" > in.bin
+	"$BIN/nnc" compile --threads 1 -o one "$m"
+	"$BIN/nnc" compile --threads 3 -o three "$m"
+	./one < in.bin > one.out
+	./three < in.bin > three.out
+	[ -s one.out ]
+	cmp one.out three.out
+	NNL_RT_THREADS=1 ./three < in.bin > three-1.out
+	cmp one.out three-1.out
+	NNL_RT_THREADS=2 ./three < in.bin > three-2.out
+	cmp one.out three-2.out
+}
+
+@test "resnet_block: 3 threads give the bits of one" {
+	same_bits "$EX/resnet_block/resnet_block.nnl" \
+	    "$EX/resnet_block/test_input.npy"
+}
+
+@test "mnist: 3 threads give the bits of one" {
+	same_bits "$EX/mnist/mnist.nnl" "$EX/mnist/test_input.npy"
+}
+
+@test "inception_module: 3 threads give the bits of one" {
+	same_bits "$EX/inception_module/inception_module.nnl" \
+	    "$EX/inception_module/test_input.npy"
+}
+
+@test "an ONNX CNN: 2 threads give the bits of one and match PyTorch" {
+	[ -f "$MD/cnn.onnx" ] || { echo "the PyTorch export failed"; false; }
+	run "$BIN/nnc" test --threads 2 --tolerance 1e-4 \
+	    --input "$MD/input.npy" --expected "$MD/expected.npy" "$MD/cnn.onnx"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == PASS:\ 10/10\ elements* ]]
+	same_bits "$MD/cnn.onnx" "$MD/input.npy"
+}
+
+@test "the threaded program does start threads" {
+	raw "$EX/resnet_block/test_input.npy" > in.bin
+	"$BIN/nnc" compile --threads 3 -o three "$EX/resnet_block/resnet_block.nnl"
+	strace -f -e trace=clone,clone3 -o trace ./three < in.bin > /dev/null
+	# two workers, started once
+	[ "$(grep -c 'clone' trace)" -ge 2 ]
+	NNL_RT_THREADS=1 strace -f -e trace=clone,clone3 -o trace1 ./three \
+	    < in.bin > /dev/null
+	[ "$(grep -c 'clone' trace1)" -eq 0 ]
+}
+
+plan() {
+	"$BIN/nnl-parse" -w w.bin -m w.json "$EX/resnet_block/resnet_block.nnl" |
+	    "$BIN/nnl-reorder" | "$BIN/nnl-shape-infer" |
+	    "$BIN/nnl-fuse" -e ihwo > f.json
+}
+
+@test "one thread: the same C as without the option, no thread code" {
+	plan
+	"$BIN/nnl-plan-memory" f.json > p.json
+	"$BIN/nnl-plan-memory" --threads 1 f.json > p1.json
+	cmp p.json p1.json
+	"$BIN/nnl-emit-c" -p m -H m.h -o a.c p.json
+	"$BIN/nnl-emit-c" -p m -H m.h -o b.c --threads 1 p.json
+	cmp a.c b.c
+	! grep -q 'pthread\|NNL_RT_THREADS\|nnl_par' a.c
+	# and nnc says so too
+	"$BIN/nnc" compile -v --threads 1 --emit c -o c1/m.c \
+	    "$EX/resnet_block/resnet_block.nnl" 2> log
+	! grep -q 'pthread\|NNL_RT_THREADS\|nnl_par' c1/m.c
+	! grep -q -- -pthread log
+}
+
+@test "more threads: a larger workspace, recorded in the plan" {
+	plan
+	"$BIN/nnl-plan-memory" f.json > p.json
+	"$BIN/nnl-plan-memory" --threads 2 f.json > p2.json
+	/usr/bin/python3 - p.json p2.json <<'PY'
+import json, sys
+a, b = (json.load(open(f))["memory"] for f in sys.argv[1:])
+assert "threads" not in a and b["threads"] == 2, (a, b)
+assert b["arenaBytes"] > a["arenaBytes"], (a, b)
+PY
+	"$BIN/nnl-emit-c" -p m -o a.c p2.json
+	grep -q '^#define NNL_RT_THREADS 2$' a.c
+	grep -q 'pthread_create' a.c
+}
+
+@test "emit-c refuses more threads than the plan has room for" {
+	plan
+	"$BIN/nnl-plan-memory" --threads 2 f.json > p2.json
+	run "$BIN/nnl-emit-c" --threads 4 -o a.c p2.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the memory plan is for 2 threads, not 4: run nnl-plan-memory --threads 4"* ]]
+	[ ! -e a.c ]
+}
+
+@test "--threads takes 1 to 64" {
+	for n in 0 65 -1 x 2x ""; do
+		run "$BIN/nnc" compile --threads "$n" "$EX/mnist/mnist.nnl"
+		[ "$status" -eq 2 ]
+		run "$BIN/nnl-plan-memory" --threads "$n" /dev/null
+		[ "$status" -eq 2 ]
+		run "$BIN/nnl-emit-c" --threads "$n" /dev/null
+		[ "$status" -eq 2 ]
+	done
+}
+
+@test "no threads for a bare-metal target" {
+	run "$BIN/nnc" compile --threads 2 --target-triple arm-none-eabi \
+	    -o m "$EX/mnist/mnist.nnl"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"mnist.nnl: 2 threads: target arm-none-eabi has no POSIX threads"* ]]
+	[ ! -e m ]
+}
+
+@test "config threads: the model's thread count" {
+	cp -r "$EX/mnist" .
+	sed 's/^    config {/&\n        threads: 2;/' mnist/mnist.nnl > mnist/t.nnl
+	grep -q 'threads: 2' mnist/t.nnl
+	"$BIN/nnc" compile --emit c -o c/t.c mnist/t.nnl
+	grep -q '^#define NNL_RT_THREADS 2$' c/t.c
+	# --threads overrides it
+	"$BIN/nnc" compile --threads 1 --emit c -o d/t.c mnist/t.nnl
+	! grep -q NNL_RT_THREADS d/t.c
+	run "$BIN/nnc" test --input mnist/test_input.npy \
+	    --expected mnist/expected_output.npy mnist/t.nnl
+	[ "$status" -eq 0 ]
+	sed 's/^    config {/&\n        threads: 0;/' mnist/mnist.nnl > mnist/z.nnl
+	run "$BIN/nnc" compile mnist/z.nnl
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"z.nnl:"*":"*"threads: expected an integer from 1 to 64"* ]]
+}
+
+@test "ThreadSanitizer: the pool and the split kernels race on nothing" {
+	# the ONNX CNN (nchw): products split by columns and rows, im2col,
+	# depthwise convolution and pooling split by channels
+	[ -f "$MD/cnn.onnx" ] || { echo "the PyTorch export failed"; false; }
+	raw "$MD/input.npy" > in.bin
+	"$BIN/nnc" compile --threads 3 --emit c -o c/cnn.c "$MD/cnn.onnx"
+	"$BIN/nnc" compile --threads 1 --emit c -o c1/cnn.c "$MD/cnn.onnx"
+	cat > main.c <<'C'
+#include <stdio.h>
+#include "cnn.h"
+
+int
+main(void)
+{
+	static unsigned char in[1 << 20], out[1 << 20];
+	size_t n = fread(in, 1, sizeof in, stdin);
+
+	/* three inferences: the pool started, then reused */
+	for (int i = 0; i < 3; i++)
+		if (n != cnn_input_bytes() || cnn_infer(in, out))
+			return 1;
+	fwrite(out, 1, cnn_output_bytes(), stdout);
+	return 0;
+}
+C
+	cc -O1 -g -fsanitize=thread -pthread -Ic -o tsan main.c c/cnn.c -lm
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 ./tsan < in.bin > tsan.out \
+	    2> tsan.log || { cat tsan.log; false; }
+	! grep -q ThreadSanitizer tsan.log
+	# the bits of one thread built with the same flags
+	cc -O1 -g -Ic1 -o one main.c c1/cnn.c -lm
+	./one < in.bin > one.out
+	cmp one.out tsan.out
+}
+
+@test "AArch64 under qemu: 2 threads give the bits of one" {
+	command -v aarch64-linux-gnu-gcc && command -v qemu-aarch64 ||
+	    skip "no aarch64-linux-gnu-gcc or qemu-aarch64 (scripts/install-deps.sh)"
+	raw "$EX/resnet_block/test_input.npy" > in.bin
+	for n in 1 2; do
+		"$BIN/nnc" compile --target-triple aarch64-linux-gnu \
+		    --threads $n -o a$n "$EX/resnet_block/resnet_block.nnl"
+		qemu-aarch64 -L /usr/aarch64-linux-gnu ./a$n < in.bin > a$n.out
+	done
+	[ -s a1.out ]
+	cmp a1.out a2.out
+}

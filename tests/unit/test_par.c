@@ -1,0 +1,258 @@
+/*
+ * test_par: the thread pool of generated code (rt/par.c), built as
+ * nnl-emit-c builds it for 4 threads: the runtime pasted into one file
+ * with NNL_RT_THREADS defined.  Every part runs once, on a thread
+ * number below 4; two parts run at the same time (one waits for the
+ * other to start); a run from inside a part runs its parts on the
+ * calling thread; and the SGEMM split over the pool gives the very
+ * bits of the product on one thread, on shapes whose tiles and blocks
+ * are ragged, both transposes, with and without the epilogue; and
+ * without a packing space for each thread it runs on one.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+
+#define NNL_RT_THREADS 4
+#include "rt/rt.h"
+#include "rt/gemm_f32_4x8_scalar.c"
+#include "rt/gemm_f32_6x16_avx2.c"
+#include "rt/gemm_f32_14x32_avx512.c"
+#include "rt/gemm_f32_8x8_neon.c"
+#include "rt/gemm.c"
+#include "rt/dwconv.c"
+#include "rt/ew.c"
+#include "rt/nn.c"
+#include "rt/rnn.c"
+#include "rt/tensor.c"
+#include "rt/par.c"
+
+enum { NP = 37 };
+
+struct rec {
+	int hits[NP];
+	int thread[NP];
+};
+
+static void
+record(void *ctx, int64_t i, int t)
+{
+	struct rec *r = ctx;
+
+	r->hits[i]++;
+	r->thread[i] = t;
+}
+
+TEST(every_part_once)
+{
+	for (int64_t n = 0; n <= NP; n += 3) {
+		struct rec r;
+
+		memset(&r, 0, sizeof r);
+		nnl_par_run(record, &r, n);
+		for (int64_t i = 0; i < NP; i++) {
+			CHECK(r.hits[i] == (i < n));
+			CHECK(r.thread[i] >= 0 && r.thread[i] < 4);
+		}
+	}
+	CHECK(nnl_par_threads() >= 1 && nnl_par_threads() <= 4);
+}
+
+static double
+seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct meet {
+	int started, met;
+	int thread[2];
+};
+
+/* Part 0 waits (up to 10 s) for part 1 to start: only another thread
+ * can start it. */
+static void
+meet(void *ctx, int64_t i, int t)
+{
+	struct meet *m = ctx;
+	double t0 = seconds();
+
+	m->thread[i] = t;
+	if (i == 1) {
+		__atomic_store_n(&m->started, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	while (!__atomic_load_n(&m->started, __ATOMIC_SEQ_CST))
+		if (seconds() - t0 > 10)
+			return;
+	m->met = 1;
+}
+
+TEST(parts_run_concurrently)
+{
+	struct meet m = { 0, 0, { -1, -1 } };
+
+	if (nnl_par_threads() < 2) {
+		fprintf(stderr, "test_par: the system gave no thread\n");
+		CHECK(0);
+		return;
+	}
+	nnl_par_run(meet, &m, 2);
+	CHECK(m.met);
+	CHECK(m.thread[0] != m.thread[1]);
+}
+
+struct nest {
+	int outer[8];
+	struct rec inner[8];
+};
+
+static void
+nest(void *ctx, int64_t i, int t)
+{
+	struct nest *n = ctx;
+
+	n->outer[i] = t;
+	nnl_par_run(record, &n->inner[i], 5);
+}
+
+TEST(nested_run_stays_on_its_thread)
+{
+	struct nest n;
+
+	memset(&n, 0, sizeof n);
+	nnl_par_run(nest, &n, 8);
+	for (int i = 0; i < 8; i++)
+		for (int j = 0; j < NP; j++) {
+			CHECK(n.inner[i].hits[j] == (j < 5));
+			if (j < 5)
+				CHECK(n.inner[i].thread[j] == n.outer[i]);
+		}
+}
+
+static unsigned long rng = 7;
+
+static float
+rnd(void)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (float)((double)(rng >> 40) / (double)(1ull << 24) * 2 - 1);
+}
+
+/* One shape: the product through nnl_sgemm (split over the pool when
+ * it is large enough) and as nnl_sgemm computes it on one thread. */
+static int
+same_bits(int64_t M, int64_t N, int64_t K, int ta, int tb, int epi,
+    float alpha)
+{
+	int n;
+	const struct nnl_gemm_kernel *u = nnl_gemm_kernels(&n);
+	int64_t lda = ta ? M : K, ldb = tb ? K : N, ldc = N + 3;
+	float *A = malloc((size_t)(M * K) * sizeof *A);
+	float *B = malloc((size_t)(K * N) * sizeof *B);
+	float *C1 = malloc((size_t)(M * ldc) * sizeof *C1);
+	float *C2 = malloc((size_t)(M * ldc) * sizeof *C2);
+	float *rb = malloc((size_t)M * sizeof *rb);
+	int64_t ps = nnl_packsize(M, N, K);
+	float *pack = malloc((size_t)(4 * ps + 1) * sizeof *pack);
+	struct nnl_gemm_epi e = { 1, rb, 0, NNL_ACT_RELU, 0, 0 };
+	int ok;
+
+	while (n > 1 && !nnl_gemm_runs(u->isa)) {
+		u++;
+		n--;
+	}
+	for (int64_t i = 0; i < M * K; i++)
+		A[i] = rnd();
+	for (int64_t i = 0; i < K * N; i++)
+		B[i] = rnd();
+	for (int64_t i = 0; i < M; i++)
+		rb[i] = rnd();
+	for (int64_t i = 0; i < M * ldc; i++)
+		C1[i] = C2[i] = rnd();
+	if (M < 4) {	/* what nnl_sgemm does on one thread */
+		nnl_epi_init(epi ? &e : 0, C1, ldc, 0, 0, M, N);
+		nnl_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb, C1,
+		    ldc);
+		nnl_epi_act(epi ? &e : 0, C1, ldc, M, N);
+	} else
+		nnl_sgemm_with(u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C1,
+		    ldc, pack, epi ? &e : 0);
+	nnl_par_end = pack + 4 * ps;	/* a packing space a thread */
+	nnl_sgemm(M, N, K, alpha, A, lda, ta, B, ldb, tb, C2, ldc, pack,
+	    epi ? &e : 0);
+	nnl_par_end = 0;
+	ok = !memcmp(C1, C2, (size_t)(M * ldc) * sizeof *C1);
+	if (!ok)
+		fprintf(stderr, "test_par: %lldx%lldx%lld ta %d tb %d epi %d "
+		    "differs\n", (long long)M, (long long)N, (long long)K, ta,
+		    tb, epi);
+	free(A);
+	free(B);
+	free(C1);
+	free(C2);
+	free(rb);
+	free(pack);
+	return ok;
+}
+
+TEST(sgemm_split_is_bit_identical)
+{
+	/* columns split by tiles (N wide), rows split by blocks (N of
+	 * one tile, M of several blocks), ragged everywhere, K past a
+	 * block */
+	static const int64_t shapes[][3] = {
+		{ 64, 3136, 147 }, { 49, 512, 2304 }, { 1000, 7, 300 },
+		{ 513, 33, 257 }, { 37, 1031, 300 }, { 200, 200, 200 },
+		/* fewer than four rows: split by columns */
+		{ 1, 1000, 512 }, { 3, 1001, 300 }, { 2, 4099, 64 },
+	};
+
+	for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+		for (int v = 0; v < 4; v++)
+			CHECK(same_bits(shapes[s][0], shapes[s][1],
+			    shapes[s][2], v & 1, v >> 1 & 1, v == 1 || v == 2,
+			    v == 3 ? 0.5f : 1.0f));
+}
+
+/* A workspace with one packing space, as a kernel that plans for one
+ * thread gives: the product runs on one thread and writes nothing past
+ * it. */
+TEST(sgemm_without_room_stays_in_its_space)
+{
+	int64_t M = 64, N = 3136, K = 147, ps = nnl_packsize(M, N, K);
+	float *A = calloc((size_t)(M * K), sizeof *A);
+	float *B = calloc((size_t)(K * N), sizeof *B);
+	float *C = calloc((size_t)(M * N), sizeof *C);
+	float *pack = malloc((size_t)(4 * ps) * sizeof *pack);
+	int intact = 1;
+
+	for (int64_t i = 0; i < 4 * ps; i++)
+		pack[i] = -7;
+	nnl_par_end = pack + ps;
+	nnl_sgemm(M, N, K, 1, A, K, 0, B, N, 0, C, N, pack, 0);
+	nnl_par_end = 0;
+	for (int64_t i = ps; i < 4 * ps; i++)
+		intact &= pack[i] == -7;
+	CHECK(intact);
+	free(A);
+	free(B);
+	free(C);
+	free(pack);
+}
+
+int
+main(void)
+{
+	RUN(every_part_once);
+	RUN(parts_run_concurrently);
+	RUN(nested_run_stays_on_its_thread);
+	RUN(sgemm_split_is_bit_identical);
+	RUN(sgemm_without_room_stays_in_its_space);
+	return DONE();
+}
