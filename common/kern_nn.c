@@ -198,7 +198,8 @@ prepare_conv2d(struct kctx *c)
 	    (direct ? 0 : (uint64_t)(icg * kh * kw * nb)) +
 	    (flip ? (uint64_t)(P * (O / groups)) : 0));
 	if (wino)
-		c->k->scratch = 4 * (uint64_t)nnl_wino_scratch(C, O, OH, OW);
+		c->k->scratch = 4 * (uint64_t)nnl_wino_scratch(C, O, OH, OW,
+		    kernel_threads);
 	else if (icg == 1 && O == groups && !nhwc)	/* rt/dwconv.c alone */
 		c->k->scratch = 4 * (uint64_t)((H + 1) *
 		    nnl_dw_width(c->k->ip)) * (uint64_t)kernel_threads;

@@ -141,7 +141,7 @@ NNL_RT void nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha,
     const struct nnl_gemm_epi *e);
 
 NNL_RT int64_t nnl_wino_scratch(int64_t C, int64_t O, int64_t OH,
-    int64_t OW);
+    int64_t OW, int64_t threads);
 NNL_RT void nnl_conv_wino_nchw(const float *x, const float *U,
     const float *bias, float *y, int64_t C, int64_t H, int64_t W, int64_t O,
     int64_t OH, int64_t OW, int64_t pt, int64_t pl, int64_t act, float lo,

@@ -20,7 +20,11 @@
  * of G are exact), within the back end's 1e-5.
  *
  * The scratch (nnl_wino_scratch floats): V, then M, then the SGEMM's
- * packing space, then four padded input rows.
+ * packing space, then four padded input rows; with threads (par.c),
+ * a packing space and four rows for each.  Threads transform the
+ * input a channel at a time and the output an output channel at a
+ * time, and split each product as par.c does, so the result is the
+ * same bits as on one thread.
  */
 #include "rt.h"
 
@@ -56,15 +60,25 @@ nnl_wino_width(int64_t OW)
 	return 2 * ((OW + 1) / 2) + 2 + 2 * NNL_WINO_VW;
 }
 
+/* Floats of scratch for threads threads (1 without par.c). */
 NNL_RT int64_t
-nnl_wino_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW)
+nnl_wino_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW,
+    int64_t threads)
 {
 	int64_t ld = nnl_wino_ld(C, O, OH, OW);
 	int64_t t = ld - NNL_WINO_VW;
 
-	return 16 * (C + O) * ld + nnl_packsize(O < 4 ? 4 : O, t, C) +
-	    4 * nnl_wino_width(OW);
+	return 16 * (C + O) * ld + threads * (nnl_packsize(O < 4 ? 4 : O, t,
+	    C) + 4 * nnl_wino_width(OW));
 }
+
+/* Threads of the code (par.c; its blocks have no #else: see emitc.c) */
+#ifndef NNL_RT_THREADS
+#define NNL_WINO_T 1
+#endif
+#ifdef NNL_RT_THREADS
+#define NNL_WINO_T NNL_RT_THREADS
+#endif
 
 /* B^T d B of one tile's rows d0..d3 (four columns each), by lanes:
  * v[4 r + s] for row r, column s of the transformed tile. */
@@ -232,6 +246,48 @@ nnl_wino_output(const float *M, int64_t o, int64_t O, int64_t ld,
 	}
 }
 
+/* A block's transforms in parts, on one thread or as a run of par.c's
+ * pool: part c of the input, on thread t's rows; part o of the
+ * output. */
+struct nnl_wino_part {
+	const float *x;
+	float *V, *M, *rb, *y;
+	const float *bias;
+	int64_t C, H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw;
+};
+
+static void
+nnl_wino_in_part(void *arg, int64_t c, int t)
+{
+	const struct nnl_wino_part *p = arg;
+
+	nnl_wino_input(p->x + c * p->H * p->W, c, p->C, p->H, p->W, p->ty0,
+	    p->rows, p->tw, p->pt, p->pl, p->V, p->ld, p->rb + t * 4 * p->rw,
+	    p->rw);
+}
+
+static void
+nnl_wino_out_part(void *arg, int64_t o, int t)
+{
+	const struct nnl_wino_part *p = arg;
+
+	(void)t;
+	nnl_wino_output(p->M, o, p->O, p->ld, p->ty0, p->rows, p->tw, p->OH,
+	    p->OW, p->bias ? p->bias[o] : 0, p->y + o * p->OH * p->OW);
+}
+
+NNL_RT_INLINE void
+nnl_wino_parts(void (*fn)(void *, int64_t, int), struct nnl_wino_part *p,
+    int64_t n)
+{
+#ifdef NNL_RT_THREADS
+	nnl_par_run(fn, p, n);
+	return;
+#endif
+	for (int64_t i = 0; i < n; i++)
+		fn(p, i, 0);
+}
+
 /*
  * One nchw image x (C planes of H x W) into y (O planes of OH x OW) by
  * the transformed filter U ([16][C][O]) and bias (or null), padding pt
@@ -247,22 +303,21 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 	int64_t nr = nnl_wino_rows(C, O, OH, OW), ld = nnl_wino_ld(C, O, OH,
 	    OW), rw = nnl_wino_width(OW);
 	float *V = scratch, *M = V + 16 * C * ld, *pack = M + 16 * O * ld;
-	float *rb = pack + nnl_packsize(O < 4 ? 4 : O, ld - NNL_WINO_VW, C);
+	float *rb = pack + NNL_WINO_T * nnl_packsize(O < 4 ? 4 : O,
+	    ld - NNL_WINO_VW, C);
 	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0 };
 
 	for (int64_t ty0 = 0; ty0 < th; ty0 += nr) {
 		int64_t rows = th - ty0 < nr ? th - ty0 : nr, T = rows * tw;
+		struct nnl_wino_part p = { x, V, M, rb, y, bias, C, H, W, O,
+		    OH, OW, ty0, rows, tw, pt, pl, ld, rw };
 
-		for (int64_t c = 0; c < C; c++)
-			nnl_wino_input(x + c * H * W, c, C, H, W, ty0, rows,
-			    tw, pt, pl, V, ld, rb, rw);
+		nnl_wino_parts(nnl_wino_in_part, &p, C);
 		for (int xi = 0; xi < 16; xi++)
 			nnl_sgemm(O, T, C, 1, U + xi * C * O, O, 1,
 			    V + xi * C * ld, ld, 0, M + xi * O * ld, ld, pack,
 			    &e);
-		for (int64_t o = 0; o < O; o++)
-			nnl_wino_output(M, o, O, ld, ty0, rows, tw, OH, OW,
-			    bias ? bias[o] : 0, y + o * OH * OW);
+		nnl_wino_parts(nnl_wino_out_part, &p, O);
 	}
 	nnl_activate(y, O * OH * OW, act, lo, hi);
 }

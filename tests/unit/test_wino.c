@@ -55,7 +55,7 @@ wino(int64_t C, int64_t O, int64_t H, int64_t W, int64_t pt, int64_t pb,
 	float *g = malloc((size_t)(O * C * 9) * 4);
 	float *U = malloc((size_t)(16 * C * O) * 4), *b = malloc((size_t)O * 4);
 	float *y = malloc((size_t)(ny + 1) * 4);
-	float *sc = malloc((size_t)nnl_wino_scratch(C, O, OH, OW) * 4);
+	float *sc = malloc((size_t)nnl_wino_scratch(C, O, OH, OW, 1) * 4);
 	float lo = -0.25f, hi = 0.5f;
 	int ok = 1;
 
