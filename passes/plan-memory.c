@@ -6,7 +6,6 @@
  * above 256 MB of static memory, E009 above the model's memory_limit.
  */
 #define _DEFAULT_SOURCE
-#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "checked.h"
 #include "graph.h"
 #include "escape.h"
+#include "footprint.h"
 #include "kernel.h"
 #include "memplan.h"
 #include "shape.h"
@@ -28,31 +28,6 @@ usage(void)
 	    "                       [--threads n] [--max-tensor-bytes size] "
 	    "[file]\n");
 	exit(2);
-}
-
-/* "128MB", "64 KB", "1GB", "4096": bytes, or -1. */
-static int64_t
-parsesize(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	int64_t mul = 1;
-
-	if (end == s || !(v >= 0))
-		return -1;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (!strcasecmp(end, "KB"))
-		mul = 1024;
-	else if (!strcasecmp(end, "MB"))
-		mul = 1024 * 1024;
-	else if (!strcasecmp(end, "GB"))
-		mul = 1024LL * 1024 * 1024;
-	else if (*end && strcasecmp(end, "B"))
-		return -1;
-	if (!(v * (double)mul < 9e18))	/* NaN too */
-		return -1;
-	return (int64_t)(v * (double)mul);
 }
 
 /* The workspace a node's kernel needs; -1 after an error. */
@@ -139,7 +114,7 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind > 1)
 		usage();
-	if (limitarg && (limit = parsesize(limitarg)) < 0)
+	if (limitarg && (limit = footprint_parsesize(limitarg)) < 0)
 		usage();
 	g = graph_load(optind < argc ? argv[optind] : "-");
 	if (!g)
@@ -165,7 +140,7 @@ main(int argc, char *argv[])
 		}
 	}
 	if (!limitarg && cJSON_IsString(cf = config(g, "memory_limit")) &&
-	    (limit = parsesize(cf->valuestring)) < 0) {
+	    (limit = footprint_parsesize(cf->valuestring)) < 0) {
 		error("%s: config memory_limit \"%s\": expected a size such "
 		    "as \"128MB\" (units KB, MB, GB)", g->src,
 		    escape_tty_name(cf->valuestring));
