@@ -17,6 +17,7 @@
 #include "kernel.h"
 #include "memplan.h"
 #include "nnl.h"
+#include "nnl_ast.h"
 #include "shape.h"
 #include "util.h"
 
@@ -122,18 +123,6 @@ row(FILE *f, const char *layer, const char *type, const char *shape,
 	fprintf(f, "%-11s %-16s %9s\n", escape_tty_name(type), shape, pc);
 }
 
-static char *
-dimstext(const int64_t *d, int r)
-{
-	struct buf b = { 0 };
-
-	buf_putc(&b, '[');
-	for (int i = 0; i < r; i++)
-		buf_printf(&b, "%s%lld", i ? ", " : "", (long long)d[i]);
-	buf_putc(&b, ']');
-	return b.s;
-}
-
 /* The parameters a node reads: float constants the model carries
  * (weights or inline bytes), not the scalars a lowering introduces. */
 static uint64_t
@@ -173,7 +162,7 @@ layerrows(FILE *f, const cJSON *layers)
 		cJSON_ArrayForEach(x, sh)
 			if (r < 8)
 				d[r++] = (int64_t)x->valuedouble;
-		s = dimstext(d, r);
+		s = nnl_shapestr(d, r);
 		row(f, id->valuestring, ty->valuestring, s,
 		    (uint64_t)pa->valuedouble);
 		total += (uint64_t)pa->valuedouble;
@@ -189,7 +178,7 @@ noderows(FILE *f, const struct graph *g)
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < g->ninputs; i++) {
-		char *s = dimstext(g->inputs[i]->desc.dims,
+		char *s = nnl_shapestr(g->inputs[i]->desc.dims,
 		    g->inputs[i]->desc.rank);
 
 		row(f, g->inputs[i]->name, "Input", s, 0);
@@ -198,7 +187,7 @@ noderows(FILE *f, const struct graph *g)
 	for (size_t i = 0; i < g->nnodes; i++) {
 		const struct node *n = g->nodes[i];
 		uint64_t p = nodeparams(g, n);
-		char *s = n->nout > 0 ? dimstext(n->types[0].dims,
+		char *s = n->nout > 0 ? nnl_shapestr(n->types[0].dims,
 		    n->types[0].rank) : xstrdup("[]");
 
 		row(f, n->id, n->opname, s, p);
@@ -268,7 +257,7 @@ summary_print(FILE *f, const struct graph *g)
 		    "shape"))
 			if (r < 8)
 				d[r++] = (int64_t)x->valuedouble;
-		s = dimstext(d, r);
+		s = nnl_shapestr(d, r);
 		fprintf(f, "  %-30s ", escape_tty_name(k->valuestring));
 		fprintf(f, "%s\n", s);
 		free(s);
