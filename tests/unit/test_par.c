@@ -23,6 +23,7 @@
 #include "rt/gemm_f32_8x8_neon.c"
 #include "rt/gemm.c"
 #include "rt/dwconv.c"
+#include "rt/wino.c"
 #include "rt/ew.c"
 #include "rt/nn.c"
 #include "rt/rnn.c"
