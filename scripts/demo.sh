@@ -24,10 +24,12 @@ fi
 demo() {
 	name=$1 kind=$2 model=$3 input=$4 want=$5
 	stem=${model##*/}
-	stem=${stem%.*}	# the API's prefix and the header's name
+	stem=${stem%.*}	# the header's name
 	echo "$name ($kind model $model)"
 	"$bin/nnc" compile --emit obj -o "$out/$name.o" "$model"
-	cc -O2 -Wall -Werror -DDEMO_PREFIX="$stem" \
+	# the API is named after the model: its prefix, from the header
+	pfx=$(sed -n 's/^int \([A-Za-z0-9_]*\)_infer(.*/\1/p' "$out/$stem.h")
+	cc -O2 -Wall -Werror -DDEMO_PREFIX="$pfx" \
 	    -DDEMO_HEADER="\"$out/$stem.h\"" -o "$out/$name" \
 	    scripts/demo-time.c "$out/$name.o" -lm
 	echo "  compiled:  $out/$name  (nnc compile --emit obj -o $name.o $model)"
