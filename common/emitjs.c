@@ -241,6 +241,23 @@ constant(struct ej *e, struct operand *c)
 	return 0;
 }
 
+/* The declaration of a node's results: "const y = " where the call
+ * returns one operand (one), else "const [a, b] = ". */
+static void
+bindouts(struct ej *e, const struct node *n, int one)
+{
+	struct buf *b = e->b;
+
+	if (one) {
+		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
+		return;
+	}
+	buf_puts(b, "  const [");
+	for (int i = 0; i < n->nout; i++)
+		buf_printf(b, "%s%s", i ? ", " : "", ident(e, n->out[i]));
+	buf_puts(b, "] = ");
+}
+
 /*
  * A node of an op nnl does not know, kept by pass-through: the builder
  * method it names, its inputs, then its options as one dictionary;
@@ -259,15 +276,7 @@ unknownnode(struct ej *e, struct node *n)
 		return 0;
 	}
 	/* validate.c has warned of it */
-	if (n->nout == 1) {
-		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
-	} else {
-		buf_puts(b, "  const [");
-		for (int i = 0; i < n->nout; i++)
-			buf_printf(b, "%s%s", i ? ", " : "",
-			    ident(e, n->out[i]));
-		buf_puts(b, "] = ");
-	}
+	bindouts(e, n, n->nout == 1);
 	buf_puts(b, "builder[");
 	escape_js_string(b, n->opname);
 	buf_puts(b, "](");
@@ -314,15 +323,7 @@ cpunode(struct ej *e, struct node *n, const struct opdesc *d)
 		    "a WebNN node computes when the graph runs");
 		return -1;
 	}
-	if (n->nout == 1) {
-		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
-	} else {
-		buf_puts(b, "  const [");
-		for (int i = 0; i < n->nout; i++)
-			buf_printf(b, "%s%s", i ? ", " : "",
-			    ident(e, n->out[i]));
-		buf_puts(b, "] = ");
-	}
+	bindouts(e, n, n->nout == 1);
 	buf_printf(b, "builder.cpu_%s(%s", d->name, d->variadic ? "[" : "");
 	for (int k = 0; k < n->nin; k++)
 		buf_printf(b, "%s%s", k ? ", " : "", ident(e, n->in[k]));
@@ -346,16 +347,7 @@ node(struct ej *e, struct node *n)
 	if (e->polyfill && placed(n, &k) == 1)
 		return cpunode(e, n, d);
 	k = 0;
-
-	if (d->nout != 0) {	/* the IDL returns one MLOperand */
-		buf_printf(b, "  const %s = ", ident(e, n->out[0]));
-	} else {
-		buf_puts(b, "  const [");
-		for (int i = 0; i < n->nout; i++)
-			buf_printf(b, "%s%s", i ? ", " : "",
-			    ident(e, n->out[i]));
-		buf_puts(b, "] = ");
-	}
+	bindouts(e, n, d->nout != 0);	/* the IDL returns one MLOperand */
 	buf_printf(b, "builder.%s(", d->name);
 	if (d->variadic) {
 		buf_puts(b, "[");
