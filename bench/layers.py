@@ -11,7 +11,11 @@ size, depthwise and 1x1 apart) with GFLOP/s where the node multiplies,
 then the slowest nodes.  The sum of the minima is below a whole run's
 time: it is the profile's shape that counts, not its total.
 
-Usage: layers.py [-r ROUNDS] [-n TOP] [MODEL...]   (after make bench)
+With -j N the model is compiled with nnc --threads N: comparing a
+run with -j 2 to one without shows which kernels the threads speed up.
+
+Usage: layers.py [-r ROUNDS] [-n TOP] [-j THREADS] [MODEL...]
+(after make bench)
 """
 import argparse
 import json
@@ -78,18 +82,20 @@ def classify(kernel, p):
     return kernel, 0, ""
 
 
-def profile(name, rounds):
+def profile(name, rounds, threads=1):
     os.makedirs(OUT, exist_ok=True)
     onnx = os.path.join(MODELS, name + ".onnx")
-    c = os.path.join(OUT, name + ".c")
+    sfx = "" if threads == 1 else "-t%d" % threads
+    c = os.path.join(OUT, name + sfx + ".c")
+    thr = [] if threads == 1 else ["--threads", str(threads)]
     subprocess.run([os.path.join(TOP, "bin", "nnc"), "compile", "--emit",
-                    "c", "-o", c, onnx], check=True)
+                    "c"] + thr + ["-o", c, onnx], check=True)
     src = open(c).read()
     text, calls = instrument(src)
     pfx = re.search(r"^int\s+(\w+)_infer\(", src, re.M)
     if not pfx:
         raise RuntimeError("%s: no _infer in the generated C" % name)
-    ic = os.path.join(OUT, name + "-timed.c")
+    ic = os.path.join(OUT, name + sfx + "-timed.c")
     with open(ic, "w") as f:
         f.write(text)
     # the generated C includes SOURCE.weights beside it (__FILE__)
@@ -97,11 +103,11 @@ def profile(name, rounds):
         if os.path.lexists(ic + ".weights"):
             os.remove(ic + ".weights")
         os.symlink(os.path.basename(c) + ".weights", ic + ".weights")
-    exe = os.path.join(OUT, name + "-timed")
+    exe = os.path.join(OUT, name + sfx + "-timed")
     subprocess.run(["cc", "-O2", "-march=native", "-w", "-I", OUT,
                     "-DPFX=" + pfx.group(1), "-o", exe,
-                    os.path.join(TOP, "bench", "nnl-timer.c"), ic, "-lm"],
-                   check=True)
+                    os.path.join(TOP, "bench", "nnl-timer.c"), ic, "-lm"]
+                   + ([] if threads == 1 else ["-pthread"]), check=True)
     r = subprocess.run([exe, os.path.join(MODELS, name + ".in.bin"),
                         os.path.join(OUT, name + ".out.bin")],
                        input="run %d\n" % rounds, capture_output=True,
@@ -148,6 +154,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-r", "--rounds", type=int, default=100)
     ap.add_argument("-n", "--top", type=int, default=8)
+    ap.add_argument("-j", "--threads", type=int, default=1)
     ap.add_argument("model", nargs="*")
     a = ap.parse_args()
     try:
@@ -156,7 +163,7 @@ def main():
     except OSError:
         sys.exit("layers: no models in %s: run make bench first" % MODELS)
     for name in a.model or names:
-        report(name, profile(name, a.rounds), a.top)
+        report(name, profile(name, a.rounds, a.threads), a.top)
 
 
 if __name__ == "__main__":

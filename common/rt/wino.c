@@ -33,7 +33,7 @@
  * vectors of NNL_WINO_VW floats, the widest there is, so that libnnl
  * (which plans the scratch) and generated code built for any vector
  * width agree on them. */
-enum { NNL_WINO_BLOCK = 524288, NNL_WINO_VW = 16 };
+enum { NNL_WINO_BLOCK = 1048576, NNL_WINO_VW = 16 };
 
 NNL_RT_INLINE int64_t
 nnl_wino_rows(int64_t C, int64_t O, int64_t OH, int64_t OW)
@@ -246,46 +246,110 @@ nnl_wino_output(const float *M, int64_t o, int64_t O, int64_t ld,
 	}
 }
 
-/* A block's transforms in parts, on one thread or as a run of par.c's
- * pool: part c of the input, on thread t's rows; part o of the
- * output. */
+/* A block's work in parts, on one thread or as a run of par.c's pool:
+ * part i of np of the input transform, its channels, on thread t's
+ * rows; part i of the products and output transform, its output
+ * channels, whole tiles of the microkernel's rows (each row of M is
+ * then what it is in one product of all of them: the same panels, the
+ * same steps of K), or of columns where there are more of those, in
+ * thread t's packing space. */
 struct nnl_wino_part {
-	const float *x;
-	float *V, *M, *rb, *y;
+	const struct nnl_gemm_kernel *u;
+	const float *x, *U;
+	float *V, *M, *rb, *y, *pack;
 	const float *bias;
-	int64_t C, H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw;
+	int64_t C, H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, np;
+	int cols;
 };
 
 static void
-nnl_wino_in_part(void *arg, int64_t c, int t)
+nnl_wino_in_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_wino_part *p = arg;
+	int64_t c0 = p->C * i / p->np, c1 = p->C * (i + 1) / p->np;
 
-	nnl_wino_input(p->x + c * p->H * p->W, c, p->C, p->H, p->W, p->ty0,
-	    p->rows, p->tw, p->pt, p->pl, p->V, p->ld, p->rb + t * 4 * p->rw,
-	    p->rw);
+	for (int64_t c = c0; c < c1; c++)
+		nnl_wino_input(p->x + c * p->H * p->W, c, p->C, p->H, p->W,
+		    p->ty0, p->rows, p->tw, p->pt, p->pl, p->V, p->ld,
+		    p->rb + t * 4 * p->rw, p->rw);
 }
 
+/* Part i of the products of output channels (np parts): whole tiles
+ * of rows of M, or (cols) all rows, whole tiles of columns of M; and
+ * of the output transform, its channels, where it is fused (out). */
 static void
-nnl_wino_out_part(void *arg, int64_t o, int t)
+nnl_wino_mul_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_wino_part *p = arg;
+	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0 };
+	int64_t T = p->rows * p->tw, o0 = 0, o1 = p->O, t0 = 0, t1 = T;
+
+	if (p->cols) {
+		int64_t nr = p->u->nr, n = (T + nr - 1) / nr;
+
+		t0 = n * i / p->np * nr;
+		t1 = n * (i + 1) / p->np * nr;
+		t1 = t1 < T ? t1 : T;
+	} else {
+		int64_t mr = p->u->mr, n = (p->O + mr - 1) / mr;
+
+		o0 = n * i / p->np * mr;
+		o1 = n * (i + 1) / p->np * mr;
+		o1 = o1 < p->O ? o1 : p->O;
+	}
+	if (o0 >= o1 || t0 >= t1)
+		return;
+	for (int xi = 0; xi < 16; xi++)
+		nnl_sgemm_with(p->u, o1 - o0, t1 - t0, p->C, 1,
+		    p->U + xi * p->C * p->O + o0, p->O, 1,
+		    p->V + xi * p->C * p->ld + t0, p->ld, 0,
+		    p->M + (xi * p->O + o0) * p->ld + t0, p->ld,
+		    p->pack + t * p->ps, &e);
+	if (!p->cols)
+		for (int64_t o = o0; o < o1; o++)
+			nnl_wino_output(p->M, o, p->O, p->ld, p->ty0, p->rows,
+			    p->tw, p->OH, p->OW, p->bias ? p->bias[o] : 0,
+			    p->y + o * p->OH * p->OW);
+}
+
+/* Part i of the output transform alone (after products by columns):
+ * its output channels. */
+static void
+nnl_wino_out_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_wino_part *p = arg;
+	int64_t o0 = p->O * i / p->np, o1 = p->O * (i + 1) / p->np;
 
 	(void)t;
-	nnl_wino_output(p->M, o, p->O, p->ld, p->ty0, p->rows, p->tw, p->OH,
-	    p->OW, p->bias ? p->bias[o] : 0, p->y + o * p->OH * p->OW);
+	for (int64_t o = o0; o < o1; o++)
+		nnl_wino_output(p->M, o, p->O, p->ld, p->ty0, p->rows, p->tw,
+		    p->OH, p->OW, p->bias ? p->bias[o] : 0,
+		    p->y + o * p->OH * p->OW);
 }
 
+/* fn's np parts, as a run of the pool where there are threads */
 NNL_RT_INLINE void
 nnl_wino_parts(void (*fn)(void *, int64_t, int), struct nnl_wino_part *p,
-    int64_t n)
+    int64_t np)
 {
+	p->np = np;
 #ifdef NNL_RT_THREADS
-	nnl_par_run(fn, p, n);
+	nnl_par_run(fn, p, np);
 	return;
 #endif
-	for (int64_t i = 0; i < n; i++)
+	for (int64_t i = 0; i < np; i++)
 		fn(p, i, 0);
+}
+
+/* Parts to split n units into on T threads: a few a thread, so that
+ * the threads that get to run take more, but no more than there are
+ * units (1 on one thread). */
+NNL_RT_INLINE int64_t
+nnl_wino_np(int64_t n, int64_t per)
+{
+	int64_t np = NNL_WINO_T * per;
+
+	return NNL_WINO_T < 2 ? 1 : n < np ? n : np;
 }
 
 /*
@@ -302,22 +366,33 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2;
 	int64_t nr = nnl_wino_rows(C, O, OH, OW), ld = nnl_wino_ld(C, O, OH,
 	    OW), rw = nnl_wino_width(OW);
+	int64_t ps = nnl_packsize(O < 4 ? 4 : O, ld - NNL_WINO_VW, C);
 	float *V = scratch, *M = V + 16 * C * ld, *pack = M + 16 * O * ld;
-	float *rb = pack + NNL_WINO_T * nnl_packsize(O < 4 ? 4 : O,
-	    ld - NNL_WINO_VW, C);
-	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0 };
+	float *rb = pack + NNL_WINO_T * ps;
+	int n;
+	const struct nnl_gemm_kernel *u = nnl_gemm_kernels(&n);
 
+	while (n > 1 && !nnl_gemm_runs(u->isa)) {
+		u++;
+		n--;
+	}
 	for (int64_t ty0 = 0; ty0 < th; ty0 += nr) {
-		int64_t rows = th - ty0 < nr ? th - ty0 : nr, T = rows * tw;
-		struct nnl_wino_part p = { x, V, M, rb, y, bias, C, H, W, O,
-		    OH, OW, ty0, rows, tw, pt, pl, ld, rw };
+		int64_t rows = th - ty0 < nr ? th - ty0 : nr;
+		int64_t uo = (O + u->mr - 1) / u->mr;
+		int64_t ut = (rows * tw + u->nr - 1) / u->nr;
+		struct nnl_wino_part p = { u, x, U, V, M, rb, y, pack, bias, C,
+		    H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, 1, 0 };
 
-		nnl_wino_parts(nnl_wino_in_part, &p, C);
-		for (int xi = 0; xi < 16; xi++)
-			nnl_sgemm(O, T, C, 1, U + xi * C * O, O, 1,
-			    V + xi * C * ld, ld, 0, M + xi * O * ld, ld, pack,
-			    &e);
-		nnl_wino_parts(nnl_wino_out_part, &p, O);
+		/* threads share the products by output channels, fused with
+		 * their output transform, unless there are more column tiles
+		 * to share (few output channels, many tiles) */
+		p.cols = NNL_WINO_T > 1 && uo < NNL_WINO_T * 4 && ut > uo;
+		nnl_wino_parts(nnl_wino_in_part, &p, nnl_wino_np(C, 4));
+		nnl_wino_parts(nnl_wino_mul_part, &p, p.cols ?
+		    nnl_wino_np(ut, 4) : nnl_wino_np(uo, 1));
+		if (p.cols)
+			nnl_wino_parts(nnl_wino_out_part, &p,
+			    nnl_wino_np(O, 4));
 	}
 	nnl_activate(y, O * OH * OW, act, lo, hi);
 }

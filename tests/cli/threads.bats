@@ -9,7 +9,10 @@ bats_require_minimum_version 1.5.0
 
 setup_file() {
 	# a small CNN in PyTorch: convolutions of several shapes (one
-	# depthwise), pools and a linear layer, exported at opset 13
+	# depthwise), pools and a linear layer, exported at opset 13; its
+	# 3 x 3 convolutions at 24 x 24 take the Winograd path, the
+	# products of 64 output channels split by rows and those of 40 by
+	# columns (par.c, wino.c)
 	export MD="$BATS_FILE_TMPDIR/cnn"
 	mkdir -p "$MD"
 	/usr/bin/python3 - "$MD" <<'PY' >/dev/null 2>&1
@@ -20,8 +23,9 @@ m = torch.nn.Sequential(
     torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(),
     torch.nn.MaxPool2d(2),
     torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(),
-    torch.nn.Conv2d(64, 64, 3, padding=1, groups=64), torch.nn.ReLU6(),
-    torch.nn.Conv2d(64, 96, 1), torch.nn.ReLU(),
+    torch.nn.Conv2d(64, 40, 3, padding=1), torch.nn.ReLU(),
+    torch.nn.Conv2d(40, 40, 3, padding=1, groups=40), torch.nn.ReLU6(),
+    torch.nn.Conv2d(40, 96, 1), torch.nn.ReLU(),
     torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
     torch.nn.Linear(96, 10)).eval()
 x = torch.randn(1, 3, 48, 48)
