@@ -46,7 +46,8 @@ static struct nnl_pool {
 	int busy;		/* a run is in progress */
 	unsigned gen;		/* runs started */
 	int pending;		/* parts of this run not yet finished */
-	int64_t next, n;	/* the next part to hand out, of n */
+	uint64_t take;		/* the run (high half), its next part */
+	int64_t n;		/* parts of the run */
 	nnl_par_fn *fn;
 	void *ctx;
 } nnl_pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
@@ -77,7 +78,8 @@ nnl_par_room(const float *p, int64_t n)
  * next run (a worker) or for the others' parts (the caller) before it
  * sleeps on a condition variable: a network's products follow each
  * other closely, and waking a thread costs tens of microseconds.  gen
- * and pending are written under the lock and read atomically.
+ * is written under the lock and read atomically; pending and take are
+ * atomic.
  */
 enum { NNL_PAR_SPIN = 4000 };
 
@@ -99,24 +101,31 @@ static _Thread_local int nnl_par_self;
 static __thread int nnl_par_self;
 #endif
 
-/* Parts left in this run, taken one at a time under the lock, on
- * thread t. */
+/*
+ * Parts left in run gen, taken one at a time on thread t: a part is
+ * the low half of take, counted up by compare and swap while its high
+ * half is still gen (a worker late for run gen takes nothing of the
+ * next).  fn, ctx and n, written before the run's take, stay until
+ * its last part is done.  Whoever finishes that part wakes the caller.
+ */
 static void
-nnl_par_work(struct nnl_pool *p, int t)
+nnl_par_work(struct nnl_pool *p, int t, unsigned gen)
 {
 	for (;;) {
-		int64_t i;
+		uint64_t v = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE);
 
-		pthread_mutex_lock(&p->mu);
-		i = p->next < p->n ? p->next++ : -1;
-		pthread_mutex_unlock(&p->mu);
-		if (i < 0)
-			return;
-		p->fn(p->ctx, i, t);
-		pthread_mutex_lock(&p->mu);
-		if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_RELEASE) == 0)
+		do {
+			if ((uint32_t)(v >> 32) != (uint32_t)gen ||
+			    (int64_t)(uint32_t)v >= p->n)
+				return;
+		} while (!__atomic_compare_exchange_n(&p->take, &v, v + 1, 1,
+		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+		p->fn(p->ctx, (int64_t)(uint32_t)v, t);
+		if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0) {
+			pthread_mutex_lock(&p->mu);
 			pthread_cond_broadcast(&p->done);
-		pthread_mutex_unlock(&p->mu);
+			pthread_mutex_unlock(&p->mu);
+		}
 	}
 }
 
@@ -137,7 +146,7 @@ nnl_par_worker(void *arg)
 			pthread_cond_wait(&p->go, &p->mu);
 		seen = p->gen;
 		pthread_mutex_unlock(&p->mu);
-		nnl_par_work(p, t);
+		nnl_par_work(p, t, seen);
 	}
 	return 0;
 }
@@ -198,18 +207,19 @@ nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t n)
 	p->busy = 1;
 	p->fn = fn;
 	p->ctx = ctx;
-	p->next = 0;
 	p->n = n;
-	p->pending = (int)n;
+	__atomic_store_n(&p->pending, (int)n, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->take, (uint64_t)(uint32_t)(p->gen + 1) << 32,
+	    __ATOMIC_RELEASE);
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->mu);
-	nnl_par_work(p, 0);
+	nnl_par_work(p, 0, p->gen);
 	for (int k = 0; k < NNL_PAR_SPIN && __atomic_load_n(&p->pending,
 	    __ATOMIC_ACQUIRE); k++)
 		nnl_par_pause();
 	pthread_mutex_lock(&p->mu);
-	while (p->pending)
+	while (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE))
 		pthread_cond_wait(&p->done, &p->mu);
 	p->busy = 0;
 	pthread_mutex_unlock(&p->mu);

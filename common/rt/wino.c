@@ -341,15 +341,19 @@ nnl_wino_parts(void (*fn)(void *, int64_t, int), struct nnl_wino_part *p,
 		fn(p, i, 0);
 }
 
-/* Parts to split n units into on T threads: a few a thread, so that
+/* Blocks of fewer multiply-adds than this run on one thread: waking
+ * the pool and moving the block's data between cores cost more. */
+enum { NNL_WINO_MINPAR = 1 << 22 };
+
+/* Parts to split n units into on T threads: per a thread, so that
  * the threads that get to run take more, but no more than there are
- * units (1 on one thread). */
+ * units. */
 NNL_RT_INLINE int64_t
 nnl_wino_np(int64_t n, int64_t per)
 {
 	int64_t np = NNL_WINO_T * per;
 
-	return NNL_WINO_T < 2 ? 1 : n < np ? n : np;
+	return n < np ? n : np;
 }
 
 /*
@@ -380,15 +384,18 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 		int64_t rows = th - ty0 < nr ? th - ty0 : nr;
 		int64_t uo = (O + u->mr - 1) / u->mr;
 		int64_t ut = (rows * tw + u->nr - 1) / u->nr;
+		int one = NNL_WINO_T < 2 || 16.0 * (double)(rows * tw) *
+		    (double)C * (double)O < NNL_WINO_MINPAR;
 		struct nnl_wino_part p = { u, x, U, V, M, rb, y, pack, bias, C,
 		    H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, 1, 0 };
 
 		/* threads share the products by output channels, fused with
 		 * their output transform, unless there are more column tiles
 		 * to share (few output channels, many tiles) */
-		p.cols = NNL_WINO_T > 1 && uo < NNL_WINO_T * 4 && ut > uo;
-		nnl_wino_parts(nnl_wino_in_part, &p, nnl_wino_np(C, 4));
-		nnl_wino_parts(nnl_wino_mul_part, &p, p.cols ?
+		p.cols = !one && uo < NNL_WINO_T * 4 && ut > uo;
+		nnl_wino_parts(nnl_wino_in_part, &p, one ? 1 :
+		    nnl_wino_np(C, 4));
+		nnl_wino_parts(nnl_wino_mul_part, &p, one ? 1 : p.cols ?
 		    nnl_wino_np(ut, 4) : nnl_wino_np(uo, 1));
 		if (p.cols)
 			nnl_wino_parts(nnl_wino_out_part, &p,
