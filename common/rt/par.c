@@ -105,8 +105,8 @@ static __thread int nnl_par_self;
  * Parts left in run gen, taken one at a time on thread t: a part is
  * the low half of take, counted up by compare and swap while its high
  * half is still gen (a worker late for run gen takes nothing of the
- * next).  fn, ctx and n, written before the run's take, stay until
- * its last part is done.  Whoever finishes that part wakes the caller.
+ * next, though it may read the next run's n).  fn and ctx, written
+ * before the run's take, stay until its last part is done.  Whoever finishes that part wakes the caller.
  */
 static void
 nnl_par_work(struct nnl_pool *p, int t, unsigned gen)
@@ -116,7 +116,8 @@ nnl_par_work(struct nnl_pool *p, int t, unsigned gen)
 
 		do {
 			if ((uint32_t)(v >> 32) != (uint32_t)gen ||
-			    (int64_t)(uint32_t)v >= p->n)
+			    (int64_t)(uint32_t)v >= __atomic_load_n(&p->n,
+			    __ATOMIC_RELAXED))
 				return;
 		} while (!__atomic_compare_exchange_n(&p->take, &v, v + 1, 1,
 		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
@@ -207,7 +208,7 @@ nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t n)
 	p->busy = 1;
 	p->fn = fn;
 	p->ctx = ctx;
-	p->n = n;
+	__atomic_store_n(&p->n, n, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->pending, (int)n, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->take, (uint64_t)(uint32_t)(p->gen + 1) << 32,
 	    __ATOMIC_RELEASE);
