@@ -42,7 +42,7 @@ UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
           test_strtab test_uses test_dwconv test_pool test_markup \
-          test_report test_wino test_par
+          test_report test_wino test_par test_conv
 
 # Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
 # generated code, where they are static.  libnnl holds every SGEMM

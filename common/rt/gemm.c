@@ -71,6 +71,27 @@ nnl_packsize(int64_t M, int64_t N, int64_t K)
 	return (mc + NNL_GEMM_MAXMR) * kc + kc * (nc + NNL_GEMM_MAXNR);
 }
 
+/* nr floats from s to d: a copy of constant size for the tile widths
+ * there are, which the compiler makes a few vector moves (a call to
+ * memcpy for each row costs more than the copy). */
+NNL_RT_INLINE void
+nnl_copy_nr(float *d, const float *s, int nr)
+{
+	switch (nr) {
+	case 32:
+		memcpy(d, s, 32 * sizeof *d);
+		break;
+	case 16:
+		memcpy(d, s, 16 * sizeof *d);
+		break;
+	case 8:
+		memcpy(d, s, 8 * sizeof *d);
+		break;
+	default:
+		memcpy(d, s, (size_t)nr * sizeof *d);
+	}
+}
+
 /* A kb x nb block of op(B) as nr-column panels.  Where B is stored by
  * k and the block is whole panels, a row of B at a time: the reads
  * stream through memory. */
@@ -81,8 +102,8 @@ nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
 	if (!tb && nb % nr == 0) {
 		for (int64_t k = 0; k < kb; k++)
 			for (int64_t j0 = 0; j0 < nb; j0 += nr)
-				memcpy(bp + j0 * kb + k * nr, B + k * ldb + j0,
-				    (size_t)nr * sizeof *bp);
+				nnl_copy_nr(bp + j0 * kb + k * nr,
+				    B + k * ldb + j0, nr);
 		return;
 	}
 	for (int64_t j0 = 0; j0 < nb; j0 += nr, bp += kb * nr) {
@@ -95,7 +116,7 @@ nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
 				int64_t j = 0;
 
 				if (w == nr) {
-					memcpy(d, s, (size_t)nr * sizeof *d);
+					nnl_copy_nr(d, s, nr);
 					continue;
 				}
 				for (; j < w; j++)

@@ -38,9 +38,20 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 			if (sw == 1 && hi > lo)
 				memcpy(col + lo, x + r + lo,
 				    (size_t)(hi - lo) * sizeof *col);
-			else
-				for (int64_t ox = lo; ox < hi; ox++)
+			else {
+				int64_t ox = lo;
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+				/* stride 2: the even lanes of two vectors,
+				 * while both lie inside the input row */
+				for (; sw == 2 && ox + NNL_VW <= hi &&
+				    b * dw - pl + 2 * (ox + NNL_VW) <= W;
+				    ox += NNL_VW)
+					nnl_vstore(col + ox,
+					    nnl_vload_s(x + r + 2 * ox, 2));
+#endif
+				for (; ox < hi; ox++)
 					col[ox] = x[r + ox * sw];
+			}
 			for (int64_t ox = hi; ox < OW; ox++)
 				col[ox] = 0;
 		}

@@ -1,12 +1,13 @@
 #!/usr/bin/env bats
 # The kernels written in rt.h's vectors, depthwise convolution
-# (common/rt/dwconv.c), pooling (common/rt/nn.c) and Winograd's
-# convolution (common/rt/wino.c), built the ways
-# generated code builds them: no -march (4-float vectors), -march=native
-# (the host's widest), AVX2 (8 floats), no vector extensions at all
+# (common/rt/dwconv.c), pooling and im2col (common/rt/nn.c) and
+# Winograd's convolution (common/rt/wino.c), built the ways generated
+# code builds them: no -march (4-float vectors), -march=native (the
+# host's widest), AVX2 (8 floats), no vector extensions at all
 # (NNL_RT_NOVEC), clang, and aarch64 under qemu.  Each build runs
-# tests/unit/test_dwconv.c, test_pool.c and test_wino.c, which check them against
-# double-precision computations from the definitions.
+# tests/unit/test_dwconv.c, test_pool.c, test_wino.c and test_conv.c,
+# which check them against double-precision computations from the
+# definitions.
 
 bats_require_minimum_version 1.5.0
 
@@ -32,6 +33,8 @@ check() {
 	    "$RT/nn.c" "$RT/dwconv.c" "$RT/wino.c" "$RT"/gemm*.c -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/w" "$ROOT/tests/unit/test_wino.c" \
 	    "$RT/wino.c" "$RT"/gemm*.c -lm
+	$cc $FLAGS "${fl[@]}" -o "$T/c" "$ROOT/tests/unit/test_conv.c" \
+	    "$RT/nn.c" "$RT/dwconv.c" "$RT/wino.c" "$RT"/gemm*.c -lm
 	run "${run[@]}" "$T/d"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -46,6 +49,11 @@ check() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ok 2 - winograd_activation"* ]]
+	[[ "$output" != *"not ok"* ]]
+	run "${run[@]}" "$T/c"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 1 - conv_im2col_matches_definition"* ]]
 	[[ "$output" != *"not ok"* ]]
 }
 
