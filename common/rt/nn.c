@@ -219,10 +219,14 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				    0, wko ? w + g * ocg : w + g * ocg * Kd,
 				    wko ? O : Kd, !wko, yn + g * ocg, O, pack,
 				    &e);
-			else
+			else {
+				/* the image, packed where enough row tiles
+				 * of the filter read each panel */
+				e.packb = ocg >= 64;
 				nnl_sgemm(ocg, P, Kd, 1, wko ? w + g * ocg :
 				    w + g * ocg * Kd, wko ? O : Kd, wko, cm, P,
 				    0, yn + g * ocg * P, P, pack, &e);
+			}
 		}
 	}
 }
