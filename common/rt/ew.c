@@ -81,6 +81,60 @@ nnl_binopf(int64_t op, float a, float b)
  * b strides[r].  Arithmetic on int64/uint64 goes exact for add, sub,
  * mul, max and min; the rest through double.
  */
+/*
+ * y = a op b over n floats (op one of add to min), whole vectors first
+ * where there are vectors; max and min pick as the scalar expressions
+ * do (b where the comparison is false: a NaN in a gives b).
+ */
+NNL_RT_INLINE void
+nnl_binary_f32(int64_t op, const float *a, const float *b, float *y,
+    int64_t n)
+{
+	int64_t i = 0;
+
+#if NNL_VW > 1
+	for (; i < n - n % NNL_VW; i += NNL_VW) {
+		nnl_vf va = nnl_vload(a + i), vb = nnl_vload(b + i), v;
+
+		switch (op) {
+		case NNL_ADD: v = va + vb; break;
+		case NNL_SUB: v = va - vb; break;
+		case NNL_MUL: v = va * vb; break;
+		case NNL_DIV: v = va / vb; break;
+		case NNL_MAX: v = nnl_vsel(va > vb, va, vb); break;
+		default: v = nnl_vsel(va < vb, va, vb); break;
+		}
+		nnl_vstore(y + i, v);
+	}
+#endif
+	switch (op) {
+	case NNL_ADD:
+		for (; i < n; i++)
+			y[i] = a[i] + b[i];
+		break;
+	case NNL_SUB:
+		for (; i < n; i++)
+			y[i] = a[i] - b[i];
+		break;
+	case NNL_MUL:
+		for (; i < n; i++)
+			y[i] = a[i] * b[i];
+		break;
+	case NNL_DIV:
+		for (; i < n; i++)
+			y[i] = a[i] / b[i];
+		break;
+	case NNL_MAX:
+		for (; i < n; i++)
+			y[i] = a[i] > b[i] ? a[i] : b[i];
+		break;
+	default:
+		for (; i < n; i++)
+			y[i] = a[i] < b[i] ? a[i] : b[i];
+		break;
+	}
+}
+
 NNL_RT void
 nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -104,32 +158,8 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			same = as[d] == bs[d] && (d == r - 1 ? as[d] == 1 :
 			    as[d] == as[d + 1] * dims[d + 1]);
 		if (same) {
-			switch (op) {
-			case NNL_ADD:
-				for (int64_t i = 0; i < n; i++)
-					y[i] = a[i] + b[i];
-				return;
-			case NNL_SUB:
-				for (int64_t i = 0; i < n; i++)
-					y[i] = a[i] - b[i];
-				return;
-			case NNL_MUL:
-				for (int64_t i = 0; i < n; i++)
-					y[i] = a[i] * b[i];
-				return;
-			case NNL_DIV:
-				for (int64_t i = 0; i < n; i++)
-					y[i] = a[i] / b[i];
-				return;
-			case NNL_MAX:
-				for (int64_t i = 0; i < n; i++)
-					y[i] = a[i] > b[i] ? a[i] : b[i];
-				return;
-			default:
-				for (int64_t i = 0; i < n; i++)
-					y[i] = a[i] < b[i] ? a[i] : b[i];
-				return;
-			}
+			nnl_binary_f32(op, a, b, y, n);
+			return;
 		}
 		for (int64_t i = 0; i < n; i++) {
 			float x = a[nnl_off(r, idx, as)];
@@ -267,10 +297,18 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 		float *y = out[0];
 
 		switch (op) {
-		case NNL_U_RELU:
-			for (int64_t i = 0; i < n; i++)
+		case NNL_U_RELU: {
+			int64_t i = 0;
+
+#if NNL_VW > 1
+			for (; i < n - n % NNL_VW; i += NNL_VW)
+				nnl_vstore(y + i, nnl_vclamp(nnl_vload(x + i),
+				    NNL_ACT_RELU, 0, 0));
+#endif
+			for (; i < n; i++)
 				y[i] = x[i] > 0 ? x[i] : 0;
 			return;
+		}
 		case NNL_U_IDENTITY:
 			if (y != x)
 				memmove(y, x, (size_t)n * sizeof *y);
