@@ -173,12 +173,16 @@ NNL_RT nnl_gemm_fn nnl_gemm_f32_8x8_neon;
  * small images the P side of the tile is mostly ragged (49, 196) and
  * the O side is not, and both operands are then read in place; the
  * transposition costs what K = Kd steps of the product amortize only
- * when Kd is large.  kern_nn.c sizes the scratch by the same rule.
+ * when Kd is large.  Not for 512 outputs or more of Kd up to 1024 (a
+ * classifier's 1 x 1 convolution): there the packing of the filter
+ * that the flipped product needs costs more than the ragged tiles.
+ * kern_nn.c sizes the scratch by the same rule.
  */
 NNL_RT_INLINE int
 nnl_conv_flip(int64_t nhwc, int64_t P, int64_t ocg, int64_t Kd)
 {
-	return !nhwc && P >= 4 && P < 1024 && ocg >= 32 && Kd >= 256;
+	return !nhwc && P >= 4 && P < 1024 && ocg >= 32 && Kd >= 256 &&
+	    !(ocg >= 512 && Kd <= 1024);
 }
 
 /* Floats of im2col a band of conv2d's output rows fills at most: the
