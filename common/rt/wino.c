@@ -343,7 +343,7 @@ nnl_wino_parts(void (*fn)(void *, int64_t, int), struct nnl_wino_part *p,
 
 /* Blocks of fewer multiply-adds than this run on one thread: waking
  * the pool and moving the block's data between cores cost more. */
-enum { NNL_WINO_MINPAR = 1 << 22 };
+enum { NNL_WINO_MINPAR = 1 << 20 };
 
 /* Parts to split n units into on T threads: per a thread, so that
  * the threads that get to run take more, but no more than there are
