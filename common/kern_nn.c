@@ -193,9 +193,12 @@ prepare_conv2d(struct kctx *c)
 	/* an nchw im2col a band of output rows at a time (rt/nn.c) */
 	nb = !nhwc && !flip && !direct ? nnl_conv_band(icg * kh * kw, OH,
 	    OW) * OW : P;
+	/* the banded form: a band's im2col for each thread (rt/par.c
+	 * gives threads whole bands) */
 	c->k->scratch = 4 * ((nhwc || flip ? pack(P, O / groups,
 	    icg * kh * kw) : pack(O / groups, nb, icg * kh * kw)) +
-	    (direct ? 0 : (uint64_t)(icg * kh * kw * nb)) +
+	    (direct ? 0 : (uint64_t)(icg * kh * kw * nb) *
+	    (nhwc || flip ? 1 : (uint64_t)kernel_threads)) +
 	    (flip ? (uint64_t)(P * (O / groups)) : 0));
 	if (wino)
 		c->k->scratch = 4 * (uint64_t)nnl_wino_scratch(C, O, OH, OW,

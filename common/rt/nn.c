@@ -156,6 +156,20 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				 * at a time, the band's col in cache */
 				int64_t ny = nnl_conv_band(Kd, OH, OW);
 
+#ifdef NNL_RT_THREADS
+				/* whole bands a thread (par.c) */
+				struct nnl_conv_bands cb = {
+					xn + g * icg * H * W, wko ?
+					w + g * ocg : w + g * ocg * Kd,
+					yn + g * ocg * P, col, pack, icg, H, W,
+					OH, OW, kh, kw, sh, sw, dh, dw, pt, pl,
+					ocg, Kd, wko ? O : Kd, wko, P, ny,
+					ny * OW, nnl_packsize(ocg, ny * OW, Kd),
+					&e };
+
+				if (nnl_par_bands(&cb))
+					continue;
+#endif
 				for (int64_t oy = 0; oy < OH; oy += ny) {
 					int64_t rows = OH - oy < ny ? OH - oy :
 					    ny;

@@ -101,6 +101,14 @@ static _Thread_local int nnl_par_self;
 static __thread int nnl_par_self;
 #endif
 
+/* Whether this thread is running a part: a run it starts then runs
+ * on it alone, and the products it calls are not split. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+static _Thread_local int nnl_par_inside;
+#else
+static __thread int nnl_par_inside;
+#endif
+
 /*
  * Parts left in run gen, taken one at a time on thread t: a part is
  * the low half of take, counted up by compare and swap while its high
@@ -121,7 +129,9 @@ nnl_par_work(struct nnl_pool *p, int t, unsigned gen)
 				return;
 		} while (!__atomic_compare_exchange_n(&p->take, &v, v + 1, 1,
 		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+		nnl_par_inside = 1;
 		p->fn(p->ctx, (int64_t)(uint32_t)v, t);
+		nnl_par_inside = 0;
 		if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0) {
 			pthread_mutex_lock(&p->mu);
 			pthread_cond_broadcast(&p->done);
@@ -198,11 +208,20 @@ nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t n)
 	struct nnl_pool *p = &nnl_pool;
 
 	pthread_once(&nnl_pool_once, nnl_par_start);
-	pthread_mutex_lock(&p->mu);
-	if (p->busy || p->nth == 0 || n < 2) {
-		pthread_mutex_unlock(&p->mu);
+	if (nnl_par_inside) {
 		for (int64_t i = 0; i < n; i++)
 			fn(ctx, i, nnl_par_self);
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	if (p->busy || p->nth == 0 || n < 2) {
+		int was = nnl_par_inside;
+
+		pthread_mutex_unlock(&p->mu);
+		nnl_par_inside = 1;
+		for (int64_t i = 0; i < n; i++)
+			fn(ctx, i, nnl_par_self);
+		nnl_par_inside = was;
 		return;
 	}
 	p->busy = 1;
@@ -322,8 +341,8 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	int64_t ntile = (N + u->nr - 1) / u->nr;
 	int64_t nblock = (M + NNL_MC - 1) / NNL_MC;
 
-	if ((double)M * (double)N * (double)K < NNL_PAR_MINWORK ||
-	    !nnl_par_room(pack, nnl_packsize(M, N, K)))
+	if (nnl_par_inside || (double)M * (double)N * (double)K <
+	    NNL_PAR_MINWORK || !nnl_par_room(pack, nnl_packsize(M, N, K)))
 		return 0;
 	g.bycol = ntile >= NNL_PAR_T || (ntile >= nblock && ntile > 1);
 	if (!g.bycol && nblock < 2)
@@ -385,7 +404,8 @@ nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
 {
 	struct nnl_par_gemm g;
 
-	if (N < 32 || (double)M * (double)N * (double)K < NNL_PAR_MINROWS)
+	if (nnl_par_inside || N < 32 || (double)M * (double)N * (double)K <
+	    NNL_PAR_MINROWS)
 		return 0;
 	memset(&g, 0, sizeof g);
 	g.M = M;
@@ -403,6 +423,59 @@ nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
 	g.e = e;
 	g.np = nnl_par_parts((N + 15) / 16);
 	nnl_par_run(nnl_par_rows_part, &g, g.np);
+	return 1;
+}
+
+/* ---- conv2d by bands of output rows ---- */
+
+struct nnl_par_band {
+	const struct nnl_conv_bands *b;
+	int64_t ny;		/* output rows a band */
+};
+
+/* Band i: its im2col in thread t's col, its product in thread t's
+ * packing space; the product runs on this thread (nnl_par_inside). */
+static void
+nnl_par_band_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_band *g = arg;
+	const struct nnl_conv_bands *b = g->b;
+	int64_t oy = i * g->ny;
+	int64_t rows = b->OH - oy < g->ny ? b->OH - oy : g->ny;
+	float *col = b->col + t * b->Kd * b->nb;
+
+	if (rows <= 0)
+		return;
+	nnl_im2col_nchw(b->x, b->icg, b->H, b->W, oy, rows, b->OW, b->kh,
+	    b->kw, b->sh, b->sw, b->dh, b->dw, b->pt, b->pl, col);
+	nnl_sgemm(b->ocg, rows * b->OW, b->Kd, 1, b->w, b->lda, (int)b->ta,
+	    col, rows * b->OW, 0, b->y + oy * b->OW, b->P, b->pack + t * b->ps,
+	    b->e);
+}
+
+/*
+ * The bands of b shared by the threads, each band's im2col and product
+ * on one thread (no thread reads another's im2col); bands of fewer
+ * rows than b's where that shares them more evenly.  Each output
+ * element is the sum it is with one thread: the same K steps.  0 where
+ * it is too small to split, or a thread's col would pass the node's
+ * workspace (the caller runs it), else 1.
+ */
+NNL_RT int
+nnl_par_bands(const struct nnl_conv_bands *b)
+{
+	struct nnl_par_band g;
+	int64_t nband = (b->OH + b->ny - 1) / b->ny, per;
+
+	if (nnl_par_inside || b->OH < 2 * NNL_PAR_T ||
+	    (double)b->ocg * (double)b->P * (double)b->Kd <
+	    4.0 * NNL_PAR_MINWORK || !nnl_par_room(b->col, b->Kd * b->nb))
+		return 0;
+	/* bands a thread, then rows a band */
+	per = (nband + NNL_PAR_T - 1) / NNL_PAR_T;
+	g.b = b;
+	g.ny = (b->OH + per * NNL_PAR_T - 1) / (per * NNL_PAR_T);
+	nnl_par_run(nnl_par_band_part, &g, (b->OH + g.ny - 1) / g.ny);
 	return 1;
 }
 

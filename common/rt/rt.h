@@ -660,6 +660,18 @@ NNL_RT int nnl_par_pool_nchw(const int64_t *ip, const float *x, float *y);
 NNL_RT int nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
     const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
     int tb, float *C, int64_t ldc, const struct nnl_gemm_epi *e);
+/* An nchw conv2d's group by bands of output rows (rt/nn.c): the band's
+ * im2col into col, then its product with the filter w (lda, ta) into
+ * y (rows P floats apart) from e; col and pack hold a band's im2col
+ * (Kd x nb floats) and packing space (ps floats) for each thread. */
+struct nnl_conv_bands {
+	const float *x, *w;
+	float *y, *col, *pack;
+	int64_t icg, H, W, OH, OW, kh, kw, sh, sw, dh, dw, pt, pl;
+	int64_t ocg, Kd, lda, ta, P, ny, nb, ps;
+	const struct nnl_gemm_epi *e;
+};
+NNL_RT int nnl_par_bands(const struct nnl_conv_bands *b);
 #endif
 
 #endif

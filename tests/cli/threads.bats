@@ -9,7 +9,8 @@ bats_require_minimum_version 1.5.0
 
 setup_file() {
 	# a small CNN in PyTorch: convolutions of several shapes (one
-	# depthwise), pools and a linear layer, exported at opset 13; its
+	# depthwise), pools and a linear layer, exported at opset 13: the
+	# 5 x 5 convolution's bands of output rows go to threads whole; the
 	# 3 x 3 convolutions at 24 x 24 take the Winograd path, the
 	# products of 64 output channels split by rows and those of 40 by
 	# columns (par.c, wino.c)
@@ -20,9 +21,9 @@ import sys, numpy as np, torch
 d = sys.argv[1]
 torch.manual_seed(0)
 m = torch.nn.Sequential(
-    torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(),
+    torch.nn.Conv2d(3, 48, 5, padding=2), torch.nn.ReLU(),
     torch.nn.MaxPool2d(2),
-    torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(),
+    torch.nn.Conv2d(48, 64, 3, padding=1), torch.nn.ReLU(),
     torch.nn.Conv2d(64, 40, 3, padding=1), torch.nn.ReLU(),
     torch.nn.Conv2d(40, 40, 3, padding=1, groups=40), torch.nn.ReLU6(),
     torch.nn.Conv2d(40, 96, 1), torch.nn.ReLU(),
