@@ -17,6 +17,10 @@
  * second caller, a part that runs another product) or cannot start
  * its threads the caller runs every part itself.
  *
+ * im2col convolutions give threads whole bands of output rows, each
+ * band's im2col in its thread's own col (kern_nn.c plans one a
+ * thread), so no thread reads what another copied.
+ *
  * The kernels split only along output dimensions, never a sum, so
  * each output element is computed by the same operations as with one
  * thread: the results are bit-identical.  Thread t of an SGEMM packs
