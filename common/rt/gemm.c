@@ -59,6 +59,20 @@ nnl_gemm_runs(int isa)
 	return 1;
 }
 
+/* The best microkernel this machine runs. */
+NNL_RT const struct nnl_gemm_kernel *
+nnl_gemm_best(void)
+{
+	int n;
+	const struct nnl_gemm_kernel *k = nnl_gemm_kernels(&n);
+
+	while (n > 1 && !nnl_gemm_runs(k->isa)) {
+		k++;
+		n--;
+	}
+	return k;
+}
+
 /* Floats of packing space for an M x N x K product, for any kernel. */
 NNL_RT int64_t
 nnl_packsize(int64_t M, int64_t N, int64_t K)
@@ -424,8 +438,7 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
     int64_t lda, int ta, const float *B, int64_t ldb, int tb, float *C,
     int64_t ldc, float *pack, const struct nnl_gemm_epi *e)
 {
-	int n;
-	const struct nnl_gemm_kernel *k = nnl_gemm_kernels(&n);
+	const struct nnl_gemm_kernel *k;
 
 	if (M < 4 || K == 0) {
 #ifdef NNL_RT_THREADS
@@ -438,10 +451,7 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 		nnl_epi_act(e, C, ldc, M, N);
 		return;
 	}
-	while (n > 1 && !nnl_gemm_runs(k->isa)) {
-		k++;
-		n--;
-	}
+	k = nnl_gemm_best();
 #ifdef NNL_RT_THREADS
 	if (nnl_par_sgemm(k, M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc,
 	    pack, e))

@@ -65,13 +65,15 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 #define nnl_conv_dw_nchw nnl_par_dw_nchw
 #endif
 
-/* y[o][p] = t[p][o] for P x O floats at t, sixteen columns of t at a
- * time, so that each read of t is a whole cache line. */
+/* y[o][p] = t[p][o] for output channels [o0, o1) of P x O floats at
+ * t, sixteen columns of t at a time, so that each read of t is a whole
+ * cache line. */
 NNL_RT_INLINE void
-nnl_transpose_out(int64_t P, int64_t O, const float *t, float *y)
+nnl_transpose_cols(int64_t P, int64_t O, int64_t o0, int64_t o1,
+    const float *t, float *y)
 {
-	for (int64_t o0 = 0; o0 < O; o0 += 16) {
-		int64_t ob = O - o0 < 16 ? O - o0 : 16;
+	for (; o0 < o1; o0 += 16) {
+		int64_t ob = o1 - o0 < 16 ? o1 - o0 : 16;
 
 		for (int64_t p = 0; p < P; p++)
 			for (int64_t o = 0; o < ob; o++)
@@ -223,10 +225,18 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				e.rb = 0;
 				e.cb = bg;
 				e.packb = 1;
+#ifdef NNL_RT_THREADS
+				/* each thread transposes its columns (par.c) */
+				if (nnl_par_flip(P, ocg, Kd, cm, P, wko ?
+				    w + g * ocg : w + g * ocg * Kd,
+				    wko ? O : Kd, !wko, t, pack, &e,
+				    yn + g * ocg * P))
+					continue;
+#endif
 				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wko ?
 				    w + g * ocg : w + g * ocg * Kd,
 				    wko ? O : Kd, !wko, t, ocg, pack, &e);
-				nnl_transpose_out(P, ocg, t,
+				nnl_transpose_cols(P, ocg, 0, ocg, t,
 				    yn + g * ocg * P);
 			} else if (nhwc)
 				nnl_sgemm(P, ocg, Kd, 1, cm, direct ? C : Kd,

@@ -373,6 +373,71 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	return 1;
 }
 
+/* Part i of a flipped convolution: its columns of the product, then
+ * their transposition. */
+struct nnl_par_flip {
+	struct nnl_par_gemm g;
+	float *y;
+};
+
+static void
+nnl_par_flip_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_flip *f = arg;
+	const struct nnl_par_gemm *g = &f->g;
+	int64_t lo, hi;
+
+	nnl_par_gemm_part((void *)g, i, t);
+	nnl_par_range((g->N + g->unit - 1) / g->unit, g->np, i, &lo, &hi);
+	lo *= g->unit;
+	hi = hi * g->unit < g->N ? hi * g->unit : g->N;
+	nnl_transpose_cols(g->M, g->N, lo, hi, g->C, f->y);
+}
+
+/*
+ * A flipped conv2d's product t[P][O] (nn.c) split by whole tiles of
+ * columns, each part transposing its columns into y[O][P] on the
+ * thread that computed them; 0 if too small to split (the caller runs
+ * it), else 1.
+ */
+NNL_RT int
+nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
+    const float *B, int64_t ldb, int tb, float *t, float *pack,
+    const struct nnl_gemm_epi *e, float *y)
+{
+	struct nnl_par_flip f;
+	const struct nnl_gemm_kernel *u = nnl_gemm_best();
+	int64_t ntile = (O + u->nr - 1) / u->nr;
+
+	if (nnl_par_inside || P < 4 || ntile < 2 || (double)P * (double)O *
+	    (double)K < NNL_PAR_MINWORK || !nnl_par_room(pack,
+	    nnl_packsize(P, O, K)))
+		return 0;
+	memset(&f, 0, sizeof f);
+	f.g.u = u;
+	f.g.M = P;
+	f.g.N = O;
+	f.g.K = K;
+	f.g.alpha = 1;
+	f.g.A = A;
+	f.g.lda = lda;
+	f.g.ta = 1;
+	f.g.B = B;
+	f.g.ldb = ldb;
+	f.g.tb = tb;
+	f.g.C = t;
+	f.g.ldc = O;
+	f.g.pack = pack;
+	f.g.ps = nnl_packsize(P, O, K);
+	f.g.e = e;
+	f.g.unit = u->nr;
+	f.g.np = nnl_par_parts(ntile);
+	f.g.bycol = 1;
+	f.y = y;
+	nnl_par_run(nnl_par_flip_part, &f, f.g.np);
+	return 1;
+}
+
 /* Part i of a product of few rows: its columns, whole groups of 16
  * (so that every vector loop of the row kernels and of the activation
  * meets the same elements as on one thread). */

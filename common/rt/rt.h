@@ -129,6 +129,7 @@ struct nnl_gemm_kernel {
 
 #ifdef NNL_RT_EXTERN
 NNL_RT const struct nnl_gemm_kernel *nnl_gemm_kernels(int *n);
+NNL_RT const struct nnl_gemm_kernel *nnl_gemm_best(void);
 NNL_RT int nnl_gemm_runs(int isa);
 NNL_RT int64_t nnl_packsize(int64_t M, int64_t N, int64_t K);
 NNL_RT void nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M,
@@ -672,6 +673,11 @@ struct nnl_conv_bands {
 	const struct nnl_gemm_epi *e;
 };
 NNL_RT int nnl_par_bands(const struct nnl_conv_bands *b);
+/* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn.c),
+ * then its transposition into y[O][P], by whole tiles of columns. */
+NNL_RT int nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A,
+    int64_t lda, const float *B, int64_t ldb, int tb, float *t,
+    float *pack, const struct nnl_gemm_epi *e, float *y);
 #endif
 
 #endif

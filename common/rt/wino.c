@@ -373,13 +373,8 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 	int64_t ps = nnl_packsize(O < 4 ? 4 : O, ld - NNL_WINO_VW, C);
 	float *V = scratch, *M = V + 16 * C * ld, *pack = M + 16 * O * ld;
 	float *rb = pack + NNL_WINO_T * ps;
-	int n;
-	const struct nnl_gemm_kernel *u = nnl_gemm_kernels(&n);
+	const struct nnl_gemm_kernel *u = nnl_gemm_best();
 
-	while (n > 1 && !nnl_gemm_runs(u->isa)) {
-		u++;
-		n--;
-	}
 	for (int64_t ty0 = 0; ty0 < th; ty0 += nr) {
 		int64_t rows = th - ty0 < nr ? th - ty0 : nr;
 		int64_t uo = (O + u->mr - 1) / u->mr;

@@ -13,7 +13,9 @@ setup_file() {
 	# 5 x 5 convolution's bands of output rows go to threads whole; the
 	# 3 x 3 convolutions at 24 x 24 take the Winograd path, the
 	# products of 64 output channels split by rows and those of 40 by
-	# columns (par.c, wino.c)
+	# columns (par.c, wino.c); the last convolution (12 x 12 outputs
+	# of 864 products each) runs flipped, each thread transposing the
+	# columns it computed
 	export MD="$BATS_FILE_TMPDIR/cnn"
 	mkdir -p "$MD"
 	/usr/bin/python3 - "$MD" <<'PY' >/dev/null 2>&1
@@ -27,8 +29,9 @@ m = torch.nn.Sequential(
     torch.nn.Conv2d(64, 40, 3, padding=1), torch.nn.ReLU(),
     torch.nn.Conv2d(40, 40, 3, padding=1, groups=40), torch.nn.ReLU6(),
     torch.nn.Conv2d(40, 96, 1), torch.nn.ReLU(),
+    torch.nn.Conv2d(96, 64, 3, stride=2, padding=1), torch.nn.ReLU(),
     torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
-    torch.nn.Linear(96, 10)).eval()
+    torch.nn.Linear(64, 10)).eval()
 x = torch.randn(1, 3, 48, 48)
 torch.onnx.export(m, x, d + "/cnn.onnx", opset_version=13)
 np.save(d + "/input.npy", x.numpy())
