@@ -204,8 +204,8 @@ prepare_conv2d(struct kctx *c)
 		c->k->scratch = 4 * (uint64_t)nnl_wino_scratch(C, O, OH, OW,
 		    kernel_threads);
 	else if (icg == 1 && O == groups && !nhwc)	/* rt/dwconv.c alone */
-		c->k->scratch = 4 * (uint64_t)((H + 1) *
-		    nnl_dw_width(c->k->ip)) * (uint64_t)kernel_threads;
+		c->k->scratch = 4 * (uint64_t)nnl_dw_scratch(c->k->ip) *
+		    (uint64_t)kernel_threads;
 	return f16finish(c, "conv2d", 3);
 }
 

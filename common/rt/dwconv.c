@@ -7,7 +7,8 @@
  * a time (rt.h's vectors) over a copy of each channel padded left and
  * right in the scratch (nnl_dw_width floats a row, and a row of zeros
  * after the H rows), so no column needs bounds checks, 3 x 3 filters
- * with their taps unrolled; nhwc images run NNL_VW channels at a time.  Without
+ * with their taps unrolled (at stride 2 over four phase planes of the
+ * channel instead); nhwc images run NNL_VW channels at a time.  Without
  * vector extensions (NNL_VW 1) plain loops do the same.
  *
  * Both take conv2d's integer parameters ip (see nnl_k_conv2d_f32) and
@@ -126,6 +127,75 @@ nnl_dw3x3_flat(const float *c, const nnl_vi *ml, const nnl_vi *mr,
 }
 #endif
 
+#if NNL_VW > 1
+/*
+ * A plane of a 3 x 3, stride-2 filter, NNL_VW outputs at a time over
+ * the output as one row of its rows, S = OW + 1 floats apart: the
+ * input, padded pt above and pl left, is split into four phase planes
+ * ph[2 r + c][i][j] = x[2 i + r - pt][2 j + c - pl] (zero outside it),
+ * ps floats apart, so that tap (a, b) of output (oy, ox) is phase
+ * (a % 2, b % 2) at (oy + a / 2) * S + ox + b / 2: a constant offset
+ * from oy * S + ox, with no strided loads and no masks.  The rows go to
+ * t, and from there without their last column to y.  The taps are
+ * added in the order of nnl_dw_row3x3.
+ */
+NNL_RT_INLINE void
+nnl_dw3x3_s2(const float *x, int64_t H, int64_t W, int64_t OH, int64_t OW,
+    int64_t pt, int64_t pl, const nnl_vf *k, float b0, float *ph,
+    int64_t ps, float *t, float *y, int64_t act, float lo, float hi)
+{
+	int64_t S = OW + 1;
+	const float *p00 = ph, *p01 = ph + ps, *p10 = ph + 2 * ps;
+	const float *p11 = ph + 3 * ps;
+
+	/* rows in order: a vector's lanes past a row's end are the next
+	 * row's (or the room past the plane), written after; lanes of
+	 * columns past the input's are set to zero after the vector */
+	for (int64_t i = 0; i <= OH; i++)
+	for (int r = 0; r < 2; r++)
+	for (int c = 0; c < 2; c++) {
+		int64_t sr = 2 * i + r - pt, j = 0;
+		int64_t jmax = (W - c + pl + 1) / 2;	/* columns inside */
+		float *d = ph + (2 * r + c) * ps + i * S;
+		const float *xr = x + sr * W;
+
+		if (sr < 0 || sr >= H) {
+			memset(d, 0, (size_t)S * sizeof *d);
+			continue;
+		}
+		jmax = jmax < S ? jmax : S;
+		for (; j < S && 2 * j + c - pl < 0; j++)
+			d[j] = 0;
+#ifdef NNL_VSHUFFLE
+		/* while the two vectors read lie inside the plane */
+		for (; j < jmax && sr * W + 2 * (j + NNL_VW) + c - pl <= H * W;
+		    j += NNL_VW)
+			nnl_vstore(d + j, nnl_vload_s(xr + 2 * j + c - pl, 2));
+#endif
+		for (; j < jmax; j++)
+			d[j] = xr[2 * j + c - pl];
+		for (j = jmax; j < S; j++)
+			d[j] = 0;
+	}
+	for (int64_t q = 0; q < OH * S; q += NNL_VW) {
+		nnl_vf acc = nnl_vsplat(b0);
+
+		acc += k[0] * nnl_vload(p00 + q);
+		acc += k[1] * nnl_vload(p01 + q);
+		acc += k[2] * nnl_vload(p00 + q + 1);
+		acc += k[3] * nnl_vload(p10 + q);
+		acc += k[4] * nnl_vload(p11 + q);
+		acc += k[5] * nnl_vload(p10 + q + 1);
+		acc += k[6] * nnl_vload(p00 + q + S);
+		acc += k[7] * nnl_vload(p01 + q + S);
+		acc += k[8] * nnl_vload(p00 + q + S + 1);
+		nnl_vstore(t + q, nnl_vclamp(acc, act, lo, hi));
+	}
+	for (int64_t oy = 0; oy < OH; oy++)
+		memcpy(y + oy * OW, t + oy * S, (size_t)OW * sizeof *y);
+}
+#endif
+
 NNL_RT void
 nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
     const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
@@ -172,6 +242,28 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 			    H * W, W, y + c * H * W, act, lo, hi);
 			if (!fuse)
 				nnl_activate(y + c * H * W, H * W, act, lo,
+				    hi);
+		}
+		return;
+	}
+	if (nnl_dw_s2(ip)) {
+		int64_t ps = nnl_dw_s2_plane(ip), used = (OH + 1) * (OW + 1);
+
+		/* the room past each plane, which its loads may reach */
+		for (int q = 0; q < 4; q++)
+			memset(pad + q * ps + used, 0, (size_t)(ps - used) *
+			    sizeof *pad);
+		for (int64_t c = 0; c < C; c++) {
+			const float *wp0 = w + c * wc;
+			nnl_vf k[9];
+
+			for (int t = 0; t < 9; t++)
+				k[t] = nnl_vsplat(wp0[t * wt]);
+			nnl_dw3x3_s2(x + c * H * W, H, W, OH, OW, pt, pl, k,
+			    bias ? bias[c] : 0, pad, ps, pad + 4 * ps,
+			    y + c * OH * OW, act, lo, hi);
+			if (!fuse)
+				nnl_activate(y + c * OH * OW, OH * OW, act, lo,
 				    hi);
 		}
 		return;

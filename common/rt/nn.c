@@ -87,7 +87,7 @@ nnl_transpose_cols(int64_t P, int64_t O, int64_t o0, int64_t o1,
  * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c), has
  * bias, activation; fp: activation parameters.  in: input, filter,
  * bias.  scratch: SGEMM packing, then im2col rows (see prepare); for
- * a depthwise nchw one, H + 1 rows of nnl_dw_width floats; where
+ * a depthwise nchw one, nnl_dw_scratch floats; where
  * nnl_conv_flip, then the transposed output.
  * Unit-stride unpadded 1x1 convolutions multiply the image itself;
  * depthwise ones run dwconv.c's kernels, without the SGEMM.

@@ -634,7 +634,7 @@ nnl_par_dw_part(void *arg, int64_t i, int t)
 
 /* nnl_conv_dw_nchw (conv2d's parameters ip, of 22) split by channels
  * over the pool: each output channel is what it is on one thread.
- * pad holds (H + 1) * nnl_dw_width(ip) floats a thread (kern_nn.c). */
+ * pad holds nnl_dw_scratch(ip) floats a thread (kern_nn.c). */
 NNL_RT void
 nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
     const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
@@ -644,8 +644,7 @@ nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	int64_t C = ip[2];
 
 	if (C < 2 || (double)C * (double)(ip[6] * ip[7] * ip[8] * ip[9]) <
-	    NNL_PAR_MINDW || !nnl_par_room(pad, (ip[3] + 1) *
-	    nnl_dw_width(ip))) {
+	    NNL_PAR_MINDW || !nnl_par_room(pad, nnl_dw_scratch(ip))) {
 		nnl_conv_dw_nchw(x, w, wc, wt, bias, y, ip, act, lo, hi, pad);
 		return;
 	}
@@ -661,7 +660,7 @@ nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	g.act = act;
 	g.lo = lo;
 	g.hi = hi;
-	g.scr = (ip[3] + 1) * nnl_dw_width(ip);
+	g.scr = nnl_dw_scratch(ip);
 	g.np = nnl_par_parts(C);
 	nnl_par_run(nnl_par_dw_part, &g, g.np);
 }

@@ -230,6 +230,36 @@ nnl_dw_width(const int64_t *ip)
 	return v > pl + W ? v : pl + W;
 }
 
+/* Floats of a row of the phase planes of a 3 x 3 stride-2 depthwise
+ * nchw convolution (rt/dwconv.c): an output row and one more column;
+ * a plane holds one more row than the output, and 32 floats of room. */
+NNL_RT_INLINE int64_t
+nnl_dw_s2_plane(const int64_t *ip)
+{
+	return (ip[6] + 1) * (ip[7] + 1) + 32;
+}
+
+/* Whether a depthwise nchw convolution takes dwconv.c's stride-2 path
+ * (3 x 3, stride 2, no dilation). */
+NNL_RT_INLINE int
+nnl_dw_s2(const int64_t *ip)
+{
+	return ip[8] == 3 && ip[9] == 3 && ip[10] == 2 && ip[11] == 2 &&
+	    ip[12] == 1 && ip[13] == 1;
+}
+
+/* Floats of scratch a depthwise nchw convolution takes (a thread):
+ * H + 1 rows of nnl_dw_width, or on the stride-2 path the four phase
+ * planes and the output rows, if more. */
+NNL_RT_INLINE int64_t
+nnl_dw_scratch(const int64_t *ip)
+{
+	int64_t a = (ip[3] + 1) * nnl_dw_width(ip);
+	int64_t b = nnl_dw_s2(ip) ? 5 * nnl_dw_s2_plane(ip) : 0;
+
+	return a > b ? a : b;
+}
+
 /* Fused activations (nnl-fuse): code and two parameters. */
 enum {
 	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,

@@ -66,7 +66,7 @@ conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
 		w[i] = rnd();
 	for (int64_t i = 0; i < C; i++)
 		b[i] = rnd();
-	float *pad = malloc((size_t)((H + 1) * nnl_dw_width(ip)) * 4);
+	float *pad = malloc((size_t)nnl_dw_scratch(ip) * 4);
 
 	y[C * OH * OW] = 12345;		/* must stay */
 	if (nhwc)
@@ -149,6 +149,17 @@ static const int64_t shapes[][13] = {
 	{ 2, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 2, 19, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 2, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
+	/* 3 x 3 stride 2: the phase planes, rows below and past a
+	 * vector, padding 0 to 2 on either side */
+	{ 6, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 5, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 2, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 3, 13, 9, 3, 3, 2, 2, 1, 1, 1, 0, 1, 0 },
+	{ 2, 3, 4, 3, 3, 2, 2, 1, 1, 2, 2, 2, 2 },
+	{ 3, 1, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 2, 15, 40, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 2, 9, 33, 3, 3, 2, 2, 1, 1, 1, 2, 2, 1 },
+	{ 4, 7, 70, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 };
 
 TEST(depthwise_matches_definition)
