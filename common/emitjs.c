@@ -1027,6 +1027,8 @@ emitjs(struct graph *g, int polyfill, char **out)
 		struct node *n = g->nodes[i];
 		const char *f = cJSON_GetObjectItemCaseSensitive(n->extra,
 		    "winograd") ? "winograd" :
+		    cJSON_GetObjectItemCaseSensitive(n->extra, "panels") ?
+		    "panels" :
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "activation") ?
 		    "activation" : NULL;
 

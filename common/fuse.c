@@ -888,6 +888,82 @@ winograd(struct fx *f)
 /* ---- constant conv2d filters into the order the C kernels read ---- */
 
 /*
+ * The constant float32 oihw filter of an nchw conv2d in one group,
+ * read by that node alone, whose product the C kernels compute with
+ * output [P, O] (rt.h's nnl_conv_flip: small images, long sums), is
+ * stored in panels of 32 output channels: bytes [O / 32][I][kh][kw][32]
+ * (output channels past O zero), dims [I, kh, kw, O rounded up to 32]
+ * as "ihwo" says, the node's field "panels" giving O.  The product
+ * reads the panels in place at any microkernel width that divides 32,
+ * where it would otherwise copy the filter into them on every call.
+ * Returns the number of filters, or -1.
+ */
+static int
+filterpanels(struct fx *f)
+{
+	struct graph *g = f->g;
+	int done = 0;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		struct operand *c;
+		const int64_t *d, *od;
+		int64_t nd[4], O, Kd, np;
+		uint64_t nb;
+		float *src, *dst;
+		char *name;
+
+		if (!n || n->op != OP_CONV2D || n->nin < 2 || !n->types ||
+		    n->types[0].rank != 4 ||
+		    strcmp(optstr(n, "inputLayout", "nchw"), "nchw") ||
+		    strcmp(optstr(n, "filterLayout", "oihw"), "oihw") ||
+		    optnum(n, "groups", 1) != 1 ||
+		    cJSON_GetObjectItemCaseSensitive(n->extra, "winograd") ||
+		    cJSON_GetObjectItemCaseSensitive(n->extra, "panels") ||
+		    !(c = constant(g, n->in[1])) || c->desc.rank != 4 ||
+		    c->desc.dt != DT_FLOAT32 || uses(f, c->name) != 1 ||
+		    (c->init == INIT_WEIGHTS && !g->weights_file))
+			continue;
+		d = c->desc.dims;
+		od = n->types[0].dims;
+		O = d[0];
+		Kd = d[1] * d[2] * d[3];
+		np = (O + 31) / 32;
+		if (!nnl_conv_flip(0, od[2] * od[3], O, Kd) ||
+		    (uint64_t)(np * 32 * Kd) * 4 > checked_limit())
+			continue;
+		if (!(src = const_bytes(g, c, &nb)))
+			return -1;
+		nb = (uint64_t)(np * 32 * Kd) * sizeof *dst;
+		dst = xcalloc((size_t)nb / sizeof *dst, sizeof *dst);
+		for (int64_t o = 0; o < O; o++)
+			for (int64_t k = 0; k < Kd; k++)
+				dst[(o / 32 * Kd + k) * 32 + o % 32] =
+				    src[o * Kd + k];
+		nd[0] = d[1];
+		nd[1] = d[2];
+		nd[2] = d[3];
+		nd[3] = np * 32;
+		name = newconst(g, c->name, "panels", c->desc.dt, 4, nd, dst,
+		    nb);
+		note(f, "storing the filter of conv2d \"%s\" in panels of 32 "
+		    "output channels", escape_tty_name(n->id));
+		uses_drop(&f->u, n);
+		free(n->in[1]);
+		n->in[1] = name;
+		uses_add(&f->u, n);
+		setopt(n, "filterLayout", cJSON_CreateString("ihwo"));
+		if (!n->extra)
+			n->extra = cJSON_CreateObject();
+		cJSON_AddNumberToObject(n->extra, "panels", (double)O);
+		free(src);
+		free(dst);
+		done++;
+	}
+	return done;
+}
+
+/*
  * The constant oihw filter of an nchw conv2d that is not depthwise,
  * read by that node alone, becomes ihwo ([I, kh, kw, O]): a row of it
  * is one step of the product's K for every output channel, which the
@@ -1034,6 +1110,7 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 			break;
 	}
 	if ((o->winograd && winograd(&f) < 0) ||
+	    (o->panels && filterpanels(&f) < 0) ||
 	    (o->ihwo && filterihwo(&f) < 0)) {
 		finish(&f);
 		uses_free(&f.u);

@@ -12,6 +12,7 @@ struct fuse_opts {
 	int noop, fold, bn, bias, act;	/* which rewrites to do */
 	int ihwo;		/* constant conv2d filters to ihwo */
 	int winograd;		/* 3 x 3 ones to Winograd's F(2x2, 3x3) */
+	int panels;		/* flipped ones in panels of 32 outputs */
 };
 
 /*
@@ -25,7 +26,10 @@ struct fuse_opts {
  * the order the C kernels read in place; with o->winograd, before
  * that, the constant 3 x 3 filters of large enough nchw conv2d nodes at
  * stride 1 as Winograd's F(2x2, 3x3) transform (the node's "winograd"
- * field; rt/wino.c).  New tensors are inline
+ * field; rt/wino.c); with o->panels, after that, the constant filters
+ * of conv2d nodes whose product the C kernels compute transposed, in
+ * panels of 32 output channels (the node's "panels" field).  New
+ * tensors are inline
  * constants;
  * the pass moves large ones into a new weights file.  Returns the
  * number of rewrites, or -1 after an error.

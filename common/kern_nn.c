@@ -143,7 +143,7 @@ prepare_conv2d(struct kctx *c)
 	const char *il = "nchw", *fl = "oihw", *bias = NULL;
 	uint32_t pad[4], st[2], dl[2], groups = 1;
 	int64_t N, C, H, W, O, OH, OW, kh, kw, icg, P, nb;
-	int nhwc, flc, direct, flip, wino;
+	int nhwc, flc, direct, flip, wino, pnl;
 	const cJSON *b;
 
 	if (wantfloat(c, x) || pairs(c, "padding", pad, 4, 0) ||
@@ -168,6 +168,18 @@ prepare_conv2d(struct kctx *c)
 	    "winograd") != NULL)) {
 		flc = 4;
 		kh = kw = 3;
+	}
+	/* nnl-fuse's filter in panels of 32 output channels (shape-infer
+	 * checked the rest): the flipped product reads it in place */
+	pnl = cJSON_GetObjectItemCaseSensitive(c->n->extra, "panels") != NULL;
+	if (pnl) {
+		flc = 5;
+		if (!nnl_conv_flip(nhwc, OH * OW, O, C * kh * kw) ||
+		    f->dt != DT_FLOAT32)
+			return shape_err(c->sc, "field \"panels\": the C "
+			    "kernels read a filter in panels only for a "
+			    "float32 product of output [P, O] (nnl-fuse "
+			    "decides which)");
 	}
 	kip(c, nhwc);
 	kip(c, N); kip(c, C); kip(c, H); kip(c, W);

@@ -244,11 +244,11 @@ out4(struct shapectx *c, const char *layout, int64_t n, int64_t ch,
 
 /* kh x kw: the filter's size (3 x 3 for Winograd's transformed one) */
 static int
-conv2dsize(struct shapectx *c, const char *il, const struct flayout *l,
+conv2dsize(struct shapectx *c, const char *il, int64_t oc,
     int64_t kh, int64_t kw, const uint32_t *pad, const uint32_t *st,
     const uint32_t *dl)
 {
-	const struct tdesc *x = c->in[0], *f = c->in[1];
+	const struct tdesc *x = c->in[0];
 	int ch, hh, ww;
 	int64_t oh, ow;
 
@@ -268,7 +268,7 @@ conv2dsize(struct shapectx *c, const char *il, const struct flayout *l,
 		    "height %s, width %s, beyond the largest dimension",
 		    u32str(pad, 4),
 		    sizestr(oh), sizestr(ow));
-	out4(c, il, x->dims[0], f->dims[l->o], oh, ow);
+	out4(c, il, x->dims[0], oc, oh, ow);
 	return 0;
 }
 
@@ -296,13 +296,39 @@ winograd(struct shapectx *c, const cJSON *wg, const char *il,
 	return 0;
 }
 
+/*
+ * A conv2d whose filter nnl-fuse stored in panels of 32 output
+ * channels (its "panels" field: the number of output channels, O):
+ * nchw, one group, an "ihwo" filter [I, kh, kw, O rounded up to 32]
+ * whose bytes run [O / 32][I][kh][kw][32].  *oc is O.  Returns -1 after
+ * an error.
+ */
+static int
+panels(struct shapectx *c, const cJSON *pn, const char *il, const char *fl,
+    uint32_t g, int64_t *oc)
+{
+	const struct tdesc *f = c->in[1];
+
+	if (!cJSON_IsNumber(pn) || pn->valuedouble < 1 ||
+	    pn->valuedouble != (double)(int64_t)pn->valuedouble)
+		return shape_err(c, "field \"panels\": expected the number of "
+		    "output channels (nnl-fuse's filter in panels of 32)");
+	*oc = (int64_t)pn->valuedouble;
+	if (strcmp(il, "nchw") || strcmp(fl, "ihwo") || g != 1 ||
+	    f->dims[3] != (*oc + 31) / 32 * 32)
+		return shape_err(c, "field \"panels\": needs an nchw input, "
+		    "an \"ihwo\" filter of %lld output channels rounded up "
+		    "to 32 and one group", (long long)*oc);
+	return 0;
+}
+
 int
 shape_conv2d(struct shapectx *c)
 {
 	const struct tdesc *x = c->in[0], *f = c->in[1], *b;
 	const char *il = "nchw", *fl = "oihw";
 	const struct flayout *l;
-	const cJSON *wg;
+	const cJSON *wg, *pn;
 	uint32_t pad[4], st[2], dl[2], g = 1;
 	int ch, hh, ww;
 	int64_t ic, oc;
@@ -323,6 +349,10 @@ shape_conv2d(struct shapectx *c)
 	l = flayout(fl);
 	ic = x->dims[ch];
 	oc = f->dims[l->o];
+	pn = cJSON_GetObjectItemCaseSensitive(c->n->extra, "panels");
+	if (pn && (wg || panels(c, pn, il, fl, g, &oc)))
+		return wg ? shape_err(c, "fields \"winograd\" and \"panels\" "
+		    "exclude each other") : -1;
 	if (ic % g)
 		return shape_err(c, "option \"groups\": %u does not divide the "
 		    "%lld input channels", g, (long long)ic);
@@ -337,7 +367,7 @@ shape_conv2d(struct shapectx *c)
 	if ((b = opt_operand(c, "bias")) &&
 	    exact(c, "option \"bias\"", b, x->dt, 1, &oc))
 		return -1;
-	return conv2dsize(c, il, l, wg ? 3 : f->dims[l->h],
+	return conv2dsize(c, il, oc, wg ? 3 : f->dims[l->h],
 	    wg ? 3 : f->dims[l->w], pad, st, dl);
 }
 

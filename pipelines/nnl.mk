@@ -9,7 +9,7 @@
 #                                -> MODEL.ordered.json  nnl-reorder
 #                                -> MODEL.typed.json    nnl-shape-infer
 #                                -> MODEL.planned.json  nnl-fuse -e
-#                                   winograd -e ihwo (new weights
+#                                   winograd -e panels -e ihwo (new weights
 #                                   MODEL.fused.weights, if any),
 #                                   nnl-plan-memory
 #                                -> MODEL.c MODEL.h     nnl-emit-c
@@ -41,7 +41,7 @@ NNL_PREFIX  ?=
 %.typed.json: %.ordered.json
 	$(NNL_BIN)nnl-shape-infer -o $@ $<
 %.planned.json: %.typed.json
-	$(NNL_BIN)nnl-fuse -e winograd -e ihwo -w $*.fused.weights -m $*.fused.manifest.json $< $(NNL_PASSES:%=| $(NNL_BIN)%) | $(NNL_BIN)nnl-plan-memory -o $@
+	$(NNL_BIN)nnl-fuse -e winograd -e panels -e ihwo -w $*.fused.weights -m $*.fused.manifest.json $< $(NNL_PASSES:%=| $(NNL_BIN)%) | $(NNL_BIN)nnl-plan-memory -o $@
 %.c %.h: %.planned.json
 	$(NNL_BIN)nnl-emit-c $(NNL_PREFIX:%=-p %) -H $*.h -o $*.c $<
 %.main.c: %.planned.json

@@ -203,6 +203,8 @@ def graphschema(rows, dts):
                             "items": nonempty()},
                 "types": {"$ref": "#/$defs/types"},
                 "activation": {"$ref": "#/$defs/activation"},
+                "winograd": {"$ref": "#/$defs/winograd"},
+                "panels": {"$ref": "#/$defs/panels"},
                 "arena": {"$ref": "#/$defs/arena"},
                 "scratch": {"$ref": "#/$defs/scratch"},
                 "layer": {"$ref": "#/$defs/layer"},
@@ -227,6 +229,14 @@ def graphschema(rows, dts):
                            "op": {"enum": ["relu", "clamp", "sigmoid",
                                            "hardSwish", "leakyRelu"]},
                            "options": {"type": "object"}}},
+        "winograd": {"$comment": "nnl-fuse -e winograd: the conv2d's "
+                                 "[4, 4, I, O] hwio filter is Winograd's "
+                                 "F(2x2, 3x3) transform of a 3 x 3 one",
+                     "const": "2x2"},
+        "panels": {"$comment": "nnl-fuse -e panels: the conv2d's O output "
+                               "channels, its ihwo filter stored in "
+                               "panels of 32 of them",
+                   "type": "integer", "minimum": 1},
         "arena": {"$comment": "nnl-plan-memory: each output's byte "
                               "offset in the arena",
                   "type": "array",
@@ -280,7 +290,8 @@ def graphschema(rows, dts):
                     "Members not named here are allowed at every level "
                     "(every pass carries them through).  The fields "
                     "nnl's passes add are defined under $defs (types, "
-                    "activation, arena, scratch, layer, layerType, "
+                    "activation, winograd, panels, arena, scratch, "
+                    "layer, layerType, "
                     "memory, placement, partitions, nnl); those of later "
                     "passes will be added "
                     "there as they land.  What a schema cannot say "

@@ -373,10 +373,11 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	 * scaled (a filter [Kd, O]), B's when stored by k; where A's rows
 	 * are at least a tile apart, its ragged panel too (see below) */
 	int da = ta && alpha == 1, db = !tb && !(e && e->packb), dr = da && lda >= NNL_GEMM_MAXMR;
+	int bq = e && e->bp32;	/* B in panels of 32 columns: in place */
 
 	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
 		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;
-		int64_t nf = db ? nb / nr * nr : 0;	/* in place */
+		int64_t nf = bq ? nb : db ? nb / nr * nr : 0;	/* in place */
 
 		for (int64_t pc = 0; pc < K; pc += NNL_KC) {
 			int64_t kb = K - pc < NNL_KC ? K - pc : NNL_KC;
@@ -402,9 +403,10 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 					int64_t n = nb - j0 < nr ? nb - j0 : nr;
 					int ia = i0 < mf, ib = j0 < nf;
 
-					const float *pb = ib ? b0 + j0 :
-					    bp + j0 * kb;
-					int64_t bs = ib ? ldb : nr;
+					const float *pb = bq ? B + (jc + j0) /
+					    32 * K * 32 + pc * 32 + (jc + j0) %
+					    32 : ib ? b0 + j0 : bp + j0 * kb;
+					int64_t bs = bq ? 32 : ib ? ldb : nr;
 
 					int last = pc + kb == K;
 					struct nnl_gemm_tile t = nnl_tile(e,

@@ -84,7 +84,8 @@ nnl_transpose_cols(int64_t P, int64_t O, int64_t o0, int64_t o1,
 /*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
  * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo, 4
- * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c), has
+ * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c, 5
+ * [O / 32][I][kh][kw][32] from nnl-fuse, for the flipped form), has
  * bias, activation; fp: activation parameters.  in: input, filter,
  * bias.  scratch: SGEMM packing, then im2col rows (see prepare); for
  * a depthwise nchw one, nnl_dw_scratch floats; where
@@ -104,7 +105,8 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	const float *x = in[0], *w = in[1], *bias = hasb ? in[2] : 0;
 	int64_t icg = C / G, ocg = O / G, P = OH * OW, Kd = icg * kh * kw;
 	int hwi = fl == 1 || fl == 2;		/* kd order h, w, i */
-	int wko = fl == 1 || fl == 3;		/* filter is [Kd, O] */
+	/* filter is [Kd, O] (5: in panels of 32 columns, nnl-fuse's) */
+	int wko = fl == 1 || fl == 3 || fl == 5;
 	float *y = out[0], *pack = scratch;
 	int flip = nnl_conv_flip(nhwc, P, ocg, Kd);	/* output [P, O] */
 	int direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
@@ -151,7 +153,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			/* from the bias (or zero), through the activation */
 			struct nnl_gemm_epi e = { 1, nhwc ? 0 : bg,
 			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1],
-			    0 };
+			    0, 0 };
 
 			if (!direct && !nhwc && !flip) {
 				/* im2col and product a band of output rows
@@ -224,7 +226,8 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 				e.rb = 0;
 				e.cb = bg;
-				e.packb = 1;
+				e.packb = fl != 5;
+				e.bp32 = fl == 5;
 #ifdef NNL_RT_THREADS
 				/* each thread transposes its columns (par.c) */
 				if (nnl_par_flip(P, ocg, Kd, cm, P, wko ?
@@ -269,7 +272,7 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 	const float *a = in[0], *b = in[1], *c = hasc ? in[2] : 0;
 	float *y = out[0];
 	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3],
-	    0 };
+	    0, 0 };
 	nnl_real beta = (nnl_real)fp[1];
 
 	/* a bias row or column starts the tiles; any other c, C itself */
@@ -303,7 +306,7 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	const float *a = in[0], *b = in[1];
 	float *y = out[0];
 	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1],
-	    0 };
+	    0, 0 };
 
 	for (int64_t t = 0; t < nb; t++) {
 		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;

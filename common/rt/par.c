@@ -312,8 +312,10 @@ nnl_par_gemm_part(void *arg, int64_t i, int t)
 	if (g->bycol) {
 		if (g->e && e.cb)
 			e.cb += lo;
+		/* (B in panels: lo is a whole number of them) */
 		nnl_sgemm_with(g->u, g->M, hi - lo, g->K, g->alpha, g->A,
-		    g->lda, g->ta, g->tb ? g->B + lo * g->ldb : g->B + lo,
+		    g->lda, g->ta, e.bp32 ? g->B + lo * g->K : g->tb ?
+		    g->B + lo * g->ldb : g->B + lo,
 		    g->ldb, g->tb, g->C + lo, g->ldc, g->pack + t * g->ps,
 		    g->e ? &e : 0);
 	} else {
@@ -367,8 +369,9 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	g.pack = pack;
 	g.ps = nnl_packsize(M, N, K);
 	g.e = e;
-	g.unit = g.bycol ? u->nr : NNL_MC;
-	g.np = nnl_par_parts(g.bycol ? ntile : nblock);
+	/* (columns of B in panels of 32 go by whole panels) */
+	g.unit = !g.bycol ? NNL_MC : e && e->bp32 ? 32 : u->nr;
+	g.np = nnl_par_parts(g.bycol ? (N + g.unit - 1) / g.unit : nblock);
 	nnl_par_run(nnl_par_gemm_part, &g, g.np);
 	return 1;
 }
@@ -430,8 +433,8 @@ nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
 	f.g.pack = pack;
 	f.g.ps = nnl_packsize(P, O, K);
 	f.g.e = e;
-	f.g.unit = u->nr;
-	f.g.np = nnl_par_parts(ntile);
+	f.g.unit = e->bp32 ? 32 : u->nr;
+	f.g.np = nnl_par_parts((O + f.g.unit - 1) / f.g.unit);
 	f.g.bycol = 1;
 	f.y = y;
 	nnl_par_run(nnl_par_flip_part, &f, f.g.np);

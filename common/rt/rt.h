@@ -104,6 +104,10 @@ typedef void nnl_gemm_fn(int64_t kc, const float *a, int64_t as,
  * a filter [Kd, O] read as B has rows O floats apart, a stride the
  * caches' prefetchers do not follow, and each of its panels serves
  * only the few row tiles of a small image (conv2d's flipped product).
+ * bp32 says B is stored in panels of 32 columns, K rows each (element
+ * (k, j) at B[j / 32 * K * 32 + k * 32 + j % 32], zero past N): the
+ * order nnl-fuse gives such a filter, read in place by microkernels of
+ * any width that divides 32.
  */
 struct nnl_gemm_epi {
 	int init;
@@ -111,6 +115,7 @@ struct nnl_gemm_epi {
 	int64_t act;
 	float lo, hi;
 	int packb;
+	int bp32;
 };
 
 /* Tiles are at most this many rows and columns: packing space. */
@@ -174,16 +179,15 @@ NNL_RT nnl_gemm_fn nnl_gemm_f32_8x8_neon;
  * small images the P side of the tile is mostly ragged (49, 196) and
  * the O side is not, and both operands are then read in place; the
  * transposition costs what K = Kd steps of the product amortize only
- * when Kd is large.  Not for 512 outputs or more of Kd up to 1024 (a
- * classifier's 1 x 1 convolution): there the packing of the filter
- * that the flipped product needs costs more than the ragged tiles.
- * kern_nn.c sizes the scratch by the same rule.
+ * when Kd is large.  The product reads a constant filter in place in
+ * the panels nnl-fuse stores it in, others packed on each call.
+ * kern_nn.c sizes the scratch, and nnl-fuse picks the filters it
+ * stores in panels, by the same rule.
  */
 NNL_RT_INLINE int
 nnl_conv_flip(int64_t nhwc, int64_t P, int64_t ocg, int64_t Kd)
 {
-	return !nhwc && P >= 4 && P < 1024 && ocg >= 32 && Kd >= 256 &&
-	    !(ocg >= 512 && Kd <= 1024);
+	return !nhwc && P >= 4 && P < 1024 && ocg >= 32 && Kd >= 256;
 }
 
 /* Floats of im2col a band of conv2d's output rows fills at most: the

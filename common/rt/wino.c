@@ -281,7 +281,7 @@ static void
 nnl_wino_mul_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_wino_part *p = arg;
-	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0 };
+	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0 };
 	int64_t T = p->rows * p->tw, o0 = 0, o1 = p->O, t0 = 0, t1 = T;
 
 	if (p->cols) {

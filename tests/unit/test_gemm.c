@@ -119,7 +119,7 @@ with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	/* B packed where it could be read in place: with a column bias,
 	 * as conv2d's flipped product asks */
 	struct nnl_gemm_epi e = { 1, how == 0 ? rb : NULL,
-	    how == 1 ? cb : NULL, act, lo, hi, how == 1 };
+	    how == 1 ? cb : NULL, act, lo, hi, how == 1, 0 };
 	int ok = 1;
 
 	C[M * ldc] = 7;		/* past the end: untouched */
@@ -390,6 +390,71 @@ TEST(epilogue_bias_and_activation)
 	CHECK(with_epilogue(NULL, 5, 6, 0, 0, NNL_ACT_RELU));
 }
 
+/*
+ * B stored in panels of 32 columns (nnl-fuse's flipped conv2d filters,
+ * the epilogue's bp32): element (k, j) at Bp[j / 32 * K * 32 + k * 32 +
+ * j % 32], zero past N, read in place by every kernel, A (the image)
+ * stored by k, from a column bias: against the same product in double
+ * from B row-major.  Ragged N inside and past a panel, K past a block.
+ */
+static int
+panels(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K)
+{
+	int64_t np = (N + 31) / 32, ldc = N + 1;
+	float *A = randv(K * M), *B = randv(K * N), *cb = randv(N);
+	float *Bp = calloc((size_t)(np * 32 * K + 1), sizeof *Bp);
+	float *C = randv(M * ldc + 1);
+	float *pack = malloc((size_t)(nnl_packsize(M, N, K) + 1) * 4);
+	struct nnl_gemm_epi e = { 1, NULL, cb, NNL_ACT_NONE, 0, 0, 0, 1 };
+	int ok = 1;
+
+	for (int64_t k = 0; k < K; k++)
+		for (int64_t j = 0; j < N; j++)
+			Bp[(j / 32 * K + k) * 32 + j % 32] = B[k * N + j];
+	C[M * ldc] = 7;		/* past the end: untouched */
+	nnl_sgemm_with(u, M, N, K, 1, A, M, 1, Bp, N, 0, C, ldc, pack, &e);
+	for (int64_t i = 0; i < M && ok; i++)
+		for (int64_t j = 0; j < N && ok; j++) {
+			double s = cb[j], mag = fabs(s);
+
+			for (int64_t k = 0; k < K; k++) {
+				s += (double)A[k * M + i] * B[k * N + j];
+				mag += fabs((double)A[k * M + i] * B[k * N + j]);
+			}
+			if (fabs(C[i * ldc + j] - s) > 1e-5 * (mag + 1)) {
+				fprintf(stderr, "  %s panels: M %lld N %lld K "
+				    "%lld: C[%lld,%lld] = %.9g, want %.9g\n",
+				    u->name, (long long)M, (long long)N,
+				    (long long)K, (long long)i, (long long)j,
+				    C[i * ldc + j], s);
+				ok = 0;
+			}
+		}
+	if (C[M * ldc] != 7)
+		ok = 0;
+	free(A);
+	free(B);
+	free(Bp);
+	free(cb);
+	free(C);
+	free(pack);
+	return ok;
+}
+
+TEST(filter_in_panels_read_in_place)
+{
+	const struct nnl_gemm_kernel *run[8];
+	int nk = kernels(run, 8);
+	static const int64_t sh[][3] = {
+		{ 49, 512, 300 }, { 4, 1, 1 }, { 13, 31, 9 }, { 29, 33, 257 },
+		{ 196, 96, 576 }, { 7, 1030, 40 }, { 170, 64, 513 },
+	};
+
+	for (int t = 0; t < nk; t++)
+		for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++)
+			CHECK(panels(run[t], sh[s][0], sh[s][1], sh[s][2]));
+}
+
 /* nnl_sgemm itself, including its unpacked path for 1 to 3 rows. */
 TEST(sgemm_chooses_and_computes)
 {
@@ -428,5 +493,6 @@ main(void)
 	RUN(epilogue_bias_and_activation);
 	RUN(microkernel_tile_epilogue);
 	RUN(best_kernel_runs_here);
+	RUN(filter_in_panels_read_in_place);
 	return DONE();
 }
