@@ -127,6 +127,19 @@ nnl_dw3x3_flat(const float *c, const nnl_vi *ml, const nnl_vi *mr,
 }
 #endif
 
+/* Floats of scratch a depthwise nchw convolution takes (a thread; the
+ * memory plan gives it that, kern_nn.c): H + 1 rows of nnl_dw_width,
+ * or on the stride-2 path the four phase planes and the output rows,
+ * if more. */
+NNL_RT int64_t
+nnl_dw_scratch(const int64_t *ip)
+{
+	int64_t a = (ip[3] + 1) * nnl_dw_width(ip);
+	int64_t b = nnl_dw_s2(ip) ? 5 * nnl_dw_s2_plane(ip) : 0;
+
+	return a > b ? a : b;
+}
+
 #if NNL_VW > 1
 /*
  * A plane of a 3 x 3, stride-2 filter, NNL_VW outputs at a time over

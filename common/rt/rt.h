@@ -136,6 +136,7 @@ struct nnl_gemm_kernel {
 NNL_RT const struct nnl_gemm_kernel *nnl_gemm_kernels(int *n);
 NNL_RT const struct nnl_gemm_kernel *nnl_gemm_best(void);
 NNL_RT int nnl_gemm_runs(int isa);
+NNL_RT int64_t nnl_dw_scratch(const int64_t *ip);
 NNL_RT int64_t nnl_packsize(int64_t M, int64_t N, int64_t K);
 NNL_RT void nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M,
     int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
@@ -252,17 +253,6 @@ nnl_dw_s2(const int64_t *ip)
 	    ip[12] == 1 && ip[13] == 1;
 }
 
-/* Floats of scratch a depthwise nchw convolution takes (a thread):
- * H + 1 rows of nnl_dw_width, or on the stride-2 path the four phase
- * planes and the output rows, if more. */
-NNL_RT_INLINE int64_t
-nnl_dw_scratch(const int64_t *ip)
-{
-	int64_t a = (ip[3] + 1) * nnl_dw_width(ip);
-	int64_t b = nnl_dw_s2(ip) ? 5 * nnl_dw_s2_plane(ip) : 0;
-
-	return a > b ? a : b;
-}
 
 /* Fused activations (nnl-fuse): code and two parameters. */
 enum {
