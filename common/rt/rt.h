@@ -697,6 +697,8 @@ struct nnl_conv_bands {
 	const struct nnl_gemm_epi *e;
 };
 NNL_RT int nnl_par_bands(const struct nnl_conv_bands *b);
+NNL_RT int nnl_par_concat(const int64_t *ip, const void *const *in,
+    void *const *out);
 /* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn.c),
  * then its transposition into y[O][P], by whole tiles of columns. */
 NNL_RT int nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A,

@@ -145,6 +145,10 @@ nnl_k_concat(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+#ifdef NNL_RT_THREADS
+	if (nnl_par_concat(ip, in, out))	/* its bytes split (par.c) */
+		return;
+#endif
 	for (int64_t o = 0; o < outer; o++) {
 		int64_t at = 0;
 

@@ -7,7 +7,8 @@
  * calling thread; and the SGEMM split over the pool gives the very
  * bits of the product on one thread, on shapes whose tiles and blocks
  * are ragged, both transposes, with and without the epilogue; and
- * without a packing space for each thread it runs on one.
+ * without a packing space for each thread it runs on one; and a concat
+ * split by bytes copies what one thread does.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -247,6 +248,46 @@ TEST(sgemm_without_room_stays_in_its_space)
 	free(pack);
 }
 
+/* A concat split over the pool by bytes puts every byte where the
+ * concatenation written out here does: 3 inputs of 5, 1 and 2 rows of
+ * a 70000-byte inner block, 3 times over (outer), 5.5 MB. */
+TEST(concat_split_matches_copies)
+{
+	int64_t es = 4, outer = 3, inner = 17500, sz[3] = { 5, 1, 2 };
+	int64_t ip[8] = { es, outer, 8, inner, 3, 5, 1, 2 };
+	int64_t total = es * outer * 8 * inner;
+	unsigned char *in[3], *got = malloc((size_t)total + 1);
+	unsigned char *want = malloc((size_t)total);
+	const void *cin[3];
+	void *cout[1] = { got };
+	int64_t at = 0;
+
+	for (int k = 0; k < 3; k++) {
+		int64_t n = outer * sz[k] * inner * es;
+
+		in[k] = malloc((size_t)n);
+		for (int64_t i = 0; i < n; i++)
+			in[k][i] = (unsigned char)(i * 7 + k * 31);
+		cin[k] = in[k];
+	}
+	for (int64_t o = 0; o < outer; o++)
+		for (int k = 0; k < 3; k++) {
+			int64_t chunk = sz[k] * inner * es;
+
+			memcpy(want + at, in[k] + o * chunk, (size_t)chunk);
+			at += chunk;
+		}
+	got[total] = 0x5a;
+	CHECK(at == total);
+	nnl_k_concat(ip, 0, cin, cout, 0);
+	CHECK(!memcmp(got, want, (size_t)total));
+	CHECK(got[total] == 0x5a);
+	for (int k = 0; k < 3; k++)
+		free(in[k]);
+	free(got);
+	free(want);
+}
+
 int
 main(void)
 {
@@ -255,5 +296,6 @@ main(void)
 	RUN(nested_run_stays_on_its_thread);
 	RUN(sgemm_split_is_bit_identical);
 	RUN(sgemm_without_room_stays_in_its_space);
+	RUN(concat_split_matches_copies);
 	return DONE();
 }
