@@ -795,6 +795,24 @@ ones(struct node *n, const char *name)
 	return 1;
 }
 
+/* Node n reads the new constant filter name, in layout, instead of
+ * its old one; field, if not null, is set in the node to value. */
+static void
+setfilter(struct fx *f, struct node *n, char *name, const char *layout,
+    const char *field, cJSON *value)
+{
+	uses_drop(&f->u, n);
+	free(n->in[1]);
+	n->in[1] = name;
+	uses_add(&f->u, n);
+	setopt(n, "filterLayout", cJSON_CreateString(layout));
+	if (!field)
+		return;
+	if (!n->extra)
+		n->extra = cJSON_CreateObject();
+	cJSON_AddItemToObject(n->extra, field, value);
+}
+
 /*
  * The constant float32 oihw filter [O, I, 3, 3] of an nchw conv2d at
  * stride and dilation 1, in one group, read by that node alone,
@@ -870,14 +888,8 @@ winograd(struct fx *f)
 		    nb);
 		note(f, "storing the filter of conv2d \"%s\" as Winograd's "
 		    "F(2x2, 3x3)", escape_tty_name(n->id));
-		uses_drop(&f->u, n);
-		free(n->in[1]);
-		n->in[1] = name;
-		uses_add(&f->u, n);
-		setopt(n, "filterLayout", cJSON_CreateString("hwio"));
-		if (!n->extra)
-			n->extra = cJSON_CreateObject();
-		cJSON_AddStringToObject(n->extra, "winograd", "2x2");
+		setfilter(f, n, name, "hwio", "winograd",
+		    cJSON_CreateString("2x2"));
 		free(src);
 		free(dst);
 		done++;
@@ -948,14 +960,8 @@ filterpanels(struct fx *f)
 		    nb);
 		note(f, "storing the filter of conv2d \"%s\" in panels of 32 "
 		    "output channels", escape_tty_name(n->id));
-		uses_drop(&f->u, n);
-		free(n->in[1]);
-		n->in[1] = name;
-		uses_add(&f->u, n);
-		setopt(n, "filterLayout", cJSON_CreateString("ihwo"));
-		if (!n->extra)
-			n->extra = cJSON_CreateObject();
-		cJSON_AddNumberToObject(n->extra, "panels", (double)O);
+		setfilter(f, n, name, "ihwo", "panels",
+		    cJSON_CreateNumber((double)O));
 		free(src);
 		free(dst);
 		done++;
@@ -1014,11 +1020,7 @@ filterihwo(struct fx *f)
 		    nb);
 		note(f, "storing the filter of conv2d \"%s\" as ihwo",
 		    escape_tty_name(n->id));
-		uses_drop(&f->u, n);
-		free(n->in[1]);
-		n->in[1] = name;
-		uses_add(&f->u, n);
-		setopt(n, "filterLayout", cJSON_CreateString("ihwo"));
+		setfilter(f, n, name, "ihwo", NULL, NULL);
 		free(src);
 		free(dst);
 		done++;

@@ -128,89 +128,11 @@ with tempfile.TemporaryDirectory() as tmp:
           "fused compiled C equals NumPy's unfused result (max diff %.2e)" % d)
     bad += d > 1e-5
 
-    # Winograd's F(2x2, 3x3): two 3 x 3 convolutions of 64 channels (an
-    # even and an odd output, symmetric and asymmetric padding) and a
-    # twin of 16 channels, which keeps its filter
-    for name, c, h, pad in (("w16", 64, 16, [1, 1, 1, 1]),
-                            ("w15", 64, 17, [0, 1, 1, 0]),
-                            ("wsmall", 16, 16, [1, 1, 1, 1])):
-        wf = (RNG.standard_normal((c, c, 3, 3)) * 0.05).astype(np.float32)
-        b = RNG.standard_normal(c).astype(np.float32)
-        np.save(os.path.join(tmp, name + "f.npy"), wf)
-        np.save(os.path.join(tmp, name + "b.npy"), b)
-        subprocess.run([os.path.join(BIN, "nnl-pack-weights"), "pack", "-o",
-                        os.path.join(tmp, name + ".weights"),
-                        os.path.join(tmp, name + "f.npy"),
-                        os.path.join(tmp, name + "b.npy")], check=True)
-        graph = {
-            "format": "webnn-graph-json", "version": 1, "name": name,
-            "weights": {"file": name + ".weights",
-                        "manifest": name + ".manifest.json"},
-            "inputs": {"x": {"dataType": "float32", "shape": [1, c, h, h]}},
-            "consts": {
-                name + "f": {"dataType": "float32", "shape": [c, c, 3, 3],
-                             "init": {"kind": "weights", "ref": name + "f"}},
-                name + "b": {"dataType": "float32", "shape": [c],
-                             "init": {"kind": "weights", "ref": name + "b"}}},
-            "nodes": [
-                {"id": "c", "op": "conv2d", "inputs": ["x", name + "f"],
-                 "options": {"padding": pad, "bias": name + "b"}},
-                {"id": "y", "op": "relu", "inputs": ["c"], "options": {}}],
-            "outputs": {"y": "y"}}
-        json.dump(graph, open(os.path.join(tmp, name + ".json"), "w"))
-        fp = os.path.join(tmp, name + ".fused.json")
-        r = subprocess.run("cd %s && %s/nnl-shape-infer %s.json | %s/nnl-fuse "
-                           "-v -e winograd -e ihwo -o %s" % (tmp, BIN, name,
-                                                             BIN, fp),
-                           shell=True, capture_output=True, text=True)
-        fused = json.load(open(fp))
-        conv = fused["nodes"][0]
-        f = fused["consts"][conv["inputs"][1]]
-        want = c >= 24
-        got = (conv.get("winograd") == "2x2" and
-               f["shape"] == [4, 4, c, c] and
-               conv["options"]["filterLayout"] == "hwio" and
-               "as Winograd's F(2x2, 3x3)" in r.stderr)
-        print(("ok - " if got == want else "not ok - ") +
-              "%s: %d channels %s Winograd's filter" %
-              (name, c, "get" if want else "keep"))
-        bad += got != want
-        x = RNG.standard_normal((1, c, h, h)).astype(np.float32)
-        ref = np.maximum(refs.conv2d(x.astype(np.float64),
-                                     wf.astype(np.float64),
-                                     {"padding": pad}) +
-                         b[None, :, None, None], 0)
-        got = run(fp, {"x": x}, tmp, name + ".run")["y"]
-        d = np.abs(got - ref).max()
-        print(("ok - " if d <= 1e-5 else "not ok - ") +
-              "%s: nnl-run equals NumPy (max diff %.2e)" % (name, d))
-        bad += d > 1e-5
-        # the scratch is planned by libnnl, whatever vector width the
-        # generated code is built for: plain, and this host's widest
-        src = os.path.join(tmp, name + ".c")
-        subprocess.run("%s/nnl-plan-memory %s | %s/nnl-emit-c -m -o %s" % (
-            BIN, fp, BIN, src), shell=True, check=True)
-        for fl in ([], ["-march=native"]):
-            subprocess.run(["cc", "-O2"] + fl + CFLAGS +
-                           ["-o", src[:-2], src, "-lm"], check=True)
-            out = subprocess.run([src[:-2]], input=x.tobytes(),
-                                 capture_output=True, check=True).stdout
-            got = np.frombuffer(out, np.float32).reshape(ref.shape)
-            d = np.abs(got - ref).max()
-            print(("ok - " if d <= 1e-5 else "not ok - ") +
-                  "%s: compiled C %s equals NumPy (max diff %.2e)" %
-                  (name, " ".join(fl) or "-O2", d))
-            bad += d > 1e-5
-
-    # Filters in panels of 32 output channels (-e panels): convolutions
-    # whose product the C kernels compute as [P, O] (small images, sums
-    # of 256 and more), with whole and ragged panels, and a twin at
-    # 32 x 32 outputs, which keeps its filter
-    for name, c, o, h, k, st, pad in (
-            ("p96", 64, 96, 14, 3, 2, [1, 1, 1, 1]),
-            ("p40", 40, 40, 9, 3, 1, [0, 1, 1, 0]),
-            ("p1x1", 320, 70, 7, 1, 1, [0, 0, 0, 0]),
-            ("pbig", 64, 64, 32, 1, 1, [0, 0, 0, 0])):
+    def conv_case(name, c, o, h, k, st, pad):
+        """A conv2d + bias + relu of o outputs from c channels at h x h,
+        its weights in a file, through nnl-fuse -e winograd -e panels -e
+        ihwo: (the fused graph's path, its conv node, its filter, what
+        nnl-fuse said, an input, NumPy's output in double)."""
         wf = (RNG.standard_normal((o, c, k, k)) * 0.05).astype(np.float32)
         b = RNG.standard_normal(o).astype(np.float32)
         np.save(os.path.join(tmp, name + "f.npy"), wf)
@@ -243,26 +165,25 @@ with tempfile.TemporaryDirectory() as tmp:
                            shell=True, capture_output=True, text=True)
         fused = json.load(open(fp))
         conv = fused["nodes"][0]
-        f = fused["consts"][conv["inputs"][1]]
-        want = name != "pbig"
-        got = (conv.get("panels") == o and
-               f["shape"] == [c, k, k, (o + 31) // 32 * 32] and
-               conv["options"]["filterLayout"] == "ihwo" and
-               "in panels of 32 output channels" in r.stderr)
-        print(("ok - " if got == want else "not ok - ") +
-              "%s: %s the filter in panels" %
-              (name, "stores" if want else "does not store"))
-        bad += got != want
         x = RNG.standard_normal((1, c, h, h)).astype(np.float32)
         ref = np.maximum(refs.conv2d(x.astype(np.float64),
                                      wf.astype(np.float64),
                                      {"padding": pad, "strides": [st, st]}) +
                          b[None, :, None, None], 0)
+        return (fp, conv, fused["consts"][conv["inputs"][1]], r.stderr, x,
+                ref)
+
+    def runs_equal(name, fp, x, ref):
+        """The fused graph through nnl-run and through C compiled plain
+        and for this host's widest vectors (the scratch is planned by
+        libnnl, whatever width the code is built for) equals ref within
+        1e-5: the number that do not."""
+        n = 0
         got = run(fp, {"x": x}, tmp, name + ".run")["y"]
         d = np.abs(got - ref).max()
         print(("ok - " if d <= 1e-5 else "not ok - ") +
               "%s: nnl-run equals NumPy (max diff %.2e)" % (name, d))
-        bad += d > 1e-5
+        n += d > 1e-5
         src = os.path.join(tmp, name + ".c")
         subprocess.run("%s/nnl-plan-memory %s | %s/nnl-emit-c -m -o %s" % (
             BIN, fp, BIN, src), shell=True, check=True)
@@ -276,6 +197,46 @@ with tempfile.TemporaryDirectory() as tmp:
             print(("ok - " if d <= 1e-5 else "not ok - ") +
                   "%s: compiled C %s equals NumPy (max diff %.2e)" %
                   (name, " ".join(fl) or "-O2", d))
-            bad += d > 1e-5
+            n += d > 1e-5
+        return n
+
+    # Winograd's F(2x2, 3x3): two 3 x 3 convolutions of 64 channels (an
+    # even and an odd output, symmetric and asymmetric padding) and a
+    # twin of 16 channels, which keeps its filter
+    for name, c, h, pad in (("w16", 64, 16, [1, 1, 1, 1]),
+                            ("w15", 64, 17, [0, 1, 1, 0]),
+                            ("wsmall", 16, 16, [1, 1, 1, 1])):
+        fp, conv, f, said, x, ref = conv_case(name, c, c, h, 3, 1, pad)
+        want = c >= 24
+        got = (conv.get("winograd") == "2x2" and
+               f["shape"] == [4, 4, c, c] and
+               conv["options"]["filterLayout"] == "hwio" and
+               "as Winograd's F(2x2, 3x3)" in said)
+        print(("ok - " if got == want else "not ok - ") +
+              "%s: %d channels %s Winograd's filter" %
+              (name, c, "get" if want else "keep"))
+        bad += got != want
+        bad += runs_equal(name, fp, x, ref)
+
+    # Filters in panels of 32 output channels (-e panels): convolutions
+    # whose product the C kernels compute as [P, O] (small images, sums
+    # of 256 and more), with whole and ragged panels, and a twin at
+    # 32 x 32 outputs, which keeps its filter
+    for name, c, o, h, k, st, pad in (
+            ("p96", 64, 96, 14, 3, 2, [1, 1, 1, 1]),
+            ("p40", 40, 40, 9, 3, 1, [0, 1, 1, 0]),
+            ("p1x1", 320, 70, 7, 1, 1, [0, 0, 0, 0]),
+            ("pbig", 64, 64, 32, 1, 1, [0, 0, 0, 0])):
+        fp, conv, f, said, x, ref = conv_case(name, c, o, h, k, st, pad)
+        want = name != "pbig"
+        got = (conv.get("panels") == o and
+               f["shape"] == [c, k, k, (o + 31) // 32 * 32] and
+               conv["options"]["filterLayout"] == "ihwo" and
+               "in panels of 32 output channels" in said)
+        print(("ok - " if got == want else "not ok - ") +
+              "%s: %s the filter in panels" %
+              (name, "stores" if want else "does not store"))
+        bad += got != want
+        bad += runs_equal(name, fp, x, ref)
 print("fuse: %d failed" % bad)
 sys.exit(1 if bad else 0)
