@@ -416,9 +416,16 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 			a0++;
 		while (a1 > a0 && iy0 + (a1 - 1) * dh >= H)
 			a1--;
-		for (; ix < W - W % NNL_VW; ix += NNL_VW) {
+		/* whole vectors, the last past the row's end where it reads
+		 * inside the plane and r has room: what it puts past the row
+		 * goes back to the padding after */
+		for (; ix < W; ix += NNL_VW) {
 			nnl_vf acc = vfill;
 
+			if (ix + NNL_VW > W && (pl + W + NNL_VW > NNL_POOL_ROW ||
+			    a0 >= a1 || (iy0 + (a1 - 1) * dh) * W + ix +
+			    NNL_VW > H * W))
+				break;
 			for (int64_t a = a0; a < a1; a++) {
 				nnl_vf v = nnl_vload(xc + (iy0 + a * dh) * W +
 				    ix);
@@ -427,6 +434,10 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 				    acc + v;
 			}
 			nnl_vstore(r + pl + ix, acc);
+		}
+		if (ix > W) {
+			nnl_vstore(r + pl + W, vfill);
+			ix = W;
 		}
 		for (; ix < W; ix++) {
 			float acc = fill;

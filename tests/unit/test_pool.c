@@ -105,6 +105,11 @@ static const int64_t shapes[][12] = {
 	{ 6, 33, 2, 3, 2, 3, 1, 1, 1, 1, 2, 2 },
 	{ 4, 4, 2, 2, 1, 1, 1, 1, 3, 0, 3, 0 },	/* windows of padding */
 	{ 3, 1100, 2, 3, 1, 2, 1, 1, 0, 0, 1, 1 },	/* too wide */
+	/* rows whose last vector runs past their end */
+	{ 27, 27, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 55, 55, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 20, 21, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2 },
+	{ 3, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 	/* 2 x 2 windows at stride 2: odd sizes, a row of several
 	 * vectors and a ragged end, one too wide for the row buffer */
 	{ 14, 14, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0 },
