@@ -334,8 +334,9 @@ enum { NNL_PAR_MINWORK = 1 << 20 };
 
 /*
  * nnl_sgemm_with's product split over the pool, by whole tiles of
- * columns where there are a tile a part, else by whole row blocks;
- * 0 if it is too small to split (the caller runs it), else 1.
+ * columns or by whole row blocks, whichever shares it more evenly (49
+ * columns are a tile and a half, 960 rows six blocks); 0 if it is too
+ * small to split (the caller runs it), else 1.
  */
 NNL_RT int
 nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
@@ -344,15 +345,21 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
     const struct nnl_gemm_epi *e)
 {
 	struct nnl_par_gemm g;
-	int64_t ntile = (N + u->nr - 1) / u->nr;
+	int64_t uc = e && e->bp32 ? 32 : u->nr;	/* columns a unit */
+	int64_t ntile = (N + uc - 1) / uc;
 	int64_t nblock = (M + NNL_MC - 1) / NNL_MC;
+	/* the share of the busiest thread's time the work fills, split
+	 * either way: whole units, the last ragged */
+	double ec = ntile < 2 ? 0 : (double)N / (double)(NNL_PAR_T *
+	    ((ntile + NNL_PAR_T - 1) / NNL_PAR_T) * uc);
+	double er = nblock < 2 ? 0 : (double)M / (double)(NNL_PAR_T *
+	    ((nblock + NNL_PAR_T - 1) / NNL_PAR_T) * NNL_MC);
 
 	if (nnl_par_inside || (double)M * (double)N * (double)K <
-	    NNL_PAR_MINWORK || !nnl_par_room(pack, nnl_packsize(M, N, K)))
+	    NNL_PAR_MINWORK || !nnl_par_room(pack, nnl_packsize(M, N, K)) ||
+	    (ec == 0 && er == 0))
 		return 0;
-	g.bycol = ntile >= NNL_PAR_T || (ntile >= nblock && ntile > 1);
-	if (!g.bycol && nblock < 2)
-		return 0;
+	g.bycol = ec >= er;
 	g.u = u;
 	g.M = M;
 	g.N = N;
@@ -370,7 +377,7 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	g.ps = nnl_packsize(M, N, K);
 	g.e = e;
 	/* (columns of B in panels of 32 go by whole panels) */
-	g.unit = !g.bycol ? NNL_MC : e && e->bp32 ? 32 : u->nr;
+	g.unit = g.bycol ? uc : NNL_MC;
 	g.np = nnl_par_parts(g.bycol ? (N + g.unit - 1) / g.unit : nblock);
 	nnl_par_run(nnl_par_gemm_part, &g, g.np);
 	return 1;
