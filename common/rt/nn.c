@@ -65,17 +65,17 @@ nnl_im2col_nchw(const float *x, int64_t icg, int64_t H, int64_t W,
 #define nnl_conv_dw_nchw nnl_par_dw_nchw
 #endif
 
-/* y[o][p] = t[p][o] for output channels [o0, o1) of P x O floats at
- * t, sixteen columns of t at a time, so that each read of t is a whole
- * cache line. */
+/* y[o][p] = t[p][o] for positions [p0, p1) and output channels
+ * [o0, o1) of P x O floats at t, sixteen columns of t at a time, so
+ * that each read of t is a whole cache line. */
 NNL_RT_INLINE void
-nnl_transpose_cols(int64_t P, int64_t O, int64_t o0, int64_t o1,
-    const float *t, float *y)
+nnl_transpose_part(int64_t P, int64_t O, int64_t p0, int64_t p1,
+    int64_t o0, int64_t o1, const float *t, float *y)
 {
 	for (; o0 < o1; o0 += 16) {
 		int64_t ob = o1 - o0 < 16 ? o1 - o0 : 16;
 
-		for (int64_t p = 0; p < P; p++)
+		for (int64_t p = p0; p < p1; p++)
 			for (int64_t o = 0; o < ob; o++)
 				y[(o0 + o) * P + p] = t[p * O + o0 + o];
 	}
@@ -239,7 +239,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wko ?
 				    w + g * ocg : w + g * ocg * Kd,
 				    wko ? O : Kd, !wko, t, ocg, pack, &e);
-				nnl_transpose_cols(P, ocg, 0, ocg, t,
+				nnl_transpose_part(P, ocg, 0, P, 0, ocg, t,
 				    yn + g * ocg * P);
 			} else if (nhwc)
 				nnl_sgemm(P, ocg, Kd, 1, cm, direct ? C : Kd,

@@ -383,8 +383,8 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	return 1;
 }
 
-/* Part i of a flipped convolution: its columns of the product, then
- * their transposition. */
+/* Part i of a flipped convolution: its columns (or rows) of the
+ * product, then their transposition. */
 struct nnl_par_flip {
 	struct nnl_par_gemm g;
 	float *y;
@@ -397,18 +397,26 @@ nnl_par_flip_part(void *arg, int64_t i, int t)
 	const struct nnl_par_gemm *g = &f->g;
 	int64_t lo, hi;
 
+	int64_t n = g->bycol ? g->N : g->M;
+
 	nnl_par_gemm_part((void *)g, i, t);
-	nnl_par_range((g->N + g->unit - 1) / g->unit, g->np, i, &lo, &hi);
+	nnl_par_range((n + g->unit - 1) / g->unit, g->np, i, &lo, &hi);
 	lo *= g->unit;
-	hi = hi * g->unit < g->N ? hi * g->unit : g->N;
-	nnl_transpose_cols(g->M, g->N, lo, hi, g->C, f->y);
+	hi = hi * g->unit < n ? hi * g->unit : n;
+	if (lo >= hi)
+		return;
+	if (g->bycol)
+		nnl_transpose_part(g->M, g->N, 0, g->M, lo, hi, g->C, f->y);
+	else
+		nnl_transpose_part(g->M, g->N, lo, hi, 0, g->N, g->C, f->y);
 }
 
 /*
  * A flipped conv2d's product t[P][O] (nn.c) split by whole tiles of
- * columns, each part transposing its columns into y[O][P] on the
- * thread that computed them; 0 if too small to split (the caller runs
- * it), else 1.
+ * columns, or of rows where that shares it more evenly (96 columns are
+ * three panels of 32, 196 rows fourteen tiles of 14), each part
+ * transposing what it computed into y[O][P] on its thread; 0 if too
+ * small to split (the caller runs it), else 1.
  */
 NNL_RT int
 nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
@@ -417,10 +425,18 @@ nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
 {
 	struct nnl_par_flip f;
 	const struct nnl_gemm_kernel *u = nnl_gemm_best();
-	int64_t ntile = (O + u->nr - 1) / u->nr;
+	int64_t uc = e->bp32 ? 32 : u->nr, ur = u->mr;
+	int64_t nc = (O + uc - 1) / uc, nr = (P + ur - 1) / ur;
+	/* as nnl_par_sgemm: the share of the busiest thread's time the
+	 * work fills; rows go by whole tiles of the microkernel (each row
+	 * of t is the same sums as in one product of all of them) */
+	double ec = nc < 2 ? 0 : (double)O / (double)(NNL_PAR_T *
+	    ((nc + NNL_PAR_T - 1) / NNL_PAR_T) * uc);
+	double er = nr < 2 ? 0 : (double)P / (double)(NNL_PAR_T *
+	    ((nr + NNL_PAR_T - 1) / NNL_PAR_T) * ur);
 
-	if (nnl_par_inside || P < 4 || ntile < 2 || (double)P * (double)O *
-	    (double)K < NNL_PAR_MINWORK || !nnl_par_room(pack,
+	if (nnl_par_inside || P < 4 || (ec == 0 && er == 0) || (double)P *
+	    (double)O * (double)K < NNL_PAR_MINWORK || !nnl_par_room(pack,
 	    nnl_packsize(P, O, K)))
 		return 0;
 	memset(&f, 0, sizeof f);
@@ -440,9 +456,9 @@ nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
 	f.g.pack = pack;
 	f.g.ps = nnl_packsize(P, O, K);
 	f.g.e = e;
-	f.g.unit = e->bp32 ? 32 : u->nr;
-	f.g.np = nnl_par_parts((O + f.g.unit - 1) / f.g.unit);
-	f.g.bycol = 1;
+	f.g.bycol = ec >= er;
+	f.g.unit = f.g.bycol ? uc : ur;
+	f.g.np = nnl_par_parts(f.g.bycol ? nc : nr);
 	f.y = y;
 	nnl_par_run(nnl_par_flip_part, &f, f.g.np);
 	return 1;

@@ -37,6 +37,15 @@ torch.onnx.export(m, x, d + "/cnn.onnx", opset_version=13)
 np.save(d + "/input.npy", x.numpy())
 with torch.no_grad():
     np.save(d + "/expected.npy", m(x).numpy())
+# a flipped convolution of 42 outputs positions and 64 channels (two
+# panels): at 3 threads its rows share it more evenly than its columns
+f = torch.nn.Sequential(torch.nn.Conv2d(64, 64, 3, stride=2, padding=1),
+                        torch.nn.ReLU()).eval()
+x = torch.randn(1, 64, 12, 14)
+torch.onnx.export(f, x, d + "/flip.onnx", opset_version=13)
+np.save(d + "/flip-input.npy", x.numpy())
+with torch.no_grad():
+    np.save(d + "/flip-expected.npy", f(x).numpy())
 PY
 }
 
@@ -94,6 +103,16 @@ same_bits() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == PASS:\ 10/10\ elements* ]]
 	same_bits "$MD/cnn.onnx" "$MD/input.npy"
+}
+
+@test "a flipped convolution split by rows: 3 threads give the bits of one" {
+	[ -f "$MD/flip.onnx" ] || { echo "the PyTorch export failed"; false; }
+	run "$BIN/nnc" test --threads 3 --tolerance 1e-4 \
+	    --input "$MD/flip-input.npy" --expected "$MD/flip-expected.npy" \
+	    "$MD/flip.onnx"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	same_bits "$MD/flip.onnx" "$MD/flip-input.npy"
 }
 
 @test "the threaded program does start threads" {
