@@ -171,16 +171,9 @@ prepare_conv2d(struct kctx *c)
 	}
 	/* nnl-fuse's filter in panels of 32 output channels (shape-infer
 	 * checked the rest): the flipped product reads it in place */
-	pnl = cJSON_GetObjectItemCaseSensitive(c->n->extra, "panels") != NULL;
-	if (pnl) {
+	if ((pnl = cJSON_GetObjectItemCaseSensitive(c->n->extra,
+	    "panels") != NULL))
 		flc = 5;
-		if (!nnl_conv_flip(nhwc, OH * OW, O, C * kh * kw) ||
-		    f->dt != DT_FLOAT32)
-			return shape_err(c->sc, "field \"panels\": the C "
-			    "kernels read a filter in panels only for a "
-			    "float32 product of output [P, O] (nnl-fuse "
-			    "decides which)");
-	}
 	kip(c, nhwc);
 	kip(c, N); kip(c, C); kip(c, H); kip(c, W);
 	kip(c, O); kip(c, OH); kip(c, OW);
@@ -202,6 +195,10 @@ prepare_conv2d(struct kctx *c)
 	direct = kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 &&
 	    !pad[0] && !pad[1] && !pad[2] && !pad[3] && groups == 1;
 	flip = nnl_conv_flip(nhwc, P, O / groups, icg * kh * kw);
+	if (pnl && (!flip || f->dt != DT_FLOAT32))
+		return shape_err(c->sc, "field \"panels\": the C kernels read "
+		    "a filter in panels only for a float32 product of output "
+		    "[P, O] (nnl-fuse decides which)");
 	/* an nchw im2col a band of output rows at a time (rt/nn.c) */
 	nb = !nhwc && !flip && !direct ? nnl_conv_band(icg * kh * kw, OH,
 	    OW) * OW : P;

@@ -350,9 +350,11 @@ shape_conv2d(struct shapectx *c)
 	ic = x->dims[ch];
 	oc = f->dims[l->o];
 	pn = cJSON_GetObjectItemCaseSensitive(c->n->extra, "panels");
-	if (pn && (wg || panels(c, pn, il, fl, g, &oc)))
-		return wg ? shape_err(c, "fields \"winograd\" and \"panels\" "
-		    "exclude each other") : -1;
+	if (pn && wg)
+		return shape_err(c, "fields \"winograd\" and \"panels\" "
+		    "exclude each other");
+	if (pn && panels(c, pn, il, fl, g, &oc))
+		return -1;
 	if (ic % g)
 		return shape_err(c, "option \"groups\": %u does not divide the "
 		    "%lld input channels", g, (long long)ic);

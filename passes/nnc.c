@@ -150,7 +150,8 @@ readpasses(const char *file, int *n)
 		free(dir);
 	}
 	text = path ? readfile(path, NULL) : xstrdup("nnl-reorder\n"
-	    "nnl-shape-infer\nnnl-fuse -e winograd -e panels -e ihwo\nnnl-plan-memory\n");
+	    "nnl-shape-infer\nnnl-fuse -e winograd -e panels -e ihwo\n"
+	    "nnl-plan-memory\n");
 	if (!text)
 		die("%s: %s", path, strerror(errno));
 	for (line = strtok_r(text, "\n", &save); line;

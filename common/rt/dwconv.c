@@ -32,6 +32,15 @@ nnl_dw_taps(int64_t iy0, int64_t k, int64_t d, int64_t H, int64_t *a0,
 }
 
 #if NNL_VW > 1
+/* The nine taps of a 3 x 3 filter w (tap t at w[t * wt]), each in
+ * every lane of a vector. */
+NNL_RT_INLINE void
+nnl_dw_taps3x3(const float *w, int64_t wt, nnl_vf *k)
+{
+	for (int t = 0; t < 9; t++)
+		k[t] = nnl_vsplat(w[t * wt]);
+}
+
 /* One output row of a 3 x 3 filter k (tap a * 3 + b) from rows r of
  * the padded channel copy, columns ox * sw + b * dw, NNL_VW at a time:
  * no loops over the taps. */
@@ -243,11 +252,9 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 		memset(pad, 0, (size_t)(H * W + 2 * (W + 1) + NNL_VW) *
 		    sizeof *pad);
 		for (int64_t c = 0; c < C; c++) {
-			const float *wp0 = w + c * wc;
 			nnl_vf k[9];
 
-			for (int t = 0; t < 9; t++)
-				k[t] = nnl_vsplat(wp0[t * wt]);
+			nnl_dw_taps3x3(w + c * wc, wt, k);
 			memcpy(cp, x + c * H * W, (size_t)(H * W) *
 			    sizeof *cp);
 			nnl_dw3x3_flat(cp, small ? ml : 0, small ? mr : 0,
@@ -267,11 +274,9 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 			memset(pad + q * ps + used, 0, (size_t)(ps - used) *
 			    sizeof *pad);
 		for (int64_t c = 0; c < C; c++) {
-			const float *wp0 = w + c * wc;
 			nnl_vf k[9];
 
-			for (int t = 0; t < 9; t++)
-				k[t] = nnl_vsplat(wp0[t * wt]);
+			nnl_dw_taps3x3(w + c * wc, wt, k);
 			nnl_dw3x3_s2(x + c * H * W, H, W, OH, OW, pt, pl, k,
 			    bias ? bias[c] : 0, pad, ps, pad + 4 * ps,
 			    y + c * OH * OW, act, lo, hi);
@@ -288,8 +293,8 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 #if NNL_VW > 1
 		nnl_vf k[9];
 
-		for (int t = 0; t < 9 && kh == 3 && kw == 3; t++)
-			k[t] = nnl_vsplat(wp0[t * wt]);
+		if (kh == 3 && kw == 3)
+			nnl_dw_taps3x3(wp0, wt, k);
 #endif
 
 		/* the channel between its left and right padding, which

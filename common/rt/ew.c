@@ -77,11 +77,6 @@ nnl_binopf(int64_t op, float a, float b)
 }
 
 /*
- * binary: op, dt (input), out dt, r, out dims[r], a strides[r],
- * b strides[r].  Arithmetic on int64/uint64 goes exact for add, sub,
- * mul, max and min; the rest through double.
- */
-/*
  * y = a op b over n floats (op one of add to min), whole vectors first
  * where there are vectors; max and min pick as the scalar expressions
  * do (b where the comparison is false: a NaN in a gives b).
@@ -135,6 +130,11 @@ nnl_binary_f32(int64_t op, const float *a, const float *b, float *y,
 	}
 }
 
+/*
+ * binary: op, dt (input), out dt, r, out dims[r], a strides[r],
+ * b strides[r].  Arithmetic on int64/uint64 goes exact for add, sub,
+ * mul, max and min; the rest through double.
+ */
 NNL_RT void
 nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)

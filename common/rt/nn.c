@@ -150,6 +150,11 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 		for (int64_t g = 0; g < G; g++) {
 			const float *cm = xn, *bg = bias ? bias + g * ocg : 0;
+			/* the group's filter, its rows ldw floats apart */
+			const float *wg = wko ? w + g * ocg : w + g * ocg * Kd;
+			const float *xg = xn + g * icg * H * W;
+			float *yg = yn + g * ocg * P;
+			int64_t ldw = wko ? O : Kd;
 			/* from the bias (or zero), through the activation */
 			struct nnl_gemm_epi e = { 1, nhwc ? 0 : bg,
 			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1],
@@ -163,13 +168,10 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 #ifdef NNL_RT_THREADS
 				/* whole bands a thread (par.c) */
 				struct nnl_conv_bands cb = {
-					xn + g * icg * H * W, wko ?
-					w + g * ocg : w + g * ocg * Kd,
-					yn + g * ocg * P, col, pack, icg, H, W,
-					OH, OW, kh, kw, sh, sw, dh, dw, pt, pl,
-					ocg, Kd, wko ? O : Kd, wko, P, ny,
-					ny * OW, nnl_packsize(ocg, ny * OW, Kd),
-					&e };
+					xg, wg, yg, col, pack, icg, H, W, OH,
+					OW, kh, kw, sh, sw, dh, dw, pt, pl,
+					ocg, Kd, ldw, wko, P, ny, ny * OW,
+					nnl_packsize(ocg, ny * OW, Kd), &e };
 
 				if (nnl_par_bands(&cb))
 					continue;
@@ -178,21 +180,18 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 					int64_t rows = OH - oy < ny ? OH - oy :
 					    ny;
 
-					nnl_im2col_nchw(xn + g * icg * H * W,
-					    icg, H, W, oy, rows, OW, kh, kw,
-					    sh, sw, dh, dw, pt, pl, col);
-					nnl_sgemm(ocg, rows * OW, Kd, 1, wko ?
-					    w + g * ocg : w + g * ocg * Kd,
-					    wko ? O : Kd, wko, col, rows * OW,
-					    0, yn + g * ocg * P + oy * OW, P,
-					    pack, &e);
+					nnl_im2col_nchw(xg, icg, H, W, oy,
+					    rows, OW, kh, kw, sh, sw, dh, dw,
+					    pt, pl, col);
+					nnl_sgemm(ocg, rows * OW, Kd, 1, wg,
+					    ldw, wko, col, rows * OW, 0,
+					    yg + oy * OW, P, pack, &e);
 				}
 				continue;
 			}
 			if (!direct && !nhwc) {
-				nnl_im2col_nchw(xn + g * icg * H * W, icg, H,
-				    W, 0, OH, OW, kh, kw, sh, sw, dh, dw, pt,
-				    pl, col);
+				nnl_im2col_nchw(xg, icg, H, W, 0, OH, OW, kh,
+				    kw, sh, sw, dh, dw, pt, pl, col);
 				cm = col;
 			} else if (!direct) {
 				/* col[p][kd]; kd runs over (i,h,w) or
@@ -230,29 +229,24 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				e.bp32 = fl == 5;
 #ifdef NNL_RT_THREADS
 				/* each thread transposes its columns (par.c) */
-				if (nnl_par_flip(P, ocg, Kd, cm, P, wko ?
-				    w + g * ocg : w + g * ocg * Kd,
-				    wko ? O : Kd, !wko, t, pack, &e,
-				    yn + g * ocg * P))
+				if (nnl_par_flip(P, ocg, Kd, cm, P, wg, ldw,
+				    !wko, t, pack, &e, yg))
 					continue;
 #endif
-				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wko ?
-				    w + g * ocg : w + g * ocg * Kd,
-				    wko ? O : Kd, !wko, t, ocg, pack, &e);
+				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wg, ldw,
+				    !wko, t, ocg, pack, &e);
 				nnl_transpose_part(P, ocg, 0, P, 0, ocg, t,
-				    yn + g * ocg * P);
+				    yg);
 			} else if (nhwc)
 				nnl_sgemm(P, ocg, Kd, 1, cm, direct ? C : Kd,
-				    0, wko ? w + g * ocg : w + g * ocg * Kd,
-				    wko ? O : Kd, !wko, yn + g * ocg, O, pack,
+				    0, wg, ldw, !wko, yn + g * ocg, O, pack,
 				    &e);
 			else {
 				/* the image, packed where enough row tiles
 				 * of the filter read each panel */
 				e.packb = ocg >= 64;
-				nnl_sgemm(ocg, P, Kd, 1, wko ? w + g * ocg :
-				    w + g * ocg * Kd, wko ? O : Kd, wko, cm, P,
-				    0, yn + g * ocg * P, P, pack, &e);
+				nnl_sgemm(ocg, P, Kd, 1, wg, ldw, wko, cm, P,
+				    0, yg, P, pack, &e);
 			}
 		}
 	}

@@ -118,7 +118,8 @@ static __thread int nnl_par_inside;
  * the low half of take, counted up by compare and swap while its high
  * half is still gen (a worker late for run gen takes nothing of the
  * next, though it may read the next run's n).  fn and ctx, written
- * before the run's take, stay until its last part is done.  Whoever finishes that part wakes the caller.
+ * before the run's take, stay until its last part is done.  Whoever
+ * finishes that part wakes the caller.
  */
 static void
 nnl_par_work(struct nnl_pool *p, int t, unsigned gen)
@@ -219,13 +220,11 @@ nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t n)
 	}
 	pthread_mutex_lock(&p->mu);
 	if (p->busy || p->nth == 0 || n < 2) {
-		int was = nnl_par_inside;
-
 		pthread_mutex_unlock(&p->mu);
 		nnl_par_inside = 1;
 		for (int64_t i = 0; i < n; i++)
 			fn(ctx, i, nnl_par_self);
-		nnl_par_inside = was;
+		nnl_par_inside = 0;
 		return;
 	}
 	p->busy = 1;
@@ -266,6 +265,21 @@ nnl_par_range(int64_t n, int64_t np, int64_t i, int64_t *lo, int64_t *hi)
 	*hi = n * (i + 1) / np;
 }
 
+/* The share of the busiest thread's time that n items fill, split
+ * over the threads by whole units of unit items, the last one ragged
+ * (0 where there are fewer than two units): how evenly a split by
+ * them shares the work. */
+NNL_RT_INLINE double
+nnl_par_share(int64_t n, int64_t unit)
+{
+	int64_t units = (n + unit - 1) / unit;
+
+	if (units < 2)
+		return 0;
+	return (double)n / (double)(NNL_PAR_T * ((units + NNL_PAR_T - 1) /
+	    NNL_PAR_T) * unit);
+}
+
 /* ---- SGEMM: column tiles or row blocks of C ---- */
 
 struct nnl_par_gemm {
@@ -283,27 +297,67 @@ struct nnl_par_gemm {
 	float *pack;
 	int64_t ps;		/* floats of one part's packing space */
 	const struct nnl_gemm_epi *e;
-	int64_t unit;		/* columns (nr) or rows (NNL_MC) a unit */
+	int64_t unit;		/* columns or rows a unit */
 	int64_t np;		/* parts */
 	int bycol;
 };
+
+/* The product's operands in g, with nothing split yet. */
+NNL_RT_INLINE void
+nnl_par_gemm_set(struct nnl_par_gemm *g, const struct nnl_gemm_kernel *u,
+    int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+    int64_t lda, int ta, const float *B, int64_t ldb, int tb, float *C,
+    int64_t ldc, float *pack, const struct nnl_gemm_epi *e)
+{
+	memset(g, 0, sizeof *g);
+	g->u = u;
+	g->M = M;
+	g->N = N;
+	g->K = K;
+	g->alpha = alpha;
+	g->A = A;
+	g->lda = lda;
+	g->ta = ta;
+	g->B = B;
+	g->ldb = ldb;
+	g->tb = tb;
+	g->C = C;
+	g->ldc = ldc;
+	g->pack = pack;
+	g->ps = nnl_packsize(M, N, K);
+	g->e = e;
+}
+
+/* [*lo, *hi): the columns (or rows) of part i of g, 0 to 0 where it
+ * has none. */
+NNL_RT_INLINE void
+nnl_par_span(const struct nnl_par_gemm *g, int64_t i, int64_t *lo,
+    int64_t *hi)
+{
+	int64_t n = g->bycol ? g->N : g->M;
+
+	nnl_par_range((n + g->unit - 1) / g->unit, g->np, i, lo, hi);
+	*lo *= g->unit;
+	*hi = *hi * g->unit < n ? *hi * g->unit : n;
+	if (*lo >= *hi)
+		*lo = *hi = 0;
+}
 
 /*
  * Part i: the same product on its columns (whole tiles of nr, so each
  * tile of C is the tile it is with one thread: the same panels, the
  * same steps of K) or its rows (whole blocks of NNL_MC, the driver's
- * own blocking), in thread t's packing space.
+ * own blocking, or whole tiles of the microkernel's rows: each row of
+ * C is the same sums either way), in thread t's packing space.
  */
 static void
 nnl_par_gemm_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_par_gemm *g = arg;
-	int64_t n = g->bycol ? g->N : g->M, lo, hi;
+	int64_t lo, hi;
 	struct nnl_gemm_epi e;
 
-	nnl_par_range((n + g->unit - 1) / g->unit, g->np, i, &lo, &hi);
-	lo *= g->unit;
-	hi = hi * g->unit < n ? hi * g->unit : n;
+	nnl_par_span(g, i, &lo, &hi);
 	if (lo >= hi)
 		return;
 	memset(&e, 0, sizeof e);
@@ -345,40 +399,19 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
     const struct nnl_gemm_epi *e)
 {
 	struct nnl_par_gemm g;
-	int64_t uc = e && e->bp32 ? 32 : u->nr;	/* columns a unit */
-	int64_t ntile = (N + uc - 1) / uc;
-	int64_t nblock = (M + NNL_MC - 1) / NNL_MC;
-	/* the share of the busiest thread's time the work fills, split
-	 * either way: whole units, the last ragged */
-	double ec = ntile < 2 ? 0 : (double)N / (double)(NNL_PAR_T *
-	    ((ntile + NNL_PAR_T - 1) / NNL_PAR_T) * uc);
-	double er = nblock < 2 ? 0 : (double)M / (double)(NNL_PAR_T *
-	    ((nblock + NNL_PAR_T - 1) / NNL_PAR_T) * NNL_MC);
+	/* (columns of B in panels of 32 go by whole panels) */
+	int64_t uc = e && e->bp32 ? 32 : u->nr;
+	double ec = nnl_par_share(N, uc), er = nnl_par_share(M, NNL_MC);
 
 	if (nnl_par_inside || (double)M * (double)N * (double)K <
 	    NNL_PAR_MINWORK || !nnl_par_room(pack, nnl_packsize(M, N, K)) ||
 	    (ec == 0 && er == 0))
 		return 0;
+	nnl_par_gemm_set(&g, u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C,
+	    ldc, pack, e);
 	g.bycol = ec >= er;
-	g.u = u;
-	g.M = M;
-	g.N = N;
-	g.K = K;
-	g.alpha = alpha;
-	g.A = A;
-	g.lda = lda;
-	g.ta = ta;
-	g.B = B;
-	g.ldb = ldb;
-	g.tb = tb;
-	g.C = C;
-	g.ldc = ldc;
-	g.pack = pack;
-	g.ps = nnl_packsize(M, N, K);
-	g.e = e;
-	/* (columns of B in panels of 32 go by whole panels) */
 	g.unit = g.bycol ? uc : NNL_MC;
-	g.np = nnl_par_parts(g.bycol ? (N + g.unit - 1) / g.unit : nblock);
+	g.np = nnl_par_parts(((g.bycol ? N : M) + g.unit - 1) / g.unit);
 	nnl_par_run(nnl_par_gemm_part, &g, g.np);
 	return 1;
 }
@@ -397,12 +430,8 @@ nnl_par_flip_part(void *arg, int64_t i, int t)
 	const struct nnl_par_gemm *g = &f->g;
 	int64_t lo, hi;
 
-	int64_t n = g->bycol ? g->N : g->M;
-
 	nnl_par_gemm_part((void *)g, i, t);
-	nnl_par_range((n + g->unit - 1) / g->unit, g->np, i, &lo, &hi);
-	lo *= g->unit;
-	hi = hi * g->unit < n ? hi * g->unit : n;
+	nnl_par_span(g, i, &lo, &hi);
 	if (lo >= hi)
 		return;
 	if (g->bycol)
@@ -425,40 +454,21 @@ nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
 {
 	struct nnl_par_flip f;
 	const struct nnl_gemm_kernel *u = nnl_gemm_best();
+	/* rows go by whole tiles of the microkernel, as the transposed
+	 * output is short */
 	int64_t uc = e->bp32 ? 32 : u->nr, ur = u->mr;
-	int64_t nc = (O + uc - 1) / uc, nr = (P + ur - 1) / ur;
-	/* as nnl_par_sgemm: the share of the busiest thread's time the
-	 * work fills; rows go by whole tiles of the microkernel (each row
-	 * of t is the same sums as in one product of all of them) */
-	double ec = nc < 2 ? 0 : (double)O / (double)(NNL_PAR_T *
-	    ((nc + NNL_PAR_T - 1) / NNL_PAR_T) * uc);
-	double er = nr < 2 ? 0 : (double)P / (double)(NNL_PAR_T *
-	    ((nr + NNL_PAR_T - 1) / NNL_PAR_T) * ur);
+	double ec = nnl_par_share(O, uc), er = nnl_par_share(P, ur);
 
 	if (nnl_par_inside || P < 4 || (ec == 0 && er == 0) || (double)P *
 	    (double)O * (double)K < NNL_PAR_MINWORK || !nnl_par_room(pack,
 	    nnl_packsize(P, O, K)))
 		return 0;
-	memset(&f, 0, sizeof f);
-	f.g.u = u;
-	f.g.M = P;
-	f.g.N = O;
-	f.g.K = K;
-	f.g.alpha = 1;
-	f.g.A = A;
-	f.g.lda = lda;
-	f.g.ta = 1;
-	f.g.B = B;
-	f.g.ldb = ldb;
-	f.g.tb = tb;
-	f.g.C = t;
-	f.g.ldc = O;
-	f.g.pack = pack;
-	f.g.ps = nnl_packsize(P, O, K);
-	f.g.e = e;
+	nnl_par_gemm_set(&f.g, u, P, O, K, 1, A, lda, 1, B, ldb, tb, t, O,
+	    pack, e);
 	f.g.bycol = ec >= er;
 	f.g.unit = f.g.bycol ? uc : ur;
-	f.g.np = nnl_par_parts(f.g.bycol ? nc : nr);
+	f.g.np = nnl_par_parts(((f.g.bycol ? O : P) + f.g.unit - 1) /
+	    f.g.unit);
 	f.y = y;
 	nnl_par_run(nnl_par_flip_part, &f, f.g.np);
 	return 1;
@@ -502,20 +512,8 @@ nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
 	if (nnl_par_inside || N < 32 || (double)M * (double)N * (double)K <
 	    NNL_PAR_MINROWS)
 		return 0;
-	memset(&g, 0, sizeof g);
-	g.M = M;
-	g.N = N;
-	g.K = K;
-	g.alpha = alpha;
-	g.A = A;
-	g.lda = lda;
-	g.ta = ta;
-	g.B = B;
-	g.ldb = ldb;
-	g.tb = tb;
-	g.C = C;
-	g.ldc = ldc;
-	g.e = e;
+	nnl_par_gemm_set(&g, 0, M, N, K, alpha, A, lda, ta, B, ldb, tb, C,
+	    ldc, 0, e);
 	g.np = nnl_par_parts((N + 15) / 16);
 	nnl_par_run(nnl_par_rows_part, &g, g.np);
 	return 1;

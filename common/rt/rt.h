@@ -253,7 +253,6 @@ nnl_dw_s2(const int64_t *ip)
 	    ip[12] == 1 && ip[13] == 1;
 }
 
-
 /* Fused activations (nnl-fuse): code and two parameters. */
 enum {
 	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
@@ -700,7 +699,8 @@ NNL_RT int nnl_par_bands(const struct nnl_conv_bands *b);
 NNL_RT int nnl_par_concat(const int64_t *ip, const void *const *in,
     void *const *out);
 /* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn.c),
- * then its transposition into y[O][P], by whole tiles of columns. */
+ * then its transposition into y[O][P], by whole tiles of columns or
+ * rows. */
 NNL_RT int nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A,
     int64_t lda, const float *B, int64_t ldb, int tb, float *t,
     float *pack, const struct nnl_gemm_epi *e, float *y);

@@ -374,10 +374,10 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 	float *V = scratch, *M = V + 16 * C * ld, *pack = M + 16 * O * ld;
 	float *rb = pack + NNL_WINO_T * ps;
 	const struct nnl_gemm_kernel *u = nnl_gemm_best();
+	int64_t uo = (O + u->mr - 1) / u->mr;	/* row tiles of M */
 
 	for (int64_t ty0 = 0; ty0 < th; ty0 += nr) {
 		int64_t rows = th - ty0 < nr ? th - ty0 : nr;
-		int64_t uo = (O + u->mr - 1) / u->mr;
 		int64_t ut = (rows * tw + u->nr - 1) / u->nr;
 		int one = NNL_WINO_T < 2 || 16.0 * (double)(rows * tw) *
 		    (double)C * (double)O < NNL_WINO_MINPAR;
