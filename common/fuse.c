@@ -795,6 +795,24 @@ ones(struct node *n, const char *name)
 	return 1;
 }
 
+/* The constant oihw filter of conv2d node n on an nchw input, if n
+ * alone reads it and its bytes are at hand, for a rewrite to store
+ * anew; else null. */
+static struct operand *
+ownfilter(struct fx *f, struct node *n)
+{
+	struct operand *c;
+
+	if (!n || n->op != OP_CONV2D || n->nin < 2 ||
+	    strcmp(optstr(n, "inputLayout", "nchw"), "nchw") ||
+	    strcmp(optstr(n, "filterLayout", "oihw"), "oihw") ||
+	    !(c = constant(f->g, n->in[1])) || c->desc.rank != 4 ||
+	    uses(f, c->name) != 1 ||
+	    (c->init == INIT_WEIGHTS && !f->g->weights_file))
+		return NULL;
+	return c;
+}
+
 /* Node n reads the new constant filter name, in layout, instead of
  * its old one; field, if not null, is set in the node to value. */
 static void
@@ -842,16 +860,11 @@ winograd(struct fx *f)
 		float *src, *dst;
 		char *name;
 
-		if (!n || n->op != OP_CONV2D || n->nin < 2 || !n->types ||
-		    n->types[0].rank != 4 ||
-		    strcmp(optstr(n, "inputLayout", "nchw"), "nchw") ||
-		    strcmp(optstr(n, "filterLayout", "oihw"), "oihw") ||
-		    optnum(n, "groups", 1) != 1 || !ones(n, "strides") ||
-		    !ones(n, "dilations") ||
+		if (!(c = ownfilter(f, n)) || !n->types ||
+		    n->types[0].rank != 4 || optnum(n, "groups", 1) != 1 ||
+		    !ones(n, "strides") || !ones(n, "dilations") ||
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "winograd") ||
-		    !(c = constant(g, n->in[1])) || c->desc.rank != 4 ||
-		    c->desc.dt != DT_FLOAT32 || uses(f, c->name) != 1 ||
-		    (c->init == INIT_WEIGHTS && !g->weights_file))
+		    c->desc.dt != DT_FLOAT32)
 			continue;
 		d = c->desc.dims;
 		od = n->types[0].dims;
@@ -925,16 +938,11 @@ filterpanels(struct fx *f)
 		float *src, *dst;
 		char *name;
 
-		if (!n || n->op != OP_CONV2D || n->nin < 2 || !n->types ||
-		    n->types[0].rank != 4 ||
-		    strcmp(optstr(n, "inputLayout", "nchw"), "nchw") ||
-		    strcmp(optstr(n, "filterLayout", "oihw"), "oihw") ||
-		    optnum(n, "groups", 1) != 1 ||
+		if (!(c = ownfilter(f, n)) || !n->types ||
+		    n->types[0].rank != 4 || optnum(n, "groups", 1) != 1 ||
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "winograd") ||
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "panels") ||
-		    !(c = constant(g, n->in[1])) || c->desc.rank != 4 ||
-		    c->desc.dt != DT_FLOAT32 || uses(f, c->name) != 1 ||
-		    (c->init == INIT_WEIGHTS && !g->weights_file))
+		    c->desc.dt != DT_FLOAT32)
 			continue;
 		d = c->desc.dims;
 		od = n->types[0].dims;
@@ -993,12 +1001,7 @@ filterihwo(struct fx *f)
 		unsigned char *src, *dst;
 		char *name;
 
-		if (!n || n->op != OP_CONV2D || n->nin < 2 ||
-		    strcmp(optstr(n, "inputLayout", "nchw"), "nchw") ||
-		    strcmp(optstr(n, "filterLayout", "oihw"), "oihw") ||
-		    !(c = constant(g, n->in[1])) || c->desc.rank != 4 ||
-		    uses(f, c->name) != 1 ||
-		    (c->init == INIT_WEIGHTS && !g->weights_file))
+		if (!(c = ownfilter(f, n)))
 			continue;
 		d = c->desc.dims;
 		if (d[1] == 1 && optnum(n, "groups", 1) == (double)d[0])
