@@ -4,12 +4,15 @@
  * output element is written once: the bias, then every filter tap in
  * order, then the fused relu or clamp (other activations go over the
  * row while it is in cache).  nchw images run NNL_VW output columns at
- * a time (rt.h's vectors) over a copy of each channel padded left and
- * right in the scratch (nnl_dw_width floats a row, and a row of zeros
- * after the H rows), so no column needs bounds checks, 3 x 3 filters
- * with their taps unrolled (at stride 2 over four phase planes of the
- * channel instead); nhwc images run NNL_VW channels at a time.  Without
- * vector extensions (NNL_VW 1) plain loops do the same.
+ * a time (rt.h's vectors): 3 x 3 filters with pad 1 at stride 1 and 2
+ * straight from the image where rows hold a vector of outputs (the
+ * padding comes in as lanes shifted past a zero), narrower rows at
+ * stride 1 over the plane as one row and at stride 2 over four phase
+ * planes of the channel; other filters over a copy of each channel
+ * padded left and right in the scratch (nnl_dw_width floats a row, and
+ * a row of zeros after the H rows), so no column needs bounds checks;
+ * nhwc images run NNL_VW channels at a time.  Without vector
+ * extensions (NNL_VW 1) plain loops do the same.
  *
  * Both take conv2d's integer parameters ip (see nnl_k_conv2d_f32) and
  * one image; filter tap (a, b) of channel c is w[c * wc + (a * kw + b)
@@ -78,40 +81,26 @@ nnl_dw_row3x3(const float *const *r, const nnl_vf *k, float b0,
 enum { NNL_DW_FLAT = 256 };
 
 /*
- * A plane of a 3 x 3, stride 1, pad 1 filter, NNL_VW outputs at a
- * time over the plane as one row: the
- * copy at c, with W + 1 zeros before and after it, puts the rows above
- * and below at -W and +W, and taps b = 0 and 2 of column 0 and W - 1
- * (which would read the neighbouring row) are masked to zero.  Rows of
- * fewer than NNL_VW columns so fill whole vectors, and there are no
- * per-row copies.  The masks of a small plane (H * W <= NNL_DW_FLAT)
- * are made once, ml and mr; a plane of rows of at least NNL_VW columns
- * counts its columns as it goes.  The taps are added in the order of
- * nnl_dw_row3x3.
+ * A small plane (H * W <= NNL_DW_FLAT) of rows narrower than a vector,
+ * 3 x 3, stride 1, pad 1, NNL_VW outputs at a time over the plane as
+ * one row: the copy at c, with W + 1 zeros before and after it, puts
+ * the rows above and below at -W and +W, and taps b = 0 and 2 of
+ * column 0 and W - 1 (which would read the neighbouring row) are masked
+ * to zero, by masks ml and mr made once a call.  Such rows so fill
+ * whole vectors, and there are no per-row copies.  The taps are added
+ * in the order of nnl_dw_row3x3.
  */
 NNL_RT_INLINE void
 nnl_dw3x3_flat(const float *c, const nnl_vi *ml, const nnl_vi *mr,
     const nnl_vf *k, float b0, int64_t HW, int64_t W, float *y,
     int64_t act, float lo, float hi)
 {
-	nnl_vi col, l, r;	/* without ml: p % W, lane by lane */
-
-	for (int i = 0; i < NNL_VW; i++)
-		col[i] = i - NNL_VW;
 	for (int64_t p = 0, v = 0; p < HW; p += NNL_VW, v++) {
 		const float *r0 = c + p - W, *r1 = c + p, *r2 = c + p + W;
 		nnl_vf acc = nnl_vsplat(b0);
+		nnl_vi l = ml[v], r = mr[v];
 		float t[NNL_VW];
 
-		if (ml) {
-			l = ml[v];
-			r = mr[v];
-		} else {	/* W >= NNL_VW: one wrap at most */
-			col += NNL_VW;
-			col -= (col >= (int32_t)W) & (int32_t)W;
-			l = col != 0;
-			r = col != (int32_t)W - 1;
-		}
 #define NNL_L(q) (nnl_vf)((nnl_vi)nnl_vload(q) & l)
 #define NNL_R(q) (nnl_vf)((nnl_vi)nnl_vload(q) & r)
 		acc += k[0] * NNL_L(r0 - 1);
@@ -132,6 +121,159 @@ nnl_dw3x3_flat(const float *c, const nnl_vi *ml, const nnl_vi *mr,
 		}
 		nnl_vstore(t, acc);
 		memcpy(y + p, t, (size_t)(HW - p) * sizeof *t);
+	}
+}
+#endif
+
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+/*
+ * The NNL_VW outputs ending at a row's end, at column ox > 0, of a
+ * 3 x 3, stride-1, pad-1 filter k (bias in acc), from rows r[a] of W
+ * floats: tap b = 1 is the vector at ox, tap 0 the one a column
+ * before, tap 2 tap 1 shifted one lane down past a zero (the padding).
+ * The taps are added in the order of nnl_dw_row3x3.
+ */
+NNL_RT_INLINE nnl_vf
+nnl_dw3x3_s1end(const float *const *r, int64_t ox, const nnl_vf *k,
+    nnl_vf acc)
+{
+	nnl_vf z = nnl_vsplat(0);
+
+#pragma GCC unroll 3
+	for (int a = 0; a < 3; a++) {
+		const float *p = r[a] + ox;
+		nnl_vf m = nnl_vload(p);
+
+		acc += k[3 * a] * nnl_vload(p - 1);
+		acc += k[3 * a + 1] * m;
+		acc += k[3 * a + 2] * __builtin_shufflevector(m, z, NNL_VDOWN);
+	}
+	return acc;
+}
+
+/*
+ * The NNL_VW outputs at column ox > 0 of a row of a 3 x 3, stride-2,
+ * pad-1 filter k (bias in acc), from rows r[a], 2 (ox + NNL_VW) <= W
+ * floats of each readable: taps 1 and 2 are the even and the odd lanes
+ * of the 2 NNL_VW columns from 2 ox, tap 0 the even lanes of those from
+ * 2 ox - 1.  The taps are added in the order of nnl_dw_row3x3.
+ */
+NNL_RT_INLINE nnl_vf
+nnl_dw3x3_s2at(const float *const *r, int64_t ox, const nnl_vf *k,
+    nnl_vf acc)
+{
+#pragma GCC unroll 3
+	for (int a = 0; a < 3; a++) {
+		const float *p = r[a] + 2 * ox;
+		nnl_vf u = nnl_vload(p), v = nnl_vload(p + NNL_VW);
+
+		acc += k[3 * a] * __builtin_shufflevector(nnl_vload(p - 1),
+		    nnl_vload(p - 1 + NNL_VW), NNL_VEVEN);
+		acc += k[3 * a + 1] * __builtin_shufflevector(u, v, NNL_VEVEN);
+		acc += k[3 * a + 2] * __builtin_shufflevector(u, v, NNL_VODD);
+	}
+	return acc;
+}
+
+/*
+ * Whether nnl_dw3x3_rows takes a depthwise nchw convolution: 3 x 3,
+ * pad 1 above and left, no dilation, and at stride 1 the output the
+ * input's size and rows of at least NNL_VW; at stride 2 rows of at
+ * least NNL_VW outputs whose inputs (and the rows') lie in the image.
+ */
+NNL_RT_INLINE int
+nnl_dw3x3_direct(const int64_t *ip)
+{
+	int64_t H = ip[3], W = ip[4], OH = ip[6], OW = ip[7], s = ip[10];
+
+	if (ip[8] != 3 || ip[9] != 3 || ip[11] != s || ip[12] != 1 ||
+	    ip[13] != 1 || ip[14] != 1 || ip[16] != 1)
+		return 0;
+	if (s == 1)
+		return OH == H && OW == W && W >= NNL_VW;
+	return s == 2 && OW >= NNL_VW && 2 * OW <= W && 2 * OH <= H;
+}
+
+/*
+ * Output rows of channel x (H x W) of a convolution nnl_dw3x3_direct
+ * takes, straight from the image: each output row from its three input
+ * rows (the rows above and below the image are zr, W zeros).  The
+ * whole vectors of a row go in order, each keeping the row's vectors
+ * it loaded for the next (at stride 1 the ones before and after it
+ * give taps 0 and 2 as one shift, at stride 2 the odd lanes before it
+ * tap 0), so each input vector is loaded once.  A ragged end is one
+ * more vector ending at the row's end (over outputs the one before it
+ * wrote), from its own loads.  The taps are added in the order of
+ * nnl_dw_row3x3.
+ */
+NNL_RT_INLINE void
+nnl_dw3x3_rows(const float *x, int64_t H, int64_t W, int64_t OH, int64_t OW,
+    int64_t s, const nnl_vf *k, float b0, const float *zr, float *y,
+    int64_t act, float lo, float hi)
+{
+	nnl_vf b = nnl_vsplat(b0), z = nnl_vsplat(0);
+	int64_t nv = OW / NNL_VW;
+
+	for (int64_t oy = 0; oy < OH; oy++) {
+		int64_t iy = oy * s - 1;
+		const float *r[3];
+		float *yr = y + oy * OW;
+		nnl_vf pv[3], cv[3], xv[3];
+
+#pragma GCC unroll 3
+		for (int a = 0; a < 3; a++) {
+			r[a] = iy + a >= 0 && iy + a < H ? x + (iy + a) * W :
+			    zr;
+			pv[a] = z;
+			cv[a] = nnl_vload(r[a]);
+		}
+		for (int64_t j = 0; j < nv; j++) {
+			int64_t ox = j * NNL_VW;
+			nnl_vf acc = b;
+
+#pragma GCC unroll 3
+			for (int a = 0; a < 3; a++) {
+				const float *p = r[a] + s * ox;
+
+				if (s == 2) {
+					nnl_vf v = nnl_vload(p + NNL_VW);
+					nnl_vf o = __builtin_shufflevector(
+					    cv[a], v, NNL_VODD);
+
+					acc += k[3 * a] *
+					    __builtin_shufflevector(pv[a], o,
+					    NNL_VUP);
+					acc += k[3 * a + 1] *
+					    __builtin_shufflevector(cv[a], v,
+					    NNL_VEVEN);
+					acc += k[3 * a + 2] * o;
+					pv[a] = o;
+					if (j + 1 < nv)
+						cv[a] = nnl_vload(p + 2 *
+						    NNL_VW);
+					continue;
+				}
+				/* the next vector, or past the last whole
+				 * one zeros: the padding, or a column the
+				 * ragged end's vector computes again */
+				xv[a] = j + 1 < nv ? nnl_vload(p + NNL_VW) : z;
+				acc += k[3 * a] * __builtin_shufflevector(pv[a],
+				    cv[a], NNL_VUP);
+				acc += k[3 * a + 1] * cv[a];
+				acc += k[3 * a + 2] * __builtin_shufflevector(
+				    cv[a], xv[a], NNL_VDOWN);
+				pv[a] = cv[a];
+				cv[a] = xv[a];
+			}
+			nnl_vstore(yr + ox, nnl_vclamp(acc, act, lo, hi));
+		}
+		if (OW % NNL_VW) {
+			int64_t ox = OW - NNL_VW;
+
+			nnl_vstore(yr + ox, nnl_vclamp(s == 2 ?
+			    nnl_dw3x3_s2at(r, ox, k, b) :
+			    nnl_dw3x3_s1end(r, ox, k, b), act, lo, hi));
+		}
 	}
 }
 #endif
@@ -232,6 +374,27 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	const float *zr = pad + H * wp;		/* a row of zeros */
 
 	memset(pad + H * wp, 0, (size_t)wp * sizeof *pad);
+#ifdef NNL_VSHUFFLE
+	if (nnl_dw3x3_direct(ip)) {
+		for (int64_t c = 0; c < C; c++) {
+			nnl_vf k[9];
+
+			nnl_dw_taps3x3(w + c * wc, wt, k);
+			if (sw == 2)	/* a constant in each */
+				nnl_dw3x3_rows(x + c * H * W, H, W, OH, OW, 2,
+				    k, bias ? bias[c] : 0, zr, y + c * OH * OW,
+				    act, lo, hi);
+			else
+				nnl_dw3x3_rows(x + c * H * W, H, W, OH, OW, 1,
+				    k, bias ? bias[c] : 0, zr, y + c * OH * OW,
+				    act, lo, hi);
+			if (!fuse)
+				nnl_activate(y + c * OH * OW, OH * OW, act, lo,
+				    hi);
+		}
+		return;
+	}
+#endif
 	if (kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
 	    pt == 1 && pl == 1 && OH == H && OW == W &&
 	    (H * W <= NNL_DW_FLAT || W >= NNL_VW) && W < INT32_MAX &&

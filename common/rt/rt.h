@@ -331,17 +331,31 @@ nnl_vsplat(float x)
 /* NNL_VEVEN: the even lanes of two vectors; NNL_VZIPLO and NNL_VZIPHI:
  * the lanes of the first half, then of the second, of two vectors
  * interleaved (a0, b0, a1, b1, ...). */
+/* NNL_VODD: the odd lanes of two vectors; NNL_VUP: the last lane of
+ * the first vector, then the second's lanes but its last (a shift one
+ * lane up); NNL_VDOWN: the first's lanes but its first, then the
+ * second's first (one lane down). */
 #if NNL_VW == 16
 #define NNL_VEVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define NNL_VODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define NNL_VUP 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, \
+    29, 30
+#define NNL_VDOWN 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 #define NNL_VZIPLO 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
 #define NNL_VZIPHI 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, \
     15, 31
 #elif NNL_VW == 8
 #define NNL_VEVEN 0, 2, 4, 6, 8, 10, 12, 14
+#define NNL_VODD 1, 3, 5, 7, 9, 11, 13, 15
+#define NNL_VUP 7, 8, 9, 10, 11, 12, 13, 14
+#define NNL_VDOWN 1, 2, 3, 4, 5, 6, 7, 8
 #define NNL_VZIPLO 0, 8, 1, 9, 2, 10, 3, 11
 #define NNL_VZIPHI 4, 12, 5, 13, 6, 14, 7, 15
 #else
 #define NNL_VEVEN 0, 2, 4, 6
+#define NNL_VODD 1, 3, 5, 7
+#define NNL_VUP 3, 4, 5, 6
+#define NNL_VDOWN 1, 2, 3, 4
 #define NNL_VZIPLO 0, 4, 1, 5
 #define NNL_VZIPHI 2, 6, 3, 7
 #endif

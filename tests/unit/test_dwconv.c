@@ -136,7 +136,8 @@ static const int64_t shapes[][13] = {
 	{ 1, 4, 3, 5, 7, 1, 1, 1, 1, 2, 2, 3, 3 },
 	{ 3, 20, 45, 3, 3, 3, 3, 2, 2, 2, 1, 0, 3 },
 	{ 2, 3, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1 },
-	/* small planes, 3 x 3 stride 1 pad 1: the whole-plane path */
+	/* 3 x 3 stride 1 pad 1: rows of a vector or more straight from
+	 * the image, narrower ones on the whole-plane path */
 	{ 6, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 3, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 4, 15, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
@@ -160,6 +161,12 @@ static const int64_t shapes[][13] = {
 	{ 2, 15, 40, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
 	{ 2, 9, 33, 3, 3, 2, 2, 1, 1, 1, 2, 2, 1 },
 	{ 4, 7, 70, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	/* 3 x 3 stride 2 pad 1, rows of a vector or more: straight from
+	 * the image, whole rows of vectors and ragged ones */
+	{ 3, 40, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 2, 10, 100, 3, 3, 2, 2, 1, 1, 1, 0, 1, 0 },
+	{ 2, 12, 34, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 3, 9, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 };
 
 TEST(depthwise_matches_definition)
