@@ -76,53 +76,6 @@ nnl_dw_row3x3(const float *const *r, const nnl_vf *k, float b0,
 		memcpy(yr + ox, t, (size_t)(OW - ox) * sizeof *t);
 	}
 }
-
-/* Planes of at most this many floats take nnl_dw3x3_flat. */
-enum { NNL_DW_FLAT = 256 };
-
-/*
- * A small plane (H * W <= NNL_DW_FLAT) of rows narrower than a vector,
- * 3 x 3, stride 1, pad 1, NNL_VW outputs at a time over the plane as
- * one row: the copy at c, with W + 1 zeros before and after it, puts
- * the rows above and below at -W and +W, and taps b = 0 and 2 of
- * column 0 and W - 1 (which would read the neighbouring row) are masked
- * to zero, by masks ml and mr made once a call.  Such rows so fill
- * whole vectors, and there are no per-row copies.  The taps are added
- * in the order of nnl_dw_row3x3.
- */
-NNL_RT_INLINE void
-nnl_dw3x3_flat(const float *c, const nnl_vi *ml, const nnl_vi *mr,
-    const nnl_vf *k, float b0, int64_t HW, int64_t W, float *y,
-    int64_t act, float lo, float hi)
-{
-	for (int64_t p = 0, v = 0; p < HW; p += NNL_VW, v++) {
-		const float *r0 = c + p - W, *r1 = c + p, *r2 = c + p + W;
-		nnl_vf acc = nnl_vsplat(b0);
-		nnl_vi l = ml[v], r = mr[v];
-		float t[NNL_VW];
-
-#define NNL_L(q) (nnl_vf)((nnl_vi)nnl_vload(q) & l)
-#define NNL_R(q) (nnl_vf)((nnl_vi)nnl_vload(q) & r)
-		acc += k[0] * NNL_L(r0 - 1);
-		acc += k[1] * nnl_vload(r0);
-		acc += k[2] * NNL_R(r0 + 1);
-		acc += k[3] * NNL_L(r1 - 1);
-		acc += k[4] * nnl_vload(r1);
-		acc += k[5] * NNL_R(r1 + 1);
-		acc += k[6] * NNL_L(r2 - 1);
-		acc += k[7] * nnl_vload(r2);
-		acc += k[8] * NNL_R(r2 + 1);
-#undef NNL_L
-#undef NNL_R
-		acc = nnl_vclamp(acc, act, lo, hi);
-		if (p + NNL_VW <= HW) {
-			nnl_vstore(y + p, acc);
-			continue;
-		}
-		nnl_vstore(t, acc);
-		memcpy(y + p, t, (size_t)(HW - p) * sizeof *t);
-	}
-}
 #endif
 
 #if NNL_VW > 1 && defined(NNL_VSHUFFLE)
@@ -278,17 +231,107 @@ nnl_dw3x3_rows(const float *x, int64_t H, int64_t W, int64_t OH, int64_t OW,
 }
 #endif
 
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+/*
+ * Channels [0, nc) (nc <= NNL_VW) of a 3 x 3, stride-s convolution
+ * nnl_dw_blockable takes, NNL_VW channels at a time in the lanes: the
+ * image goes into P, its pixels (H + 2 rows of W + 2, a border of zeros
+ * the caller made) a vector of the channels each, by transposing
+ * NNL_VW pixels of NNL_VW channels at a time; each output pixel is
+ * then nine loads and multiply-adds by vectors of the channels' taps,
+ * into Q (OH x OW pixels, a vector each), transposed back into the
+ * channels' planes.  For planes whose rows are narrower than a vector:
+ * no lanes are idle but those of channels past nc, and no masks.  The
+ * taps are added in the order of nnl_dw_row3x3.
+ */
+NNL_RT_INLINE void
+nnl_dw3x3_block(const float *x, const float *w, int64_t wc, int64_t wt,
+    const float *bias, float *y, int64_t nc, int64_t H, int64_t W,
+    int64_t OH, int64_t OW, int64_t s, float *P, int64_t act, float lo,
+    float hi)
+{
+	int64_t S = W + 2, HW = H * W, OHW = OH * OW, p, iy = 1, ix = 1;
+	float *Q = P + (H + 2) * S * NNL_VW;
+	nnl_vf z = nnl_vsplat(0), b = z, k[9], v[NNL_VW];
+
+	for (int64_t l = 0; l < nc; l++) {
+		for (int t = 0; t < 9; t++)
+			k[t][l] = w[l * wc + t * wt];
+		b[l] = bias ? bias[l] : 0;
+	}
+	for (int64_t l = nc; l < NNL_VW; l++)
+		for (int t = 0; t < 9; t++)
+			k[t][l] = 0;
+	for (p = 0; p + NNL_VW <= HW; p += NNL_VW) {
+#pragma GCC unroll 16
+		for (int l = 0; l < NNL_VW; l++)
+			v[l] = l < nc ? nnl_vload(x + l * HW + p) : z;
+		nnl_vtranspose(v);
+#pragma GCC unroll 16
+		for (int i = 0; i < NNL_VW; i++) {
+			nnl_vstore(P + (iy * S + ix) * NNL_VW, v[i]);
+			if (++ix > W) {
+				ix = 1;
+				iy++;
+			}
+		}
+	}
+	for (; p < HW; p++) {
+		for (int64_t l = 0; l < NNL_VW; l++)
+			P[(iy * S + ix) * NNL_VW + l] = l < nc ? x[l * HW + p] :
+			    0;
+		if (++ix > W) {
+			ix = 1;
+			iy++;
+		}
+	}
+	for (int64_t oy = 0; oy < OH; oy++)
+	for (int64_t ox = 0; ox < OW; ox++) {
+		const float *q = P + (oy * s * S + ox * s) * NNL_VW;
+		nnl_vf acc = b;
+
+#pragma GCC unroll 3
+		for (int a = 0; a < 3; a++) {
+			const float *r = q + a * S * NNL_VW;
+
+			acc += k[3 * a] * nnl_vload(r);
+			acc += k[3 * a + 1] * nnl_vload(r + NNL_VW);
+			acc += k[3 * a + 2] * nnl_vload(r + 2 * NNL_VW);
+		}
+		nnl_vstore(Q + (oy * OW + ox) * NNL_VW, nnl_vclamp(acc, act,
+		    lo, hi));
+	}
+	for (p = 0; p + NNL_VW <= OHW; p += NNL_VW) {
+#pragma GCC unroll 16
+		for (int i = 0; i < NNL_VW; i++)
+			v[i] = nnl_vload(Q + (p + i) * NNL_VW);
+		nnl_vtranspose(v);
+#pragma GCC unroll 16
+		for (int l = 0; l < NNL_VW; l++)
+			if (l < nc)
+				nnl_vstore(y + l * OHW + p, v[l]);
+	}
+	for (; p < OHW; p++)
+		for (int64_t l = 0; l < nc; l++)
+			y[l * OHW + p] = Q[p * NNL_VW + l];
+}
+#endif
+
 /* Floats of scratch a depthwise nchw convolution takes (a thread; the
  * memory plan gives it that, kern_nn.c): H + 1 rows of nnl_dw_width,
  * or on the stride-2 path the four phase planes and the output rows,
- * if more. */
+ * or for channel blocks their planes in and out (16 lanes, the widest
+ * vectors), if more. */
 NNL_RT int64_t
 nnl_dw_scratch(const int64_t *ip)
 {
 	int64_t a = (ip[3] + 1) * nnl_dw_width(ip);
 	int64_t b = nnl_dw_s2(ip) ? 5 * nnl_dw_s2_plane(ip) : 0;
+	int64_t c = nnl_dw_blockable(ip) ? ((ip[3] + 2) * (ip[4] + 2) +
+	    ip[6] * ip[7]) * 16 : 0;
 
-	return a > b ? a : b;
+	a = a > b ? a : b;
+	return a > c ? a : c;
 }
 
 #if NNL_VW > 1
@@ -394,41 +437,23 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 		}
 		return;
 	}
-#endif
-	if (kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 && dw == 1 &&
-	    pt == 1 && pl == 1 && OH == H && OW == W &&
-	    (H * W <= NNL_DW_FLAT || W >= NNL_VW) && W < INT32_MAX &&
-	    (H + 1) * wp >= H * W + 2 * (W + 1) + NNL_VW) {
-		int small = H * W <= NNL_DW_FLAT;
-		nnl_vi ml[(NNL_DW_FLAT + NNL_VW - 1) / NNL_VW];
-		nnl_vi mr[(NNL_DW_FLAT + NNL_VW - 1) / NNL_VW];
-		float *cp = pad + W + 1;	/* the plane's copy */
-
-		/* lanes of column 0 (left) and W - 1 (right) drop a tap */
-		for (int64_t p = 0; small && p < (H * W + NNL_VW - 1) /
-		    NNL_VW * NNL_VW; p++) {
-			ml[p / NNL_VW][p % NNL_VW] = p < H * W && p % W ? -1 :
-			    0;
-			mr[p / NNL_VW][p % NNL_VW] = p < H * W &&
-			    p % W != W - 1 ? -1 : 0;
-		}
-		memset(pad, 0, (size_t)(H * W + 2 * (W + 1) + NNL_VW) *
+	if (nnl_dw_blockable(ip)) {
+		/* the border of the padded plane, which stays zero */
+		memset(pad, 0, (size_t)((H + 2) * (W + 2) * NNL_VW) *
 		    sizeof *pad);
-		for (int64_t c = 0; c < C; c++) {
-			nnl_vf k[9];
+		for (int64_t c = 0; c < C; c += NNL_VW) {
+			int64_t nc = C - c < NNL_VW ? C - c : NNL_VW;
 
-			nnl_dw_taps3x3(w + c * wc, wt, k);
-			memcpy(cp, x + c * H * W, (size_t)(H * W) *
-			    sizeof *cp);
-			nnl_dw3x3_flat(cp, small ? ml : 0, small ? mr : 0,
-			    k, bias ? bias[c] : 0,
-			    H * W, W, y + c * H * W, act, lo, hi);
+			nnl_dw3x3_block(x + c * H * W, w + c * wc, wc, wt,
+			    bias ? bias + c : 0, y + c * OH * OW, nc, H, W,
+			    OH, OW, sw, pad, act, lo, hi);
 			if (!fuse)
-				nnl_activate(y + c * H * W, H * W, act, lo,
-				    hi);
+				nnl_activate(y + c * OH * OW, nc * OH * OW,
+				    act, lo, hi);
 		}
 		return;
 	}
+#endif
 	if (nnl_dw_s2(ip)) {
 		int64_t ps = nnl_dw_s2_plane(ip), used = (OH + 1) * (OW + 1);
 

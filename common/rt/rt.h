@@ -244,6 +244,24 @@ nnl_dw_s2_plane(const int64_t *ip)
 	return (ip[6] + 1) * (ip[7] + 1) + 32;
 }
 
+/* Pixels of the padded plane of dwconv.c's channel blocks, at most. */
+enum { NNL_DW_BLOCK = 1024 };
+
+/* Whether a depthwise nchw convolution may take dwconv.c's channel
+ * blocks: 3 x 3, stride 1 or 2, pad 1 above and left, reading no more
+ * than one row and column of padding below and right, and a padded
+ * plane of at most NNL_DW_BLOCK pixels. */
+NNL_RT_INLINE int
+nnl_dw_blockable(const int64_t *ip)
+{
+	int64_t H = ip[3], W = ip[4], OH = ip[6], OW = ip[7], s = ip[10];
+
+	return ip[8] == 3 && ip[9] == 3 && (s == 1 || s == 2) &&
+	    ip[11] == s && ip[12] == 1 && ip[13] == 1 && ip[14] == 1 &&
+	    ip[16] == 1 && (OH - 1) * s <= H - 1 && (OW - 1) * s <= W - 1 &&
+	    (H + 2) * (W + 2) <= NNL_DW_BLOCK;
+}
+
 /* Whether a depthwise nchw convolution takes dwconv.c's stride-2 path
  * (3 x 3, stride 2, no dilation). */
 NNL_RT_INLINE int
@@ -358,6 +376,31 @@ nnl_vsplat(float x)
 #define NNL_VDOWN 1, 2, 3, 4
 #define NNL_VZIPLO 0, 4, 1, 5
 #define NNL_VZIPHI 2, 6, 3, 7
+#endif
+
+#ifdef NNL_VSHUFFLE
+/* Transposes NNL_VW vectors in place (lane j of vector i to lane i of
+ * vector j): log2 NNL_VW rounds, each zipping vector i with vector
+ * i + NNL_VW / 2 into vectors 2 i and 2 i + 1. */
+NNL_RT_INLINE void
+nnl_vtranspose(nnl_vf *v)
+{
+#pragma GCC unroll 4
+	for (int n = 1; n < NNL_VW; n *= 2) {
+		nnl_vf t[NNL_VW];
+
+#pragma GCC unroll 8
+		for (int i = 0; i < NNL_VW / 2; i++) {
+			t[2 * i] = __builtin_shufflevector(v[i],
+			    v[i + NNL_VW / 2], NNL_VZIPLO);
+			t[2 * i + 1] = __builtin_shufflevector(v[i],
+			    v[i + NNL_VW / 2], NNL_VZIPHI);
+		}
+#pragma GCC unroll 16
+		for (int i = 0; i < NNL_VW; i++)
+			v[i] = t[i];
+	}
+}
 #endif
 
 /* p[0], p[s], ... p[(NNL_VW - 1) s], with NNL_VW s floats readable

@@ -137,7 +137,11 @@ static const int64_t shapes[][13] = {
 	{ 3, 20, 45, 3, 3, 3, 3, 2, 2, 2, 1, 0, 3 },
 	{ 2, 3, 5, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1 },
 	/* 3 x 3 stride 1 pad 1: rows of a vector or more straight from
-	 * the image, narrower ones on the whole-plane path */
+	 * the image, narrower ones in blocks of channels (a block and a
+	 * part, planes of fewer pixels than a vector) */
+	{ 37, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
+	{ 19, 9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
+	{ 18, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 6, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 3, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 4, 15, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
@@ -150,8 +154,10 @@ static const int64_t shapes[][13] = {
 	{ 2, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 2, 19, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 2, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
-	/* 3 x 3 stride 2: the phase planes, rows below and past a
-	 * vector, padding 0 to 2 on either side */
+	/* 3 x 3 stride 2: blocks of channels, the phase planes, rows
+	 * below and past a vector, padding 0 to 2 on either side */
+	{ 37, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 17, 15, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 	{ 6, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 	{ 5, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 	{ 2, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
