@@ -369,6 +369,89 @@ nnl_maxpool_2x2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
 	}
 }
 
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+/* The maxima of NNL_VW columns from i of three rows r (-inf where all
+ * three are NaN). */
+NNL_RT_INLINE nnl_vf
+nnl_pool_col3(const float *const *r, int64_t i)
+{
+	nnl_vf m = nnl_vmax(nnl_vload(r[0] + i), nnl_vsplat(-INFINITY));
+
+	m = nnl_vmax(nnl_vload(r[1] + i), m);
+	return nnl_vmax(nnl_vload(r[2] + i), m);
+}
+
+/* The same for one column. */
+NNL_RT_INLINE float
+nnl_pool_col3s(const float *const *r, int64_t i)
+{
+	float m = -INFINITY;
+
+	for (int a = 0; a < 3; a++)
+		m = r[a][i] > m ? r[a][i] : m;
+	return m;
+}
+
+/*
+ * Max pooling of nchw planes by 3 x 3 windows at stride 2 that lie in
+ * the image (no padding read; SqueezeNet's, and ResNet's after the pad
+ * ONNX import puts before it), rows of at least NNL_VW outputs.  An
+ * output row's three input rows are first reduced column by column,
+ * then a vector of outputs is the maximum of the even and the odd
+ * lanes of two vectors of those columns and of the even lanes shifted
+ * one down, whose last lane is the next vector's first (or, at the
+ * row's end, one column's maximum).  Each input vector is loaded once;
+ * a ragged end is one more vector ending at the row's end.  No NaN
+ * gets past the columns' maxima, so their order does not matter.
+ */
+NNL_RT_INLINE void
+nnl_maxpool_3x3s2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+    const float *x, float *y)
+{
+	int64_t nv = OW / NNL_VW;
+
+	for (int64_t c = 0; c < C; c++)
+	for (int64_t oy = 0; oy < OH; oy++) {
+		const float *r[3];
+		float *yr = y + (c * OH + oy) * OW;
+		nnl_vf u, v, e, o, en, e2;
+
+		for (int a = 0; a < 3; a++)
+			r[a] = x + (c * H + 2 * oy + a) * W;
+		u = nnl_pool_col3(r, 0);
+		v = nnl_pool_col3(r, NNL_VW);
+		e = __builtin_shufflevector(u, v, NNL_VEVEN);
+		o = __builtin_shufflevector(u, v, NNL_VODD);
+		for (int64_t j = 0; j < nv; j++) {
+			int64_t ox = j * NNL_VW;
+
+			if (j + 1 < nv) {
+				u = nnl_pool_col3(r, 2 * ox + 2 * NNL_VW);
+				v = nnl_pool_col3(r, 2 * ox + 3 * NNL_VW);
+				en = __builtin_shufflevector(u, v, NNL_VEVEN);
+			} else
+				en = nnl_vsplat(nnl_pool_col3s(r, 2 * ox + 2 *
+				    NNL_VW));
+			e2 = __builtin_shufflevector(e, en, NNL_VDOWN);
+			nnl_vstore(yr + ox, nnl_vmax(e2, nnl_vmax(o, e)));
+			e = en;
+			o = __builtin_shufflevector(u, v, NNL_VODD);
+		}
+		if (OW % NNL_VW) {
+			int64_t ox = OW - NNL_VW;
+
+			u = nnl_pool_col3(r, 2 * ox);
+			v = nnl_pool_col3(r, 2 * ox + NNL_VW);
+			e = __builtin_shufflevector(u, v, NNL_VEVEN);
+			o = __builtin_shufflevector(u, v, NNL_VODD);
+			en = nnl_vsplat(nnl_pool_col3s(r, 2 * OW));
+			e2 = __builtin_shufflevector(e, en, NNL_VDOWN);
+			nnl_vstore(yr + ox, nnl_vmax(e2, nnl_vmax(o, e)));
+		}
+	}
+}
+#endif
+
 /* Floats of the row buffer on the stack of nnl_pool_nchw. */
 enum { NNL_POOL_ROW = 1024 };
 
@@ -393,6 +476,14 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 	nnl_vf vfill = nnl_vsplat(fill);
 
 	need = need > pl + W ? need : pl + W;
+#ifdef NNL_VSHUFFLE
+	if (kind == 2 && kh == 3 && kw == 3 && sh == 2 && sw == 2 &&
+	    dh == 1 && dw == 1 && pt == 0 && pl == 0 && 2 * OH + 1 <= H &&
+	    2 * OW + 1 <= W && OW >= NNL_VW) {
+		nnl_maxpool_3x3s2(C, H, W, OH, OW, x, y);
+		return 1;
+	}
+#endif
 	if (need > NNL_POOL_ROW || (kind != 0 && kind != 2))
 		return 0;
 	/* the row's padding, which the rows below leave as it is */

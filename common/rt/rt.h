@@ -23,6 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE__)
+#include <immintrin.h>
+#endif
 
 /* Kernels: static in generated code; libnnl builds with -DNNL_RT= */
 #ifndef NNL_RT
@@ -429,16 +432,46 @@ nnl_vsel(nnl_vi m, nnl_vf a, nnl_vf b)
 	return (nnl_vf)(((nnl_vi)a & m) | ((nnl_vi)b & ~m));
 }
 
+/* a > b ? a : b and a < b ? a : b, lane by lane (b where either is
+ * NaN): what x86's max and min instructions do, which the compilers do
+ * not make of the comparisons. */
+NNL_RT_INLINE nnl_vf
+nnl_vmax(nnl_vf a, nnl_vf b)
+{
+#if NNL_VW == 16 && defined(__AVX512F__)
+	return (nnl_vf)_mm512_max_ps((__m512)a, (__m512)b);
+#elif NNL_VW == 8 && defined(__AVX__)
+	return (nnl_vf)_mm256_max_ps((__m256)a, (__m256)b);
+#elif NNL_VW == 4 && defined(__SSE__)
+	return (nnl_vf)_mm_max_ps((__m128)a, (__m128)b);
+#else
+	return nnl_vsel(a > b, a, b);
+#endif
+}
+
+NNL_RT_INLINE nnl_vf
+nnl_vmin(nnl_vf a, nnl_vf b)
+{
+#if NNL_VW == 16 && defined(__AVX512F__)
+	return (nnl_vf)_mm512_min_ps((__m512)a, (__m512)b);
+#elif NNL_VW == 8 && defined(__AVX__)
+	return (nnl_vf)_mm256_min_ps((__m256)a, (__m256)b);
+#elif NNL_VW == 4 && defined(__SSE__)
+	return (nnl_vf)_mm_min_ps((__m128)a, (__m128)b);
+#else
+	return nnl_vsel(a < b, a, b);
+#endif
+}
+
 /* relu and clamp on a vector, as nnl_activate does them (NaN: relu
  * gives 0, clamp keeps it); other codes leave v for nnl_activate. */
 NNL_RT_INLINE nnl_vf
 nnl_vclamp(nnl_vf v, int64_t act, float lo, float hi)
 {
 	if (act == NNL_ACT_RELU)
-		return nnl_vsel(v > 0, v, nnl_vsplat(0));
+		return nnl_vmax(v, nnl_vsplat(0));
 	if (act == NNL_ACT_CLAMP)
-		return nnl_vsel(v < lo, nnl_vsplat(lo),
-		    nnl_vsel(v > hi, nnl_vsplat(hi), v));
+		return nnl_vmin(nnl_vsplat(hi), nnl_vmax(nnl_vsplat(lo), v));
 	return v;
 }
 #else

@@ -108,6 +108,8 @@ static const int64_t shapes[][12] = {
 	/* rows whose last vector runs past their end */
 	{ 27, 27, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
 	{ 55, 55, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 7, 65, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },	/* whole vectors */
+	{ 8, 34, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
 	{ 20, 21, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2 },
 	{ 3, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 	/* 2 x 2 windows at stride 2: odd sizes, a row of several
@@ -138,6 +140,8 @@ TEST(pooling_nan)
 		CHECK(pool(kind, 1, 2, 9, 21, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0,
 		    1));
 		CHECK(pool(kind, 1, 2, 10, 67, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0,
+		    1));
+		CHECK(pool(kind, 1, 2, 9, 67, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0,
 		    1));
 	}
 }
