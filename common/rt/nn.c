@@ -81,6 +81,121 @@ nnl_transpose_part(int64_t P, int64_t O, int64_t p0, int64_t p1,
 	}
 }
 
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+/* Output channels a group of nnl_conv_stem takes at a time, an
+ * accumulator each (AVX2's 16 registers hold 8 and what else the loop
+ * needs). */
+#if NNL_VW == 16
+#define NNL_STEM_G 16
+#else
+#define NNL_STEM_G 8
+#endif
+
+/*
+ * Whether nnl_conv_stem takes an nchw conv2d (ip as nnl_k_conv2d_f32's):
+ * a network's first layer, a 3 x 3 filter at stride 2 over at most 4
+ * channels, one group, the filter oihw or ihwo, padding 0 or 1 above
+ * and left, rows of at least
+ * NNL_VW outputs whose windows' columns lie in the image (the padding
+ * past its right edge is not read).  im2col would copy the image
+ * 2.25 times for a product of only 27 or so steps.
+ */
+NNL_RT_INLINE int
+nnl_conv_stem_ok(const int64_t *ip)
+{
+	int64_t W = ip[4], OW = ip[7], pl = ip[16];
+
+	return !ip[0] && ip[2] <= 4 && ip[8] == 3 && ip[9] == 3 &&
+	    ip[10] == 2 && ip[11] == 2 && ip[12] == 1 && ip[13] == 1 &&
+	    (ip[14] == 0 || ip[14] == 1) && (pl == 0 || pl == 1) &&
+	    ip[18] == 1 && (ip[19] == 0 || ip[19] == 3) && OW >= NNL_VW &&
+	    2 * OW - pl <= W - 1;
+}
+
+/*
+ * Output rows [oy0, oy1) of an image's convolution nnl_conv_stem_ok
+ * takes, straight from the image: for each vector of NNL_VW output
+ * columns (and one more ending at a ragged row's end) and each group of
+ * NNL_STEM_G output channels, the 3 x 3 x C input vectors, every other
+ * column of an input row (the odd lanes of two vectors from one column
+ * before, or at the row's start the even lanes, or past the left edge
+ * those shifted one lane up past a zero), each into the group's
+ * accumulators by its taps.  Rows of padding add nothing.  The taps
+ * are added in the filter's order (c, a, b) as im2col's product adds
+ * them.  A last group of fewer channels computes the group's others
+ * with the last channel's taps and does not store them.
+ */
+NNL_RT_INLINE void
+nnl_conv_stem(const float *x, const float *w, const float *bias, float *y,
+    const int64_t *ip, int64_t oy0, int64_t oy1, int64_t act, float lo,
+    float hi)
+{
+	int64_t C = ip[2], H = ip[3], W = ip[4], O = ip[5], OH = ip[6],
+	    OW = ip[7], pt = ip[14], pl = ip[16], wko = ip[19] == 3;
+	int64_t Kd = C * 9, P = OH * OW;
+	nnl_vf z = nnl_vsplat(0);
+
+	for (int64_t oy = oy0; oy < oy1; oy++)
+	for (int64_t ox = 0; ox < OW; ox += NNL_VW) {
+		if (ox + NNL_VW > OW)
+			ox = OW - NNL_VW;	/* the ragged end */
+		for (int64_t og = 0; og < O; og += NNL_STEM_G) {
+			nnl_vf acc[NNL_STEM_G];
+			const float *wo[NNL_STEM_G];
+			int64_t ws = wko ? 1 : Kd;	/* a channel's step */
+
+#pragma GCC unroll 16
+			for (int o = 0; o < NNL_STEM_G; o++) {
+				int64_t oc = og + o < O ? og + o : O - 1;
+
+				acc[o] = nnl_vsplat(bias ? bias[oc] : 0);
+				wo[o] = w + oc * ws;
+			}
+			for (int64_t c = 0; c < C; c++)
+			for (int64_t a = 0; a < 3; a++) {
+				int64_t iy = 2 * oy - pt + a;
+				const float *r = x + (c * H + iy) * W;
+				nnl_vf v[3];
+
+				if (iy < 0 || iy >= H)
+					continue;
+#pragma GCC unroll 3
+				for (int b = 0; b < 3; b++) {
+					int64_t s = 2 * ox + b - pl;
+
+					v[b] = s >= 1 ? __builtin_shufflevector(
+					    nnl_vload(r + s - 1),
+					    nnl_vload(r + s - 1 + NNL_VW),
+					    NNL_VODD) : s == 0 ?
+					    __builtin_shufflevector(nnl_vload(r),
+					    nnl_vload(r + NNL_VW), NNL_VEVEN) :
+					    z;
+				}
+				if (2 * ox - pl < 0)	/* column -1 */
+					v[0] = __builtin_shufflevector(z, v[2],
+					    NNL_VUP);
+#pragma GCC unroll 3
+				for (int b = 0; b < 3; b++) {
+					int64_t t = (c * 3 + a) * 3 + b;
+					int64_t wt = wko ? t * O : t;
+
+#pragma GCC unroll 16
+					for (int o = 0; o < NNL_STEM_G; o++)
+						acc[o] += nnl_vsplat(wo[o][wt]) *
+						    v[b];
+				}
+			}
+#pragma GCC unroll 16
+			for (int o = 0; o < NNL_STEM_G; o++)
+				if (og + o < O)
+					nnl_vstore(y + (og + o) * P + oy * OW +
+					    ox, nnl_vclamp(acc[o], act, lo,
+					    hi));
+		}
+	}
+}
+#endif
+
 /*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
  * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo, 4
@@ -129,6 +244,25 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 #ifdef NNL_RT_THREADS
 	/* a packing space for each thread of a product (par.c) */
 	col += (NNL_RT_THREADS - 1) * (col - pack);
+#endif
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+	if (nnl_conv_stem_ok(ip)) {
+		for (int64_t n = 0; n < N; n++) {
+#ifdef NNL_RT_THREADS
+			if (nnl_par_stem(x + n * C * H * W, w, bias,
+			    y + n * O * P, ip, act, (float)fp[0],
+			    (float)fp[1]))
+				continue;
+#endif
+			nnl_conv_stem(x + n * C * H * W, w, bias,
+			    y + n * O * P, ip, 0, OH, act, (float)fp[0],
+			    (float)fp[1]);
+		}
+		if (act != NNL_ACT_RELU && act != NNL_ACT_CLAMP)
+			nnl_activate(y, N * O * P, act, (float)fp[0],
+			    (float)fp[1]);
+		return;
+	}
 #endif
 	if (depthwise) {
 		for (int64_t n = 0; n < N; n++)

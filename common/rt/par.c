@@ -744,6 +744,43 @@ nnl_par_concat(const int64_t *ip, const void *const *in, void *const *out)
 	return 1;
 }
 
+/* ---- first layers (nnl_conv_stem): bands of output rows ---- */
+
+struct nnl_par_stem {
+	const float *x, *w, *bias;
+	float *y;
+	const int64_t *ip;
+	int64_t act, np;
+	float lo, hi;
+};
+
+static void
+nnl_par_stem_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_stem *g = arg;
+	int64_t oy0, oy1;
+
+	(void)t;
+	nnl_par_range(g->ip[6], g->np, i, &oy0, &oy1);
+	if (oy0 < oy1)
+		nnl_conv_stem(g->x, g->w, g->bias, g->y, g->ip, oy0, oy1,
+		    g->act, g->lo, g->hi);
+}
+
+NNL_RT int
+nnl_par_stem(const float *x, const float *w, const float *bias, float *y,
+    const int64_t *ip, int64_t act, float lo, float hi)
+{
+	struct nnl_par_stem g = { x, w, bias, y, ip, act, 0, lo, hi };
+
+	if (ip[6] < 2 || (double)ip[5] * (double)(ip[6] * ip[7]) *
+	    (double)(ip[2] * 9) < NNL_PAR_MINCOPY)
+		return 0;
+	g.np = nnl_par_parts(ip[6]);
+	nnl_par_run(nnl_par_stem_part, &g, g.np);
+	return 1;
+}
+
 /* ---- pooling: planes ---- */
 
 struct nnl_par_pool {

@@ -771,6 +771,10 @@ NNL_RT void nnl_par_dw_nchw(const float *x, const float *w, int64_t wc,
     int64_t wt, const float *bias, float *y, const int64_t *ip,
     int64_t act, float lo, float hi, float *pad);
 NNL_RT int nnl_par_pool_nchw(const int64_t *ip, const float *x, float *y);
+/* rt/nn.c's nnl_conv_stem by bands of output rows: 0 where too small
+ * to split. */
+NNL_RT int nnl_par_stem(const float *x, const float *w, const float *bias,
+    float *y, const int64_t *ip, int64_t act, float lo, float hi);
 NNL_RT int nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
     const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
     int tb, float *C, int64_t ldc, const struct nnl_gemm_epi *e);

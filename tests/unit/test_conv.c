@@ -5,7 +5,8 @@
  * copies: strides 1 to 3 (stride 2 takes the vector path of even
  * lanes), widths below, at and past every vector width, padding on
  * either side and wider than the filter, dilation, groups, the banded
- * and the flipped (output [P, O]) forms, both filter orders.
+ * and the flipped (output [P, O]) forms, first layers straight from
+ * the image, both filter orders.
  * Tolerance: 1e-5 of the sum of |w * x| + |bias|.
  */
 #include <math.h>
@@ -39,6 +40,13 @@ static const int64_t shapes[][15] = {
 	{ 3, 9, 1, 15, 40, 3, 5, 3, 3, 1, 1, 1, 2, 2, 1 },
 	{ 5, 4, 1, 13, 19, 3, 3, 1, 1, 1, 2, 1, 1, 2, 2 },
 	{ 6, 12, 3, 10, 21, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1 },
+	/* 3 x 3 stride 2 over up to 4 channels, rows of a vector or more
+	 * (first layers): straight from the image, groups of channels
+	 * whole and ragged, padding 0 and 1, a row of padding below */
+	{ 3, 32, 1, 21, 224, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 3, 64, 1, 9, 223, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 4, 21, 1, 13, 72, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	{ 1, 17, 1, 6, 40, 3, 3, 2, 2, 1, 1, 0, 1, 0, 0 },
 	/* Kd >= 256 and at least 32 outputs at fewer than 1024
 	 * positions: the flipped form */
 	{ 32, 40, 1, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
