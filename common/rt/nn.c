@@ -135,26 +135,31 @@ nnl_conv_stem(const float *x, const float *w, const float *bias, float *y,
 	int64_t Kd = C * 9, P = OH * OW;
 	nnl_vf z = nnl_vsplat(0);
 
-	for (int64_t oy = oy0; oy < oy1; oy++)
-	for (int64_t ox = 0; ox < OW; ox += NNL_VW) {
-		if (ox + NNL_VW > OW)
-			ox = OW - NNL_VW;	/* the ragged end */
-		for (int64_t og = 0; og < O; og += NNL_STEM_G) {
+	for (int64_t og = 0; og < O; og += NNL_STEM_G) {
+		/* the group's taps, tap t of channel o at wk[t][o] */
+		float wk[36][NNL_STEM_G], bk[NNL_STEM_G];
+
+		for (int o = 0; o < NNL_STEM_G; o++) {
+			int64_t oc = og + o < O ? og + o : O - 1;
+
+			for (int64_t t = 0; t < Kd; t++)
+				wk[t][o] = w[wko ? t * O + oc : oc * Kd + t];
+			bk[o] = bias ? bias[oc] : 0;
+		}
+		for (int64_t oy = oy0; oy < oy1; oy++)
+		for (int64_t ox = 0; ox < OW; ox += NNL_VW) {
 			nnl_vf acc[NNL_STEM_G];
-			const float *wo[NNL_STEM_G];
-			int64_t ws = wko ? 1 : Kd;	/* a channel's step */
 
+			if (ox + NNL_VW > OW)
+				ox = OW - NNL_VW;	/* the ragged end */
 #pragma GCC unroll 16
-			for (int o = 0; o < NNL_STEM_G; o++) {
-				int64_t oc = og + o < O ? og + o : O - 1;
-
-				acc[o] = nnl_vsplat(bias ? bias[oc] : 0);
-				wo[o] = w + oc * ws;
-			}
+			for (int o = 0; o < NNL_STEM_G; o++)
+				acc[o] = nnl_vsplat(bk[o]);
 			for (int64_t c = 0; c < C; c++)
 			for (int64_t a = 0; a < 3; a++) {
 				int64_t iy = 2 * oy - pt + a;
 				const float *r = x + (c * H + iy) * W;
+				const float *q = wk[(c * 3 + a) * 3];
 				nnl_vf v[3];
 
 				if (iy < 0 || iy >= H)
@@ -175,15 +180,11 @@ nnl_conv_stem(const float *x, const float *w, const float *bias, float *y,
 					v[0] = __builtin_shufflevector(z, v[2],
 					    NNL_VUP);
 #pragma GCC unroll 3
-				for (int b = 0; b < 3; b++) {
-					int64_t t = (c * 3 + a) * 3 + b;
-					int64_t wt = wko ? t * O : t;
-
+				for (int b = 0; b < 3; b++)
 #pragma GCC unroll 16
-					for (int o = 0; o < NNL_STEM_G; o++)
-						acc[o] += nnl_vsplat(wo[o][wt]) *
-						    v[b];
-				}
+				for (int o = 0; o < NNL_STEM_G; o++)
+					acc[o] += nnl_vsplat(q[b * NNL_STEM_G +
+					    o]) * v[b];
 			}
 #pragma GCC unroll 16
 			for (int o = 0; o < NNL_STEM_G; o++)

@@ -341,7 +341,7 @@ nnl_vsplat(float x)
 {
 	nnl_vf z = { 0 };
 
-	return z + x;
+	return x - z;	/* x - 0 is x, -0 too, so no add is left */
 }
 
 #ifdef __has_builtin
