@@ -96,8 +96,8 @@ nnl_binary_f32(int64_t op, const float *a, const float *b, float *y,
 		case NNL_SUB: v = va - vb; break;
 		case NNL_MUL: v = va * vb; break;
 		case NNL_DIV: v = va / vb; break;
-		case NNL_MAX: v = nnl_vsel(va > vb, va, vb); break;
-		default: v = nnl_vsel(va < vb, va, vb); break;
+		case NNL_MAX: v = nnl_vmax(va, vb); break;
+		default: v = nnl_vmin(va, vb); break;
 		}
 		nnl_vstore(y + i, v);
 	}

@@ -478,13 +478,13 @@ nnl_maxpool_2x2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
 			nnl_vf acc = nnl_vsplat(-INFINITY), v;
 
 			v = nnl_vload_s(r0 + 2 * ox, 2);
-			acc = nnl_vsel(v > acc, v, acc);
+			acc = nnl_vmax(v, acc);
 			v = nnl_vload_s(r0 + 2 * ox + 1, 2);
-			acc = nnl_vsel(v > acc, v, acc);
+			acc = nnl_vmax(v, acc);
 			v = nnl_vload_s(r1 + 2 * ox, 2);
-			acc = nnl_vsel(v > acc, v, acc);
+			acc = nnl_vmax(v, acc);
 			v = nnl_vload_s(r1 + 2 * ox + 1, 2);
-			acc = nnl_vsel(v > acc, v, acc);
+			acc = nnl_vmax(v, acc);
 			nnl_vstore(yr + ox, acc);
 		}
 #endif
@@ -650,7 +650,7 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 				nnl_vf v = nnl_vload(xc + (iy0 + a * dh) * W +
 				    ix);
 
-				acc = kind == 2 ? nnl_vsel(v > acc, v, acc) :
+				acc = kind == 2 ? nnl_vmax(v, acc) :
 				    acc + v;
 			}
 			nnl_vstore(r + pl + ix, acc);
@@ -677,7 +677,7 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 				nnl_vf v = nnl_vload_s(r + ox * sw + b * dw,
 				    sw);
 
-				acc = kind == 2 ? nnl_vsel(v > acc, v, acc) :
+				acc = kind == 2 ? nnl_vmax(v, acc) :
 				    acc + v;
 			}
 			if (kind == 2 && ox + NNL_VW <= OW) {
