@@ -253,7 +253,7 @@ case("conv2d-nchw-tiles-and-blocks", "conv2d",
      ref=lambda a, c: refs.conv2d(a["x"], a["w"], dict(
          c["opts"], _bias=a["b"])), tol=1e-4)
 # outputs of at least 32 channels on fewer than 1024 positions, from
-# at least 256 products each, are computed transposed (rt.h
+# at least 128 products each, are computed transposed (rt.h
 # nnl_conv_flip): 1x1 on the image itself, batch 2, ihwo filter; and
 # grouped, 3x3 padded
 case("conv2d-nchw-transposed-1x1-ihwo", "conv2d",
