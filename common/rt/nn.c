@@ -95,10 +95,10 @@ nnl_transpose_part(int64_t P, int64_t O, int64_t p0, int64_t p1,
  * Whether nnl_conv_stem takes an nchw conv2d (ip as nnl_k_conv2d_f32's):
  * a network's first layer, a 3 x 3 filter at stride 2 over at most 4
  * channels, one group, the filter oihw or ihwo, padding 0 or 1 above
- * and left, rows of at least
- * NNL_VW outputs whose windows' columns lie in the image (the padding
- * past its right edge is not read).  im2col would copy the image
- * 2.25 times for a product of only 27 or so steps.
+ * and left, rows of at least NNL_VW outputs whose windows' columns lie
+ * in the image (the padding past its right edge is not read).  im2col
+ * would copy the image 2.25 times for a product of only 27 or so
+ * steps.
  */
 NNL_RT_INLINE int
 nnl_conv_stem_ok(const int64_t *ip)
@@ -158,12 +158,12 @@ nnl_conv_stem(const float *x, const float *w, const float *bias, float *y,
 			for (int64_t c = 0; c < C; c++)
 			for (int64_t a = 0; a < 3; a++) {
 				int64_t iy = 2 * oy - pt + a;
-				const float *r = x + (c * H + iy) * W;
-				const float *q = wk[(c * 3 + a) * 3];
+				const float *r, *q = wk[(c * 3 + a) * 3];
 				nnl_vf v[3];
 
 				if (iy < 0 || iy >= H)
 					continue;
+				r = x + (c * H + iy) * W;
 #pragma GCC unroll 3
 				for (int b = 0; b < 3; b++) {
 					int64_t s = 2 * ox + b - pl;
