@@ -427,16 +427,10 @@ nnl_vload_s(const float *p, int64_t s)
 	return v;
 }
 
-/* m ? a : b, lane by lane, for a mask of comparisons. */
-NNL_RT_INLINE nnl_vf
-nnl_vsel(nnl_vi m, nnl_vf a, nnl_vf b)
-{
-	return (nnl_vf)(((nnl_vi)a & m) | ((nnl_vi)b & ~m));
-}
-
 /* a > b ? a : b and a < b ? a : b, lane by lane (b where either is
  * NaN): what x86's max and min instructions do, which the compilers do
- * not make of the comparisons. */
+ * not make of the comparisons; elsewhere the comparison's mask picks
+ * (the one use of such a mask, so no helper that x86 would not use). */
 NNL_RT_INLINE nnl_vf
 nnl_vmax(nnl_vf a, nnl_vf b)
 {
@@ -447,7 +441,9 @@ nnl_vmax(nnl_vf a, nnl_vf b)
 #elif NNL_VW == 4 && defined(__SSE__)
 	return (nnl_vf)_mm_max_ps((__m128)a, (__m128)b);
 #else
-	return nnl_vsel(a > b, a, b);
+	nnl_vi m = a > b;
+
+	return (nnl_vf)(((nnl_vi)a & m) | ((nnl_vi)b & ~m));
 #endif
 }
 
@@ -461,7 +457,9 @@ nnl_vmin(nnl_vf a, nnl_vf b)
 #elif NNL_VW == 4 && defined(__SSE__)
 	return (nnl_vf)_mm_min_ps((__m128)a, (__m128)b);
 #else
-	return nnl_vsel(a < b, a, b);
+	nnl_vi m = a < b;
+
+	return (nnl_vf)(((nnl_vi)a & m) | ((nnl_vi)b & ~m));
 #endif
 }
 
