@@ -326,6 +326,23 @@ nnl_sgemm_ragged(const struct nnl_gemm_kernel *u, nnl_gemm_fn *fn,
 }
 
 /*
+ * Rows of the tile that starts rem rows before a block's end: a whole
+ * tile, or the rest; but where the rest would be a tile and one or two
+ * rows, and A is read in place (ia: a tile may start at any row), two
+ * tiles of the 8-row variant, which multiply 16 rows where a tile and
+ * the 4-row variant multiply 18.
+ */
+NNL_RT_INLINE int64_t
+nnl_gemm_rows(const struct nnl_gemm_kernel *u, int64_t rem, int ia)
+{
+	if (rem <= u->mr)
+		return rem;
+	if (ia && u->fn8 && rem <= u->mr + 2 && rem <= 16)
+		return 8;
+	return u->mr;
+}
+
+/*
  * The tile of C at rows i, columns j: where it starts (on the first
  * steps of K, pc 0, from e's bias or zero if e inits C; else from C)
  * and the activation it ends with on the last (relu and clamp in the
@@ -396,10 +413,9 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 				    a0 + mf : a0 + mf * lda, lda, ta,
 				    ap + mf * kb);
 				for (int64_t j0 = 0; j0 < nb; j0 += nr)
-				for (int64_t i0 = 0; i0 < mb; i0 += mr) {
+				for (int64_t i0 = 0, m; i0 < mb; i0 += m) {
 					float *c = C + (ic + i0) * ldc + jc +
 					    j0;
-					int64_t m = mb - i0 < mr ? mb - i0 : mr;
 					int64_t n = nb - j0 < nr ? nb - j0 : nr;
 					int ia = i0 < mf, ib = j0 < nf;
 
@@ -412,13 +428,17 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 					struct nnl_gemm_tile t = nnl_tile(e,
 					    ic + i0, jc + j0, pc == 0, last);
 
+					nnl_gemm_fn *fn;
+					int R;	/* rows fn reads */
+
+					m = nnl_gemm_rows(u, mb - i0, ia);
 					/* the last rows: the variant of
 					 * fewest rows that holds them */
-					nnl_gemm_fn *fn = m <= 4 && u->fn4 ?
-					    u->fn4 : m <= 8 && u->fn8 ?
-					    u->fn8 : u->fn;
-
-					if (ia && m < mr && last)
+					fn = m <= 4 && u->fn4 ? u->fn4 : m <= 8 &&
+					    u->fn8 ? u->fn8 : u->fn;
+					R = fn == u->fn4 ? 4 : fn == u->fn8 ? 8 :
+					    mr;
+					if (ia && m < R && last)
 						nnl_sgemm_ragged(u, fn, kb,
 						    a0 + i0, lda, pb, bs, c,
 						    ldc, m, n, &t);

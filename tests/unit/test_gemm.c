@@ -352,6 +352,9 @@ static const int64_t shapes[][3] = {
 	{ 14, 32, 8 }, { 15, 33, 9 }, { 13, 31, 300 }, { 29, 47, 257 },
 	{ 170, 70, 20 }, { 5, 1030, 3 }, { 40, 17, 600 }, { 4, 8, 512 },
 	{ 1, 70, 301 }, { 3, 9, 200 },
+	/* a tile and one or two rows: two 8-row tiles where A is read in
+	 * place */
+	{ 16, 40, 33 }, { 30, 20, 300 },
 };
 
 TEST(driver_with_every_kernel)
