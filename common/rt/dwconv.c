@@ -6,9 +6,10 @@
  * row while it is in cache).  nchw images run NNL_VW output columns at
  * a time (rt.h's vectors): 3 x 3 filters with pad 1 at stride 1 and 2
  * straight from the image where rows hold a vector of outputs (the
- * padding comes in as lanes shifted past a zero), narrower rows at
- * stride 1 over the plane as one row and at stride 2 over four phase
- * planes of the channel; other filters over a copy of each channel
+ * padding comes in as lanes shifted past a zero), narrower planes in
+ * blocks of NNL_VW channels, a vector of the channels a pixel, and
+ * other 3 x 3 filters at stride 2 over four phase planes of the
+ * channel; other filters over a copy of each channel
  * padded left and right in the scratch (nnl_dw_width floats a row, and
  * a row of zeros after the H rows), so no column needs bounds checks;
  * nhwc images run NNL_VW channels at a time.  Without vector
@@ -120,8 +121,7 @@ nnl_dw3x3_s2at(const float *const *r, int64_t ox, const nnl_vf *k,
 		const float *p = r[a] + 2 * ox;
 		nnl_vf u = nnl_vload(p), v = nnl_vload(p + NNL_VW);
 
-		acc += k[3 * a] * __builtin_shufflevector(nnl_vload(p - 1),
-		    nnl_vload(p - 1 + NNL_VW), NNL_VEVEN);
+		acc += k[3 * a] * nnl_vload_s(p - 1, 2);
 		acc += k[3 * a + 1] * __builtin_shufflevector(u, v, NNL_VEVEN);
 		acc += k[3 * a + 2] * __builtin_shufflevector(u, v, NNL_VODD);
 	}
@@ -229,9 +229,7 @@ nnl_dw3x3_rows(const float *x, int64_t H, int64_t W, int64_t OH, int64_t OW,
 		}
 	}
 }
-#endif
 
-#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
 /*
  * Channels [0, nc) (nc <= NNL_VW) of a 3 x 3, stride-s convolution
  * nnl_dw_blockable takes, NNL_VW channels at a time in the lanes: the

@@ -172,9 +172,7 @@ nnl_conv_stem(const float *x, const float *w, const float *bias, float *y,
 					    nnl_vload(r + s - 1),
 					    nnl_vload(r + s - 1 + NNL_VW),
 					    NNL_VODD) : s == 0 ?
-					    __builtin_shufflevector(nnl_vload(r),
-					    nnl_vload(r + NNL_VW), NNL_VEVEN) :
-					    z;
+					    nnl_vload_s(r, 2) : z;
 				}
 				if (2 * ox - pl < 0)	/* column -1 */
 					v[0] = __builtin_shufflevector(z, v[2],

@@ -774,7 +774,7 @@ nnl_par_stem(const float *x, const float *w, const float *bias, float *y,
 	struct nnl_par_stem g = { x, w, bias, y, ip, act, 0, lo, hi };
 
 	if (ip[6] < 2 || (double)ip[5] * (double)(ip[6] * ip[7]) *
-	    (double)(ip[2] * 9) < NNL_PAR_MINCOPY)
+	    (double)(ip[2] * 9) < NNL_PAR_MINWORK)
 		return 0;
 	g.np = nnl_par_parts(ip[6]);
 	nnl_par_run(nnl_par_stem_part, &g, g.np);

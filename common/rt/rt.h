@@ -351,13 +351,12 @@ nnl_vsplat(float x)
 #define NNL_VSHUFFLE 1
 #endif
 #endif
-/* NNL_VEVEN: the even lanes of two vectors; NNL_VZIPLO and NNL_VZIPHI:
- * the lanes of the first half, then of the second, of two vectors
- * interleaved (a0, b0, a1, b1, ...). */
-/* NNL_VODD: the odd lanes of two vectors; NNL_VUP: the last lane of
- * the first vector, then the second's lanes but its last (a shift one
- * lane up); NNL_VDOWN: the first's lanes but its first, then the
- * second's first (one lane down). */
+/* NNL_VEVEN and NNL_VODD: the even and the odd lanes of two vectors;
+ * NNL_VUP: the last lane of the first vector, then the second's lanes
+ * but its last (a shift one lane up); NNL_VDOWN: the first's lanes but
+ * its first, then the second's first (one lane down); NNL_VZIPLO and
+ * NNL_VZIPHI: the lanes of the first half, then of the second, of two
+ * vectors interleaved (a0, b0, a1, b1, ...). */
 #if NNL_VW == 16
 #define NNL_VEVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
 #define NNL_VODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
