@@ -391,6 +391,13 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	 * are at least a tile apart, its ragged panel too (see below) */
 	int da = ta && alpha == 1, db = !tb && !(e && e->packb), dr = da && lda >= NNL_GEMM_MAXMR;
 	int bq = e && e->bp32;	/* B in panels of 32 columns: in place */
+	/* blocks of at most NNL_MC rows, as even as whole tiles make
+	 * them: 169 rows are 98 and 71, not 168 and one row alone */
+	int64_t nbk = (M + NNL_MC - 1) / NNL_MC;
+	int64_t mc = ((M + nbk - 1) / nbk + mr - 1) / mr * mr;
+
+	if (mc > NNL_MC)
+		mc = NNL_MC;
 
 	for (int64_t jc = 0; jc < N; jc += NNL_NC) {
 		int64_t nb = N - jc < NNL_NC ? N - jc : NNL_NC;
@@ -403,8 +410,8 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 
 			nnl_pack_b(nr, kb, nb - nf, tb ? b0 + nf * ldb :
 			    b0 + nf, ldb, tb, bp + nf * kb);
-			for (int64_t ic = 0; ic < M; ic += NNL_MC) {
-				int64_t mb = M - ic < NNL_MC ? M - ic : NNL_MC;
+			for (int64_t ic = 0; ic < M; ic += mc) {
+				int64_t mb = M - ic < mc ? M - ic : mc;
 				int64_t mf = dr ? mb : da ? mb / mr * mr : 0;
 				const float *a0 = ta ? A + pc * lda + ic :
 				    A + ic * lda + pc;
