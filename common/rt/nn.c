@@ -610,6 +610,50 @@ nnl_maxpool_3x3s2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
 		}
 	}
 }
+
+/*
+ * The same for rows of fewer than NNL_VW outputs (SqueezeNet's 27 -> 13
+ * pool): two vectors of an output row's column maxima hold all its
+ * 2 OW + 1 columns, and one vector of outputs comes of their even and
+ * odd lanes.  Rows whose two vectors would read past the last plane
+ * take the columns one at a time.  A row's vector is stored whole
+ * where what it puts past the row lies in its plane, on rows written
+ * after it; the plane's last rows go through a copy.
+ */
+NNL_RT_INLINE void
+nnl_maxpool_3x3s2_narrow(int64_t C, int64_t H, int64_t W, int64_t OH,
+    int64_t OW, const float *x, float *y)
+{
+	for (int64_t c = 0; c < C; c++)
+	for (int64_t oy = 0; oy < OH; oy++) {
+		const float *r[3];
+		float *yr = y + (c * OH + oy) * OW, t[2 * NNL_VW];
+		nnl_vf u, v, e, m;
+
+		for (int a = 0; a < 3; a++)
+			r[a] = x + (c * H + 2 * oy + a) * W;
+		if ((c * H + 2 * oy + 2) * W + 2 * NNL_VW <= C * H * W) {
+			u = nnl_pool_col3(r, 0);
+			v = nnl_pool_col3(r, NNL_VW);
+		} else {
+			for (int64_t i = 0; i < 2 * NNL_VW; i++)
+				t[i] = i <= 2 * OW ? nnl_pool_col3s(r, i) :
+				    -INFINITY;
+			u = nnl_vload(t);
+			v = nnl_vload(t + NNL_VW);
+		}
+		e = __builtin_shufflevector(u, v, NNL_VEVEN);
+		m = nnl_vmax(__builtin_shufflevector(u, v, NNL_VODD), e);
+		m = nnl_vmax(__builtin_shufflevector(e, e, NNL_VDOWN), m);
+		if (oy * OW + NNL_VW <= OH * OW) {
+			nnl_vstore(yr, m);
+			continue;
+		}
+		nnl_vstore(t, m);
+		for (int64_t ox = 0; ox < OW; ox++)
+			yr[ox] = t[ox];
+	}
+}
 #endif
 
 /* Floats of the row buffer on the stack of nnl_pool_nchw. */
@@ -639,8 +683,11 @@ nnl_pool_nchw(const int64_t *ip, const float *x, float *y)
 #ifdef NNL_VSHUFFLE
 	if (kind == 2 && kh == 3 && kw == 3 && sh == 2 && sw == 2 &&
 	    dh == 1 && dw == 1 && pt == 0 && pl == 0 && 2 * OH + 1 <= H &&
-	    2 * OW + 1 <= W && OW >= NNL_VW) {
-		nnl_maxpool_3x3s2(C, H, W, OH, OW, x, y);
+	    2 * OW + 1 <= W) {
+		if (OW >= NNL_VW)
+			nnl_maxpool_3x3s2(C, H, W, OH, OW, x, y);
+		else
+			nnl_maxpool_3x3s2_narrow(C, H, W, OH, OW, x, y);
 		return 1;
 	}
 #endif

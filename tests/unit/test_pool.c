@@ -6,7 +6,9 @@
  * vector width), strides 1 to 3, dilation, asymmetric padding and the
  * extra right padding of ceil rounding, a window with no real cell, a
  * global pool, NaN inputs, a row too wide for the vector path's
- * buffer, and 2 x 2 windows at stride 2 (their own path).  Tolerance: 1e-6 relative for the average, exact for max.
+ * buffer, 2 x 2 windows at stride 2 and 3 x 3 ones of rows wider and
+ * narrower than a vector (their own paths).  Tolerance: 1e-6 relative
+ * for the average, exact for max.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -112,6 +114,13 @@ static const int64_t shapes[][12] = {
 	{ 8, 34, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
 	{ 20, 21, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2 },
 	{ 3, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	/* rows of fewer outputs than a vector: a row, a column, rows
+	 * that end a plane or read past the last, the widest */
+	{ 4, 30, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 15, 7, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 3, 3, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 9, 13, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 31, 31, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0 },
 	/* 2 x 2 windows at stride 2: odd sizes, a row of several
 	 * vectors and a ragged end, one too wide for the row buffer */
 	{ 14, 14, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0 },
