@@ -282,6 +282,18 @@ enum {
 	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
 };
 
+/* relu and clamp on one float, as nnl_activate does them (NaN: relu
+ * gives 0, clamp keeps it); other codes leave v as it is. */
+NNL_RT_INLINE float
+nnl_sclamp(float v, int64_t act, float lo, float hi)
+{
+	if (act == NNL_ACT_RELU)
+		return v > 0 ? v : 0;
+	if (act == NNL_ACT_CLAMP)
+		return v < lo ? lo : v > hi ? hi : v;
+	return v;
+}
+
 /* Element (i, j) of a microkernel's tile t whose product there is p;
  * c is row i of C.  Edges and the kernels without vectors use it. */
 NNL_RT_INLINE float
@@ -291,11 +303,7 @@ nnl_tile_elem(const struct nnl_gemm_tile *t, const float *c, int64_t i,
 	float v = (t->load ? c[j] : t->cb ? t->cb[j] : t->rb ? t->rb[i] : 0) +
 	    p;
 
-	if (t->act == NNL_ACT_RELU)
-		return v > 0 ? v : 0;
-	if (t->act == NNL_ACT_CLAMP)
-		return v < t->lo ? t->lo : v > t->hi ? t->hi : v;
-	return v;
+	return nnl_sclamp(v, t->act, t->lo, t->hi);
 }
 
 /*

@@ -170,11 +170,12 @@ nnl_wino_input(const float *xc, int64_t c, int64_t C, int64_t H, int64_t W,
 }
 
 /* The output rows of the block's tiles from M (M[xi][o][t]) for output
- * channel plane yo of channel o. */
+ * channel plane yo of channel o, through relu or clamp (act; other
+ * activations come after). */
 NNL_RT_INLINE void
 nnl_wino_output(const float *M, int64_t o, int64_t O, int64_t ld,
     int64_t ty0, int64_t rows, int64_t tw, int64_t OH, int64_t OW,
-    float b, float *yo)
+    float b, int64_t act, float lo, float hi, float *yo)
 {
 	for (int64_t ty = ty0; ty < ty0 + rows; ty++) {
 		const float *m0 = M + o * ld + (ty - ty0) * tw;
@@ -190,6 +191,8 @@ nnl_wino_output(const float *M, int64_t o, int64_t O, int64_t ld,
 			for (int xi = 0; xi < 16; xi++)
 				m[xi] = nnl_vload(m0 + xi * O * ld + tx);
 			NNL_WINO_OUT(nnl_vf, m, vb, y);
+			for (int k = 0; k < 4; k++)
+				y[k] = nnl_vclamp(y[k], act, lo, hi);
 			nnl_vstore(y0 + 2 * tx, __builtin_shufflevector(y[0],
 			    y[1], NNL_VZIPLO));
 			nnl_vstore(y0 + 2 * tx + NNL_VW,
@@ -211,7 +214,8 @@ nnl_wino_output(const float *M, int64_t o, int64_t O, int64_t ld,
 				m[xi] = nnl_vload(m0 + xi * O * ld + tx);
 			NNL_WINO_OUT(nnl_vf, m, vb, y);
 			for (int k = 0; k < 4; k++)
-				nnl_vstore(t[k], y[k]);
+				nnl_vstore(t[k], nnl_vclamp(y[k], act, lo,
+				    hi));
 			for (int i = 0; i < NNL_VW && tx + i < tw; i++) {
 				int full = 2 * (tx + i) + 1 < OW;
 
@@ -234,6 +238,8 @@ nnl_wino_output(const float *M, int64_t o, int64_t O, int64_t ld,
 			for (int xi = 0; xi < 16; xi++)
 				m[xi] = m0[xi * O * ld + tx];
 			NNL_WINO_OUT(float, m, b, y);
+			for (int k = 0; k < 4; k++)
+				y[k] = nnl_sclamp(y[k], act, lo, hi);
 			p[0] = y[0];
 			if (full)
 				p[1] = y[1];
@@ -260,6 +266,8 @@ struct nnl_wino_part {
 	const float *bias;
 	int64_t C, H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, np;
 	int cols;
+	int64_t act;	/* relu or clamp by lo, hi: the output's */
+	float lo, hi;
 };
 
 static void
@@ -309,7 +317,7 @@ nnl_wino_mul_part(void *arg, int64_t i, int t)
 		for (int64_t o = o0; o < o1; o++)
 			nnl_wino_output(p->M, o, p->O, p->ld, p->ty0, p->rows,
 			    p->tw, p->OH, p->OW, p->bias ? p->bias[o] : 0,
-			    p->y + o * p->OH * p->OW);
+			    p->act, p->lo, p->hi, p->y + o * p->OH * p->OW);
 }
 
 /* Part i of the output transform alone (after products by columns):
@@ -323,8 +331,8 @@ nnl_wino_out_part(void *arg, int64_t i, int t)
 	(void)t;
 	for (int64_t o = o0; o < o1; o++)
 		nnl_wino_output(p->M, o, p->O, p->ld, p->ty0, p->rows, p->tw,
-		    p->OH, p->OW, p->bias ? p->bias[o] : 0,
-		    p->y + o * p->OH * p->OW);
+		    p->OH, p->OW, p->bias ? p->bias[o] : 0, p->act, p->lo,
+		    p->hi, p->y + o * p->OH * p->OW);
 }
 
 /* fn's np parts, as a run of the pool where there are threads */
@@ -382,7 +390,8 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 		int one = NNL_WINO_T < 2 || 16.0 * (double)(rows * tw) *
 		    (double)C * (double)O < NNL_WINO_MINPAR;
 		struct nnl_wino_part p = { u, x, U, V, M, rb, y, pack, bias, C,
-		    H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, 1, 0 };
+		    H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, 1, 0,
+		    act, lo, hi };
 
 		/* threads share the products by output channels, fused with
 		 * their output transform, unless there are more column tiles
@@ -396,5 +405,6 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 			nnl_wino_parts(nnl_wino_out_part, &p,
 			    nnl_wino_np(O, 4));
 	}
-	nnl_activate(y, O * OH * OW, act, lo, hi);
+	if (act != NNL_ACT_RELU && act != NNL_ACT_CLAMP)
+		nnl_activate(y, O * OH * OW, act, lo, hi);
 }

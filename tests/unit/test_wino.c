@@ -140,6 +140,9 @@ TEST(winograd_activation)
 {
 	CHECK(wino(5, 9, 10, 21, 1, 1, 1, 1, 1, NNL_ACT_RELU));
 	CHECK(wino(5, 9, 11, 20, 1, 0, 0, 1, 1, NNL_ACT_CLAMP));
+	/* rows of whole vectors of tiles, and their odd last column */
+	CHECK(wino(7, 5, 35, 67, 1, 1, 1, 1, 1, NNL_ACT_RELU));
+	CHECK(wino(7, 5, 34, 66, 1, 1, 1, 0, 0, NNL_ACT_CLAMP));
 }
 
 int
