@@ -2,8 +2,9 @@
  * memplan: places every node output in one arena.  Buffers are live
  * from the step that produces them to the last step that reads them
  * (graph outputs to the end); an elementwise op may take over the
- * buffer of an input whose life ends at that op, and reshape/identity
- * alias their input.  Offsets come from greedy best-fit placement
+ * buffer of an input whose life ends at that op, reshape/identity
+ * alias their input, and a concat's inputs may be written where they
+ * go in its output.  Offsets come from greedy best-fit placement
  * tried in several orders (by size, by start, by conflict), keeping
  * the smallest arena; the lower bound is the most bytes live at once.
  */
@@ -16,10 +17,13 @@
 #include "checked.h"
 
 struct buffer {
-	uint64_t size;		/* aligned */
+	uint64_t size;		/* aligned; 0 inside a concat's (in) */
 	size_t first, last;	/* live steps, inclusive */
 	uint64_t off;
 	int placed;
+	int in, whole;		/* inside a concat's buffer; one that is */
+	size_t parent;		/* that buffer, where in */
+	uint64_t delta;		/* the bytes before it there */
 };
 
 uint64_t
@@ -513,8 +517,64 @@ lastuses(struct plan *p, size_t nslots)
 	return last;
 }
 
+/*
+ * A concat's inputs written in place, where its output is their bytes
+ * one after the other (every dimension before the axis is 1): the
+ * output's buffer s takes in each input whose bytes nothing reads
+ * after the concat, whose buffer is its own (not shared with another
+ * input, not already a concat's or holding one) and whose place in
+ * the output is aligned.  The output then lives from the first of
+ * them; the concat copies only the others (rt/tensor.c skips an input
+ * already where it goes).  Returns how many it took in.
+ */
+static int
+concat_inputs(struct plan *p, struct node *n, size_t i, size_t s,
+    unsigned align)
+{
+	const struct tdesc *t = &n->types[0];
+	const cJSON *ax = cJSON_GetObjectItemCaseSensitive(n->options,
+	    "axis");
+	uint64_t at = 0;
+	int took = 0;
+
+	if (!cJSON_IsNumber(ax) || ax->valuedouble < 0 ||
+	    ax->valuedouble >= t->rank ||
+	    ax->valuedouble != (double)(int)ax->valuedouble)
+		return 0;
+	for (int d = 0; d < (int)ax->valuedouble; d++)
+		if (t->dims[d] != 1)
+			return 0;
+	for (int j = 0; j < n->nin; j++) {
+		size_t bi = bufferof(p, n->in[j]);
+		const struct tdesc *it = operand_type(graph_find(p->g,
+		    n->in[j]));
+		uint64_t nb = it ? memplan_bytes(it) : 0;
+		int twice = 0;
+
+		for (int k = 0; k < n->nin; k++)
+			if (k != j && bufferof(p, n->in[k]) == bi)
+				twice = 1;
+		if (it && bi != SIZE_MAX && bi != s && !twice &&
+		    !p->b[bi].in && !p->b[bi].whole && p->b[bi].last == i &&
+		    at % align == 0 && p->b[bi].size == alignup(nb, align)) {
+			p->b[bi].in = 1;
+			p->b[bi].parent = s;
+			p->b[bi].delta = at;
+			p->b[bi].size = 0;
+			if (p->b[s].first > p->b[bi].first)
+				p->b[s].first = p->b[bi].first;
+			took++;
+		}
+		at += nb;
+	}
+	if (took)
+		p->b[s].whole = 1;
+	return took;
+}
+
 /* Create buffers, merging in-place outputs and aliases into their
- * input's buffer; compute live ranges. */
+ * input's buffer, and a concat's inputs into its output's where they
+ * fit; compute live ranges. */
 static int
 buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 {
@@ -604,6 +664,9 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 			if (p->b[take].last < last[s])
 				p->b[take].last = last[s];
 			p->bufof[s] = take;
+			if (k == 0 && n->op == OP_CONCAT && o->inplace &&
+			    !alias)
+				concat_inputs(p, n, i, take, o->align);
 		}
 		if (o->scratch) {
 			int64_t need = o->scratch(g, n);
@@ -690,6 +753,10 @@ memplan(struct graph *g, const struct memplan_opts *o,
 	if (buffers(&p, o, &st->inplace) == 0 && bounded(&p, o->align) == 0) {
 		st->lower = lowerbound(&p);
 		st->arena = layout(&p, o->align, st->lower);
+		for (size_t i = 0; i < p.nb; i++)
+			if (p.b[i].in)
+				p.b[i].off = p.b[p.b[i].parent].off +
+				    p.b[i].delta;
 		if ((why = checked_bytes(st->arena, "the memory plan needs "
 		    "an arena of"))) {
 			error("%s: %s", g->src, why);

@@ -8,7 +8,9 @@
  * computes them, and the sharing it does is accepted exactly: an
  * elementwise op writing its first output over an input of the same
  * size whose buffer dies at that op, and reshape/identity aliasing an
- * input of the same size, both at the very same offset.  Overlaps are
+ * input of the same size, both at the very same offset; and a concat's
+ * input that nothing reads after it, exactly where it goes in the
+ * output, when the output is its inputs' bytes one after the other.  Overlaps are
  * found with a sweep over the steps and a treap of the live buffers
  * ordered by offset: O(n log n).
  */
@@ -241,6 +243,50 @@ shared(struct verify *v, struct node *n, int k, uint64_t off,
 	return NIL;
 }
 
+/*
+ * The inputs of concat n that memplan.c wrote where they go in its
+ * output (buffer y at off, size bytes): every dimension before the
+ * axis 1, the input exactly at its place, its buffer read by nothing
+ * after n.  Each becomes part of y, which then lives from the first
+ * of them (the input's own buffer is left empty).
+ */
+static void
+concat_inputs(struct verify *v, struct node *n, size_t y, uint64_t off,
+    uint64_t size, const size_t *bufof, const size_t *slot0)
+{
+	const struct tdesc *t = &n->types[0];
+	const cJSON *ax = cJSON_GetObjectItemCaseSensitive(n->options,
+	    "axis");
+	uint64_t at = 0;
+
+	if (!cJSON_IsNumber(ax) || ax->valuedouble < 0 ||
+	    ax->valuedouble >= t->rank ||
+	    ax->valuedouble != (double)(int)ax->valuedouble)
+		return;
+	for (int d = 0; d < (int)ax->valuedouble; d++)
+		if (t->dims[d] != 1)
+			return;
+	for (int j = 0; j < n->nin; j++) {
+		struct operand *x = graph_find(v->g, n->in[j]);
+		uint64_t nb;
+		size_t bi;
+
+		if (!x || !operand_type(x) ||
+		    (nb = tbytes(operand_type(x))) == UINT64_MAX ||
+		    nb > size - at)
+			return;
+		if (x->kind == OPND_NODE && x->producer->index < n->index &&
+		    (bi = bufof[slot0[x->producer->index] +
+		    (size_t)x->outidx]) != y && v->b[bi].size == nb &&
+		    v->b[bi].off == off + at && v->b[bi].last == n->index) {
+			v->b[bi].size = 0;
+			if (v->b[y].first > v->b[bi].first)
+				v->b[y].first = v->b[bi].first;
+		}
+		at += nb;
+	}
+}
+
 /* Buffers of every node output and workspace, with their live steps. */
 static int
 buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
@@ -292,6 +338,9 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 			if (v->b[bi].last < last[s])
 				v->b[bi].last = last[s];
 			bufof[s] = bi;
+			if (k == 0 && n->op == OP_CONCAT && size != UINT64_MAX)
+				concat_inputs(v, n, bi, off, size, bufof,
+				    slot0);
 		}
 		if (need < 0)
 			goto out;

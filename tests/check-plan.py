@@ -5,9 +5,10 @@ Usage: check-plan.py PLANNED.json
 Recomputes every node output's live range from the node order and the
 operands each node reads, then checks: offsets are aligned; no two
 operands live at the same step share bytes, except an elementwise
-output written over an input whose life ends at that node, or a
-reshape/identity sharing its input's bytes; every operand fits in the
-arena.  Prints "arena A lower L ratio R" and exits 1 on any violation.
+output written over an input whose life ends at that node, a
+reshape/identity sharing its input's bytes, or a concat's input that
+nothing reads after it lying where it goes in the output (its inputs'
+bytes one after the other); every operand fits in the arena.  Prints "arena A lower L ratio R" and exits 1 on any violation.
 """
 import json
 import sys
@@ -58,6 +59,25 @@ def root(j):
             return j
 
 
+def in_concat(a, n, ni, off):
+    """Whether slot a is an input of concat n (output at off) that
+    nothing reads after it, exactly where its bytes go in the output,
+    which is its inputs' bytes one after the other."""
+    if n["op"] != "concat" or a[3] != ni:
+        return False
+    axis = n["options"].get("axis", 0)
+    if any(d != 1 for d in n["types"][0]["shape"][:axis]):
+        return False
+    at = off
+    for r in n["inputs"]:
+        if r == a[0]:
+            return a[4] == at
+        if r not in where:
+            return False
+        at += slots[where[r]][1]
+    return False
+
+
 bad = 0
 for j, (name, size, d, l, off, ni) in enumerate(slots):
     if off % align:
@@ -75,7 +95,7 @@ for j, (name, size, d, l, off, ni) in enumerate(slots):
         n = g["nodes"][ni]
         inplace = (n["op"] in EW and a[0] in n["inputs"] and a[3] == ni
                    and a[4] == off)
-        if inplace or root(i) == root(j):
+        if inplace or root(i) == root(j) or in_concat(a, n, ni, off):
             continue
         print("overlap:", a[0], a[2:5], name, (d, l, off))
         bad = 1

@@ -719,7 +719,10 @@ nnl_par_cat_part(void *arg, int64_t i, int t)
 			int64_t a = lo > pos ? lo : pos;
 			int64_t b = hi < pos + chunk ? hi : pos + chunk;
 
-			if (a < b)
+			/* (not an input the memory plan put where it
+			 * goes) */
+			if (a < b && g->dst + pos != (const char *)g->in[k] +
+			    o * chunk)
 				memcpy(g->dst + a, (const char *)g->in[k] +
 				    o * chunk + (a - pos), (size_t)(b - a));
 			pos += chunk;

@@ -145,6 +145,15 @@ nnl_k_concat(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+	if (outer == 1) {	/* nothing to do if all are in place */
+		int64_t k = 0, at = 0;
+
+		for (; k < nin && (const char *)in[k] == dst + at * inner *
+		    es; k++)
+			at += ip[5 + k];
+		if (k == nin)
+			return;
+	}
 #ifdef NNL_RT_THREADS
 	if (nnl_par_concat(ip, in, out))	/* its bytes split (par.c) */
 		return;
@@ -154,9 +163,12 @@ nnl_k_concat(const int64_t *ip, const double *fp, const void *const *in,
 
 		for (int64_t k = 0; k < nin; k++) {
 			size_t chunk = (size_t)(ip[5 + k] * inner * es);
+			char *d = dst + (size_t)((o * ax + at) * inner * es);
+			const char *s = (const char *)in[k] + (size_t)o * chunk;
 
-			memcpy(dst + (size_t)((o * ax + at) * inner * es),
-			    (const char *)in[k] + (size_t)o * chunk, chunk);
+			/* an input the memory plan put where it goes */
+			if (d != s)
+				memcpy(d, s, chunk);
 			at += ip[5 + k];
 		}
 	}

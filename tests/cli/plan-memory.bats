@@ -167,3 +167,87 @@ JSON
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *'output "r": the graph says float32[2, 3], the relu rule gives float32[4]'* ]]
 }
+
+@test "a concat's inputs are written where they go in its output" {
+	cd "$BATS_TEST_TMPDIR"
+	# a and b are read by the concat alone: they are planned inside y,
+	# a at its start, b after a's 1024 bytes, and y copies nothing of
+	# them; c is also a graph output, so it keeps bytes of its own
+	cat > cat.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [1, 16, 4, 4]}},
+ "nodes": [{"id": "a", "op": "relu", "inputs": ["x"], "options": {}},
+           {"id": "b", "op": "sigmoid", "inputs": ["x"], "options": {}},
+           {"id": "c", "op": "tanh", "inputs": ["x"], "options": {}},
+           {"id": "y", "op": "concat", "inputs": ["a", "b", "c"],
+            "options": {"axis": 1}}],
+ "outputs": {"y": "y", "c": "c"}}
+JSON
+	"$BIN/nnl-shape-infer" cat.json | "$BIN/nnl-plan-memory" > p.json
+	/usr/bin/python3 "$ROOT/tests/check-plan.py" p.json
+	/usr/bin/python3 - p.json <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+off = {n["id"]: n["arena"][0] for n in g["nodes"]}
+y = off["y"]
+assert off["a"] == y and off["b"] == y + 1024, off
+assert not y <= off["c"] < y + 3072, off
+PY
+	/usr/bin/python3 -c 'import numpy as np
+x = np.random.default_rng(3).standard_normal((1, 16, 4, 4)).astype(np.float32)
+d = x.astype(np.float64)
+np.save("in.npy", x)
+y = np.concatenate([np.maximum(d, 0), 1 / (1 + np.exp(-d)), np.tanh(d)], 1)
+# the outputs y and c, one after the other
+np.save("want.npy", np.concatenate([y.ravel(), np.tanh(d).ravel()]).astype(
+    np.float32))'
+	run "$BIN/nnc" test --input in.npy --expected want.npy cat.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# c moved inside y, where the concat's copy of it would land while
+	# it is still an output: refused, naming both
+	/usr/bin/python3 - p.json <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+y = [n for n in g["nodes"] if n["id"] == "y"][0]["arena"][0]
+for n in g["nodes"]:
+    if n["id"] == "c":
+        n["arena"] = [y + 2048]
+json.dump(g, open("bad.json", "w"))
+PY
+	run --separate-stderr "$BIN/nnl-emit-c" bad.json
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'"c" (arena bytes'*'overlaps "y"'* ||
+	   "$stderr" == *'"y" (arena bytes'*'overlaps "c"'* ]]
+}
+
+@test "a concat of a batch of two copies its inputs" {
+	cd "$BATS_TEST_TMPDIR"
+	# along axis 1 of [2, ...] an input's bytes are two pieces of the
+	# output: each input keeps bytes of its own
+	cat > cat2.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2, 16, 4]}},
+ "nodes": [{"id": "a", "op": "relu", "inputs": ["x"], "options": {}},
+           {"id": "b", "op": "neg", "inputs": ["x"], "options": {}},
+           {"id": "y", "op": "concat", "inputs": ["a", "b"],
+            "options": {"axis": 1}}],
+ "outputs": {"y": "y"}}
+JSON
+	"$BIN/nnl-shape-infer" cat2.json | "$BIN/nnl-plan-memory" > p2.json
+	/usr/bin/python3 "$ROOT/tests/check-plan.py" p2.json
+	/usr/bin/python3 - p2.json <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+off = {n["id"]: n["arena"][0] for n in g["nodes"]}
+for k in "ab":
+    assert not off["y"] <= off[k] < off["y"] + 1024, off
+PY
+	/usr/bin/python3 -c 'import numpy as np
+x = np.random.default_rng(4).standard_normal((2, 16, 4)).astype(np.float32)
+np.save("in.npy", x)
+np.save("want.npy", np.concatenate([np.maximum(x, 0), -x], axis=1))'
+	run "$BIN/nnc" test --input in.npy --expected want.npy cat2.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
