@@ -537,8 +537,8 @@ concat_inputs(struct plan *p, struct node *n, size_t i, size_t s,
 	uint64_t at = 0;
 	int took = 0;
 
-	if (!cJSON_IsNumber(ax) || ax->valuedouble < 0 ||
-	    ax->valuedouble >= t->rank ||
+	if (!cJSON_IsNumber(ax) || !(ax->valuedouble >= 0 &&
+	    ax->valuedouble < t->rank) ||
 	    ax->valuedouble != (double)(int)ax->valuedouble)
 		return 0;
 	for (int d = 0; d < (int)ax->valuedouble; d++)

@@ -259,8 +259,8 @@ concat_inputs(struct verify *v, struct node *n, size_t y, uint64_t off,
 	    "axis");
 	uint64_t at = 0;
 
-	if (!cJSON_IsNumber(ax) || ax->valuedouble < 0 ||
-	    ax->valuedouble >= t->rank ||
+	if (!cJSON_IsNumber(ax) || !(ax->valuedouble >= 0 &&
+	    ax->valuedouble < t->rank) ||
 	    ax->valuedouble != (double)(int)ax->valuedouble)
 		return;
 	for (int d = 0; d < (int)ax->valuedouble; d++)
