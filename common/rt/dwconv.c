@@ -410,7 +410,7 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	    kh = ip[8], kw = ip[9], sh = ip[10], sw = ip[11], dh = ip[12],
 	    dw = ip[13], pt = ip[14], pl = ip[16];
 	int64_t wp = nnl_dw_width(ip);
-	int fuse = act == NNL_ACT_RELU || act == NNL_ACT_CLAMP;
+	int fuse = nnl_act_clamps(act);
 #if NNL_VW > 1
 	const float *zr = pad + H * wp;		/* a row of zeros */
 
@@ -559,7 +559,7 @@ nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc, int64_t wt,
 	int64_t C = ip[2], H = ip[3], W = ip[4], OH = ip[6], OW = ip[7],
 	    kh = ip[8], kw = ip[9], sh = ip[10], sw = ip[11], dh = ip[12],
 	    dw = ip[13], pt = ip[14], pl = ip[16];
-	int fuse = act == NNL_ACT_RELU || act == NNL_ACT_CLAMP;
+	int fuse = nnl_act_clamps(act);
 
 	for (int64_t oy = 0; oy < OH; oy++)
 	for (int64_t ox = 0; ox < OW; ox++) {

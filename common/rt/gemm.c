@@ -361,7 +361,7 @@ nnl_tile(const struct nnl_gemm_epi *e, int64_t i, int64_t j, int first,
 		t.cb = e->cb ? e->cb + j : 0;
 		t.rb = e->rb && !e->cb ? e->rb + i : 0;
 	}
-	if (last && (e->act == NNL_ACT_RELU || e->act == NNL_ACT_CLAMP)) {
+	if (last && nnl_act_clamps(e->act)) {
 		t.act = e->act;
 		t.lo = e->lo;
 		t.hi = e->hi;

@@ -284,7 +284,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			    y + n * O * P, ip, 0, OH, act, (float)fp[0],
 			    (float)fp[1]);
 		}
-		if (act != NNL_ACT_RELU && act != NNL_ACT_CLAMP)
+		if (!nnl_act_clamps(act))
 			nnl_activate(y, N * O * P, act, (float)fp[0],
 			    (float)fp[1]);
 		return;
@@ -552,6 +552,16 @@ nnl_pool_col3s(const float *const *r, int64_t i)
 	return m;
 }
 
+/* The maxima of NNL_VW windows of three columns at stride 2: e and o
+ * hold the even and the odd columns of 2 NNL_VW, en's first lane the
+ * column after them. */
+NNL_RT_INLINE nnl_vf
+nnl_pool_win3(nnl_vf e, nnl_vf o, nnl_vf en)
+{
+	return nnl_vmax(__builtin_shufflevector(e, en, NNL_VDOWN),
+	    nnl_vmax(o, e));
+}
+
 /*
  * Max pooling of nchw planes by 3 x 3 windows at stride 2 that lie in
  * the image (no padding read; SqueezeNet's, and ResNet's after the pad
@@ -574,7 +584,7 @@ nnl_maxpool_3x3s2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
 	for (int64_t oy = 0; oy < OH; oy++) {
 		const float *r[3];
 		float *yr = y + (c * OH + oy) * OW;
-		nnl_vf u, v, e, o, en, e2;
+		nnl_vf u, v, e, o, en;
 
 		for (int a = 0; a < 3; a++)
 			r[a] = x + (c * H + 2 * oy + a) * W;
@@ -592,8 +602,7 @@ nnl_maxpool_3x3s2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
 			} else
 				en = nnl_vsplat(nnl_pool_col3s(r, 2 * ox + 2 *
 				    NNL_VW));
-			e2 = __builtin_shufflevector(e, en, NNL_VDOWN);
-			nnl_vstore(yr + ox, nnl_vmax(e2, nnl_vmax(o, e)));
+			nnl_vstore(yr + ox, nnl_pool_win3(e, o, en));
 			e = en;
 			o = __builtin_shufflevector(u, v, NNL_VODD);
 		}
@@ -605,8 +614,7 @@ nnl_maxpool_3x3s2(int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
 			e = __builtin_shufflevector(u, v, NNL_VEVEN);
 			o = __builtin_shufflevector(u, v, NNL_VODD);
 			en = nnl_vsplat(nnl_pool_col3s(r, 2 * OW));
-			e2 = __builtin_shufflevector(e, en, NNL_VDOWN);
-			nnl_vstore(yr + ox, nnl_vmax(e2, nnl_vmax(o, e)));
+			nnl_vstore(yr + ox, nnl_pool_win3(e, o, en));
 		}
 	}
 }
@@ -643,8 +651,8 @@ nnl_maxpool_3x3s2_narrow(int64_t C, int64_t H, int64_t W, int64_t OH,
 			v = nnl_vload(t + NNL_VW);
 		}
 		e = __builtin_shufflevector(u, v, NNL_VEVEN);
-		m = nnl_vmax(__builtin_shufflevector(u, v, NNL_VODD), e);
-		m = nnl_vmax(__builtin_shufflevector(e, e, NNL_VDOWN), m);
+		m = nnl_pool_win3(e, __builtin_shufflevector(u, v, NNL_VODD),
+		    e);
 		if (oy * OW + NNL_VW <= OH * OW) {
 			nnl_vstore(yr, m);
 			continue;

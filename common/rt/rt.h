@@ -282,6 +282,15 @@ enum {
 	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
 };
 
+/* Whether act is relu or clamp, which the kernels apply as they store
+ * (nnl_sclamp, nnl_vclamp); other activations go over the output after
+ * (nnl_activate). */
+NNL_RT_INLINE int
+nnl_act_clamps(int64_t act)
+{
+	return act == NNL_ACT_RELU || act == NNL_ACT_CLAMP;
+}
+
 /* relu and clamp on one float, as nnl_activate does them (NaN: relu
  * gives 0, clamp keeps it); other codes leave v as it is. */
 NNL_RT_INLINE float

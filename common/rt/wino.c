@@ -405,6 +405,6 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 			nnl_wino_parts(nnl_wino_out_part, &p,
 			    nnl_wino_np(O, 4));
 	}
-	if (act != NNL_ACT_RELU && act != NNL_ACT_CLAMP)
+	if (!nnl_act_clamps(act))
 		nnl_activate(y, O * OH * OW, act, lo, hi);
 }
