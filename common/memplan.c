@@ -65,6 +65,23 @@ memplan_alias_op(enum op op)
 	return op == OP_RESHAPE || op == OP_IDENTITY;
 }
 
+int
+memplan_concat_flat(const struct node *n)
+{
+	const struct tdesc *t = n->types ? &n->types[0] : NULL;
+	const cJSON *ax = cJSON_GetObjectItemCaseSensitive(n->options,
+	    "axis");
+
+	if (n->op != OP_CONCAT || !t || !cJSON_IsNumber(ax) ||
+	    !(ax->valuedouble >= 0 && ax->valuedouble < t->rank) ||
+	    ax->valuedouble != (double)(int)ax->valuedouble)
+		return 0;
+	for (int d = 0; d < (int)ax->valuedouble; d++)
+		if (t->dims[d] != 1)
+			return 0;
+	return 1;
+}
+
 struct plan {
 	struct graph *g;
 	struct buffer *b;
@@ -525,25 +542,16 @@ lastuses(struct plan *p, size_t nslots)
  * input, not already a concat's or holding one) and whose place in
  * the output is aligned.  The output then lives from the first of
  * them; the concat copies only the others (rt/tensor.c skips an input
- * already where it goes).  Returns how many it took in.
+ * already where it goes).
  */
-static int
+static void
 concat_inputs(struct plan *p, struct node *n, size_t i, size_t s,
     unsigned align)
 {
-	const struct tdesc *t = &n->types[0];
-	const cJSON *ax = cJSON_GetObjectItemCaseSensitive(n->options,
-	    "axis");
 	uint64_t at = 0;
-	int took = 0;
 
-	if (!cJSON_IsNumber(ax) || !(ax->valuedouble >= 0 &&
-	    ax->valuedouble < t->rank) ||
-	    ax->valuedouble != (double)(int)ax->valuedouble)
-		return 0;
-	for (int d = 0; d < (int)ax->valuedouble; d++)
-		if (t->dims[d] != 1)
-			return 0;
+	if (!memplan_concat_flat(n))
+		return;
 	for (int j = 0; j < n->nin; j++) {
 		size_t bi = bufferof(p, n->in[j]);
 		const struct tdesc *it = operand_type(graph_find(p->g,
@@ -563,13 +571,10 @@ concat_inputs(struct plan *p, struct node *n, size_t i, size_t s,
 			p->b[bi].size = 0;
 			if (p->b[s].first > p->b[bi].first)
 				p->b[s].first = p->b[bi].first;
-			took++;
+			p->b[s].whole = 1;
 		}
 		at += nb;
 	}
-	if (took)
-		p->b[s].whole = 1;
-	return took;
 }
 
 /* Create buffers, merging in-place outputs and aliases into their
@@ -664,8 +669,7 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 			if (p->b[take].last < last[s])
 				p->b[take].last = last[s];
 			p->bufof[s] = take;
-			if (k == 0 && n->op == OP_CONCAT && o->inplace &&
-			    !alias)
+			if (k == 0 && o->inplace)	/* a concat */
 				concat_inputs(p, n, i, take, o->align);
 		}
 		if (o->scratch) {

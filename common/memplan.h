@@ -37,6 +37,10 @@ struct memplan_stats {
  * bytes (reshape, identity).  The planner and the check share them. */
 int memplan_inplace_op(enum op op);
 int memplan_alias_op(enum op op);
+/* Whether n is a concat whose output is its inputs' bytes one after the
+ * other (every dimension before the axis 1), whose inputs the planner
+ * may place where they go in it. */
+int memplan_concat_flat(const struct node *n);
 
 int memplan(struct graph *g, const struct memplan_opts *o,
     struct memplan_stats *st);

@@ -254,18 +254,10 @@ static void
 concat_inputs(struct verify *v, struct node *n, size_t y, uint64_t off,
     uint64_t size, const size_t *bufof, const size_t *slot0)
 {
-	const struct tdesc *t = &n->types[0];
-	const cJSON *ax = cJSON_GetObjectItemCaseSensitive(n->options,
-	    "axis");
 	uint64_t at = 0;
 
-	if (!cJSON_IsNumber(ax) || !(ax->valuedouble >= 0 &&
-	    ax->valuedouble < t->rank) ||
-	    ax->valuedouble != (double)(int)ax->valuedouble)
+	if (!memplan_concat_flat(n))
 		return;
-	for (int d = 0; d < (int)ax->valuedouble; d++)
-		if (t->dims[d] != 1)
-			return;
 	for (int j = 0; j < n->nin; j++) {
 		struct operand *x = graph_find(v->g, n->in[j]);
 		uint64_t nb;
@@ -338,7 +330,7 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 			if (v->b[bi].last < last[s])
 				v->b[bi].last = last[s];
 			bufof[s] = bi;
-			if (k == 0 && n->op == OP_CONCAT && size != UINT64_MAX)
+			if (k == 0 && size != UINT64_MAX)	/* a concat */
 				concat_inputs(v, n, bi, off, size, bufof,
 				    slot0);
 		}
