@@ -494,6 +494,49 @@ nnl_vclamp(nnl_vf v, int64_t act, float lo, float hi)
 #define NNL_VW 1
 #endif
 
+/* y[o * ldy + p] = t[p][o] for positions [p0, p1) and output
+ * channels [o0, o1) of P x O floats at t: blocks of vectors transposed in
+ * registers where the part is a vector wide both ways, else sixteen
+ * columns of t at a time, so that each read of t is a whole cache
+ * line.  (The scalar form was 77 us of squeezenet's 1.66 ms
+ * classifier, the blocks 23.) */
+NNL_RT_INLINE void
+nnl_transpose_part(int64_t P, int64_t O, int64_t p0, int64_t p1,
+    int64_t o0, int64_t o1, const float *t, float *y, int64_t ldy)
+{
+#ifdef NNL_VSHUFFLE
+	/* blocks of NNL_VW x NNL_VW transposed in registers, the last of a
+	 * row or column moved back to end at the edge (it writes some of
+	 * the block before it again) */
+	if (p1 - p0 >= NNL_VW && o1 - o0 >= NNL_VW) {
+		for (int64_t o = o0; o < o1; o += NNL_VW) {
+			int64_t oc = o1 - o < NNL_VW ? o1 - NNL_VW : o;
+
+			for (int64_t p = p0; p < p1; p += NNL_VW) {
+				int64_t pc = p1 - p < NNL_VW ? p1 - NNL_VW : p;
+				nnl_vf v[NNL_VW];
+
+#pragma GCC unroll 16
+				for (int i = 0; i < NNL_VW; i++)
+					v[i] = nnl_vload(t + (pc + i) * O + oc);
+				nnl_vtranspose(v);
+#pragma GCC unroll 16
+				for (int i = 0; i < NNL_VW; i++)
+					nnl_vstore(y + (oc + i) * ldy + pc, v[i]);
+			}
+		}
+		return;
+	}
+#endif
+	for (; o0 < o1; o0 += 16) {
+		int64_t ob = o1 - o0 < 16 ? o1 - o0 : 16;
+
+		for (int64_t p = p0; p < p1; p++)
+			for (int64_t o = 0; o < ob; o++)
+				y[(o0 + o) * ldy + p] = t[p * O + o0 + o];
+	}
+}
+
 #define NNL_MAXRANK 8
 
 /*

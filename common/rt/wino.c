@@ -14,14 +14,21 @@
  * for each of the 16 points xi of the transformed tile the sums over
  * input channels are one matrix product, M_xi[O][T] = U_xi^T V_xi, on
  * the SGEMM of gemm.c, over a block of T tiles whose transformed input
- * V_xi[C][T] is in the scratch.  The transforms only add and subtract;
+ * V_xi[C][T] is in the scratch; or, where the tiles would fill the
+ * microkernel's columns worse than the output channels do (49 tiles of
+ * 13 x 13 outputs: 64 columns computed), M_xi[T][O] = V_xi^T U_xi with
+ * the tiles as rows, whose output transform writes the block's output
+ * rows channels last, transposed into the planes after
+ * (nnl_wino_flip).  Both read their operands where they are, packing
+ * only a ragged panel.  The transforms only add and subtract;
  * against direct convolution the result differs by rounding of the
  * order of the filter's and tile's magnitudes times 2^-22 (the halves
  * of G are exact), within the back end's 1e-5.
  *
- * The scratch (nnl_wino_scratch floats): V, then M, then the SGEMM's
- * packing space, then four padded input rows; with threads (par.c),
- * a packing space and four rows for each.  Threads transform the
+ * The scratch (nnl_wino_scratch floats): V, then M, then the staging
+ * area of the products by tiles, then the SGEMM's packing space, then
+ * four padded input rows; with threads (par.c), a packing space and
+ * four rows for each.  Threads transform the
  * input a channel at a time and the output an output channel at a
  * time, and split each product as par.c does, so the result is the
  * same bits as on one thread.
@@ -60,6 +67,28 @@ nnl_wino_width(int64_t OW)
 	return 2 * ((OW + 1) / 2) + 2 + 2 * NNL_WINO_VW;
 }
 
+/* Floats of a thread's packing space: for the products either way
+ * round (nnl_wino_flip), t tiles a block. */
+NNL_RT_INLINE int64_t
+nnl_wino_ps(int64_t C, int64_t O, int64_t t)
+{
+	int64_t a = nnl_packsize(O < 4 ? 4 : O, t, C);
+	int64_t b = nnl_packsize(t < 4 ? 4 : t, O, C);
+
+	return a > b ? a : b;
+}
+
+/* Floats of the block's output rows, channels last, that the products
+ * by tiles (nnl_wino_flip) are transformed into before they are
+ * transposed into the output, and a vector's room. */
+NNL_RT_INLINE int64_t
+nnl_wino_staged(int64_t C, int64_t O, int64_t OH, int64_t OW)
+{
+	int64_t r = 2 * nnl_wino_rows(C, O, OH, OW);
+
+	return (r < OH ? r : OH) * OW * O + NNL_WINO_VW;
+}
+
 /* Floats of scratch for threads threads (1 without par.c). */
 NNL_RT int64_t
 nnl_wino_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW,
@@ -68,8 +97,28 @@ nnl_wino_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW,
 	int64_t ld = nnl_wino_ld(C, O, OH, OW);
 	int64_t t = ld - NNL_WINO_VW;
 
-	return 16 * (C + O) * ld + threads * (nnl_packsize(O < 4 ? 4 : O, t,
-	    C) + 4 * nnl_wino_width(OW));
+	return 16 * (C + O) * ld + nnl_wino_staged(C, O, OH, OW) + threads *
+	    (nnl_wino_ps(C, O, t) + 4 * nnl_wino_width(OW));
+}
+
+/*
+ * Whether the products of a block of T tiles are better taken with
+ * the tiles as rows of M (M[xi][t][o] = V_xi^T U_xi) than as its
+ * columns: the microkernel's tiles are nr columns wide, so a product
+ * computes as many columns as whole tiles hold, and 49 tiles (13 x 13
+ * or 14 x 14 outputs) are 64 columns, but 192 output channels are six
+ * tiles exactly.  Rows cost nothing past the last (the microkernel has
+ * variants of fewer).  Taken where it computes at least 1/25 fewer
+ * columns: the output then goes through a staging area and a
+ * transpose.
+ */
+NNL_RT_INLINE int
+nnl_wino_flip(const struct nnl_gemm_kernel *u, int64_t T, int64_t O)
+{
+	int64_t nr = u->nr, ct = (T + nr - 1) / nr, co = (O + nr - 1) / nr;
+
+	/* O / (co nr) > T / (ct nr) + 1/25 */
+	return T >= 4 && 25 * O * ct > 25 * T * co + ct * co * nr;
 }
 
 /* Threads of the code (par.c; its blocks have no #else: see emitc.c) */
@@ -252,6 +301,62 @@ nnl_wino_output(const float *M, int64_t o, int64_t O, int64_t ld,
 	}
 }
 
+/* The same from the products by tiles, Mt[xi][t][o] (T tiles, each
+ * of O floats), for output channels [o0, o1) with their biases (or
+ * none), into S[p][o] for the block's output positions p from its
+ * first row (OW of them a row). */
+NNL_RT_INLINE void
+nnl_wino_output_t(const float *Mt, int64_t T, int64_t O, int64_t o0,
+    int64_t o1, int64_t ty0, int64_t rows, int64_t tw, int64_t OH,
+    int64_t OW, const float *bias, int64_t act, float lo, float hi,
+    float *S)
+{
+	for (int64_t t = 0; t < rows * tw; t++) {
+		int64_t ty = t / tw, tx = t % tw, o = o0;
+		float *s0 = S + (2 * ty * OW + 2 * tx) * O, *s1 = s0 + OW * O;
+		const float *m0 = Mt + t * O;
+		int two = 2 * (ty0 + ty) + 1 < OH, full = 2 * tx + 1 < OW;
+
+#if NNL_VW > 1
+		for (; o + NNL_VW <= o1; o += NNL_VW) {
+			nnl_vf m[16], y[4];
+			nnl_vf vb = bias ? nnl_vload(bias + o) : nnl_vsplat(0);
+
+			for (int xi = 0; xi < 16; xi++)
+				m[xi] = nnl_vload(m0 + xi * T * O + o);
+			NNL_WINO_OUT(nnl_vf, m, vb, y);
+			for (int k = 0; k < 4; k++)
+				y[k] = nnl_vclamp(y[k], act, lo, hi);
+			nnl_vstore(s0 + o, y[0]);
+			if (full)
+				nnl_vstore(s0 + O + o, y[1]);
+			if (!two)
+				continue;
+			nnl_vstore(s1 + o, y[2]);
+			if (full)
+				nnl_vstore(s1 + O + o, y[3]);
+		}
+#endif
+		for (; o < o1; o++) {
+			float m[16], y[4], b = bias ? bias[o] : 0;
+
+			for (int xi = 0; xi < 16; xi++)
+				m[xi] = m0[xi * T * O + o];
+			NNL_WINO_OUT(float, m, b, y);
+			for (int k = 0; k < 4; k++)
+				y[k] = nnl_sclamp(y[k], act, lo, hi);
+			s0[o] = y[0];
+			if (full)
+				s0[O + o] = y[1];
+			if (!two)
+				continue;
+			s1[o] = y[2];
+			if (full)
+				s1[O + o] = y[3];
+		}
+	}
+}
+
 /* A block's work in parts, on one thread or as a run of par.c's pool:
  * part i of np of the input transform, its channels, on thread t's
  * rows; part i of the products and output transform, its output
@@ -266,6 +371,7 @@ struct nnl_wino_part {
 	const float *bias;
 	int64_t C, H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, np;
 	int cols;
+	float *S;	/* the staging area of the products by tiles */
 	int64_t act;	/* relu or clamp by lo, hi: the output's */
 	float lo, hi;
 };
@@ -318,6 +424,33 @@ nnl_wino_mul_part(void *arg, int64_t i, int t)
 			nnl_wino_output(p->M, o, p->O, p->ld, p->ty0, p->rows,
 			    p->tw, p->OH, p->OW, p->bias ? p->bias[o] : 0,
 			    p->act, p->lo, p->hi, p->y + o * p->OH * p->OW);
+}
+
+/* Part i of the products by tiles (nnl_wino_flip) and their output
+ * transform: its output channels, whole tiles of the microkernel's
+ * columns, transformed into their columns of the staging area and
+ * transposed from there into their planes of the output. */
+static void
+nnl_wino_tmul_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_wino_part *p = arg;
+	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0 };
+	int64_t T = p->rows * p->tw, nr = p->u->nr, n = (p->O + nr - 1) / nr;
+	int64_t o0 = n * i / p->np * nr, o1 = n * (i + 1) / p->np * nr;
+	int64_t P = 2 * p->rows < p->OH - 2 * p->ty0 ? 2 * p->rows * p->OW :
+	    (p->OH - 2 * p->ty0) * p->OW;
+
+	o1 = o1 < p->O ? o1 : p->O;
+	if (o0 >= o1)
+		return;
+	for (int xi = 0; xi < 16; xi++)
+		nnl_sgemm_with(p->u, T, o1 - o0, p->C, 1, p->V + xi * p->C *
+		    p->ld, p->ld, 1, p->U + xi * p->C * p->O + o0, p->O, 0,
+		    p->M + xi * T * p->O + o0, p->O, p->pack + t * p->ps, &e);
+	nnl_wino_output_t(p->M, T, p->O, o0, o1, p->ty0, p->rows, p->tw,
+	    p->OH, p->OW, p->bias, p->act, p->lo, p->hi, p->S);
+	nnl_transpose_part(P, p->O, 0, P, o0, o1, p->S, p->y + 2 * p->ty0 *
+	    p->OW, p->OH * p->OW);
 }
 
 /* Part i of the output transform alone (after products by columns):
@@ -378,11 +511,13 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2;
 	int64_t nr = nnl_wino_rows(C, O, OH, OW), ld = nnl_wino_ld(C, O, OH,
 	    OW), rw = nnl_wino_width(OW);
-	int64_t ps = nnl_packsize(O < 4 ? 4 : O, ld - NNL_WINO_VW, C);
-	float *V = scratch, *M = V + 16 * C * ld, *pack = M + 16 * O * ld;
+	int64_t ps = nnl_wino_ps(C, O, ld - NNL_WINO_VW);
+	float *V = scratch, *M = V + 16 * C * ld, *S = M + 16 * O * ld;
+	float *pack = S + nnl_wino_staged(C, O, OH, OW);
 	float *rb = pack + NNL_WINO_T * ps;
 	const struct nnl_gemm_kernel *u = nnl_gemm_best();
 	int64_t uo = (O + u->mr - 1) / u->mr;	/* row tiles of M */
+	int64_t co = (O + u->nr - 1) / u->nr;	/* column tiles by tiles */
 
 	for (int64_t ty0 = 0; ty0 < th; ty0 += nr) {
 		int64_t rows = th - ty0 < nr ? th - ty0 : nr;
@@ -391,14 +526,19 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 		    (double)C * (double)O < NNL_WINO_MINPAR;
 		struct nnl_wino_part p = { u, x, U, V, M, rb, y, pack, bias, C,
 		    H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, 1, 0,
-		    act, lo, hi };
+		    S, act, lo, hi };
 
+		nnl_wino_parts(nnl_wino_in_part, &p, one ? 1 :
+		    nnl_wino_np(C, 4));
+		if (nnl_wino_flip(u, rows * tw, O)) {
+			nnl_wino_parts(nnl_wino_tmul_part, &p, one ? 1 :
+			    nnl_wino_np(co, 1));
+			continue;
+		}
 		/* threads share the products by output channels, fused with
 		 * their output transform, unless there are more column tiles
 		 * to share (few output channels, many tiles) */
 		p.cols = !one && uo < NNL_WINO_T * 4 && ut > uo;
-		nnl_wino_parts(nnl_wino_in_part, &p, one ? 1 :
-		    nnl_wino_np(C, 4));
 		nnl_wino_parts(nnl_wino_mul_part, &p, one ? 1 : p.cols ?
 		    nnl_wino_np(ut, 4) : nnl_wino_np(uo, 1));
 		if (p.cols)

@@ -12,8 +12,9 @@ setup_file() {
 	# depthwise), pools and a linear layer, exported at opset 13: the
 	# 5 x 5 convolution's bands of output rows go to threads whole; the
 	# 3 x 3 convolutions at 24 x 24 take the Winograd path, the
-	# products of 64 output channels split by rows and those of 40 by
-	# columns (par.c, wino.c); the last convolution (12 x 12 outputs
+	# products of 64 output channels taken with the tiles as rows and
+	# split by channels, those of 40 with the tiles as columns and
+	# split by them (par.c, wino.c); the last convolution (12 x 12 outputs
 	# of 864 products each) runs flipped, each thread transposing the
 	# columns it computed
 	export MD="$BATS_FILE_TMPDIR/cnn"

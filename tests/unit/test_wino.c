@@ -6,7 +6,8 @@
  * Shapes cover odd and even outputs (a last tile half outside), widths
  * below, at and past a vector of tiles, padding 0 to 2 on each side
  * (asymmetric), fewer than 4 output channels (the SGEMM's row path),
- * several blocks of tile rows, bias, relu and clamp.  Tolerance:
+ * several blocks of tile rows, products by tiles as rows of M as
+ * well as by output channels, bias, relu and clamp.  Tolerance:
  * 1e-5 of the sum of the products' magnitudes.
  */
 #include <math.h>
@@ -124,6 +125,12 @@ static const int64_t shapes[][8] = {
 	{ 2, 6, 3, 3, 0, 0, 0, 0 },		/* one output */
 	{ 64, 64, 56, 56, 1, 1, 1, 1 },		/* several blocks */
 	{ 6, 17, 33, 3, 2, 2, 0, 1 },
+	/* products by tiles (nnl_wino_flip) at every tile width: 49
+	 * tiles, 56 channels; 42 tiles of an odd output, asymmetric */
+	{ 12, 56, 13, 13, 1, 1, 1, 1 },
+	{ 9, 48, 14, 12, 1, 0, 0, 1 },
+	/* two blocks of tile rows, 14 by channels and the last by tiles */
+	{ 256, 256, 29, 18, 1, 1, 1, 1 },
 };
 
 TEST(winograd_matches_definition)
@@ -143,6 +150,9 @@ TEST(winograd_activation)
 	/* rows of whole vectors of tiles, and their odd last column */
 	CHECK(wino(7, 5, 35, 67, 1, 1, 1, 1, 1, NNL_ACT_RELU));
 	CHECK(wino(7, 5, 34, 66, 1, 1, 1, 0, 0, NNL_ACT_CLAMP));
+	/* products by tiles */
+	CHECK(wino(12, 56, 13, 13, 1, 1, 1, 1, 1, NNL_ACT_RELU));
+	CHECK(wino(9, 48, 14, 12, 1, 0, 0, 1, 1, NNL_ACT_CLAMP));
 }
 
 int
