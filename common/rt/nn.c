@@ -352,8 +352,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 #endif
 				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wg, ldw,
 				    !wko, t, ocg, pack, &e);
-				nnl_transpose_part(P, ocg, 0, P, 0, ocg, t,
-				    yg, P);
+				nnl_transpose_part(ocg, 0, P, 0, ocg, t, yg, P);
 			} else if (nhwc)
 				nnl_sgemm(P, ocg, Kd, 1, cm, direct ? C : Kd,
 				    0, wg, ldw, !wko, yn + g * ocg, O, pack,

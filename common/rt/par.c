@@ -435,11 +435,9 @@ nnl_par_flip_part(void *arg, int64_t i, int t)
 	if (lo >= hi)
 		return;
 	if (g->bycol)
-		nnl_transpose_part(g->M, g->N, 0, g->M, lo, hi, g->C, f->y,
-		    g->M);
+		nnl_transpose_part(g->N, 0, g->M, lo, hi, g->C, f->y, g->M);
 	else
-		nnl_transpose_part(g->M, g->N, lo, hi, 0, g->N, g->C, f->y,
-		    g->M);
+		nnl_transpose_part(g->N, lo, hi, 0, g->N, g->C, f->y, g->M);
 }
 
 /*

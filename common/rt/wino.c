@@ -449,8 +449,8 @@ nnl_wino_tmul_part(void *arg, int64_t i, int t)
 		    p->M + xi * T * p->O + o0, p->O, p->pack + t * p->ps, &e);
 	nnl_wino_output_t(p->M, T, p->O, o0, o1, p->ty0, p->rows, p->tw,
 	    p->OH, p->OW, p->bias, p->act, p->lo, p->hi, p->S);
-	nnl_transpose_part(P, p->O, 0, P, o0, o1, p->S, p->y + 2 * p->ty0 *
-	    p->OW, p->OH * p->OW);
+	nnl_transpose_part(p->O, 0, P, o0, o1, p->S, p->y + 2 * p->ty0 * p->OW,
+	    p->OH * p->OW);
 }
 
 /* Part i of the output transform alone (after products by columns):
