@@ -10,7 +10,8 @@
  * once for each part i of [0, n), on thread t of [0, NNL_RT_THREADS)
  * (the caller is 0), and returns when all have returned.  Threads take
  * parts one at a time, so a thread the system is slow to wake takes
- * fewer.  What a part computes depends only on i, never on t or on
+ * fewer; the caller from the first part up, the workers from the last
+ * down (nnl_par_work).  What a part computes depends only on i, never on t or on
  * which thread runs it, so results do not depend on how many threads
  * there are: with NNL_RT_THREADS=M in the environment (read once, at
  * the first run) at most M threads run, and when the pool is busy (a
@@ -50,7 +51,7 @@ static struct nnl_pool {
 	int busy;		/* a run is in progress */
 	unsigned gen;		/* runs started */
 	int pending;		/* parts of this run not yet finished */
-	uint64_t take;		/* the run (high half), its next part */
+	uint64_t take;		/* the run (high half), its parts taken */
 	int64_t n;		/* parts of the run */
 	nnl_par_fn *fn;
 	void *ctx;
@@ -114,28 +115,55 @@ static __thread int nnl_par_inside;
 #endif
 
 /*
- * Parts left in run gen, taken one at a time on thread t: a part is
- * the low half of take, counted up by compare and swap while its high
- * half is still gen (a worker late for run gen takes nothing of the
- * next, though it may read the next run's n).  fn and ctx, written
- * before the run's take, stay until its last part is done.  Whoever
- * finishes that part wakes the caller.
+ * Parts of a run are taken from both ends where there are at most
+ * this many: the caller (thread 0) counts up from part 0, the workers
+ * down from the last, so that with two threads each takes the same
+ * end of every split, and the parts of one product that a thread
+ * computed are those of the next that read them (a depthwise
+ * convolution's channels, after the product that made them), still in
+ * its core's caches.  More parts: all counted up.
+ */
+enum { NNL_PAR_ENDS = 0xffff };
+
+/*
+ * Parts left in run gen, taken one at a time on thread t: the low half
+ * of take counts the parts taken, from the front in its low 16 bits
+ * and from the back in its high 16 (up to NNL_PAR_ENDS parts), or all
+ * from the front; a part is counted by compare and swap while take's
+ * high half is still gen.  Before a run's n is written, take is marked
+ * all taken (its low half all ones), so a worker late for the last run
+ * that reads the new n finds no part to take: its compare and swap
+ * then fails.  fn and ctx, written before the run's take, stay until
+ * its last part is done.  Whoever finishes that part wakes the caller.
  */
 static void
 nnl_par_work(struct nnl_pool *p, int t, unsigned gen)
 {
 	for (;;) {
-		uint64_t v = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE);
+		uint64_t v = __atomic_load_n(&p->take, __ATOMIC_ACQUIRE), w;
+		int64_t n = __atomic_load_n(&p->n, __ATOMIC_ACQUIRE), i;
+		uint32_t lo = (uint32_t)v;
 
-		do {
-			if ((uint32_t)(v >> 32) != (uint32_t)gen ||
-			    (int64_t)(uint32_t)v >= __atomic_load_n(&p->n,
-			    __ATOMIC_RELAXED))
+		if ((uint32_t)(v >> 32) != (uint32_t)gen)
+			return;
+		if (n <= NNL_PAR_ENDS) {
+			int64_t f = lo & 0xffff, b = lo >> 16;
+
+			if (f + b >= n)
 				return;
-		} while (!__atomic_compare_exchange_n(&p->take, &v, v + 1, 1,
-		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+			w = t == 0 ? v + 1 : v + 0x10000;
+			i = t == 0 ? f : n - 1 - b;
+		} else {
+			if ((int64_t)lo >= n)
+				return;
+			w = v + 1;
+			i = lo;
+		}
+		if (!__atomic_compare_exchange_n(&p->take, &v, w, 0,
+		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue;
 		nnl_par_inside = 1;
-		p->fn(p->ctx, (int64_t)(uint32_t)v, t);
+		p->fn(p->ctx, i, t);
 		nnl_par_inside = 0;
 		if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0) {
 			pthread_mutex_lock(&p->mu);
@@ -228,9 +256,11 @@ nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t n)
 		return;
 	}
 	p->busy = 1;
+	__atomic_store_n(&p->take, (uint64_t)(uint32_t)(p->gen + 1) << 32 |
+	    0xffffffffu, __ATOMIC_RELAXED);
 	p->fn = fn;
 	p->ctx = ctx;
-	__atomic_store_n(&p->n, n, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->n, n, __ATOMIC_RELEASE);
 	__atomic_store_n(&p->pending, (int)n, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->take, (uint64_t)(uint32_t)(p->gen + 1) << 32,
 	    __ATOMIC_RELEASE);

@@ -71,13 +71,23 @@ seconds(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* record for runs of up to 70001 parts (hits[70001]: none) */
+static void
+record_many(void *ctx, int64_t i, int t)
+{
+	struct { int hits[70002], thread[70001]; } *r = ctx;
+
+	r->hits[i]++;
+	r->thread[i] = t;
+}
+
 struct meet {
 	int started, met;
 	int thread[2];
 };
 
-/* Part 0 waits (up to 10 s) for part 1 to start: only another thread
- * can start it. */
+/* Each of the two parts waits (up to 10 s) for the other to start:
+ * only two threads can run them. */
 static void
 meet(void *ctx, int64_t i, int t)
 {
@@ -85,14 +95,11 @@ meet(void *ctx, int64_t i, int t)
 	double t0 = seconds();
 
 	m->thread[i] = t;
-	if (i == 1) {
-		__atomic_store_n(&m->started, 1, __ATOMIC_SEQ_CST);
-		return;
-	}
-	while (!__atomic_load_n(&m->started, __ATOMIC_SEQ_CST))
+	__atomic_add_fetch(&m->started, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&m->started, __ATOMIC_SEQ_CST) < 2)
 		if (seconds() - t0 > 10)
 			return;
-	m->met = 1;
+	__atomic_add_fetch(&m->met, 1, __ATOMIC_SEQ_CST);
 }
 
 TEST(parts_run_concurrently)
@@ -105,8 +112,32 @@ TEST(parts_run_concurrently)
 		return;
 	}
 	nnl_par_run(meet, &m, 2);
-	CHECK(m.met);
+	CHECK(m.met == 2);
 	CHECK(m.thread[0] != m.thread[1]);
+	/* the caller takes parts from the first, the workers from the
+	 * last */
+	CHECK(m.thread[0] == 0);
+	CHECK(m.thread[1] != 0);
+}
+
+/* More parts than are taken from both ends: all from the first. */
+TEST(many_parts_each_once)
+{
+	enum { MANY = 70001 };
+	struct { int hits[MANY + 1], thread[MANY]; } *r = calloc(1,
+	    sizeof *r);
+	int ok = 1;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	nnl_par_run(record_many, r, MANY);
+	for (int64_t i = 0; i < MANY; i++)
+		ok &= r->hits[i] == 1 && r->thread[i] >= 0 &&
+		    r->thread[i] < 4;
+	CHECK(ok);
+	CHECK(r->hits[MANY] == 0);
+	free(r);
 }
 
 struct nest {
@@ -293,6 +324,7 @@ main(void)
 {
 	RUN(every_part_once);
 	RUN(parts_run_concurrently);
+	RUN(many_parts_each_once);
 	RUN(nested_run_stays_on_its_thread);
 	RUN(sgemm_split_is_bit_identical);
 	RUN(sgemm_without_room_stays_in_its_space);
