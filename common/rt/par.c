@@ -11,12 +11,12 @@
  * (the caller is 0), and returns when all have returned.  Threads take
  * parts one at a time, so a thread the system is slow to wake takes
  * fewer; the caller from the first part up, the workers from the last
- * down (nnl_par_work).  What a part computes depends only on i, never on t or on
- * which thread runs it, so results do not depend on how many threads
- * there are: with NNL_RT_THREADS=M in the environment (read once, at
- * the first run) at most M threads run, and when the pool is busy (a
- * second caller, a part that runs another product) or cannot start
- * its threads the caller runs every part itself.
+ * down (nnl_par_work).  What a part computes depends only on i, never
+ * on t or on which thread runs it, so results do not depend on how
+ * many threads there are: with NNL_RT_THREADS=M in the environment
+ * (read once, at the first run) at most M threads run, and when the
+ * pool is busy (a second caller, a part that runs another product) or
+ * cannot start its threads the caller runs every part itself.
  *
  * im2col convolutions give threads whole bands of output rows, each
  * band's im2col in its thread's own col (kern_nn.c plans one a

@@ -28,10 +28,10 @@
  * The scratch (nnl_wino_scratch floats): V, then M, then the staging
  * area of the products by tiles, then the SGEMM's packing space, then
  * four padded input rows; with threads (par.c), a packing space and
- * four rows for each.  Threads transform the
- * input a channel at a time and the output an output channel at a
- * time, and split each product as par.c does, so the result is the
- * same bits as on one thread.
+ * four rows for each.  Threads transform the input a channel at a
+ * time and the output an output channel at a time, and split each
+ * product as par.c does, so the result is the same bits as on one
+ * thread.
  */
 #include "rt.h"
 
