@@ -495,13 +495,12 @@ nnl_vclamp(nnl_vf v, int64_t act, float lo, float hi)
 #endif
 
 /* y[o * ldy + p] = t[p][o] for positions [p0, p1) and output
- * channels [o0, o1) of the rows of O floats at t: blocks of vectors
- * transposed in registers where the part is a vector wide both ways
- * (flipped convolutions in nn.c and par.c, Winograd's products by
- * tiles in wino.c), else sixteen
- * columns of t at a time, so that each read of t is a whole cache
- * line.  (The scalar form was 77 us of squeezenet's 1.66 ms
- * classifier, the blocks 23.) */
+ * channels [o0, o1) of the rows of O floats at t (flipped convolutions
+ * in nn.c and par.c, Winograd's products by tiles in wino.c): blocks
+ * of vectors transposed in registers where the part is a vector wide
+ * both ways, else sixteen columns of t at a time, so that each read of
+ * t is a whole cache line.  (The scalar form was 77 us of squeezenet's
+ * 1.66 ms classifier, the blocks 23.) */
 NNL_RT_INLINE void
 nnl_transpose_part(int64_t O, int64_t p0, int64_t p1, int64_t o0,
     int64_t o1, const float *t, float *y, int64_t ldy)
