@@ -130,6 +130,21 @@ nnl_binary_f32(int64_t op, const float *a, const float *b, float *y,
 	}
 }
 
+/* y[0:n] = relu(x[0:n]) */
+NNL_RT_INLINE void
+nnl_relu_f32(const float *x, float *y, int64_t n)
+{
+	int64_t i = 0;
+
+#if NNL_VW > 1
+	for (; i < n - n % NNL_VW; i += NNL_VW)
+		nnl_vstore(y + i, nnl_vclamp(nnl_vload(x + i), NNL_ACT_RELU, 0,
+		    0));
+#endif
+	for (; i < n; i++)
+		y[i] = x[i] > 0 ? x[i] : 0;
+}
+
 /*
  * binary: op, dt (input), out dt, r, out dims[r], a strides[r],
  * b strides[r].  Arithmetic on int64/uint64 goes exact for add, sub,
@@ -158,6 +173,10 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			same = as[d] == bs[d] && (d == r - 1 ? as[d] == 1 :
 			    as[d] == as[d + 1] * dims[d + 1]);
 		if (same) {
+#ifdef NNL_RT_THREADS
+			if (nnl_par_flat(op, a, b, y, n))
+				return;
+#endif
 			nnl_binary_f32(op, a, b, y, n);
 			return;
 		}
@@ -297,18 +316,13 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 		float *y = out[0];
 
 		switch (op) {
-		case NNL_U_RELU: {
-			int64_t i = 0;
-
-#if NNL_VW > 1
-			for (; i < n - n % NNL_VW; i += NNL_VW)
-				nnl_vstore(y + i, nnl_vclamp(nnl_vload(x + i),
-				    NNL_ACT_RELU, 0, 0));
+		case NNL_U_RELU:
+#ifdef NNL_RT_THREADS
+			if (nnl_par_flat(0, x, 0, y, n))
+				return;
 #endif
-			for (; i < n; i++)
-				y[i] = x[i] > 0 ? x[i] : 0;
+			nnl_relu_f32(x, y, n);
 			return;
-		}
 		case NNL_U_IDENTITY:
 			if (y != x)
 				memmove(y, x, (size_t)n * sizeof *y);

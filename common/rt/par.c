@@ -814,6 +814,53 @@ nnl_par_stem(const float *x, const float *w, const float *bias, float *y,
 	return 1;
 }
 
+/* ---- elementwise float32 ops: whole cache lines ---- */
+
+/* Floats below which an elementwise op runs on one thread.  An add is
+ * split not for its few microseconds of arithmetic but so that each
+ * thread reads the channels it has just computed (the pool's ends,
+ * nnl_par_work), where the one thread would read half of them from the
+ * other core. */
+enum { NNL_PAR_MINFLAT = 1 << 14 };
+
+struct nnl_par_flat {
+	int64_t op;
+	const float *a, *b;
+	float *y;
+	int64_t n, np;
+};
+
+static void
+nnl_par_flat_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_flat *g = arg;
+	int64_t lo, hi;
+
+	(void)t;
+	nnl_par_range((g->n + 15) / 16, g->np, i, &lo, &hi);
+	lo *= 16;
+	hi = hi * 16 < g->n ? hi * 16 : g->n;
+	if (lo >= hi)
+		return;
+	if (g->b)
+		nnl_binary_f32(g->op, g->a + lo, g->b + lo, g->y + lo, hi - lo);
+	else
+		nnl_relu_f32(g->a + lo, g->y + lo, hi - lo);
+}
+
+NNL_RT int
+nnl_par_flat(int64_t op, const float *a, const float *b, float *y,
+    int64_t n)
+{
+	struct nnl_par_flat g = { op, a, b, y, n, 0 };
+
+	if (nnl_par_inside || n < NNL_PAR_MINFLAT)
+		return 0;
+	g.np = nnl_par_parts((n + 15) / 16);
+	nnl_par_run(nnl_par_flat_part, &g, g.np);
+	return 1;
+}
+
 /* ---- pooling: planes ---- */
 
 struct nnl_par_pool {

@@ -852,6 +852,11 @@ struct nnl_conv_bands {
 NNL_RT int nnl_par_bands(const struct nnl_conv_bands *b);
 NNL_RT int nnl_par_concat(const int64_t *ip, const void *const *in,
     void *const *out);
+/* rt/ew.c's float32 elementwise ops of n contiguous floats, y = a op b
+ * (op an nnl_binary_f32 op) or, with b null, relu of a: 0 where too
+ * small to split. */
+NNL_RT int nnl_par_flat(int64_t op, const float *a, const float *b,
+    float *y, int64_t n);
 /* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn.c),
  * then its transposition into y[O][P], by whole tiles of columns or
  * rows. */

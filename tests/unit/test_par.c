@@ -7,8 +7,9 @@
  * calling thread; and the SGEMM split over the pool gives the very
  * bits of the product on one thread, on shapes whose tiles and blocks
  * are ragged, both transposes, with and without the epilogue; and
- * without a packing space for each thread it runs on one; and a concat
- * split by bytes copies what one thread does.
+ * without a packing space for each thread it runs on one; a concat
+ * split by bytes copies what one thread does; and an add and a relu
+ * split by cache lines compute what loops do.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -319,6 +320,41 @@ TEST(concat_split_matches_copies)
 	free(want);
 }
 
+/* A same-shape float32 add and a relu split over the pool by whole
+ * cache lines compute what the loops here do, over 70001 floats (not
+ * a whole number of lines), and write nothing past them. */
+TEST(elementwise_split_matches_loops)
+{
+	enum { N = 70001 };
+	float *a = malloc((N + 1) * sizeof *a), *b = malloc(N * sizeof *b);
+	float *y = malloc((N + 1) * sizeof *y);
+	int64_t ipb[7] = { NNL_ADD, NNL_F32, NNL_F32, 1, N, 1, 1 };
+	int64_t ipu[4] = { NNL_U_RELU, NNL_F32, NNL_F32, N };
+	double fp[2] = { 0, 0 };
+	const void *in[2] = { a, b };
+	void *out[1] = { y };
+	int ok = 1;
+
+	for (int64_t i = 0; i < N; i++) {
+		a[i] = (float)((i * 37) % 101) - 50.25f;
+		b[i] = (float)((i * 11) % 7) * 0.5f;
+	}
+	y[N] = 99;
+	nnl_k_binary(ipb, fp, in, out, 0);
+	for (int64_t i = 0; i < N; i++)
+		ok &= y[i] == a[i] + b[i];
+	CHECK(ok);
+	CHECK(y[N] == 99);
+	nnl_k_unary(ipu, fp, in, out, 0);
+	for (int64_t i = 0; i < N; i++)
+		ok &= y[i] == (a[i] > 0 ? a[i] : 0);
+	CHECK(ok);
+	CHECK(y[N] == 99);
+	free(a);
+	free(b);
+	free(y);
+}
+
 int
 main(void)
 {
@@ -329,5 +365,6 @@ main(void)
 	RUN(sgemm_split_is_bit_identical);
 	RUN(sgemm_without_room_stays_in_its_space);
 	RUN(concat_split_matches_copies);
+	RUN(elementwise_split_matches_loops);
 	return DONE();
 }
