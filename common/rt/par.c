@@ -295,6 +295,17 @@ nnl_par_range(int64_t n, int64_t np, int64_t i, int64_t *lo, int64_t *hi)
 	*hi = n * (i + 1) / np;
 }
 
+/* [*lo, *hi): part i of np of n items, whole groups of 16 (a cache
+ * line of floats, and as many lanes as any vector holds) but the
+ * last. */
+NNL_RT_INLINE void
+nnl_par_range16(int64_t n, int64_t np, int64_t i, int64_t *lo, int64_t *hi)
+{
+	nnl_par_range((n + 15) / 16, np, i, lo, hi);
+	*lo *= 16;
+	*hi = *hi * 16 < n ? *hi * 16 : n;
+}
+
 /* The share of the busiest thread's time that n items fill, split
  * over the threads by whole units of unit items, the last one ragged
  * (0 where there are fewer than two units): how evenly a split by
@@ -514,9 +525,7 @@ nnl_par_rows_part(void *arg, int64_t i, int t)
 	int64_t lo, hi;
 
 	(void)t;
-	nnl_par_range((g->N + 15) / 16, g->np, i, &lo, &hi);
-	lo *= 16;
-	hi = hi * 16 < g->N ? hi * 16 : g->N;
+	nnl_par_range16(g->N, g->np, i, &lo, &hi);
 	if (lo >= hi)
 		return;
 	nnl_epi_init(g->e, g->C + lo, g->ldc, 0, lo, g->M, hi - lo);
@@ -837,9 +846,7 @@ nnl_par_flat_part(void *arg, int64_t i, int t)
 	int64_t lo, hi;
 
 	(void)t;
-	nnl_par_range((g->n + 15) / 16, g->np, i, &lo, &hi);
-	lo *= 16;
-	hi = hi * 16 < g->n ? hi * 16 : g->n;
+	nnl_par_range16(g->n, g->np, i, &lo, &hi);
 	if (lo >= hi)
 		return;
 	if (g->b)
