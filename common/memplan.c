@@ -21,7 +21,7 @@ struct buffer {
 	size_t first, last;	/* live steps, inclusive */
 	uint64_t off;
 	int placed;
-	int in, whole;		/* inside a concat's buffer; one that is */
+	int in, whole;		/* inside a concat's buffer; such a one */
 	size_t parent;		/* that buffer, where in */
 	uint64_t delta;		/* the bytes before it there */
 };

@@ -8,7 +8,8 @@ operands live at the same step share bytes, except an elementwise
 output written over an input whose life ends at that node, a
 reshape/identity sharing its input's bytes, or a concat's input that
 nothing reads after it lying where it goes in the output (its inputs'
-bytes one after the other); every operand fits in the arena.  Prints "arena A lower L ratio R" and exits 1 on any violation.
+bytes one after the other); every operand fits in the arena.  Prints
+"arena A lower L ratio R" and exits 1 on any violation.
 """
 import json
 import sys

@@ -523,7 +523,8 @@ nnl_transpose_part(int64_t O, int64_t p0, int64_t p1, int64_t o0,
 				nnl_vtranspose(v);
 #pragma GCC unroll 16
 				for (int i = 0; i < NNL_VW; i++)
-					nnl_vstore(y + (oc + i) * ldy + pc, v[i]);
+					nnl_vstore(y + (oc + i) * ldy + pc,
+					    v[i]);
 			}
 		}
 		return;
