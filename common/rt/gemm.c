@@ -389,7 +389,9 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	/* full panels read in place: A's when it is stored by k and not
 	 * scaled (a filter [Kd, O]), B's when stored by k; where A's rows
 	 * are at least a tile apart, its ragged panel too (see below) */
-	int da = ta && alpha == 1, db = !tb && !(e && e->packb), dr = da && lda >= NNL_GEMM_MAXMR;
+	int da = ta && alpha == 1, db = !tb && !(e && e->packb);
+	int dr = da && lda >= NNL_GEMM_MAXMR;
+	int room = dr && e && e->aroom;	/* its last step in place too */
 	int bq = e && e->bp32;	/* B in panels of 32 columns: in place */
 	/* blocks of at most NNL_MC rows, as even as whole tiles make
 	 * them: 169 rows are 98 and 71, not 168 and one row alone */
@@ -445,7 +447,7 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 					    u->fn8 ? u->fn8 : u->fn;
 					R = fn == u->fn4 ? 4 : fn == u->fn8 ? 8 :
 					    mr;
-					if (ia && m < R && last)
+					if (ia && m < R && last && !room)
 						nnl_sgemm_ragged(u, fn, kb,
 						    a0 + i0, lda, pb, bs, c,
 						    ldc, m, n, &t);

@@ -275,7 +275,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			/* from the bias (or zero), through the activation */
 			struct nnl_gemm_epi e = { 1, nhwc ? 0 : bg,
 			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1],
-			    0, 0 };
+			    0, 0, 0 };
 
 			if (!direct && !nhwc && !flip) {
 				/* im2col and product a band of output rows
@@ -382,7 +382,7 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 	const float *a = in[0], *b = in[1], *c = hasc ? in[2] : 0;
 	float *y = out[0];
 	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3],
-	    0, 0 };
+	    0, 0, 0 };
 	nnl_real beta = (nnl_real)fp[1];
 
 	/* a bias row or column starts the tiles; any other c, C itself */
@@ -416,7 +416,7 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	const float *a = in[0], *b = in[1];
 	float *y = out[0];
 	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1],
-	    0, 0 };
+	    0, 0, 0 };
 
 	for (int64_t t = 0; t < nb; t++) {
 		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;

@@ -119,6 +119,11 @@ struct nnl_gemm_epi {
 	float lo, hi;
 	int packb;
 	int bp32;
+	/* op(A) stored by k (ta) may be read NNL_GEMM_MAXMR floats past
+	 * its last row: a ragged panel read in place is then one call of
+	 * the microkernel, each row of C the same sums as in a whole tile,
+	 * wherever a split of the rows puts the edge (wino.c) */
+	int aroom;
 };
 
 /* Tiles are at most this many rows and columns: packing space. */

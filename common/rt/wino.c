@@ -28,10 +28,14 @@
  * The scratch (nnl_wino_scratch floats): V, then M, then the staging
  * area of the products by tiles, then the SGEMM's packing space, then
  * four padded input rows; with threads (par.c), a packing space and
- * four rows for each.  Threads transform the input a channel at a
- * time and the output an output channel at a time, and split each
- * product as par.c does, so the result is the same bits as on one
- * thread.
+ * four rows for each.  Threads take whole rows of tiles each, with a
+ * scratch of all of these each (nnl_wino_byrows), where the rows share
+ * out evenly enough; else they transform the input a channel at a time
+ * and the output an output channel at a time, and split each product
+ * as par.c does.  Either way the result is the same bits as on one
+ * thread: every row of M is the same sums in any block (a ragged panel
+ * of the tiles as rows is read in place, with the room past it, in one
+ * call of the microkernel).
  */
 #include "rt.h"
 
@@ -89,6 +93,53 @@ nnl_wino_staged(int64_t C, int64_t O, int64_t OH, int64_t OW)
 	return (r < OH ? r : OH) * OW * O + NNL_WINO_VW;
 }
 
+/* Blocks of fewer multiply-adds than this run on one thread: waking
+ * the pool and moving the block's data between cores cost more. */
+enum { NNL_WINO_MINPAR = 1 << 20 };
+
+/*
+ * Whether T threads split the image by rows of tiles: part i of T
+ * takes tile rows [th i / T, th (i + 1) / T) through all three steps
+ * (input transform, products, output transform) in its own V, M,
+ * staging area, packing space and input rows, so that what a thread
+ * writes only it reads, and a layer is one run of the pool.  Taken
+ * where the rows share out within 1/8 of evenly (7 rows of tiles on
+ * two threads: 4 and 3); else threads share each block's steps by
+ * channels, which moves the transformed input between cores.
+ */
+NNL_RT_INLINE int
+nnl_wino_byrows(int64_t C, int64_t O, int64_t OH, int64_t OW, int64_t T)
+{
+	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2, per = (th + T - 1) / T;
+
+	return T >= 2 && th >= T && 8 * th >= 7 * T * per && 16.0 *
+	    (double)(th * tw) * (double)C * (double)O >= NNL_WINO_MINPAR;
+}
+
+/* Tile rows of a block of one of T parts by rows: as many as fit a
+ * T-th of the block's budget, at least one, at most the part's. */
+NNL_RT_INLINE int64_t
+nnl_wino_prows(int64_t C, int64_t O, int64_t OH, int64_t OW, int64_t T)
+{
+	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2, per = (th + T - 1) / T;
+	int64_t r = NNL_WINO_BLOCK / (T * 16 * (C + O) * (tw > 0 ? tw : 1));
+
+	return r < 1 ? 1 : r > per ? per : r;
+}
+
+/* Floats of scratch of one of T parts by rows: its V and M, staging
+ * area, packing space and four input rows. */
+NNL_RT_INLINE int64_t
+nnl_wino_part_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW,
+    int64_t T)
+{
+	int64_t r = nnl_wino_prows(C, O, OH, OW, T), t = r * ((OW + 1) / 2);
+
+	return 16 * (C + O) * (t + NNL_WINO_VW) + (2 * r < OH ? 2 * r : OH) *
+	    OW * O + NNL_WINO_VW + nnl_wino_ps(C, O, t) + 4 *
+	    nnl_wino_width(OW);
+}
+
 /* Floats of scratch for threads threads (1 without par.c). */
 NNL_RT int64_t
 nnl_wino_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW,
@@ -97,6 +148,8 @@ nnl_wino_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW,
 	int64_t ld = nnl_wino_ld(C, O, OH, OW);
 	int64_t t = ld - NNL_WINO_VW;
 
+	if (nnl_wino_byrows(C, O, OH, OW, threads))
+		return threads * nnl_wino_part_scratch(C, O, OH, OW, threads);
 	return 16 * (C + O) * ld + nnl_wino_staged(C, O, OH, OW) + threads *
 	    (nnl_wino_ps(C, O, t) + 4 * nnl_wino_width(OW));
 }
@@ -395,7 +448,7 @@ static void
 nnl_wino_mul_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_wino_part *p = arg;
-	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0 };
+	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0, 0 };
 	int64_t T = p->rows * p->tw, o0 = 0, o1 = p->O, t0 = 0, t1 = T;
 
 	if (p->cols) {
@@ -434,7 +487,7 @@ static void
 nnl_wino_tmul_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_wino_part *p = arg;
-	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0 };
+	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0, 1 };
 	int64_t T = p->rows * p->tw, nr = p->u->nr, n = (p->O + nr - 1) / nr;
 	int64_t o0 = n * i / p->np * nr, o1 = n * (i + 1) / p->np * nr;
 	int64_t P = 2 * p->rows < p->OH - 2 * p->ty0 ? 2 * p->rows * p->OW :
@@ -468,6 +521,41 @@ nnl_wino_out_part(void *arg, int64_t i, int t)
 		    p->hi, p->y + o * p->OH * p->OW);
 }
 
+/* Part i of the image split by rows of tiles (nnl_wino_byrows; g
+ * holds the whole image's parameters, V the scratch): its rows a block
+ * at a time, each block's three steps in a row on this thread, in the
+ * part's own scratch. */
+static void
+nnl_wino_rows_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_wino_part *g = arg;
+	struct nnl_wino_part p = *g;
+	int64_t th = (g->OH + 1) / 2, T = g->np;
+	int64_t r0 = th * i / T, r1 = th * (i + 1) / T;
+	int64_t nr = nnl_wino_prows(g->C, g->O, g->OH, g->OW, T);
+	int64_t ld = nr * g->tw + NNL_WINO_VW;
+
+	(void)t;
+	p.V = g->V + i * nnl_wino_part_scratch(g->C, g->O, g->OH, g->OW, T);
+	p.M = p.V + 16 * g->C * ld;
+	p.S = p.M + 16 * g->O * ld;
+	p.pack = p.S + (2 * nr < g->OH ? 2 * nr : g->OH) * g->OW * g->O +
+	    NNL_WINO_VW;
+	p.ps = nnl_wino_ps(g->C, g->O, nr * g->tw);
+	p.rb = p.pack + p.ps;
+	p.ld = ld;
+	p.np = 1;
+	p.cols = 0;
+	for (p.ty0 = r0; p.ty0 < r1; p.ty0 += nr) {
+		p.rows = r1 - p.ty0 < nr ? r1 - p.ty0 : nr;
+		nnl_wino_in_part(&p, 0, 0);
+		if (nnl_wino_flip(p.u, p.rows * p.tw, p.O))
+			nnl_wino_tmul_part(&p, 0, 0);
+		else
+			nnl_wino_mul_part(&p, 0, 0);
+	}
+}
+
 /* fn's np parts, as a run of the pool where there are threads */
 NNL_RT_INLINE void
 nnl_wino_parts(void (*fn)(void *, int64_t, int), struct nnl_wino_part *p,
@@ -481,10 +569,6 @@ nnl_wino_parts(void (*fn)(void *, int64_t, int), struct nnl_wino_part *p,
 	for (int64_t i = 0; i < np; i++)
 		fn(p, i, 0);
 }
-
-/* Blocks of fewer multiply-adds than this run on one thread: waking
- * the pool and moving the block's data between cores cost more. */
-enum { NNL_WINO_MINPAR = 1 << 20 };
 
 /* Parts to split n units into on T threads: per a thread, so that
  * the threads that get to run take more, but no more than there are
@@ -519,6 +603,16 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
 	int64_t uo = (O + u->mr - 1) / u->mr;	/* row tiles of M */
 	int64_t co = (O + u->nr - 1) / u->nr;	/* column tiles by tiles */
 
+	if (nnl_wino_byrows(C, O, OH, OW, NNL_WINO_T)) {
+		struct nnl_wino_part p = { u, x, U, scratch, 0, 0, y, 0, bias,
+		    C, H, W, O, OH, OW, 0, 0, tw, pt, pl, 0, rw, 0, 1, 0, 0,
+		    act, lo, hi };
+
+		nnl_wino_parts(nnl_wino_rows_part, &p, NNL_WINO_T);
+		if (!nnl_act_clamps(act))
+			nnl_activate(y, O * OH * OW, act, lo, hi);
+		return;
+	}
 	for (int64_t ty0 = 0; ty0 < th; ty0 += nr) {
 		int64_t rows = th - ty0 < nr ? th - ty0 : nr;
 		int64_t ut = (rows * tw + u->nr - 1) / u->nr;

@@ -11,10 +11,11 @@ setup_file() {
 	# a small CNN in PyTorch: convolutions of several shapes (one
 	# depthwise), pools and a linear layer, exported at opset 13: the
 	# 5 x 5 convolution's bands of output rows go to threads whole; the
-	# 3 x 3 convolutions at 24 x 24 take the Winograd path, the
-	# products of 64 output channels taken with the tiles as rows and
-	# split by channels, those of 40 with the tiles as columns and
-	# split by them (par.c, wino.c); the last convolution (12 x 12 outputs
+	# 3 x 3 convolutions at 24 x 24 take the Winograd path, each thread
+	# a third (or half) of the rows of tiles, the products of 64 output
+	# channels taken with the tiles as rows (the last rows of each
+	# thread's a ragged panel), those of 40 with the tiles as columns
+	# (par.c, wino.c); the last convolution (12 x 12 outputs
 	# of 864 products each) runs flipped, each thread transposing the
 	# columns it computed
 	export MD="$BATS_FILE_TMPDIR/cnn"
@@ -38,6 +39,17 @@ torch.onnx.export(m, x, d + "/cnn.onnx", opset_version=13)
 np.save(d + "/input.npy", x.numpy())
 with torch.no_grad():
     np.save(d + "/expected.npy", m(x).numpy())
+# Winograd at 13 x 13 (7 rows of tiles, too few for 3 threads to share
+# evenly): the threads share each step by channels, 96 -> 96 with the
+# tiles as rows, 96 -> 40 as columns
+w = torch.nn.Sequential(torch.nn.Conv2d(96, 96, 3, padding=1),
+                        torch.nn.ReLU(),
+                        torch.nn.Conv2d(96, 40, 3, padding=1)).eval()
+x = torch.randn(1, 96, 13, 13)
+torch.onnx.export(w, x, d + "/wino.onnx", opset_version=13)
+np.save(d + "/wino-input.npy", x.numpy())
+with torch.no_grad():
+    np.save(d + "/wino-expected.npy", w(x).numpy())
 # a flipped convolution of 42 outputs positions and 64 channels (two
 # panels): at 3 threads its rows share it more evenly than its columns
 f = torch.nn.Sequential(torch.nn.Conv2d(64, 64, 3, stride=2, padding=1),
@@ -114,6 +126,16 @@ same_bits() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	same_bits "$MD/flip.onnx" "$MD/flip-input.npy"
+}
+
+@test "Winograd shared by channels: 3 threads give the bits of one" {
+	[ -f "$MD/wino.onnx" ] || { echo "the PyTorch export failed"; false; }
+	run "$BIN/nnc" test --threads 3 --tolerance 1e-4 \
+	    --input "$MD/wino-input.npy" --expected "$MD/wino-expected.npy" \
+	    "$MD/wino.onnx"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	same_bits "$MD/wino.onnx" "$MD/wino-input.npy"
 }
 
 @test "the threaded program does start threads" {

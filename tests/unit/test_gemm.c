@@ -13,6 +13,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #define NNL_RT
@@ -119,7 +120,7 @@ with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	/* B packed where it could be read in place: with a column bias,
 	 * as conv2d's flipped product asks */
 	struct nnl_gemm_epi e = { 1, how == 0 ? rb : NULL,
-	    how == 1 ? cb : NULL, act, lo, hi, how == 1, 0 };
+	    how == 1 ? cb : NULL, act, lo, hi, how == 1, 0, 0 };
 	int ok = 1;
 
 	C[M * ldc] = 7;		/* past the end: untouched */
@@ -408,7 +409,7 @@ panels(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K)
 	float *Bp = calloc((size_t)(np * 32 * K + 1), sizeof *Bp);
 	float *C = randv(M * ldc + 1);
 	float *pack = malloc((size_t)(nnl_packsize(M, N, K) + 1) * 4);
-	struct nnl_gemm_epi e = { 1, NULL, cb, NNL_ACT_NONE, 0, 0, 0, 1 };
+	struct nnl_gemm_epi e = { 1, NULL, cb, NNL_ACT_NONE, 0, 0, 0, 1, 0 };
 	int ok = 1;
 
 	for (int64_t k = 0; k < K; k++)
@@ -458,6 +459,62 @@ TEST(filter_in_panels_read_in_place)
 			CHECK(panels(run[t], sh[s][0], sh[s][1], sh[s][2]));
 }
 
+/*
+ * A stored by k with room past its rows (the epilogue's aroom, as
+ * Winograd's products by tiles have): the rows of C are the same bits
+ * wherever a split of the rows puts the ragged edge, here all M rows at
+ * once against rows [0, s) and [s, M) as two products, for every split
+ * s; and the product agrees with double.  Without the room the last
+ * step of a ragged panel read in place is a second call, which rounds
+ * its rows differently.
+ */
+static int
+room(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K)
+{
+	int64_t lda = M + NNL_GEMM_MAXMR;
+	float *A = randv(K * lda), *B = randv(K * N), *C0 = calloc(
+	    (size_t)(M * N), sizeof *C0);
+	float *C = malloc((size_t)(M * N) * sizeof *C);
+	float *D = malloc((size_t)(M * N) * sizeof *D);
+	float *pack = malloc((size_t)nnl_packsize(M, N, K) * 4);
+	struct nnl_gemm_epi e = { 1, NULL, NULL, NNL_ACT_NONE, 0, 0, 0, 0,
+	    1 };
+	int ok;
+
+	nnl_sgemm_with(u, M, N, K, 1, A, lda, 1, B, N, 0, C, N, pack, &e);
+	ok = agrees(M, N, K, 1, A, lda, 1, B, N, 0, C0, C, N);
+	for (int64_t s = 1; s < M && ok; s++) {
+		nnl_sgemm_with(u, s, N, K, 1, A, lda, 1, B, N, 0, D, N, pack,
+		    &e);
+		nnl_sgemm_with(u, M - s, N, K, 1, A + s, lda, 1, B, N, 0,
+		    D + s * N, N, pack, &e);
+		if (memcmp(C, D, (size_t)(M * N) * sizeof *C)) {
+			fprintf(stderr, "  %s room: M %lld split at %lld: "
+			    "other bits\n", u->name, (long long)M,
+			    (long long)s);
+			ok = 0;
+		}
+	}
+	free(A);
+	free(B);
+	free(C0);
+	free(C);
+	free(D);
+	free(pack);
+	return ok;
+}
+
+TEST(ragged_rows_with_room_split_anywhere)
+{
+	const struct nnl_gemm_kernel *run[8];
+	int nk = kernels(run, 8);
+
+	for (int t = 0; t < nk; t++) {
+		CHECK(room(run[t], 49, 64, 48));
+		CHECK(room(run[t], 30, 40, 300));
+	}
+}
+
 /* nnl_sgemm itself, including its unpacked path for 1 to 3 rows. */
 TEST(sgemm_chooses_and_computes)
 {
@@ -497,5 +554,6 @@ main(void)
 	RUN(microkernel_tile_epilogue);
 	RUN(best_kernel_runs_here);
 	RUN(filter_in_panels_read_in_place);
+	RUN(ragged_rows_with_room_split_anywhere);
 	return DONE();
 }

@@ -194,7 +194,7 @@ same_bits(int64_t M, int64_t N, int64_t K, int ta, int tb, int epi,
 	float *rb = malloc((size_t)M * sizeof *rb);
 	int64_t ps = nnl_packsize(M, N, K);
 	float *pack = malloc((size_t)(4 * ps + 1) * sizeof *pack);
-	struct nnl_gemm_epi e = { 1, rb, 0, NNL_ACT_RELU, 0, 0, 0, 0 };
+	struct nnl_gemm_epi e = { 1, rb, 0, NNL_ACT_RELU, 0, 0, 0, 0, 0 };
 	int ok;
 
 	while (n > 1 && !nnl_gemm_runs(u->isa)) {
