@@ -428,10 +428,11 @@ nnl_par_gemm_part(void *arg, int64_t i, int t)
 enum { NNL_PAR_MINWORK = 1 << 20 };
 
 /*
- * nnl_sgemm_with's product split over the pool, by whole tiles of
- * columns or by whole row blocks, whichever shares it more evenly (49
- * columns are a tile and a half, 960 rows six blocks); 0 if it is too
- * small to split (the caller runs it), else 1.
+ * nnl_sgemm_with's product split over the pool, a part a thread, by
+ * whole tiles of columns or of rows, whichever shares it more evenly
+ * (196 columns are six tiles and four columns, 576 rows 41 tiles and
+ * two rows); 0 if it is too small to split (the caller runs it), else
+ * 1.
  */
 NNL_RT int
 nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
@@ -441,8 +442,8 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 {
 	struct nnl_par_gemm g;
 	/* (columns of B in panels of 32 go by whole panels) */
-	int64_t uc = e && e->bp32 ? 32 : u->nr;
-	double ec = nnl_par_share(N, uc), er = nnl_par_share(M, NNL_MC);
+	int64_t uc = e && e->bp32 ? 32 : u->nr, units;
+	double ec = nnl_par_share(N, uc), er = nnl_par_share(M, u->mr);
 
 	if (nnl_par_inside || (double)M * (double)N * (double)K <
 	    NNL_PAR_MINWORK || !nnl_par_room(pack, nnl_packsize(M, N, K)) ||
@@ -451,8 +452,11 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	nnl_par_gemm_set(&g, u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C,
 	    ldc, pack, e);
 	g.bycol = ec >= er;
-	g.unit = g.bycol ? uc : NNL_MC;
-	g.np = nnl_par_parts(((g.bycol ? N : M) + g.unit - 1) / g.unit);
+	g.unit = g.bycol ? uc : u->mr;
+	/* one part a thread: its share is the same every run, as are the
+	 * filter's rows or the image's columns it reads */
+	units = ((g.bycol ? N : M) + g.unit - 1) / g.unit;
+	g.np = units < NNL_PAR_T ? units : NNL_PAR_T;
 	nnl_par_run(nnl_par_gemm_part, &g, g.np);
 	return 1;
 }
