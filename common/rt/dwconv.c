@@ -436,9 +436,19 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 		return;
 	}
 	if (nnl_dw_blockable(ip)) {
-		/* the border of the padded plane, which stays zero */
-		memset(pad, 0, (size_t)((H + 2) * (W + 2) * NNL_VW) *
-		    sizeof *pad);
+		/* the border of the padded plane, which stays zero: the
+		 * rows above and below, the first and last pixel of each
+		 * row between (nnl_dw3x3_block writes the rest) */
+		size_t row = (size_t)((W + 2) * NNL_VW) * sizeof *pad;
+
+		memset(pad, 0, row);
+		memset(pad + (H + 1) * (W + 2) * NNL_VW, 0, row);
+		for (int64_t r = 1; r <= H; r++) {
+			float *b = pad + r * (W + 2) * NNL_VW;
+
+			memset(b, 0, NNL_VW * sizeof *pad);
+			memset(b + (W + 1) * NNL_VW, 0, NNL_VW * sizeof *pad);
+		}
 		for (int64_t c = 0; c < C; c += NNL_VW) {
 			int64_t nc = C - c < NNL_VW ? C - c : NNL_VW;
 

@@ -681,15 +681,19 @@ nnl_par_im2col(const float *x, int64_t icg, int64_t H, int64_t W,
 	nnl_par_run(nnl_par_im2col_part, &g, g.np);
 }
 
-/* Part i of a depthwise nchw convolution: its channels, with thread
- * t's padded copy. */
+/* Part i of a depthwise nchw convolution: its channels (whole blocks
+ * of 16 where dwconv.c takes them in blocks), with thread t's padded
+ * copy. */
 static void
 nnl_par_dw_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_par_chan *g = arg;
 	int64_t c0, c1, ip[22], P = g->ip[6] * g->ip[7];
 
-	nnl_par_range(g->C, g->np, i, &c0, &c1);
+	if (nnl_dw_blockable(g->ip))
+		nnl_par_range16(g->C, g->np, i, &c0, &c1);
+	else
+		nnl_par_range(g->C, g->np, i, &c0, &c1);
 	if (c0 >= c1)
 		return;
 	memcpy(ip, g->ip, sizeof ip);
@@ -728,7 +732,9 @@ nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	g.lo = lo;
 	g.hi = hi;
 	g.scr = nnl_dw_scratch(ip);
-	g.np = nnl_par_parts(C);
+	/* channel blocks (dwconv.c) whole: 72 channels a part would be
+	 * four blocks and half of one, as long as five */
+	g.np = nnl_par_parts(nnl_dw_blockable(ip) ? (C + 15) / 16 : C);
 	nnl_par_run(nnl_par_dw_part, &g, g.np);
 }
 

@@ -68,6 +68,10 @@ conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
 		b[i] = rnd();
 	float *pad = malloc((size_t)nnl_dw_scratch(ip) * 4);
 
+	/* the scratch as a previous node leaves it: nothing is zero */
+	for (int64_t i = 0; i < nnl_dw_scratch(ip); i++)
+		pad[i] = NAN;
+
 	y[C * OH * OW] = 12345;		/* must stay */
 	if (nhwc)
 		nnl_conv_dw_nhwc(x, w, wc, wt, hasb ? b : NULL, y, ip, act,
