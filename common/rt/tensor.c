@@ -333,6 +333,30 @@ nnl_reduced(int64_t i, int r, const int64_t *dims, int64_t mask,
 	return o;
 }
 
+/* The sums of four blocks of cnt floats from x into acc[0..3] (their
+ * starting values), sixteen chains in flight: each block in four
+ * chains, then (s0 + s1) + (s2 + s3), the order of one block alone. */
+NNL_RT_INLINE void
+nnl_sum4(const float *x, int64_t cnt, double *acc)
+{
+	nnl_real s[4][4];
+	int64_t j = 0;
+
+	for (int p = 0; p < 4; p++) {
+		s[p][0] = (nnl_real)acc[p];
+		s[p][1] = s[p][2] = s[p][3] = 0;
+	}
+	for (; j + 4 <= cnt; j += 4)
+		for (int p = 0; p < 4; p++)
+			for (int q = 0; q < 4; q++)
+				s[p][q] += x[p * cnt + j + q];
+	for (; j < cnt; j++)
+		for (int p = 0; p < 4; p++)
+			s[p][0] += x[p * cnt + j];
+	for (int p = 0; p < 4; p++)
+		acc[p] = (s[p][0] + s[p][1]) + (s[p][2] + s[p][3]);
+}
+
 /* reduce: op (NNL_R_*), dt, r, dims[r], axis mask.  scratch: one double
  * per output element (the planner reserves it). */
 NNL_RT void
@@ -374,8 +398,15 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 	if (suffix && dt == NNL_F32 && (op == NNL_R_SUM || op == NNL_R_MEAN ||
 	    op == NNL_R_MAX || op == NNL_R_MIN)) {
 		/* trailing axes reduced (a global pool), floats: a block of
-		 * cnt for each output, in four chains */
-		for (int64_t o = 0; o < no; o++) {
+		 * cnt for each output, in four chains; sums four outputs at
+		 * a time, each as alone */
+		int64_t o = 0;
+
+		if (op == NNL_R_SUM || op == NNL_R_MEAN)
+			for (; o + 4 <= no; o += 4)
+				nnl_sum4((const float *)in[0] + o * cnt, cnt,
+				    acc + o);
+		for (; o < no; o++) {
 			const float *x = (const float *)in[0] + o * cnt;
 			nnl_real s[4] = { (nnl_real)acc[o], (nnl_real)acc[o],
 			    (nnl_real)acc[o], (nnl_real)acc[o] };

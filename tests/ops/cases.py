@@ -200,6 +200,13 @@ RED = {"reduceSum": lambda v, ax, k: v.sum(ax, keepdims=k),
 for op, fn in RED.items():
     case(op, op, [x([2, 3, 4])], {"axes": [0, 2], "keepDimensions": True},
          ref=lambda a, c, fn=fn: fn(a["x"], (0, 2), True))
+# trailing axes (a global pool): outputs four at a time and the rest,
+# blocks of 15 floats in four chains and a tail
+case("reduceMean-trailing", "reduceMean", [x([6, 7, 3, 5])], {"axes": [2, 3]},
+     ref=lambda a, c: a["x"].mean((2, 3)))
+case("reduceSum-trailing-keep", "reduceSum", [x([5, 3, 7])],
+     {"axes": [2], "keepDimensions": True},
+     ref=lambda a, c: a["x"].sum(2, keepdims=True))
 case("reduceLogSum", "reduceLogSum", [x([3, 4], kind="pos")], {"axes": [1]},
      ref=lambda a, c: np.log(a["x"].sum(1)))
 case("reduceSum-all", "reduceSum", [x([2, 3])],
