@@ -286,6 +286,17 @@ nnl_par_parts(int64_t n)
 	return n < 4 * NNL_PAR_T ? n : 4 * NNL_PAR_T;
 }
 
+/* Parts to split n units into, one a thread (no more than there are
+ * units): each thread's share of a product or convolution is the same
+ * every run, and the same channels or rows as in the node before, so
+ * that it reads what its core computed; with a part a thread, the
+ * caller (taking from the front, nnl_par_work) always takes part 0. */
+NNL_RT_INLINE int64_t
+nnl_par_each(int64_t n)
+{
+	return n < NNL_PAR_T ? n : NNL_PAR_T;
+}
+
 /* [*lo, *hi): part i of np of n units, split as evenly as whole units
  * go. */
 NNL_RT_INLINE void
@@ -442,7 +453,7 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 {
 	struct nnl_par_gemm g;
 	/* (columns of B in panels of 32 go by whole panels) */
-	int64_t uc = e && e->bp32 ? 32 : u->nr, units;
+	int64_t uc = e && e->bp32 ? 32 : u->nr;
 	double ec = nnl_par_share(N, uc), er = nnl_par_share(M, u->mr);
 
 	if (nnl_par_inside || (double)M * (double)N * (double)K <
@@ -453,10 +464,7 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	    ldc, pack, e);
 	g.bycol = ec >= er;
 	g.unit = g.bycol ? uc : u->mr;
-	/* one part a thread: its share is the same every run, as are the
-	 * filter's rows or the image's columns it reads */
-	units = ((g.bycol ? N : M) + g.unit - 1) / g.unit;
-	g.np = units < NNL_PAR_T ? units : NNL_PAR_T;
+	g.np = nnl_par_each(((g.bycol ? N : M) + g.unit - 1) / g.unit);
 	nnl_par_run(nnl_par_gemm_part, &g, g.np);
 	return 1;
 }
@@ -512,7 +520,7 @@ nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
 	    pack, e);
 	f.g.bycol = ec >= er;
 	f.g.unit = f.g.bycol ? uc : ur;
-	f.g.np = nnl_par_parts(((f.g.bycol ? O : P) + f.g.unit - 1) /
+	f.g.np = nnl_par_each(((f.g.bycol ? O : P) + f.g.unit - 1) /
 	    f.g.unit);
 	f.y = y;
 	nnl_par_run(nnl_par_flip_part, &f, f.g.np);
@@ -734,7 +742,7 @@ nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	g.scr = nnl_dw_scratch(ip);
 	/* channel blocks (dwconv.c) whole: 72 channels a part would be
 	 * four blocks and half of one, as long as five */
-	g.np = nnl_par_parts(nnl_dw_blockable(ip) ? (C + 15) / 16 : C);
+	g.np = nnl_par_each(nnl_dw_blockable(ip) ? (C + 15) / 16 : C);
 	nnl_par_run(nnl_par_dw_part, &g, g.np);
 }
 
@@ -828,7 +836,7 @@ nnl_par_stem(const float *x, const float *w, const float *bias, float *y,
 	if (ip[6] < 2 || (double)ip[5] * (double)(ip[6] * ip[7]) *
 	    (double)(ip[2] * 9) < NNL_PAR_MINWORK)
 		return 0;
-	g.np = nnl_par_parts(ip[6]);
+	g.np = nnl_par_each(ip[6]);
 	nnl_par_run(nnl_par_stem_part, &g, g.np);
 	return 1;
 }
