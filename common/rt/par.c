@@ -20,7 +20,11 @@
  *
  * im2col convolutions give threads whole bands of output rows, each
  * band's im2col in its thread's own col (kern_nn.c plans one a
- * thread), so no thread reads what another copied.
+ * thread), so no thread reads what another copied.  Products,
+ * depthwise convolutions and the stem split into a part a thread
+ * (nnl_par_each), so each thread computes the same share every run
+ * and mostly reads what its own core wrote; the rest split into a few
+ * parts a thread (nnl_par_parts).
  *
  * The kernels split only along output dimensions, never a sum, so
  * each output element is computed by the same operations as with one
@@ -740,8 +744,8 @@ nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	g.lo = lo;
 	g.hi = hi;
 	g.scr = nnl_dw_scratch(ip);
-	/* channel blocks (dwconv.c) whole: 72 channels a part would be
-	 * four blocks and half of one, as long as five */
+	/* channel blocks (dwconv.c) whole: a part that ended inside one
+	 * would take the whole block's time for its last channels */
 	g.np = nnl_par_each(nnl_dw_blockable(ip) ? (C + 15) / 16 : C);
 	nnl_par_run(nnl_par_dw_part, &g, g.np);
 }
