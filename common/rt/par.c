@@ -402,9 +402,9 @@ nnl_par_span(const struct nnl_par_gemm *g, int64_t i, int64_t *lo,
 /*
  * Part i: the same product on its columns (whole tiles of nr, so each
  * tile of C is the tile it is with one thread: the same panels, the
- * same steps of K) or its rows (whole blocks of NNL_MC, the driver's
- * own blocking, or whole tiles of the microkernel's rows: each row of
- * C is the same sums either way), in thread t's packing space.
+ * same steps of K) or its rows (whole tiles of the microkernel's rows:
+ * each row of C is the same sums in any block of them), in thread t's
+ * packing space.
  */
 static void
 nnl_par_gemm_part(void *arg, int64_t i, int t)
@@ -443,12 +443,30 @@ nnl_par_gemm_part(void *arg, int64_t i, int t)
 enum { NNL_PAR_MINWORK = 1 << 20 };
 
 /*
- * nnl_sgemm_with's product split over the pool, a part a thread, by
- * whole tiles of columns or of rows, whichever shares it more evenly
- * (196 columns are six tiles and four columns, 576 rows 41 tiles and
- * two rows); 0 if it is too small to split (the caller runs it), else
- * 1.
+ * g's split, a part a thread: by whole tiles of columns or of the
+ * microkernel's rows, whichever shares it more evenly (196 columns are
+ * six tiles and four columns, 576 rows 41 tiles and two rows; columns
+ * of B in panels of 32 go by whole panels).  0 where neither gives two
+ * parts.
  */
+NNL_RT_INLINE int
+nnl_par_split(struct nnl_par_gemm *g)
+{
+	int64_t uc = g->e && g->e->bp32 ? 32 : g->u->nr;
+	double ec = nnl_par_share(g->N, uc), er = nnl_par_share(g->M,
+	    g->u->mr);
+
+	if (ec == 0 && er == 0)
+		return 0;
+	g->bycol = ec >= er;
+	g->unit = g->bycol ? uc : g->u->mr;
+	g->np = nnl_par_each(((g->bycol ? g->N : g->M) + g->unit - 1) /
+	    g->unit);
+	return 1;
+}
+
+/* nnl_sgemm_with's product split over the pool (nnl_par_split); 0 if
+ * it is too small to split (the caller runs it), else 1. */
 NNL_RT int
 nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
     int64_t K, float alpha, const float *A, int64_t lda, int ta,
@@ -456,19 +474,14 @@ nnl_par_sgemm(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
     const struct nnl_gemm_epi *e)
 {
 	struct nnl_par_gemm g;
-	/* (columns of B in panels of 32 go by whole panels) */
-	int64_t uc = e && e->bp32 ? 32 : u->nr;
-	double ec = nnl_par_share(N, uc), er = nnl_par_share(M, u->mr);
 
 	if (nnl_par_inside || (double)M * (double)N * (double)K <
-	    NNL_PAR_MINWORK || !nnl_par_room(pack, nnl_packsize(M, N, K)) ||
-	    (ec == 0 && er == 0))
+	    NNL_PAR_MINWORK || !nnl_par_room(pack, nnl_packsize(M, N, K)))
 		return 0;
 	nnl_par_gemm_set(&g, u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C,
 	    ldc, pack, e);
-	g.bycol = ec >= er;
-	g.unit = g.bycol ? uc : u->mr;
-	g.np = nnl_par_each(((g.bycol ? N : M) + g.unit - 1) / g.unit);
+	if (!nnl_par_split(&g))
+		return 0;
 	nnl_par_run(nnl_par_gemm_part, &g, g.np);
 	return 1;
 }
@@ -498,11 +511,10 @@ nnl_par_flip_part(void *arg, int64_t i, int t)
 }
 
 /*
- * A flipped conv2d's product t[P][O] (nn.c) split by whole tiles of
- * columns, or of rows where that shares it more evenly (96 columns are
- * three panels of 32, 196 rows fourteen tiles of 14), each part
- * transposing what it computed into y[O][P] on its thread; 0 if too
- * small to split (the caller runs it), else 1.
+ * A flipped conv2d's product t[P][O] (nn.c) split as nnl_par_split
+ * does (96 columns are three panels of 32, 196 rows fourteen tiles of
+ * 14), each part transposing what it computed into y[O][P] on its
+ * thread; 0 if too small to split (the caller runs it), else 1.
  */
 NNL_RT int
 nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
@@ -510,22 +522,14 @@ nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A, int64_t lda,
     const struct nnl_gemm_epi *e, float *y)
 {
 	struct nnl_par_flip f;
-	const struct nnl_gemm_kernel *u = nnl_gemm_best();
-	/* rows go by whole tiles of the microkernel, as the transposed
-	 * output is short */
-	int64_t uc = e->bp32 ? 32 : u->nr, ur = u->mr;
-	double ec = nnl_par_share(O, uc), er = nnl_par_share(P, ur);
 
-	if (nnl_par_inside || P < 4 || (ec == 0 && er == 0) || (double)P *
-	    (double)O * (double)K < NNL_PAR_MINWORK || !nnl_par_room(pack,
-	    nnl_packsize(P, O, K)))
+	if (nnl_par_inside || P < 4 || (double)P * (double)O * (double)K <
+	    NNL_PAR_MINWORK || !nnl_par_room(pack, nnl_packsize(P, O, K)))
 		return 0;
-	nnl_par_gemm_set(&f.g, u, P, O, K, 1, A, lda, 1, B, ldb, tb, t, O,
-	    pack, e);
-	f.g.bycol = ec >= er;
-	f.g.unit = f.g.bycol ? uc : ur;
-	f.g.np = nnl_par_each(((f.g.bycol ? O : P) + f.g.unit - 1) /
-	    f.g.unit);
+	nnl_par_gemm_set(&f.g, nnl_gemm_best(), P, O, K, 1, A, lda, 1, B,
+	    ldb, tb, t, O, pack, e);
+	if (!nnl_par_split(&f.g))
+		return 0;
 	f.y = y;
 	nnl_par_run(nnl_par_flip_part, &f, f.g.np);
 	return 1;
