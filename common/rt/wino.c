@@ -46,21 +46,16 @@
  * width agree on them. */
 enum { NNL_WINO_BLOCK = 1048576, NNL_WINO_VW = 16 };
 
+/* Tile rows of a block of one of T parts of the image by rows
+ * (nnl_wino_byrows; T = 1: the image whole): as many as fit a T-th of
+ * the budget, at least one, at most the part's. */
 NNL_RT_INLINE int64_t
-nnl_wino_rows(int64_t C, int64_t O, int64_t OH, int64_t OW)
+nnl_wino_rows(int64_t C, int64_t O, int64_t OH, int64_t OW, int64_t T)
 {
-	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2;
-	int64_t r = NNL_WINO_BLOCK / (16 * (C + O) * (tw > 0 ? tw : 1));
+	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2, per = (th + T - 1) / T;
+	int64_t r = NNL_WINO_BLOCK / (T * 16 * (C + O) * (tw > 0 ? tw : 1));
 
-	return r < 1 ? 1 : r > th ? th : r;
-}
-
-/* Floats between rows of V and of M: a block's tiles and room for
- * the vector stores that run past them. */
-NNL_RT_INLINE int64_t
-nnl_wino_ld(int64_t C, int64_t O, int64_t OH, int64_t OW)
-{
-	return nnl_wino_rows(C, O, OH, OW) * ((OW + 1) / 2) + NNL_WINO_VW;
+	return r < 1 ? 1 : r > per ? per : r;
 }
 
 /* Floats of a padded input row: the tiles' columns and a vector's
@@ -82,15 +77,13 @@ nnl_wino_ps(int64_t C, int64_t O, int64_t t)
 	return a > b ? a : b;
 }
 
-/* Floats of the block's output rows, channels last, that the products
- * by tiles (nnl_wino_flip) are transformed into before they are
- * transposed into the output, and a vector's room. */
+/* Floats of the output rows of a block of r rows of tiles, channels
+ * last, that the products by tiles (nnl_wino_flip) are transformed into
+ * before they are transposed into the output, and a vector's room. */
 NNL_RT_INLINE int64_t
-nnl_wino_staged(int64_t C, int64_t O, int64_t OH, int64_t OW)
+nnl_wino_staged(int64_t r, int64_t O, int64_t OH, int64_t OW)
 {
-	int64_t r = 2 * nnl_wino_rows(C, O, OH, OW);
-
-	return (r < OH ? r : OH) * OW * O + NNL_WINO_VW;
+	return (2 * r < OH ? 2 * r : OH) * OW * O + NNL_WINO_VW;
 }
 
 /* Blocks of fewer multiply-adds than this run on one thread: waking
@@ -116,28 +109,16 @@ nnl_wino_byrows(int64_t C, int64_t O, int64_t OH, int64_t OW, int64_t T)
 	    (double)(th * tw) * (double)C * (double)O >= NNL_WINO_MINPAR;
 }
 
-/* Tile rows of a block of one of T parts by rows: as many as fit a
- * T-th of the block's budget, at least one, at most the part's. */
-NNL_RT_INLINE int64_t
-nnl_wino_prows(int64_t C, int64_t O, int64_t OH, int64_t OW, int64_t T)
-{
-	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2, per = (th + T - 1) / T;
-	int64_t r = NNL_WINO_BLOCK / (T * 16 * (C + O) * (tw > 0 ? tw : 1));
-
-	return r < 1 ? 1 : r > per ? per : r;
-}
-
 /* Floats of scratch of one of T parts by rows: its V and M, staging
  * area, packing space and four input rows. */
 NNL_RT_INLINE int64_t
 nnl_wino_part_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW,
     int64_t T)
 {
-	int64_t r = nnl_wino_prows(C, O, OH, OW, T), t = r * ((OW + 1) / 2);
+	int64_t r = nnl_wino_rows(C, O, OH, OW, T), t = r * ((OW + 1) / 2);
 
-	return 16 * (C + O) * (t + NNL_WINO_VW) + (2 * r < OH ? 2 * r : OH) *
-	    OW * O + NNL_WINO_VW + nnl_wino_ps(C, O, t) + 4 *
-	    nnl_wino_width(OW);
+	return 16 * (C + O) * (t + NNL_WINO_VW) + nnl_wino_staged(r, O, OH,
+	    OW) + nnl_wino_ps(C, O, t) + 4 * nnl_wino_width(OW);
 }
 
 /* Floats of scratch for threads threads (1 without par.c). */
@@ -145,13 +126,12 @@ NNL_RT int64_t
 nnl_wino_scratch(int64_t C, int64_t O, int64_t OH, int64_t OW,
     int64_t threads)
 {
-	int64_t ld = nnl_wino_ld(C, O, OH, OW);
-	int64_t t = ld - NNL_WINO_VW;
+	int64_t r = nnl_wino_rows(C, O, OH, OW, 1), t = r * ((OW + 1) / 2);
 
 	if (nnl_wino_byrows(C, O, OH, OW, threads))
 		return threads * nnl_wino_part_scratch(C, O, OH, OW, threads);
-	return 16 * (C + O) * ld + nnl_wino_staged(C, O, OH, OW) + threads *
-	    (nnl_wino_ps(C, O, t) + 4 * nnl_wino_width(OW));
+	return 16 * (C + O) * (t + NNL_WINO_VW) + nnl_wino_staged(r, O, OH,
+	    OW) + threads * (nnl_wino_ps(C, O, t) + 4 * nnl_wino_width(OW));
 }
 
 /*
@@ -521,6 +501,23 @@ nnl_wino_out_part(void *arg, int64_t i, int t)
 		    p->hi, p->y + o * p->OH * p->OW);
 }
 
+/* p's V, M, staging area, np packing spaces and np threads' input
+ * rows, from base, for blocks of nr rows of tiles: the layout
+ * nnl_wino_scratch and nnl_wino_part_scratch count. */
+NNL_RT_INLINE void
+nnl_wino_carve(struct nnl_wino_part *p, float *base, int64_t nr, int64_t np)
+{
+	int64_t t = nr * p->tw;
+
+	p->ld = t + NNL_WINO_VW;	/* room for stores past the tiles */
+	p->V = base;
+	p->M = p->V + 16 * p->C * p->ld;
+	p->S = p->M + 16 * p->O * p->ld;
+	p->pack = p->S + nnl_wino_staged(nr, p->O, p->OH, p->OW);
+	p->ps = nnl_wino_ps(p->C, p->O, t);
+	p->rb = p->pack + np * p->ps;
+}
+
 /* Part i of the image split by rows of tiles (nnl_wino_byrows; g
  * holds the whole image's parameters, V the scratch): its rows a block
  * at a time, each block's three steps in a row on this thread, in the
@@ -532,18 +529,11 @@ nnl_wino_rows_part(void *arg, int64_t i, int t)
 	struct nnl_wino_part p = *g;
 	int64_t th = (g->OH + 1) / 2, T = g->np;
 	int64_t r0 = th * i / T, r1 = th * (i + 1) / T;
-	int64_t nr = nnl_wino_prows(g->C, g->O, g->OH, g->OW, T);
-	int64_t ld = nr * g->tw + NNL_WINO_VW;
+	int64_t nr = nnl_wino_rows(g->C, g->O, g->OH, g->OW, T);
 
 	(void)t;
-	p.V = g->V + i * nnl_wino_part_scratch(g->C, g->O, g->OH, g->OW, T);
-	p.M = p.V + 16 * g->C * ld;
-	p.S = p.M + 16 * g->O * ld;
-	p.pack = p.S + (2 * nr < g->OH ? 2 * nr : g->OH) * g->OW * g->O +
-	    NNL_WINO_VW;
-	p.ps = nnl_wino_ps(g->C, g->O, nr * g->tw);
-	p.rb = p.pack + p.ps;
-	p.ld = ld;
+	nnl_wino_carve(&p, g->V + i * nnl_wino_part_scratch(g->C, g->O,
+	    g->OH, g->OW, T), nr, 1);
 	p.np = 1;
 	p.cols = 0;
 	for (p.ty0 = r0; p.ty0 < r1; p.ty0 += nr) {
@@ -593,34 +583,31 @@ nnl_conv_wino_nchw(const float *x, const float *U, const float *bias,
     float *scratch)
 {
 	int64_t th = (OH + 1) / 2, tw = (OW + 1) / 2;
-	int64_t nr = nnl_wino_rows(C, O, OH, OW), ld = nnl_wino_ld(C, O, OH,
-	    OW), rw = nnl_wino_width(OW);
-	int64_t ps = nnl_wino_ps(C, O, ld - NNL_WINO_VW);
-	float *V = scratch, *M = V + 16 * C * ld, *S = M + 16 * O * ld;
-	float *pack = S + nnl_wino_staged(C, O, OH, OW);
-	float *rb = pack + NNL_WINO_T * ps;
+	int64_t nr = nnl_wino_rows(C, O, OH, OW, 1);
 	const struct nnl_gemm_kernel *u = nnl_gemm_best();
 	int64_t uo = (O + u->mr - 1) / u->mr;	/* row tiles of M */
 	int64_t co = (O + u->nr - 1) / u->nr;	/* column tiles by tiles */
+	/* the image's parameters; by rows, V is the scratch */
+	struct nnl_wino_part g = { u, x, U, scratch, 0, 0, y, 0, bias, C, H,
+	    W, O, OH, OW, 0, 0, tw, pt, pl, 0, nnl_wino_width(OW), 0, 1, 0, 0,
+	    act, lo, hi };
 
 	if (nnl_wino_byrows(C, O, OH, OW, NNL_WINO_T)) {
-		struct nnl_wino_part p = { u, x, U, scratch, 0, 0, y, 0, bias,
-		    C, H, W, O, OH, OW, 0, 0, tw, pt, pl, 0, rw, 0, 1, 0, 0,
-		    act, lo, hi };
-
-		nnl_wino_parts(nnl_wino_rows_part, &p, NNL_WINO_T);
+		nnl_wino_parts(nnl_wino_rows_part, &g, NNL_WINO_T);
 		if (!nnl_act_clamps(act))
 			nnl_activate(y, O * OH * OW, act, lo, hi);
 		return;
 	}
+	nnl_wino_carve(&g, scratch, nr, NNL_WINO_T);
 	for (int64_t ty0 = 0; ty0 < th; ty0 += nr) {
 		int64_t rows = th - ty0 < nr ? th - ty0 : nr;
 		int64_t ut = (rows * tw + u->nr - 1) / u->nr;
 		int one = NNL_WINO_T < 2 || 16.0 * (double)(rows * tw) *
 		    (double)C * (double)O < NNL_WINO_MINPAR;
-		struct nnl_wino_part p = { u, x, U, V, M, rb, y, pack, bias, C,
-		    H, W, O, OH, OW, ty0, rows, tw, pt, pl, ld, rw, ps, 1, 0,
-		    S, act, lo, hi };
+		struct nnl_wino_part p = g;
+
+		p.ty0 = ty0;
+		p.rows = rows;
 
 		nnl_wino_parts(nnl_wino_in_part, &p, one ? 1 :
 		    nnl_wino_np(C, 4));
