@@ -124,6 +124,10 @@ nodestmt(struct buf *b, const struct graph *g, const struct node *n,
 	buf_puts(b, "</b><br/>");
 	markup_dot_html(b, n->id, DOT_NAME_MAX);
 	small(b, op_get(n->op), n->options);
+	/* nnl-fuse's residual: the add it stands for too */
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "residual")))
+		buf_puts(b, "<br/><i>+ add</i>");
 	if (cJSON_IsObject(act)) {
 		const cJSON *aop = cJSON_GetObjectItemCaseSensitive(act, "op");
 

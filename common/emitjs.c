@@ -1030,7 +1030,9 @@ emitjs(struct graph *g, int polyfill, char **out)
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "panels") ?
 		    "panels" :
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "activation") ?
-		    "activation" : NULL;
+		    "activation" :
+		    cJSON_GetObjectItemCaseSensitive(n->extra, "residual") ?
+		    "residual" : NULL;
 
 		if (f) {
 			struct srcloc l = graph_loc(g, n->pos);

@@ -28,7 +28,7 @@
 #include "kernel.h"
 #include "uses.h"
 
-enum { RW_NOOP, RW_FOLD, RW_BN, RW_BIAS, RW_ACT, NRW };
+enum { RW_NOOP, RW_FOLD, RW_BN, RW_BIAS, RW_RES, RW_ACT, NRW };
 
 struct fx {
 	struct graph *g;
@@ -729,6 +729,72 @@ mergebias(struct fx *f)
 	return 0;
 }
 
+/* ---- residual adds into the conv2d before them ---- */
+
+/*
+ * add(conv2d(...), r) with r of the very type of the sum (float32, no
+ * broadcasting), where nothing else reads the conv2d's result and no
+ * activation was fused into it yet: the conv2d gains the field
+ * "residual": r, which the C kernel adds to each output in the
+ * epilogue, after the bias and before an activation fused later (an
+ * add then a relu, as in a residual block).  The sum is the same
+ * operations as the add's, so the bits are those of the two nodes.
+ */
+static int
+fuseres(struct fx *f)
+{
+	struct graph *g = f->g;
+	struct node *n;
+
+	while ((n = next(f, RW_RES))) {
+		struct node *p = NULL;
+		const struct tdesc *rt;
+		const char *r = NULL;
+		char *out;
+		size_t at;
+
+		if (n->op != OP_ADD || n->nin != 2 || !n->types ||
+		    n->types[0].dt != DT_FLOAT32)
+			continue;
+		for (int k = 0; k < 2 && !p; k++) {
+			struct node *q = producer(g, n->in[k]);
+
+			if (q && q->op == OP_CONV2D && !q->multi &&
+			    q->types && uses(f, n->in[k]) == 1 &&
+			    !cJSON_GetObjectItemCaseSensitive(q->extra,
+			    "activation") &&
+			    !cJSON_GetObjectItemCaseSensitive(q->extra,
+			    "residual")) {
+				p = q;
+				r = n->in[1 - k];
+			}
+		}
+		if (!p || !(rt = operand_type(graph_find(g, r))) ||
+		    !sametype(&p->types[0], &n->types[0]) ||
+		    !sametype(rt, &n->types[0]))
+			continue;
+		if (!p->extra)
+			p->extra = cJSON_CreateObject();
+		cJSON_AddStringToObject(p->extra, "residual", r);
+		note(f, "merging add \"%s\" into conv2d \"%s\" as its "
+		    "residual \"%s\"", escape_tty_name(n->id),
+		    escape_tty_name(p->id), escape_tty_name(r));
+		/* the conv2d takes the add's place, where r is computed
+		 * (r may come after the conv2d: a shortcut's own conv2d) */
+		at = n->index;
+		out = xstrdup(n->out[0]);
+		uses_drop(&f->u, p);
+		dropnode(f, n);
+		g->nodes[p->index] = NULL;
+		p->index = at;
+		g->nodes[at] = p;
+		renameout(f, p, out);
+		free(out);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- activations into the op that produces their input ---- */
 
 static int
@@ -1104,6 +1170,8 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 			r = foldbn(&f);
 		if (!r && o->bias)
 			r = mergebias(&f);
+		if (!r && o->residual)
+			r = fuseres(&f);
 		if (!r && o->act)
 			r = fuseact(&f);
 		if (r < 0) {

@@ -13,6 +13,7 @@ struct fuse_opts {
 	int ihwo;		/* constant conv2d filters to ihwo */
 	int winograd;		/* 3 x 3 ones to Winograd's F(2x2, 3x3) */
 	int panels;		/* flipped ones in panels of 32 outputs */
+	int residual;		/* adds into the conv2d before them */
 };
 
 /*
@@ -28,7 +29,10 @@ struct fuse_opts {
  * stride 1 as Winograd's F(2x2, 3x3) transform (the node's "winograd"
  * field; rt/wino.c); with o->panels, after that, the constant filters
  * of conv2d nodes whose product the C kernels compute transposed, in
- * panels of 32 output channels (the node's "panels" field).  New
+ * panels of 32 output channels (the node's "panels" field); with
+ * o->residual, before the activations, the add of a conv2d's result
+ * and an operand of its type into the conv2d (the node's "residual"
+ * field, added in the kernel's epilogue).  New
  * tensors are inline
  * constants;
  * the pass moves large ones into a new weights file.  Returns the

@@ -431,6 +431,10 @@ node_reads(const struct node *n, const char ***names)
 			if (cJSON_IsString(it) &&
 			    op_isoperandarg(d, it->string))
 				v[k++] = it->valuestring;
+	/* nnl-fuse's residual operand, added to the result */
+	it = cJSON_GetObjectItemCaseSensitive(n->extra, "residual");
+	if (cJSON_IsString(it))
+		v[k++] = it->valuestring;
 	*names = v;
 	return k;
 }

@@ -144,7 +144,7 @@ prepare_conv2d(struct kctx *c)
 	uint32_t pad[4], st[2], dl[2], groups = 1;
 	int64_t N, C, H, W, O, OH, OW, kh, kw, icg, P, nb;
 	int nhwc, flc, direct, flip, wino, pnl;
-	const cJSON *b;
+	const cJSON *b, *r;
 
 	if (wantfloat(c, x) || pairs(c, "padding", pad, 4, 0) ||
 	    pairs(c, "strides", st, 2, 1) || pairs(c, "dilations", dl, 2, 1) ||
@@ -190,6 +190,10 @@ prepare_conv2d(struct kctx *c)
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
 	kin(c, bias);
+	/* nnl-fuse's residual (shape-infer checked that it is float32 and
+	 * of the output's type) */
+	r = cJSON_GetObjectItemCaseSensitive(c->n->extra, "residual");
+	kin(c, cJSON_IsString(r) ? r->valuestring : NULL);
 	icg = C / groups;
 	P = OH * OW;
 	direct = kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 &&

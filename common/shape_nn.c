@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "shape.h"
 
 /* json.c reads shapes of rank 32 at most: lists hold that many. */
@@ -273,6 +274,35 @@ conv2dsize(struct shapectx *c, const char *il, int64_t oc,
 }
 
 /*
+ * A conv2d into which nnl-fuse merged the add after it (its "residual"
+ * field, an operand the kernel adds to the result, before the fused
+ * activation): float32, of the output's very type (no broadcasting).
+ */
+static int
+residual(struct shapectx *c)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(c->n->extra,
+	    "residual");
+	const struct tdesc *t, *y = &c->n->types[0];
+	char *a, *b;
+
+	if (!r)
+		return 0;
+	t = operand_type(graph_find(c->g, r->valuestring));
+	if (y->dt == DT_FLOAT32 && t->dt == y->dt && t->rank == y->rank &&
+	    !memcmp(t->dims, y->dims, (size_t)t->rank * sizeof *t->dims))
+		return 0;
+	a = tdesc_str(t);
+	b = tdesc_str(y);
+	shape_err(c, "field \"residual\": operand \"%s\" is %s; it must be "
+	    "float32 and of the output's type, %s",
+	    escape_tty_name(r->valuestring), a, b);
+	free(a);
+	free(b);
+	return -1;
+}
+
+/*
  * A conv2d that nnl-fuse gave Winograd's transformed filter (its
  * "winograd" field, "2x2": F(2 x 2, 3 x 3)): nchw, stride and dilation
  * 1, one group, the filter [4, 4, I, O] as "hwio" says, standing for a
@@ -369,8 +399,10 @@ shape_conv2d(struct shapectx *c)
 	if ((b = opt_operand(c, "bias")) &&
 	    exact(c, "option \"bias\"", b, x->dt, 1, &oc))
 		return -1;
-	return conv2dsize(c, il, oc, wg ? 3 : f->dims[l->h],
-	    wg ? 3 : f->dims[l->w], pad, st, dl);
+	if (conv2dsize(c, il, oc, wg ? 3 : f->dims[l->h],
+	    wg ? 3 : f->dims[l->w], pad, st, dl))
+		return -1;
+	return residual(c);
 }
 
 /*

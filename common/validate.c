@@ -266,10 +266,19 @@ checkreads(struct vctx *v, struct node *n)
 {
 	const char **reads;
 	int nr = node_reads(n, &reads);
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "residual");
 
+	/* nnl-fuse's residual: an operand the C kernel of a conv2d adds */
+	if (res && (!cJSON_IsString(res) || n->op != OP_CONV2D))
+		verr(v, n->pos, "node \"%s\": field \"residual\": %s",
+		    escape_tty_name(n->id), n->op != OP_CONV2D ? "only a "
+		    "conv2d has one" : "expected the name of an operand");
 	for (int k = 0; k < nr; k++)
 		if (!graph_find(v->g, reads[k])) {
-			const char *field = k < n->nin ? "inputs" : "options";
+			const char *field = k < n->nin ? "inputs" :
+			    cJSON_IsString(res) && k == nr - 1 ? "residual" :
+			    "options";
 
 			verr(v, n->pos, "node \"%s\": field \"%s\": undefined "
 			    "operand \"%s\"", escape_tty_name(n->id), field,

@@ -121,7 +121,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct fuse_opts o = { 0, 1, 1, 1, 1, 1, 0, 0, 0 };
+	struct fuse_opts o = { 0, 1, 1, 1, 1, 1, 0, 0, 0, 0 };
 	const char *out = NULL, *wfile = NULL, *mfile = NULL;
 	char *w = NULL, *m = NULL;
 	struct graph *g;
@@ -148,6 +148,7 @@ main(int argc, char *argv[])
 			if (!strcmp(optarg, "ihwo")) o.ihwo = 1;
 			else if (!strcmp(optarg, "winograd")) o.winograd = 1;
 			else if (!strcmp(optarg, "panels")) o.panels = 1;
+			else if (!strcmp(optarg, "residual")) o.residual = 1;
 			else usage();
 			break;
 		case CHECKED_OPTION: maxbytes = optarg; break;

@@ -150,7 +150,8 @@ readpasses(const char *file, int *n)
 		free(dir);
 	}
 	text = path ? readfile(path, NULL) : xstrdup("nnl-reorder\n"
-	    "nnl-shape-infer\nnnl-fuse -e winograd -e panels -e ihwo\n"
+	    "nnl-shape-infer\nnnl-fuse -e winograd -e panels -e ihwo "
+	    "-e residual\n"
 	    "nnl-plan-memory\n");
 	if (!text)
 		die("%s: %s", path, strerror(errno));

@@ -9,8 +9,9 @@
 #                                -> MODEL.ordered.json  nnl-reorder
 #                                -> MODEL.typed.json    nnl-shape-infer
 #                                -> MODEL.planned.json  nnl-fuse -e
-#                                   winograd -e panels -e ihwo (new weights
-#                                   MODEL.fused.weights, if any),
+#                                   winograd -e panels -e ihwo -e residual
+#                                   (new weights MODEL.fused.weights, if
+#                                   any),
 #                                   nnl-plan-memory
 #                                -> MODEL.c MODEL.h     nnl-emit-c
 #   MODEL.o, libMODEL.a, libMODEL.so from MODEL.c; the program MODEL
@@ -41,7 +42,7 @@ NNL_PREFIX  ?=
 %.typed.json: %.ordered.json
 	$(NNL_BIN)nnl-shape-infer -o $@ $<
 %.planned.json: %.typed.json
-	$(NNL_BIN)nnl-fuse -e winograd -e panels -e ihwo -w $*.fused.weights -m $*.fused.manifest.json $< $(NNL_PASSES:%=| $(NNL_BIN)%) | $(NNL_BIN)nnl-plan-memory -o $@
+	$(NNL_BIN)nnl-fuse -e winograd -e panels -e ihwo -e residual -w $*.fused.weights -m $*.fused.manifest.json $< $(NNL_PASSES:%=| $(NNL_BIN)%) | $(NNL_BIN)nnl-plan-memory -o $@
 %.c %.h: %.planned.json
 	$(NNL_BIN)nnl-emit-c $(NNL_PREFIX:%=-p %) -H $*.h -o $*.c $<
 %.main.c: %.planned.json

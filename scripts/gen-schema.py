@@ -205,6 +205,7 @@ def graphschema(rows, dts):
                 "activation": {"$ref": "#/$defs/activation"},
                 "winograd": {"$ref": "#/$defs/winograd"},
                 "panels": {"$ref": "#/$defs/panels"},
+                "residual": {"$ref": "#/$defs/residual"},
                 "arena": {"$ref": "#/$defs/arena"},
                 "scratch": {"$ref": "#/$defs/scratch"},
                 "layer": {"$ref": "#/$defs/layer"},
@@ -237,6 +238,11 @@ def graphschema(rows, dts):
                                "channels, its ihwo filter stored in "
                                "panels of 32 of them",
                    "type": "integer", "minimum": 1},
+        "residual": {"$comment": "nnl-fuse -e residual: an operand of "
+                                 "the conv2d's output type added to its "
+                                 "result after the bias, before its "
+                                 "activation",
+                     "type": "string", "minLength": 1},
         "arena": {"$comment": "nnl-plan-memory: each output's byte "
                               "offset in the arena",
                   "type": "array",
@@ -290,7 +296,8 @@ def graphschema(rows, dts):
                     "Members not named here are allowed at every level "
                     "(every pass carries them through).  The fields "
                     "nnl's passes add are defined under $defs (types, "
-                    "activation, winograd, panels, arena, scratch, "
+                    "activation, winograd, panels, residual, arena, "
+                    "scratch, "
                     "layer, layerType, "
                     "memory, placement, partitions, nnl); those of later "
                     "passes will be added "

@@ -288,15 +288,19 @@ nnl_epi_init(const struct nnl_gemm_epi *e, float *c, int64_t ldc,
 	}
 }
 
-/* The epilogue's activation for m x n of C at c. */
+/* The epilogue's end for m x n of C at c, at offset off from C's
+ * start: the residual, then the activation. */
 NNL_RT_INLINE void
-nnl_epi_act(const struct nnl_gemm_epi *e, float *c, int64_t ldc, int64_t m,
-    int64_t n)
+nnl_epi_act(const struct nnl_gemm_epi *e, float *c, int64_t off,
+    int64_t ldc, int64_t m, int64_t n)
 {
-	if (!e || !e->act)
-		return;
-	for (int64_t i = 0; i < m; i++, c += ldc)
-		nnl_activate(c, n, e->act, e->lo, e->hi);
+	if (e && e->res)
+		for (int64_t i = 0; i < m; i++, c += ldc)
+			nnl_addact(c, e->res + off + i * ldc, n, e->act, e->lo,
+			    e->hi);
+	else if (e && e->act)
+		for (int64_t i = 0; i < m; i++, c += ldc)
+			nnl_activate(c, n, e->act, e->lo, e->hi);
 }
 
 /*
@@ -361,7 +365,7 @@ nnl_tile(const struct nnl_gemm_epi *e, int64_t i, int64_t j, int first,
 		t.cb = e->cb ? e->cb + j : 0;
 		t.rb = e->rb && !e->cb ? e->rb + i : 0;
 	}
-	if (last && nnl_act_clamps(e->act)) {
+	if (last && nnl_act_clamps(e->act) && !e->res) {
 		t.act = e->act;
 		t.lo = e->lo;
 		t.hi = e->hi;
@@ -456,7 +460,8 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 						    ap + i0 * kb, ia ? lda : mr,
 						    pb, bs, c, ldc, m, n, &t);
 					if (last && t.act == NNL_ACT_NONE)
-						nnl_epi_act(e, c, ldc, m, n);
+						nnl_epi_act(e, c, c - C, ldc,
+						    m, n);
 				}
 			}
 		}
@@ -479,7 +484,7 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 #endif
 		nnl_epi_init(e, C, ldc, 0, 0, M, N);
 		nnl_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc);
-		nnl_epi_act(e, C, ldc, M, N);
+		nnl_epi_act(e, C, 0, ldc, M, N);
 		return;
 	}
 	k = nnl_gemm_best();

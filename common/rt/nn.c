@@ -185,12 +185,26 @@ nnl_conv_stem(const float *x, const float *w, const float *bias, float *y,
  * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c, 5
  * [O / 32][I][kh][kw][32] from nnl-fuse, for the flipped form), has
  * bias, activation; fp: activation parameters.  in: input, filter,
- * bias.  scratch: SGEMM packing, then im2col rows (see prepare); for
+ * bias, residual (nnl-fuse's: added after the bias, before the
+ * activation; null for none).  scratch: SGEMM packing, then im2col rows (see prepare); for
  * a depthwise nchw one, nnl_dw_scratch floats; where
  * nnl_conv_flip, then the transposed output.
  * Unit-stride unpadded 1x1 convolutions multiply the image itself;
  * depthwise ones run dwconv.c's kernels, without the SGEMM.
  */
+/* y = act(y + r) over n floats: the residual of a path that has no
+ * place for it in its epilogue, which then ran without the activation */
+static void
+nnl_conv_res(float *y, const float *r, int64_t n, int64_t act, float lo,
+    float hi)
+{
+#ifdef NNL_RT_THREADS
+	if (nnl_par_addact(y, r, n, act, lo, hi))
+		return;
+#endif
+	nnl_addact(y, r, n, act, lo, hi);
+}
+
 NNL_RT void
 nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -201,6 +215,9 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    pl = ip[16], G = ip[18], fl = ip[19], hasb = ip[20],
 	    act = ip[21];
 	const float *x = in[0], *w = in[1], *bias = hasb ? in[2] : 0;
+	const float *res = in[3];
+	/* the activation of the paths that add the residual after */
+	int64_t pact = res ? NNL_ACT_NONE : act;
 	int64_t icg = C / G, ocg = O / G, P = OH * OW, Kd = icg * kh * kw;
 	int hwi = fl == 1 || fl == 2;		/* kd order h, w, i */
 	/* filter is [Kd, O] (5: in panels of 32 columns, nnl-fuse's) */
@@ -220,8 +237,11 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	if (fl == 4) {	/* Winograd's transformed filter: rt/wino.c */
 		for (int64_t n = 0; n < N; n++)
 			nnl_conv_wino_nchw(x + n * C * H * W, w, bias,
-			    y + n * O * P, C, H, W, O, OH, OW, pt, pl, act,
+			    y + n * O * P, C, H, W, O, OH, OW, pt, pl, pact,
 			    (float)fp[0], (float)fp[1], scratch);
+		if (res)
+			nnl_conv_res(y, res, N * O * P, act, (float)fp[0],
+			    (float)fp[1]);
 		return;
 	}
 #ifdef NNL_RT_THREADS
@@ -233,15 +253,18 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 		for (int64_t n = 0; n < N; n++) {
 #ifdef NNL_RT_THREADS
 			if (nnl_par_stem(x + n * C * H * W, w, bias,
-			    y + n * O * P, ip, act, (float)fp[0],
+			    y + n * O * P, ip, pact, (float)fp[0],
 			    (float)fp[1]))
 				continue;
 #endif
 			nnl_conv_stem(x + n * C * H * W, w, bias,
-			    y + n * O * P, ip, 0, OH, act, (float)fp[0],
+			    y + n * O * P, ip, 0, OH, pact, (float)fp[0],
 			    (float)fp[1]);
 		}
-		if (!nnl_act_clamps(act))
+		if (res)
+			nnl_conv_res(y, res, N * O * P, act, (float)fp[0],
+			    (float)fp[1]);
+		else if (!nnl_act_clamps(act))
 			nnl_activate(y, N * O * P, act, (float)fp[0],
 			    (float)fp[1]);
 		return;
@@ -252,13 +275,16 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			if (nhwc)
 				nnl_conv_dw_nhwc(x + n * C * H * W, w,
 				    wko ? 1 : kh * kw, wko ? O : 1, bias,
-				    y + n * O * P, ip, act, (float)fp[0],
+				    y + n * O * P, ip, pact, (float)fp[0],
 				    (float)fp[1]);
 			else
 				nnl_conv_dw_nchw(x + n * C * H * W, w,
 				    wko ? 1 : kh * kw, wko ? O : 1, bias,
-				    y + n * O * P, ip, act, (float)fp[0],
+				    y + n * O * P, ip, pact, (float)fp[0],
 				    (float)fp[1], scratch);
+		if (res)
+			nnl_conv_res(y, res, N * O * P, act, (float)fp[0],
+			    (float)fp[1]);
 		return;
 	}
 	for (int64_t n = 0; n < N; n++) {
@@ -272,10 +298,15 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 			const float *xg = xn + g * icg * H * W;
 			float *yg = yn + g * ocg * P;
 			int64_t ldw = wko ? O : Kd;
-			/* from the bias (or zero), through the activation */
+			/* the group's output in y (nhwc: its channels of
+			 * each row) and in the residual */
+			float *yo = nhwc ? yn + g * ocg : yg;
+			const float *rg = res ? res + (yo - y) : 0;
+			/* from the bias (or zero), plus the residual,
+			 * through the activation */
 			struct nnl_gemm_epi e = { 1, nhwc ? 0 : bg,
 			    nhwc ? bg : 0, act, (float)fp[0], (float)fp[1],
-			    0, 0, 0 };
+			    0, 0, 0, rg };
 
 			if (!direct && !nhwc && !flip) {
 				/* im2col and product a band of output rows
@@ -296,13 +327,16 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				for (int64_t oy = 0; oy < OH; oy += ny) {
 					int64_t rows = OH - oy < ny ? OH - oy :
 					    ny;
+					struct nnl_gemm_epi eb = e;
 
+					if (rg)
+						eb.res = rg + oy * OW;
 					nnl_im2col_nchw(xg, icg, H, W, oy,
 					    rows, OW, kh, kw, sh, sw, dh, dw,
 					    pt, pl, col);
 					nnl_sgemm(ocg, rows * OW, Kd, 1, wg,
 					    ldw, wko, col, rows * OW, 0,
-					    yg + oy * OW, P, pack, &e);
+					    yg + oy * OW, P, pack, &eb);
 				}
 				continue;
 			}
@@ -344,15 +378,26 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 				e.cb = bg;
 				e.packb = fl != 5;
 				e.bp32 = fl == 5;
+				/* the residual after the transposition */
+				e.res = 0;
+				e.act = pact;
 #ifdef NNL_RT_THREADS
 				/* each thread transposes its columns (par.c) */
 				if (nnl_par_flip(P, ocg, Kd, cm, P, wg, ldw,
-				    !wko, t, pack, &e, yg))
+				    !wko, t, pack, &e, yg)) {
+					if (rg)
+						nnl_conv_res(yg, rg, ocg * P,
+						    act, (float)fp[0],
+						    (float)fp[1]);
 					continue;
+				}
 #endif
 				nnl_sgemm(P, ocg, Kd, 1, cm, P, 1, wg, ldw,
 				    !wko, t, ocg, pack, &e);
 				nnl_transpose_part(ocg, 0, P, 0, ocg, t, yg, P);
+				if (rg)
+					nnl_conv_res(yg, rg, ocg * P, act,
+					    (float)fp[0], (float)fp[1]);
 			} else if (nhwc)
 				nnl_sgemm(P, ocg, Kd, 1, cm, direct ? C : Kd,
 				    0, wg, ldw, !wko, yn + g * ocg, O, pack,
@@ -382,7 +427,7 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 	const float *a = in[0], *b = in[1], *c = hasc ? in[2] : 0;
 	float *y = out[0];
 	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[2], (float)fp[3],
-	    0, 0, 0 };
+	    0, 0, 0, 0 };
 	nnl_real beta = (nnl_real)fp[1];
 
 	/* a bias row or column starts the tiles; any other c, C itself */
@@ -416,7 +461,7 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	const float *a = in[0], *b = in[1];
 	float *y = out[0];
 	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1],
-	    0, 0, 0 };
+	    0, 0, 0, 0 };
 
 	for (int64_t t = 0; t < nb; t++) {
 		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;

@@ -422,6 +422,8 @@ nnl_par_gemm_part(void *arg, int64_t i, int t)
 	if (g->bycol) {
 		if (g->e && e.cb)
 			e.cb += lo;
+		if (g->e && e.res)
+			e.res += lo;
 		/* (B in panels: lo is a whole number of them) */
 		nnl_sgemm_with(g->u, g->M, hi - lo, g->K, g->alpha, g->A,
 		    g->lda, g->ta, e.bp32 ? g->B + lo * g->K : g->tb ?
@@ -431,6 +433,8 @@ nnl_par_gemm_part(void *arg, int64_t i, int t)
 	} else {
 		if (g->e && e.rb)
 			e.rb += lo;
+		if (g->e && e.res)
+			e.res += lo * g->ldc;
 		nnl_sgemm_with(g->u, hi - lo, g->N, g->K, g->alpha,
 		    g->ta ? g->A + lo : g->A + lo * g->lda, g->lda, g->ta,
 		    g->B, g->ldb, g->tb, g->C + lo * g->ldc, g->ldc,
@@ -552,7 +556,7 @@ nnl_par_rows_part(void *arg, int64_t i, int t)
 	nnl_sgemm_rows(g->M, hi - lo, g->K, g->alpha, g->A, g->lda, g->ta,
 	    g->tb ? g->B + lo * g->ldb : g->B + lo, g->ldb, g->tb, g->C + lo,
 	    g->ldc);
-	nnl_epi_act(g->e, g->C + lo, g->ldc, g->M, hi - lo);
+	nnl_epi_act(g->e, g->C + lo, lo, g->ldc, g->M, hi - lo);
 }
 
 /* Products smaller than this many multiply-adds on fewer than four
@@ -596,13 +600,17 @@ nnl_par_band_part(void *arg, int64_t i, int t)
 	int64_t rows = b->OH - oy < g->ny ? b->OH - oy : g->ny;
 	float *col = b->col + t * b->Kd * b->nb;
 
+	struct nnl_gemm_epi e = *b->e;
+
 	if (rows <= 0)
 		return;
+	if (e.res)
+		e.res += oy * b->OW;
 	nnl_im2col_nchw(b->x, b->icg, b->H, b->W, oy, rows, b->OW, b->kh,
 	    b->kw, b->sh, b->sw, b->dh, b->dw, b->pt, b->pl, col);
 	nnl_sgemm(b->ocg, rows * b->OW, b->Kd, 1, b->w, b->lda, (int)b->ta,
 	    col, rows * b->OW, 0, b->y + oy * b->OW, b->P, b->pack + t * b->ps,
-	    b->e);
+	    &e);
 }
 
 /*
@@ -891,6 +899,41 @@ nnl_par_flat(int64_t op, const float *a, const float *b, float *y,
 		return 0;
 	g.np = nnl_par_parts((n + 15) / 16);
 	nnl_par_run(nnl_par_flat_part, &g, g.np);
+	return 1;
+}
+
+/* nnl_addact's y = act(y + r) (a conv2d's residual) over the pool, as
+ * an elementwise op: whole cache lines a part. */
+struct nnl_par_addact {
+	float *y;
+	const float *r;
+	int64_t n, np, act;
+	float lo, hi;
+};
+
+static void
+nnl_par_addact_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_addact *g = arg;
+	int64_t lo, hi;
+
+	(void)t;
+	nnl_par_range16(g->n, g->np, i, &lo, &hi);
+	if (lo < hi)
+		nnl_addact(g->y + lo, g->r + lo, hi - lo, g->act, g->lo,
+		    g->hi);
+}
+
+NNL_RT int
+nnl_par_addact(float *y, const float *r, int64_t n, int64_t act, float lo,
+    float hi)
+{
+	struct nnl_par_addact g = { y, r, n, 0, act, lo, hi };
+
+	if (nnl_par_inside || n < NNL_PAR_MINFLAT)
+		return 0;
+	g.np = nnl_par_each((n + 15) / 16);
+	nnl_par_run(nnl_par_addact_part, &g, g.np);
 	return 1;
 }
 

@@ -124,6 +124,9 @@ struct nnl_gemm_epi {
 	 * the microkernel, each row of C the same sums as in a whole tile,
 	 * wherever a split of the rows puts the edge (wino.c) */
 	int aroom;
+	/* C's residual (nnl-fuse), if not null: element (i, j) at
+	 * res[i * ldc + j], added after the bias, before the activation */
+	const float *res;
 };
 
 /* Tiles are at most this many rows and columns: packing space. */
@@ -786,6 +789,28 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 	}
 }
 
+/* y[i] = act(y[i] + r[i]) for n floats: a conv2d's residual (nnl-fuse)
+ * added after its bias, then its activation, as the separate add and
+ * activation would. */
+NNL_RT_INLINE void
+nnl_addact(float *y, const float *r, int64_t n, int64_t act, double a,
+    double b)
+{
+	int64_t i = 0;
+	int64_t c = nnl_act_clamps(act) ? act : NNL_ACT_NONE;
+	float lo = (float)a, hi = (float)b;
+
+#if NNL_VW > 1
+	for (; i < n - n % NNL_VW; i += NNL_VW)
+		nnl_vstore(y + i, nnl_vclamp(nnl_vload(y + i) +
+		    nnl_vload(r + i), c, lo, hi));
+#endif
+	for (; i < n; i++)
+		y[i] = nnl_sclamp(y[i] + r[i], c, lo, hi);
+	if (c == NNL_ACT_NONE)
+		nnl_activate(y, n, act, a, b);
+}
+
 /*
  * float16 through float32: NAME_f16 converts its float16 inputs (the
  * first nconv of its nin inputs, with their element counts in ip) into
@@ -863,6 +888,10 @@ NNL_RT int nnl_par_concat(const int64_t *ip, const void *const *in,
  * small to split. */
 NNL_RT int nnl_par_flat(int64_t op, const float *a, const float *b,
     float *y, int64_t n);
+/* nnl_addact split the same way (a conv2d's residual): 0 where too
+ * small to split. */
+NNL_RT int nnl_par_addact(float *y, const float *r, int64_t n,
+    int64_t act, float lo, float hi);
 /* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn.c),
  * then its transposition into y[O][P], by whole tiles of columns or
  * rows. */

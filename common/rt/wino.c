@@ -428,7 +428,7 @@ static void
 nnl_wino_mul_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_wino_part *p = arg;
-	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0, 0 };
+	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0, 0, 0 };
 	int64_t T = p->rows * p->tw, o0 = 0, o1 = p->O, t0 = 0, t1 = T;
 
 	if (p->cols) {
@@ -467,7 +467,7 @@ static void
 nnl_wino_tmul_part(void *arg, int64_t i, int t)
 {
 	const struct nnl_wino_part *p = arg;
-	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0, 1 };
+	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0, 1, 0 };
 	int64_t T = p->rows * p->tw, nr = p->u->nr, n = (p->O + nr - 1) / nr;
 	int64_t o0 = n * i / p->np * nr, o1 = n * (i + 1) / p->np * nr;
 	int64_t P = 2 * p->rows < p->OH - 2 * p->ty0 ? 2 * p->rows * p->OW :

@@ -14,8 +14,10 @@ setup() {
 ops() {
 	/usr/bin/python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))
-print(" ".join(n["op"] + ("+" + n["activation"]["op"] if "activation" in n
-                          else "") for n in g["nodes"]))' "$1"
+print(" ".join(n["op"] + ("+res(%s)" % n["residual"] if "residual" in n
+                          else "") +
+               ("+" + n["activation"]["op"] if "activation" in n else "")
+               for n in g["nodes"]))' "$1"
 }
 
 @test "each rewrite gives the expected nodes; each negative twin is kept" {
@@ -25,6 +27,8 @@ print(" ".join(n["op"] + ("+" + n["activation"]["op"] if "activation" in n
 	[ "$(ops "$G/merge-bias-into-conv-negative.out.json")" = "conv2d add" ]
 	[ "$(ops "$G/fuse-relu-into-conv.out.json")" = "conv2d+relu" ]
 	[ "$(ops "$G/fuse-relu-into-conv-negative.out.json")" = "conv2d relu sigmoid" ]
+	[ "$(ops "$G/fuse-residual-into-conv.out.json")" = "conv2d conv2d+res(d)+relu" ]
+	[ "$(ops "$G/fuse-residual-into-conv-negative.out.json")" = "conv2d+relu add conv2d add conv2d add" ]
 	[ "$(ops "$G/fuse-clamp-into-gemm.out.json")" = "gemm+clamp" ]
 	[ "$(ops "$G/matmul-add-to-gemm.out.json")" = "gemm" ]
 	[ "$(ops "$G/drop-identity.out.json")" = "relu" ]

@@ -78,6 +78,27 @@ cases = {
         {"a": {"dataType": "float32", "shape": [4]}}, {},
         [{"id": "y", "op": "identity", "inputs": ["a"], "options": {}}],
         {"y": "y"}),
+    # -e residual: the shortcut's own conv2d comes after the conv2d
+    # whose result it is added to, which moves to the add's place
+    "fuse-residual-into-conv": g(
+        X, dict(W, v=const([2, 2, 1, 1], -1, 0.5, 2, -3)),
+        [conv, {"id": "d", "op": "conv2d", "inputs": ["x", "v"],
+                "options": {}},
+         {"id": "s", "op": "add", "inputs": ["c", "d"], "options": {}},
+         {"id": "r", "op": "relu", "inputs": ["s"], "options": {}}],
+        {"r": "r"}),
+    # kept: an activation before the add, a broadcast, a result read
+    # twice
+    "fuse-residual-into-conv-negative": g(
+        dict(X, y={"dataType": "float32", "shape": [1, 1, 3, 3]}), W,
+        [dict(conv, id="c1"),
+         {"id": "a1", "op": "relu", "inputs": ["c1"], "options": {}},
+         {"id": "s1", "op": "add", "inputs": ["a1", "x"], "options": {}},
+         dict(conv, id="c2"),
+         {"id": "s2", "op": "add", "inputs": ["c2", "y"], "options": {}},
+         dict(conv, id="c3"),
+         {"id": "s3", "op": "add", "inputs": ["x", "c3"], "options": {}}],
+        {"s1": "s1", "s2": "s2", "s3": "s3", "c3": "c3"}),
     "fold-constants": g(
         {"a": {"dataType": "float32", "shape": [2]}},
         {"p": const([2], 1, 2), "q": const([2], 10, 20)},

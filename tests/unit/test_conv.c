@@ -6,8 +6,10 @@
  * lanes), widths below, at and past every vector width, padding on
  * either side and wider than the filter, dilation, groups, the banded
  * and the flipped (output [P, O]) forms, first layers straight from
- * the image, both filter orders.
- * Tolerance: 1e-5 of the sum of |w * x| + |bias|.
+ * the image, both filter orders, 1x1 convolutions multiplying the
+ * image itself, depthwise ones; each without and with a residual (an
+ * operand added after the bias, before the activation: nnl-fuse's).
+ * Tolerance: 1e-5 of the sum of |w * x| + |bias| (+ |residual|).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -53,10 +55,15 @@ static const int64_t shapes[][15] = {
 	{ 16, 40, 1, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 160, 64, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 },
 	{ 30, 33, 1, 17, 34, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	/* 1 x 1 at stride 1, unpadded: the image itself */
+	{ 16, 24, 1, 20, 21, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 },
+	/* depthwise (rt/dwconv.c) */
+	{ 20, 20, 20, 12, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
+	{ 8, 8, 8, 15, 18, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 };
 
 static int
-conv(const int64_t *s, int wko, int act)
+conv(const int64_t *s, int wko, int act, int res)
 {
 	int64_t C = s[0], O = s[1], G = s[2], H = s[3], W = s[4], kh = s[5],
 	    kw = s[6], sh = s[7], sw = s[8], dh = s[9], dw = s[10],
@@ -74,8 +81,9 @@ conv(const int64_t *s, int wko, int act)
 	float *w = malloc((size_t)(O * Kd) * 4);
 	float *b = malloc((size_t)O * 4);
 	float *y = malloc((size_t)(O * P + 1) * 4);
+	float *r = res ? malloc((size_t)(O * P) * 4) : NULL;
 	float *scratch = malloc(ns * 4);
-	const void *in[3] = { x, w, b };
+	const void *in[4] = { x, w, b, r };
 	void *out[1] = { y };
 	int ok = 1;
 
@@ -85,6 +93,8 @@ conv(const int64_t *s, int wko, int act)
 		w[i] = rnd();
 	for (int64_t i = 0; i < O; i++)
 		b[i] = rnd();
+	for (int64_t i = 0; res && i < O * P; i++)
+		r[i] = 2 * rnd();
 	y[O * P] = 12345;		/* must stay */
 	nnl_k_conv2d_f32(ip, fp, in, out, scratch);
 	for (int64_t o = 0; o < O && ok; o++)
@@ -110,8 +120,16 @@ conv(const int64_t *s, int wko, int act)
 			sum += p;
 			mag += fabs(p);
 		}
+		if (r) {
+			sum += r[(o * OH + oy) * OW + ox];
+			mag += fabs(r[(o * OH + oy) * OW + ox]);
+		}
 		if (act == NNL_ACT_RELU && sum < 0)
 			sum = 0;
+		if (act == NNL_ACT_CLAMP)
+			sum = sum < fp[0] ? fp[0] : sum > fp[1] ? fp[1] : sum;
+		if (act == NNL_ACT_SIGMOID)
+			sum = 1 / (1 + exp(-sum));
 		got = y[(o * OH + oy) * OW + ox];
 		if (fabs(got - sum) > 1e-5 * (mag + 1)) {
 			fprintf(stderr, "  y[%lld,%lld,%lld] = %.9g, want "
@@ -124,14 +142,15 @@ conv(const int64_t *s, int wko, int act)
 		ok = 0;
 	if (!ok)
 		fprintf(stderr, "  shape %lld->%lld g %lld %lldx%lld k "
-		    "%lldx%lld s %lld,%lld wko %d act %d (NNL_VW %d)\n",
+		    "%lldx%lld s %lld,%lld wko %d act %d res %d (NNL_VW %d)\n",
 		    (long long)C, (long long)O, (long long)G, (long long)H,
 		    (long long)W, (long long)kh, (long long)kw,
-		    (long long)sh, (long long)sw, wko, act, NNL_VW);
+		    (long long)sh, (long long)sw, wko, act, res, NNL_VW);
 	free(x);
 	free(w);
 	free(b);
 	free(y);
+	free(r);
 	free(scratch);
 	return ok;
 }
@@ -141,12 +160,29 @@ TEST(conv_im2col_matches_definition)
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
 		for (int wko = 0; wko < 2; wko++)
 			CHECK(conv(shapes[i], wko, wko ? NNL_ACT_RELU :
-			    NNL_ACT_NONE));
+			    NNL_ACT_NONE, 0));
+}
+
+/* The residual comes after the bias and before the activation (relu
+ * and clamp, which the microkernels and the direct kernels otherwise
+ * apply as they store, and sigmoid, which comes after), on every path:
+ * the epilogue of the products, the flipped form's transposition, the
+ * first layers' and the depthwise kernels. */
+TEST(conv_residual_before_activation)
+{
+	static const int acts[] = { NNL_ACT_NONE, NNL_ACT_RELU,
+	    NNL_ACT_CLAMP, NNL_ACT_SIGMOID };
+
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		for (int wko = 0; wko < 2; wko++)
+			for (int a = 0; a < 4; a++)
+				CHECK(conv(shapes[i], wko, acts[a], 1));
 }
 
 int
 main(void)
 {
 	RUN(conv_im2col_matches_definition);
+	RUN(conv_residual_before_activation);
 	return DONE();
 }

@@ -102,17 +102,19 @@ product(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K,
 
 /*
  * One product with an epilogue: from a bias per row (how = 0), per
- * column (1) or zero (2), what C held before ignored, then activation
+ * column (1) or zero (2), what C held before ignored, with res a
+ * residual R added (element (i, j) at R[i * ldc + j]), then activation
  * act with parameters -0.3 and 0.4 (leakyRelu: alpha 0.1), B packed
  * with a column bias (how = 1) and read in place otherwise, against
  * the same written out here in double.
  */
 static int
 with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
-    int64_t K, int how, int act)
+    int64_t K, int how, int act, int res)
 {
 	int64_t ldc = N + 3;
 	float *A = randv(M * K), *B = randv(K * N), *rb = randv(M);
+	float *R = res ? randv(M * ldc) : NULL;
 	float *cb = randv(N), *C = randv(M * ldc + 1);
 	float *pack = malloc((size_t)(nnl_packsize(M < 4 ? 4 : M, N, K) + 1)
 	    * 4);
@@ -120,7 +122,7 @@ with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	/* B packed where it could be read in place: with a column bias,
 	 * as conv2d's flipped product asks */
 	struct nnl_gemm_epi e = { 1, how == 0 ? rb : NULL,
-	    how == 1 ? cb : NULL, act, lo, hi, how == 1, 0, 0 };
+	    how == 1 ? cb : NULL, act, lo, hi, how == 1, 0, 0, R };
 	int ok = 1;
 
 	C[M * ldc] = 7;		/* past the end: untouched */
@@ -138,6 +140,10 @@ with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 				s += (double)A[i * K + k] * B[k * N + j];
 				mag += fabs((double)A[i * K + k] * B[k * N + j]);
 			}
+			if (R) {
+				s += R[i * ldc + j];
+				mag += fabs(R[i * ldc + j]);
+			}
 			if (act == NNL_ACT_RELU)
 				s = s > 0 ? s : 0;
 			else if (act == NNL_ACT_CLAMP)
@@ -150,10 +156,10 @@ with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 				s = s * fmin(fmax(s + 3, 0), 6) / 6;
 			if (fabs(C[i * ldc + j] - s) > 1e-5 * (mag + 1)) {
 				fprintf(stderr, "  %s: M %lld N %lld K %lld "
-				    "how %d act %d: C[%lld,%lld] = %.9g, want "
-				    "%.9g\n", u ? u->name : "nnl_sgemm",
+				    "how %d act %d res %d: C[%lld,%lld] = %.9g, "
+				    "want %.9g\n", u ? u->name : "nnl_sgemm",
 				    (long long)M, (long long)N, (long long)K,
-				    how, act, (long long)i, (long long)j,
+				    how, act, res, (long long)i, (long long)j,
 				    C[i * ldc + j], s);
 				ok = 0;
 			}
@@ -165,6 +171,7 @@ with_epilogue(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	free(rb);
 	free(cb);
 	free(C);
+	free(R);
 	free(pack);
 	return ok;
 }
@@ -383,15 +390,18 @@ TEST(epilogue_bias_and_activation)
 		{ 6, 1030, 5 },
 	};
 
-	for (int t = 0; t < nk; t++)
+	for (int res = 0; res < 2; res++) {
+		for (int t = 0; t < nk; t++)
 		for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++)
 			for (int how = 0; how < 3; how++)
 				CHECK(with_epilogue(run[t], sh[s][0], sh[s][1],
-				    sh[s][2], how, (how + (int)s) % 6));
-	for (int64_t M = 1; M <= 5; M++)
-		for (int act = 0; act < 6; act++)
-			CHECK(with_epilogue(NULL, M, 37, 11, act % 3, act));
-	CHECK(with_epilogue(NULL, 5, 6, 0, 0, NNL_ACT_RELU));
+				    sh[s][2], how, (how + (int)s) % 6, res));
+		for (int64_t M = 1; M <= 5; M++)
+			for (int act = 0; act < 6; act++)
+				CHECK(with_epilogue(NULL, M, 37, 11, act % 3,
+				    act, res));
+		CHECK(with_epilogue(NULL, 5, 6, 0, 0, NNL_ACT_RELU, res));
+	}
 }
 
 /*
@@ -409,7 +419,8 @@ panels(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K)
 	float *Bp = calloc((size_t)(np * 32 * K + 1), sizeof *Bp);
 	float *C = randv(M * ldc + 1);
 	float *pack = malloc((size_t)(nnl_packsize(M, N, K) + 1) * 4);
-	struct nnl_gemm_epi e = { 1, NULL, cb, NNL_ACT_NONE, 0, 0, 0, 1, 0 };
+	struct nnl_gemm_epi e = { 1, NULL, cb, NNL_ACT_NONE, 0, 0, 0, 1, 0,
+	    NULL };
 	int ok = 1;
 
 	for (int64_t k = 0; k < K; k++)
@@ -478,7 +489,7 @@ room(const struct nnl_gemm_kernel *u, int64_t M, int64_t N, int64_t K)
 	float *D = malloc((size_t)(M * N) * sizeof *D);
 	float *pack = malloc((size_t)nnl_packsize(M, N, K) * 4);
 	struct nnl_gemm_epi e = { 1, NULL, NULL, NNL_ACT_NONE, 0, 0, 0, 0,
-	    1 };
+	    1, NULL };
 	int ok;
 
 	nnl_sgemm_with(u, M, N, K, 1, A, lda, 1, B, N, 0, C, N, pack, &e);

@@ -192,9 +192,11 @@ same_bits(int64_t M, int64_t N, int64_t K, int ta, int tb, int epi,
 	float *C1 = malloc((size_t)(M * ldc) * sizeof *C1);
 	float *C2 = malloc((size_t)(M * ldc) * sizeof *C2);
 	float *rb = malloc((size_t)M * sizeof *rb);
+	float *R = malloc((size_t)(M * ldc) * sizeof *R);
 	int64_t ps = nnl_packsize(M, N, K);
 	float *pack = malloc((size_t)(4 * ps + 1) * sizeof *pack);
-	struct nnl_gemm_epi e = { 1, rb, 0, NNL_ACT_RELU, 0, 0, 0, 0, 0 };
+	/* with a residual: each part reads its own rows or columns of R */
+	struct nnl_gemm_epi e = { 1, rb, 0, NNL_ACT_RELU, 0, 0, 0, 0, 0, R };
 	int ok;
 
 	while (n > 1 && !nnl_gemm_runs(u->isa)) {
@@ -207,13 +209,15 @@ same_bits(int64_t M, int64_t N, int64_t K, int ta, int tb, int epi,
 		B[i] = rnd();
 	for (int64_t i = 0; i < M; i++)
 		rb[i] = rnd();
-	for (int64_t i = 0; i < M * ldc; i++)
+	for (int64_t i = 0; i < M * ldc; i++) {
 		C1[i] = C2[i] = rnd();
+		R[i] = rnd();
+	}
 	if (M < 4) {	/* what nnl_sgemm does on one thread */
 		nnl_epi_init(epi ? &e : 0, C1, ldc, 0, 0, M, N);
 		nnl_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb, C1,
 		    ldc);
-		nnl_epi_act(epi ? &e : 0, C1, ldc, M, N);
+		nnl_epi_act(epi ? &e : 0, C1, 0, ldc, M, N);
 	} else
 		nnl_sgemm_with(u, M, N, K, alpha, A, lda, ta, B, ldb, tb, C1,
 		    ldc, pack, epi ? &e : 0);
@@ -231,6 +235,7 @@ same_bits(int64_t M, int64_t N, int64_t K, int ta, int tb, int epi,
 	free(C1);
 	free(C2);
 	free(rb);
+	free(R);
 	free(pack);
 	return ok;
 }
