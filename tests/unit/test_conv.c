@@ -55,6 +55,8 @@ static const int64_t shapes[][15] = {
 	{ 16, 40, 1, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 160, 64, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 },
 	{ 30, 33, 1, 17, 34, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	/* im2col in three bands of output rows */
+	{ 16, 12, 1, 40, 60, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	/* 1 x 1 at stride 1, unpadded: the image itself */
 	{ 16, 24, 1, 20, 21, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 },
 	/* depthwise (rt/dwconv.c) */
