@@ -172,6 +172,10 @@ layers(struct buf *b, const struct graph *g, uint64_t *params,
 		markup_xml(b, n->id, 200);
 		buf_puts(b, "</td><td>");
 		markup_xml(b, n->opname, 200);
+		/* nnl-fuse's residual: the add the node stands for too */
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(n->extra,
+		    "residual")))
+			buf_puts(b, " + add");
 		if (cJSON_IsObject(act) && cJSON_IsString(aop =
 		    cJSON_GetObjectItemCaseSensitive(act, "op"))) {
 			buf_puts(b, " + ");

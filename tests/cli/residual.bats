@@ -92,6 +92,12 @@ assert acts == ["-", "-", "relu", "relu", "relu"], acts
 assert sum("winograd" in n for n in res) == 1
 assert sum("panels" in n for n in res) == 1
 PY
+	# the pictures and the report page show each as the add it is too
+	"$BIN/nnl-emit-dot" fused.json > m.dot
+	[ "$(grep -o '<i>+ add</i>' m.dot | wc -l)" -eq 5 ]
+	"$BIN/nnc" report -o r.html "$MD/res.onnx"
+	[ "$(grep -o 'conv2d + add' r.html | wc -l)" -eq 5 ]
+	[ "$(grep -o 'conv2d + add + relu' r.html | wc -l)" -eq 3 ]
 }
 
 @test "merged residuals: PyTorch's result, the unfused bits, 3 threads too" {
