@@ -48,19 +48,25 @@
 enum { NNL_PAR_T = NNL_RT_THREADS };
 
 static struct nnl_pool {
-	pthread_mutex_t mu;
-	pthread_cond_t go, done;
-	pthread_t th[NNL_PAR_T > 1 ? NNL_PAR_T - 1 : 1];
-	int nth;		/* workers running */
-	int busy;		/* a run is in progress */
+	/* what every run's threads read and write, apart from the lock
+	 * and the rest (cache lines of their own) */
+	char pad0[64];
 	unsigned gen;		/* runs started */
 	int pending;		/* parts of this run not yet finished */
 	uint64_t take;		/* the run (high half), its parts taken */
 	int64_t n;		/* parts of the run */
 	nnl_par_fn *fn;
 	void *ctx;
-} nnl_pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-	PTHREAD_COND_INITIALIZER, { 0 }, 0, 0, 0, 0, 0, 0, 0, 0 };
+	int sleeping;		/* the caller waits on done */
+	char pad1[64];
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	pthread_t th[NNL_PAR_T > 1 ? NNL_PAR_T - 1 : 1];
+	int nth;		/* workers running */
+	int busy;		/* a run is in progress */
+} nnl_pool = { { 0 }, 0, 0, 0, 0, 0, 0, 0, { 0 },
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+	PTHREAD_COND_INITIALIZER, { 0 }, 0, 0 };
 
 static pthread_once_t nnl_pool_once = PTHREAD_ONCE_INIT;
 
@@ -87,8 +93,12 @@ nnl_par_room(const float *p, int64_t n)
  * next run (a worker) or for the others' parts (the caller) before it
  * sleeps on a condition variable: a network's products follow each
  * other closely, and waking a thread costs tens of microseconds.  gen
- * is written under the lock and read atomically; pending and take are
- * atomic.
+ * is written under the lock and read atomically: a worker that sees a
+ * new run while it spins starts it without the lock, which only a
+ * sleeper takes; pending and take are atomic.  The caller sleeps
+ * only after saying so in sleeping, and the worker that finishes a
+ * run's last part takes the lock to wake it only then (both in
+ * sequential consistency: one of them sees the other's write).
  */
 enum { NNL_PAR_SPIN = 4000 };
 
@@ -169,7 +179,8 @@ nnl_par_work(struct nnl_pool *p, int t, unsigned gen)
 		nnl_par_inside = 1;
 		p->fn(p->ctx, i, t);
 		nnl_par_inside = 0;
-		if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0) {
+		if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_SEQ_CST) ==
+		    0 && __atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST)) {
 			pthread_mutex_lock(&p->mu);
 			pthread_cond_broadcast(&p->done);
 			pthread_mutex_unlock(&p->mu);
@@ -186,14 +197,19 @@ nnl_par_worker(void *arg)
 
 	nnl_par_self = t;
 	for (;;) {
-		for (int k = 0; k < NNL_PAR_SPIN && __atomic_load_n(&p->gen,
-		    __ATOMIC_ACQUIRE) == seen; k++)
+		unsigned g = seen;
+
+		for (int k = 0; k < NNL_PAR_SPIN && (g = __atomic_load_n(&p->gen,
+		    __ATOMIC_ACQUIRE)) == seen; k++)
 			nnl_par_pause();
-		pthread_mutex_lock(&p->mu);
-		while (p->gen == seen)
-			pthread_cond_wait(&p->go, &p->mu);
-		seen = p->gen;
-		pthread_mutex_unlock(&p->mu);
+		if (g == seen) {
+			pthread_mutex_lock(&p->mu);
+			while (p->gen == seen)
+				pthread_cond_wait(&p->go, &p->mu);
+			g = p->gen;
+			pthread_mutex_unlock(&p->mu);
+		}
+		seen = g;
 		nnl_par_work(p, t, seen);
 	}
 	return 0;
@@ -276,8 +292,12 @@ nnl_par_run(nnl_par_fn *fn, void *ctx, int64_t n)
 	    __ATOMIC_ACQUIRE); k++)
 		nnl_par_pause();
 	pthread_mutex_lock(&p->mu);
-	while (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE))
-		pthread_cond_wait(&p->done, &p->mu);
+	if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&p->sleeping, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&p->pending, __ATOMIC_SEQ_CST))
+			pthread_cond_wait(&p->done, &p->mu);
+		__atomic_store_n(&p->sleeping, 0, __ATOMIC_RELAXED);
+	}
 	p->busy = 0;
 	pthread_mutex_unlock(&p->mu);
 }

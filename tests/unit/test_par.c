@@ -9,11 +9,13 @@
  * are ragged, both transposes, with and without the epilogue; and
  * without a packing space for each thread it runs on one; a concat
  * split by bytes copies what one thread does; and an add and a relu
- * split by cache lines compute what loops do.
+ * split by cache lines compute what loops do; and runs keep coming
+ * back whether the workers and the caller spin or sleep between them.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -139,6 +141,39 @@ TEST(many_parts_each_once)
 	CHECK(ok);
 	CHECK(r->hits[MANY] == 0);
 	free(r);
+}
+
+/* Part 1 of each run outlasts the caller's spin (the caller sleeps
+ * until the worker that runs it wakes it) on odd rounds; part 0 on
+ * rounds that are multiples of 3 (a worker finishes first and the
+ * caller ends the run). */
+static void
+slow(void *ctx, int64_t i, int t)
+{
+	int *r = ctx;
+	struct timespec d = { 0, 2000000 };	/* 2 ms */
+
+	(void)t;
+	if ((i == 1 && r[0] % 2) || (i == 0 && r[0] % 3 == 0))
+		nanosleep(&d, NULL);
+	__atomic_add_fetch(&r[1 + i], 1, __ATOMIC_SEQ_CST);
+}
+
+/* Runs back to back and runs after a pause longer than the workers'
+ * spin, each with a slow part: every run ends with both its parts
+ * done (a lost wake-up would hang: main's alarm ends the program). */
+TEST(runs_wake_sleepers)
+{
+	int r[3] = { 0, 0, 0 }, ok = 1;
+	struct timespec d = { 0, 3000000 };	/* 3 ms */
+
+	for (r[0] = 0; r[0] < 60; r[0]++) {
+		if (r[0] % 4 == 0)
+			nanosleep(&d, NULL);
+		nnl_par_run(slow, r, 2);
+		ok &= r[1] == r[0] + 1 && r[2] == r[0] + 1;
+	}
+	CHECK(ok);
 }
 
 struct nest {
@@ -363,10 +398,12 @@ TEST(elementwise_split_matches_loops)
 int
 main(void)
 {
+	alarm(300);	/* a run that never ends fails the test */
 	RUN(every_part_once);
 	RUN(parts_run_concurrently);
 	RUN(many_parts_each_once);
 	RUN(nested_run_stays_on_its_thread);
+	RUN(runs_wake_sleepers);
 	RUN(sgemm_split_is_bit_identical);
 	RUN(sgemm_without_room_stays_in_its_space);
 	RUN(concat_split_matches_copies);
