@@ -36,6 +36,9 @@ struct memplan_stats {
  * (elementwise, same size, the input dead after), or sharing the input's
  * bytes (reshape, identity).  The planner and the check share them. */
 int memplan_inplace_op(enum op op);
+/* Whether node n may write its output over its input j (memplan.c). */
+int memplan_inplace_node(const struct graph *g, const struct node *n,
+    int j);
 int memplan_alias_op(enum op op);
 /* Whether n is a concat whose output is its inputs' bytes one after the
  * other (every dimension before the axis 1), whose inputs the planner

@@ -224,13 +224,15 @@ shared(struct verify *v, struct node *n, int k, uint64_t off,
 {
 	int alias = memplan_alias_op(n->op);
 
-	if (k != 0 || !(alias || memplan_inplace_op(n->op)))
+	if (k != 0)
 		return NIL;
 	for (int j = 0; j < n->nin; j++) {
 		struct operand *x = graph_find(v->g, n->in[j]);
 		size_t bi;
 
-		if (!x || x->kind != OPND_NODE || x->producer->index >= n->index)
+		if (!x || x->kind != OPND_NODE ||
+		    x->producer->index >= n->index ||
+		    !(alias || memplan_inplace_node(v->g, n, j)))
 			continue;
 		bi = bufof[slot0[x->producer->index] + (size_t)x->outidx];
 		if (v->b[bi].off != off ||

@@ -5,7 +5,10 @@ Usage: check-plan.py PLANNED.json
 Recomputes every node output's live range from the node order and the
 operands each node reads, then checks: offsets are aligned; no two
 operands live at the same step share bytes, except an elementwise
-output written over an input whose life ends at that node, a
+output written over an input whose life ends at that node (or a
+depthwise 3 x 3 convolution's, at stride 1 and padding 1 on planes of
+the input's size narrower than 16 and of at most 1024 pixels padded,
+that reads the input only once), a
 reshape/identity sharing its input's bytes, or a concat's input that
 nothing reads after it lying where it goes in the output (its inputs'
 bytes one after the other); every operand fits in the arena.  Prints
@@ -37,9 +40,38 @@ for i, n in enumerate(g["nodes"]):
             size *= d
         where[name] = len(slots)
         slots.append([name, size, i, i, n["arena"][k], i])
+def reads_of(n):
+    """The operands node n reads: inputs, operand options, and the
+    residual nnl-fuse merges into a conv2d."""
+    return (list(n["inputs"]) +
+            [v for k, v in n["options"].items()
+             if k in OPERAND_OPTS and isinstance(v, str)] +
+            ([n["residual"]] if "residual" in n else []))
+
+
+def dw_inplace(n, a):
+    """Whether n is a depthwise convolution allowed to write over its
+    input a (a slot)."""
+    o = n["options"]
+    t = n["types"][0]
+    if n["op"] != "conv2d" or n["inputs"][0] != a[0] or \
+            reads_of(n).count(a[0]) != 1 or t["dataType"] != "float32":
+        return False
+    shp = t["shape"]
+    src = g["nodes"][a[5]]
+    ins = src["types"][src.get("outputs", [src["id"]]).index(a[0])]
+    return (len(shp) == 4 and ins["shape"] == shp and
+            o.get("inputLayout", "nchw") == "nchw" and
+            o.get("groups", 1) == shp[1] and
+            o.get("strides", [1, 1]) == [1, 1] and
+            o.get("dilations", [1, 1]) == [1, 1] and
+            o.get("padding") == [1, 1, 1, 1] and shp[3] < 16 and
+            (shp[2] + 2) * (shp[3] + 2) <= 1024 and
+            a[1] == 4 * shp[0] * shp[1] * shp[2] * shp[3])
+
+
 for i, n in enumerate(g["nodes"]):
-    reads = list(n["inputs"]) + [v for k, v in n["options"].items()
-                                 if k in OPERAND_OPTS and isinstance(v, str)]
+    reads = reads_of(n)
     for r in reads:
         if r in where:
             s = slots[where[r]]
@@ -94,8 +126,8 @@ for j, (name, size, d, l, off, ni) in enumerate(slots):
         if not (size and a[1] and a[4] < off + size and off < a[4] + a[1]):
             continue
         n = g["nodes"][ni]
-        inplace = (n["op"] in EW and a[0] in n["inputs"] and a[3] == ni
-                   and a[4] == off)
+        inplace = ((n["op"] in EW or dw_inplace(n, a)) and
+                   a[0] in n["inputs"] and a[3] == ni and a[4] == off)
         if inplace or root(i) == root(j) or in_concat(a, n, ni, off):
             continue
         print("overlap:", a[0], a[2:5], name, (d, l, off))

@@ -416,7 +416,8 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 
 	memset(pad + H * wp, 0, (size_t)wp * sizeof *pad);
 #ifdef NNL_VSHUFFLE
-	if (nnl_dw3x3_direct(ip)) {
+	/* (not in place: it reads rows of x after writing rows of y) */
+	if (x != y && nnl_dw3x3_direct(ip)) {
 		for (int64_t c = 0; c < C; c++) {
 			nnl_vf k[9];
 

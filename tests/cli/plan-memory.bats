@@ -256,3 +256,65 @@ np.save("want.npy", np.concatenate([np.maximum(x, 0), -x], axis=1))'
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+# a 1 x 1 conv2d of C channels at H x W, then a depthwise 3 x 3 one
+# (stride 1, padding 1; $4: its fields, or strides) of the first's
+# result, planned (with $5, if any) and checked
+dw_graph() {
+	/usr/bin/python3 - "$1" "$2" "$3" "$4" > "$T/dw.json" <<'PY'
+import json, sys
+c, h, w, extra = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def const(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return {"dataType": "float32", "shape": shape,
+            "init": {"kind": "inlineBytes", "bytes": [0, 0, 128, 63] * n}}
+d = {"id": "d", "op": "conv2d", "inputs": ["p", "k"],
+     "options": {"padding": [1, 1, 1, 1], "groups": c}}
+for k, v in json.loads("{" + extra + "}").items():
+    (d["options"] if k == "strides" else d)[k] = v
+print(json.dumps({
+    "format": "webnn-graph-json", "version": 1,
+    "inputs": {"x": {"dataType": "float32", "shape": [1, c, h, w]}},
+    "consts": {"w": const([c, c, 1, 1]), "k": const([c, 1, 3, 3])},
+    "nodes": [{"id": "p", "op": "conv2d", "inputs": ["x", "w"],
+               "options": {}}, d,
+              {"id": "y", "op": "relu", "inputs": ["d"], "options": {}}],
+    "outputs": {"y": "y"}}))
+PY
+	"$BIN/nnl-shape-infer" "$T/dw.json" | "$BIN/nnl-plan-memory" $5 \
+	    > "$T/planned.json"
+	/usr/bin/python3 "$ROOT/tests/check-plan.py" "$T/planned.json"
+	/usr/bin/python3 -c 'import json, sys
+n = json.load(open(sys.argv[1]))["nodes"]
+print("same" if n[0]["arena"] == n[1]["arena"] else "apart")' \
+	    "$T/planned.json"
+}
+
+@test "a depthwise conv2d of small planes writes over its input" {
+	run dw_graph 40 14 14 ''
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = same ]
+	run dw_graph 8 7 7 ''
+	[ "${lines[1]}" = same ]
+	# planes of 16 columns or more, read row by row from the image
+	run dw_graph 8 28 28 ''
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = apart ]
+	# its input read again, as its residual
+	run dw_graph 40 14 14 '"residual": "p"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = apart ]
+	# stride 2: the output is smaller
+	run dw_graph 40 14 14 '"strides": [2, 2]'
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = apart ]
+	# -n
+	run dw_graph 40 14 14 '' -n
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = apart ]
+}

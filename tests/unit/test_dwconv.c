@@ -5,8 +5,10 @@
  * vector path and its ragged edges: widths below, at and past the
  * vector width (NNL_VW), strides 1 to 3, dilation, asymmetric and
  * oversized padding, both image layouts, both filter orders, with and
- * without bias, and every fused activation.  Tolerance: 1e-5 of the sum
- * of |w * x| + |bias|.
+ * without bias, and every fused activation; and, at stride 1 on planes
+ * the same size, written over the input (nnl-plan-memory's in-place
+ * depthwise convolutions), rows of a vector or more too.  Tolerance:
+ * 1e-5 of the sum of |w * x| + |bias|.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,12 +43,12 @@ act_ref(double v, int act, double a, double b)
  * One convolution: C channels of H x W, filter kh x kw, strides s,
  * dilations d, padding top/left pt, pl (bottom/right make the output
  * OH x OW given).  wko: filter stored [kh, kw, C] rather than [C, kh,
- * kw].
+ * kw].  inplace: y is x (an nchw output of the input's size).
  */
 static int
-conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
-    int64_t W, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-    int64_t dw, int64_t pt, int64_t pb, int64_t pl, int64_t pr)
+conv_at(int nhwc, int wko, int hasb, int act, int inplace, int64_t C,
+    int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+    int64_t dh, int64_t dw, int64_t pt, int64_t pb, int64_t pl, int64_t pr)
 {
 	int64_t OH = (H + pt + pb - (kh - 1) * dh - 1) / sh + 1;
 	int64_t OW = (W + pl + pr - (kw - 1) * dw - 1) / sw + 1;
@@ -57,11 +59,16 @@ conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
 	float *w = malloc((size_t)(C * kh * kw) * 4);
 	float *b = malloc((size_t)C * 4);
 	float *y = malloc((size_t)(C * OH * OW + 1) * 4);
+	float *xin = x;
 	double lo = -0.25, hi = 0.5, fa = act == NNL_ACT_LEAKYRELU ? 0.1 : lo;
 	int ok = 1;
 
 	for (int64_t i = 0; i < C * H * W; i++)
 		x[i] = rnd();
+	if (inplace) {		/* the kernel reads xin, which is y */
+		xin = y;
+		memcpy(xin, x, (size_t)(C * H * W) * 4);
+	}
 	for (int64_t i = 0; i < C * kh * kw; i++)
 		w[i] = rnd();
 	for (int64_t i = 0; i < C; i++)
@@ -77,7 +84,7 @@ conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
 		nnl_conv_dw_nhwc(x, w, wc, wt, hasb ? b : NULL, y, ip, act,
 		    (float)fa, (float)hi);
 	else
-		nnl_conv_dw_nchw(x, w, wc, wt, hasb ? b : NULL, y, ip, act,
+		nnl_conv_dw_nchw(xin, w, wc, wt, hasb ? b : NULL, y, ip, act,
 		    (float)fa, (float)hi, pad);
 	for (int64_t c = 0; c < C && ok; c++)
 	for (int64_t oy = 0; oy < OH && ok; oy++)
@@ -111,9 +118,10 @@ conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
 	if (y[C * OH * OW] != 12345)
 		ok = 0;
 	if (!ok)
-		fprintf(stderr, "  nhwc %d wko %d bias %d act %d C %lld "
+		fprintf(stderr, "  nhwc %d wko %d bias %d act %d in place %d C %lld "
 		    "%lldx%lld k %lldx%lld s %lld,%lld d %lld,%lld pad "
 		    "%lld,%lld,%lld,%lld (NNL_VW %d)\n", nhwc, wko, hasb, act,
+		    inplace,
 		    (long long)C, (long long)H, (long long)W, (long long)kh,
 		    (long long)kw, (long long)sh, (long long)sw, (long long)dh,
 		    (long long)dw, (long long)pt, (long long)pb, (long long)pl,
@@ -124,6 +132,15 @@ conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
 	free(y);
 	free(pad);
 	return ok;
+}
+
+static int
+conv(int nhwc, int wko, int hasb, int act, int64_t C, int64_t H,
+    int64_t W, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+    int64_t dw, int64_t pt, int64_t pb, int64_t pl, int64_t pr)
+{
+	return conv_at(nhwc, wko, hasb, act, 0, C, H, W, kh, kw, sh, sw, dh,
+	    dw, pt, pb, pl, pr);
 }
 
 /* C, H, W, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr */
@@ -206,10 +223,30 @@ TEST(depthwise_epilogue)
 	}
 }
 
+/* Output over the input: 3 x 3, stride 1, pad 1, planes of at most
+ * 1024 pixels padded (what nnl-plan-memory gives in place), in blocks
+ * of channels, and rows of a vector or more, which the kernel would
+ * read from the image after writing it. */
+TEST(depthwise_in_place)
+{
+	static const int64_t p[][3] = {
+		{ 37, 7, 7 }, { 19, 9, 11 }, { 6, 14, 14 }, { 3, 16, 16 },
+		{ 4, 15, 17 }, { 5, 1, 13 }, { 3, 28, 28 }, { 2, 20, 16 },
+		{ 2, 19, 30 }, { 2, 7, 64 },
+	};
+
+	for (size_t s = 0; s < sizeof p / sizeof p[0]; s++)
+	for (int v = 0; v < 4; v++)
+		CHECK(conv_at(0, v & 1, 1, v < 2 ? NNL_ACT_CLAMP :
+		    NNL_ACT_SIGMOID, 1, p[s][0], p[s][1], p[s][2], 3, 3, 1, 1,
+		    1, 1, 1, 1, 1, 1));
+}
+
 int
 main(void)
 {
 	RUN(depthwise_matches_definition);
 	RUN(depthwise_epilogue);
+	RUN(depthwise_in_place);
 	return DONE();
 }
