@@ -179,39 +179,32 @@ graph() {
 EOF
 }
 
+# nnl-shape-infer refuses g.json, saying $1, and writes nothing
+refused() {
+	run "$BIN/nnl-shape-infer" -o out.json g.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$1"* ]]
+	[ ! -e out.json ]
+}
+
 @test "a residual naming no operand, or not a name, is refused" {
 	graph ', "residual": "nope"'
-	run "$BIN/nnl-shape-infer" -o out.json g.json
-	echo "$output"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *'g.json: error: node "c": field "residual": undefined operand "nope"'* ]]
-	[ ! -e out.json ]
+	refused 'g.json: error: node "c": field "residual": undefined operand "nope"'
 	graph ', "residual": 3'
-	run "$BIN/nnl-shape-infer" -o out.json g.json
-	echo "$output"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *'node "c": field "residual": expected the name of an operand'* ]]
-	[ ! -e out.json ]
+	refused 'node "c": field "residual": expected the name of an operand'
 }
 
 @test "a residual on another op than conv2d is refused" {
 	graph '' ', "residual": "x"'
-	run "$BIN/nnl-shape-infer" -o out.json g.json
-	echo "$output"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *'node "s": field "residual": only a conv2d has one'* ]]
-	[ ! -e out.json ]
+	refused 'node "s": field "residual": only a conv2d has one'
 }
 
 @test "a residual of another type than the output is refused" {
-	for r in y h; do
-		graph ", \"residual\": \"$r\""
-		run "$BIN/nnl-shape-infer" -o out.json g.json
-		echo "$output"
-		[ "$status" -eq 1 ]
-		[[ "$output" == *"node \"c\": field \"residual\": operand \"$r\" is "*"; it must be float32 and of the output's type, float32[1, 2, 3, 3]"* ]]
-		[ ! -e out.json ]
-	done
+	graph ', "residual": "y"'
+	refused 'node "c": field "residual": operand "y" is float32[1, 1, 3, 3]; it must be float32 and of the output'"'"'s type, float32[1, 2, 3, 3]'
+	graph ', "residual": "h"'
+	refused 'node "c": field "residual": operand "h" is float16[1, 2, 3, 3]; it must be float32'
 }
 
 @test "nnl-emit-js refuses a merged residual" {
