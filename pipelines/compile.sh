@@ -11,6 +11,6 @@ case $model in
 *) parse="nnl-parse" ;;
 esac
 $parse "$model" | nnl-reorder | nnl-shape-infer |
-    nnl-fuse -e winograd -e panels -e ihwo -e residual -w "$stem.fused.weights" \
-    -m "$stem.fused.manifest.json" |
+    nnl-fuse -e winograd -e panels -e ihwo -e residual \
+    -w "$stem.fused.weights" -m "$stem.fused.manifest.json" |
     nnl-plan-memory | nnl-emit-c -H "$stem.h" -o "$out"

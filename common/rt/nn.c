@@ -186,9 +186,9 @@ nnl_conv_stem(const float *x, const float *w, const float *bias, float *y,
  * [O / 32][I][kh][kw][32] from nnl-fuse, for the flipped form), has
  * bias, activation; fp: activation parameters.  in: input, filter,
  * bias, residual (nnl-fuse's: added after the bias, before the
- * activation; null for none).  scratch: SGEMM packing, then im2col rows (see prepare); for
- * a depthwise nchw one, nnl_dw_scratch floats; where
- * nnl_conv_flip, then the transposed output.
+ * activation; null for none).  scratch: SGEMM packing, then im2col
+ * rows (see prepare); for a depthwise nchw one, nnl_dw_scratch floats;
+ * where nnl_conv_flip, then the transposed output.
  * Unit-stride unpadded 1x1 convolutions multiply the image itself;
  * depthwise ones run dwconv.c's kernels, without the SGEMM.
  */
