@@ -270,22 +270,6 @@ floats(struct graph *g, struct operand *c, uint64_t *n)
 	return const_bytes(g, c, &nb);
 }
 
-static const char *
-optstr(struct node *n, const char *name, const char *dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
-
-	return cJSON_IsString(v) ? v->valuestring : dflt;
-}
-
-static double
-optnum(struct node *n, const char *name, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
 static void
 setopt(struct node *n, const char *name, cJSON *v)
 {
@@ -296,17 +280,6 @@ setopt(struct node *n, const char *name, cJSON *v)
 }
 
 /* ---- no-ops ---- */
-
-static int
-sametype(const struct tdesc *a, const struct tdesc *b)
-{
-	if (a->dt != b->dt || a->rank != b->rank)
-		return 0;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return 0;
-	return 1;
-}
 
 /* Is node n an identity on its first input? */
 static int
@@ -320,7 +293,7 @@ isnoop(struct graph *g, struct node *n)
 		return 0;
 	in = operand_type(graph_find(g, n->in[0]));
 	out = &n->types[0];
-	if (!sametype(in, out))
+	if (!tdesc_same(in, out))
 		return 0;
 	switch (n->op) {
 	case OP_IDENTITY: case OP_RESHAPE: case OP_CAST: case OP_EXPAND:
@@ -480,13 +453,13 @@ static int
 bnparams(struct graph *g, struct node *n, int64_t ch, float **s, float **t)
 {
 	uint64_t nm = 0, nv = 0, ns = 0, nbb = 0;
-	const char *scn = optstr(n, "scale", NULL), *bn = optstr(n, "bias",
-	    NULL);
+	const char *scn = node_optstr(n, "scale", NULL);
+	const char *bn = node_optstr(n, "bias", NULL);
 	float *mean = floats(g, constant(g, n->in[1]), &nm);
 	float *var = floats(g, constant(g, n->in[2]), &nv);
 	float *sc = scn ? floats(g, constant(g, scn), &ns) : NULL;
 	float *bb = bn ? floats(g, constant(g, bn), &nbb) : NULL;
-	double eps = optnum(n, "epsilon", 1e-5);
+	double eps = node_optnum(n, "epsilon", 1e-5);
 	int ok = mean && var && nm == (uint64_t)ch && nv == (uint64_t)ch &&
 	    (!scn || (sc && ns == (uint64_t)ch)) &&
 	    (!bn || (bb && nbb == (uint64_t)ch));
@@ -533,13 +506,13 @@ foldbn(struct fx *f)
 		    uses(f, n->in[0]) != 1 || cJSON_GetObjectItemCaseSensitive(
 		    p->extra, "activation"))
 			continue;
-		chaxis = (int)optnum(n, "axis", 1);
+		chaxis = (int)node_optnum(n, "axis", 1);
 		if (p->op == OP_CONV2D) {
-			if (chaxis != (strcmp(optstr(p, "inputLayout", "nchw"),
-			    "nhwc") ? 1 : 3))
+			if (chaxis != (strcmp(node_optstr(p, "inputLayout",
+			    "nchw"), "nhwc") ? 1 : 3))
 				continue;
-			wax = filteroc(optstr(p, "filterLayout", "oihw"));
-			oldb = optstr(p, "bias", NULL);
+			wax = filteroc(node_optstr(p, "filterLayout", "oihw"));
+			oldb = node_optstr(p, "bias", NULL);
 		} else if (p->op == OP_GEMM || (p->op == OP_MATMUL &&
 		    p->types[0].rank == 2 &&
 		    operand_type(graph_find(g, p->in[1]))->rank == 2)) {
@@ -549,9 +522,10 @@ foldbn(struct fx *f)
 			if (chaxis != 1)
 				continue;
 			wax = cJSON_IsTrue(bt) ? 0 : 1;
-			oldb = p->op == OP_GEMM ? optstr(p, "c", NULL) : NULL;
-			if (p->op == OP_GEMM && (optnum(p, "beta", 1) != 1 ||
-			    optnum(p, "alpha", 1) != 1))
+			oldb = p->op == OP_GEMM ? node_optstr(p, "c", NULL) :
+			    NULL;
+			if (p->op == OP_GEMM && (node_optnum(p, "beta", 1) !=
+			    1 || node_optnum(p, "alpha", 1) != 1))
 				continue;
 		} else {
 			continue;
@@ -672,19 +646,19 @@ mergebias(struct fx *f)
 			}
 		}
 		if (!p || uses(f, x) != 1 ||
-		    !sametype(&p->types[0], &n->types[0]))
+		    !tdesc_same(&p->types[0], &n->types[0]))
 			continue;
 		if (p->op == OP_CONV2D) {
-			ax = strcmp(optstr(p, "inputLayout", "nchw"), "nhwc") ?
-			    1 : 3;
-			oldb = optstr(p, "bias", NULL);
+			ax = strcmp(node_optstr(p, "inputLayout", "nchw"),
+			    "nhwc") ? 1 : 3;
+			oldb = node_optstr(p, "bias", NULL);
 		} else if (p->op == OP_MATMUL) {
 			ax = 1;
 			oldb = NULL;
 		} else {
 			ax = 1;
-			oldb = optstr(p, "c", NULL);
-			if (oldb && optnum(p, "beta", 1) != 1)
+			oldb = node_optstr(p, "c", NULL);
+			if (oldb && node_optnum(p, "beta", 1) != 1)
 				continue;
 		}
 		ch = p->types[0].dims[ax];
@@ -770,8 +744,8 @@ fuseres(struct fx *f)
 			}
 		}
 		if (!p || !(rt = operand_type(graph_find(g, r))) ||
-		    !sametype(&p->types[0], &n->types[0]) ||
-		    !sametype(rt, &n->types[0]))
+		    !tdesc_same(&p->types[0], &n->types[0]) ||
+		    !tdesc_same(rt, &n->types[0]))
 			continue;
 		if (!p->extra)
 			p->extra = cJSON_CreateObject();
@@ -844,23 +818,6 @@ fuseact(struct fx *f)
 
 /* ---- Winograd's F(2x2, 3x3) filters for 3 x 3 convolutions ---- */
 
-/* Whether the node's option (an array) is absent or all ones. */
-static int
-ones(struct node *n, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name),
-	    *e;
-
-	if (!v)
-		return 1;
-	if (!cJSON_IsArray(v))
-		return 0;
-	cJSON_ArrayForEach(e, v)
-		if (!cJSON_IsNumber(e) || e->valuedouble != 1)
-			return 0;
-	return 1;
-}
-
 /* The constant oihw filter of conv2d node n on an nchw input, if n
  * alone reads it and its bytes are at hand, for a rewrite to store
  * anew; else null. */
@@ -870,8 +827,8 @@ ownfilter(struct fx *f, struct node *n)
 	struct operand *c;
 
 	if (!n || n->op != OP_CONV2D || n->nin < 2 ||
-	    strcmp(optstr(n, "inputLayout", "nchw"), "nchw") ||
-	    strcmp(optstr(n, "filterLayout", "oihw"), "oihw") ||
+	    strcmp(node_optstr(n, "inputLayout", "nchw"), "nchw") ||
+	    strcmp(node_optstr(n, "filterLayout", "oihw"), "oihw") ||
 	    !(c = constant(f->g, n->in[1])) || c->desc.rank != 4 ||
 	    uses(f, c->name) != 1 ||
 	    (c->init == INIT_WEIGHTS && !f->g->weights_file))
@@ -927,8 +884,9 @@ winograd(struct fx *f)
 		char *name;
 
 		if (!(c = ownfilter(f, n)) || !n->types ||
-		    n->types[0].rank != 4 || optnum(n, "groups", 1) != 1 ||
-		    !ones(n, "strides") || !ones(n, "dilations") ||
+		    n->types[0].rank != 4 || node_optnum(n, "groups", 1) != 1 ||
+		    !node_optall(n, "strides", 1, 1) ||
+		    !node_optall(n, "dilations", 1, 1) ||
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "winograd") ||
 		    c->desc.dt != DT_FLOAT32)
 			continue;
@@ -1005,7 +963,7 @@ filterpanels(struct fx *f)
 		char *name;
 
 		if (!(c = ownfilter(f, n)) || !n->types ||
-		    n->types[0].rank != 4 || optnum(n, "groups", 1) != 1 ||
+		    n->types[0].rank != 4 || node_optnum(n, "groups", 1) != 1 ||
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "winograd") ||
 		    cJSON_GetObjectItemCaseSensitive(n->extra, "panels") ||
 		    c->desc.dt != DT_FLOAT32)
@@ -1070,7 +1028,7 @@ filterihwo(struct fx *f)
 		if (!(c = ownfilter(f, n)))
 			continue;
 		d = c->desc.dims;
-		if (d[1] == 1 && optnum(n, "groups", 1) == (double)d[0])
+		if (d[1] == 1 && node_optnum(n, "groups", 1) == (double)d[0])
 			continue;	/* depthwise: rt/dwconv.c */
 		if (!(src = const_bytes(g, c, &nb)))
 			return -1;

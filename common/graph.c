@@ -416,6 +416,49 @@ graph_find(const struct graph *g, const char *name)
 }
 
 int
+tdesc_same(const struct tdesc *a, const struct tdesc *b)
+{
+	if (a->dt != b->dt || a->rank != b->rank)
+		return 0;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return 0;
+	return 1;
+}
+
+const char *
+node_optstr(const struct node *n, const char *name, const char *dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
+
+	return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+double
+node_optnum(const struct node *n, const char *name, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+int
+node_optall(const struct node *n, const char *name, double v, int absent)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(n->options, name),
+	    *e;
+
+	if (!a)
+		return absent;
+	if (!cJSON_IsArray(a))
+		return 0;
+	cJSON_ArrayForEach(e, a)
+		if (!cJSON_IsNumber(e) || e->valuedouble != v)
+			return 0;
+	return 1;
+}
+
+int
 node_reads(const struct node *n, const char ***names)
 {
 	const struct opdesc *d = op_get(n->op);

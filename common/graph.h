@@ -162,6 +162,18 @@ uint64_t tdesc_numel(const struct tdesc *t);	/* UINT64_MAX on overflow */
 void tdesc_set(struct tdesc *t, enum dtype dt, int rank,
     const int64_t *dims);
 char *tdesc_str(const struct tdesc *t);	/* "float32[1, 2]", malloc'd */
+/* Whether a and b have the same data type and dims. */
+int tdesc_same(const struct tdesc *a, const struct tdesc *b);
+
+/* Option name of node n, a string (node_optstr) or a number
+ * (node_optnum), or dflt where it is absent or of another type. */
+const char *node_optstr(const struct node *n, const char *name,
+    const char *dflt);
+double node_optnum(const struct node *n, const char *name, double dflt);
+/* Whether option name of n is an array of numbers all v (absent:
+ * whether absent is set). */
+int node_optall(const struct node *n, const char *name, double v,
+    int absent);
 
 /*
  * A source location for an item: the graph's file, the item's position,

@@ -61,41 +61,6 @@ memplan_inplace_op(enum op op)
 	}
 }
 
-/* Option name of node n: a string, or def if absent. */
-static const char *
-optstr_of(const struct node *n, const char *name, const char *def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
-
-	return cJSON_IsString(v) ? v->valuestring : v ? "" : def;
-}
-
-static double
-optnum_of(const struct node *n, const char *name, double def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(n->options, name);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : v ? -1 : def;
-}
-
-/* Whether array option name is absent (all ones: strides, dilations)
- * or all v. */
-static int
-all_of(const struct node *n, const char *name, double v, int absent)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(n->options, name),
-	    *e;
-
-	if (!a)
-		return absent;
-	if (!cJSON_IsArray(a))
-		return 0;
-	cJSON_ArrayForEach(e, a)
-		if (!cJSON_IsNumber(e) || e->valuedouble != v)
-			return 0;
-	return 1;
-}
-
 /*
  * Whether node n may write its output over its input j (of the same
  * bytes, dead after n): an elementwise op, or a float32 nchw depthwise
@@ -126,14 +91,14 @@ memplan_inplace_node(const struct graph *g, const struct node *n, int j)
 	    !(f = graph_find(g, n->in[1])))
 		return 0;
 	y = &n->types[0];
-	if (x->dt != DT_FLOAT32 || y->dt != DT_FLOAT32 || x->rank != 4 ||
-	    y->rank != 4 || memcmp(x->dims, y->dims, 4 * sizeof *x->dims) ||
-	    strcmp(optstr_of(n, "inputLayout", "nchw"), "nchw") ||
-	    optnum_of(n, "groups", 1) != (double)x->dims[1] ||
+	if (x->dt != DT_FLOAT32 || x->rank != 4 || !tdesc_same(x, y) ||
+	    strcmp(node_optstr(n, "inputLayout", "nchw"), "nchw") ||
+	    node_optnum(n, "groups", 1) != (double)x->dims[1] ||
 	    operand_type(f)->rank != 4 ||
 	    tdesc_numel(operand_type(f)) != (uint64_t)(9 * x->dims[1]) ||
-	    !all_of(n, "strides", 1, 1) || !all_of(n, "dilations", 1, 1) ||
-	    !all_of(n, "padding", 1, 0) || x->dims[3] > 15 ||
+	    !node_optall(n, "strides", 1, 1) ||
+	    !node_optall(n, "dilations", 1, 1) ||
+	    !node_optall(n, "padding", 1, 0) || x->dims[3] > 15 ||
 	    (x->dims[2] + 2) * (x->dims[3] + 2) > 1024)
 		return 0;
 	nr = node_reads(n, &reads);

@@ -351,17 +351,6 @@ static rulefn *const rules[] = {
 #undef OP
 };
 
-static int
-sametype(const struct tdesc *a, const struct tdesc *b)
-{
-	if (a->dt != b->dt || a->rank != b->rank)
-		return 0;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return 0;
-	return 1;
-}
-
 int
 shape_node(struct graph *g, struct node *n)
 {
@@ -404,7 +393,7 @@ shape_node(struct graph *g, struct node *n)
 			}
 		}
 		for (int k = 0; given && k < n->nout; k++)
-			if (!sametype(&given[k], &n->types[k])) {
+			if (!tdesc_same(&given[k], &n->types[k])) {
 				char *a = tdesc_str(&given[k]);
 				char *b = tdesc_str(&n->types[k]);
 

@@ -289,8 +289,7 @@ residual(struct shapectx *c)
 	if (!r)
 		return 0;
 	t = operand_type(graph_find(c->g, r->valuestring));
-	if (y->dt == DT_FLOAT32 && t->dt == y->dt && t->rank == y->rank &&
-	    !memcmp(t->dims, y->dims, (size_t)t->rank * sizeof *t->dims))
+	if (y->dt == DT_FLOAT32 && tdesc_same(t, y))
 		return 0;
 	a = tdesc_str(t);
 	b = tdesc_str(y);
