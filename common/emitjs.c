@@ -1024,16 +1024,16 @@ emitjs(struct graph *g, int polyfill, char **out)
 	}
 	/* what nnl-fuse leaves for the C kernels has no builder call */
 	for (size_t i = 0; i < g->nnodes; i++) {
+		static const char *const fused[] = { "winograd", "panels",
+		    "activation", "residual" };
 		struct node *n = g->nodes[i];
-		const char *f = cJSON_GetObjectItemCaseSensitive(n->extra,
-		    "winograd") ? "winograd" :
-		    cJSON_GetObjectItemCaseSensitive(n->extra, "panels") ?
-		    "panels" :
-		    cJSON_GetObjectItemCaseSensitive(n->extra, "activation") ?
-		    "activation" :
-		    cJSON_GetObjectItemCaseSensitive(n->extra, "residual") ?
-		    "residual" : NULL;
+		const char *f = NULL;
 
+		for (size_t k = 0; k < sizeof fused / sizeof *fused && !f;
+		    k++)
+			if (cJSON_GetObjectItemCaseSensitive(n->extra,
+			    fused[k]))
+				f = fused[k];
 		if (f) {
 			struct srcloc l = graph_loc(g, n->pos);
 

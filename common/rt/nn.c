@@ -179,19 +179,6 @@ nnl_conv_stem(const float *x, const float *w, const float *bias, float *y,
 }
 #endif
 
-/*
- * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
- * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo, 4
- * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c, 5
- * [O / 32][I][kh][kw][32] from nnl-fuse, for the flipped form), has
- * bias, activation; fp: activation parameters.  in: input, filter,
- * bias, residual (nnl-fuse's: added after the bias, before the
- * activation; null for none).  scratch: SGEMM packing, then im2col
- * rows (see prepare); for a depthwise nchw one, nnl_dw_scratch floats;
- * where nnl_conv_flip, then the transposed output.
- * Unit-stride unpadded 1x1 convolutions multiply the image itself;
- * depthwise ones run dwconv.c's kernels, without the SGEMM.
- */
 /* y = act(y + r) over n floats: the residual of a path that has no
  * place for it in its epilogue, which then ran without the activation */
 static void
@@ -205,6 +192,19 @@ nnl_conv_res(float *y, const float *r, int64_t n, int64_t act, float lo,
 	nnl_addact(y, r, n, act, lo, hi);
 }
 
+/*
+ * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
+ * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo, 4
+ * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c, 5
+ * [O / 32][I][kh][kw][32] from nnl-fuse, for the flipped form), has
+ * bias, activation; fp: activation parameters.  in: input, filter,
+ * bias, residual (nnl-fuse's: added after the bias, before the
+ * activation; null for none).  scratch: SGEMM packing, then im2col
+ * rows (see prepare); for a depthwise nchw one, nnl_dw_scratch floats;
+ * where nnl_conv_flip, then the transposed output.
+ * Unit-stride unpadded 1x1 convolutions multiply the image itself;
+ * depthwise ones run dwconv.c's kernels, without the SGEMM.
+ */
 NNL_RT void
 nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)

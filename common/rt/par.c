@@ -619,7 +619,6 @@ nnl_par_band_part(void *arg, int64_t i, int t)
 	int64_t oy = i * g->ny;
 	int64_t rows = b->OH - oy < g->ny ? b->OH - oy : g->ny;
 	float *col = b->col + t * b->Kd * b->nb;
-
 	struct nnl_gemm_epi e = *b->e;
 
 	if (rows <= 0)
