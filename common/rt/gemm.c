@@ -25,18 +25,19 @@ nnl_gemm_kernels(int *n)
 #ifdef NNL_RT_AVX512
 		{ "f32-14x32-avx512", 14, 32, NNL_ISA_AVX512,
 		    nnl_gemm_f32_14x32_avx512, nnl_gemm_f32_8x32_avx512,
-		    nnl_gemm_f32_4x32_avx512 },
+		    nnl_gemm_f32_4x32_avx512, nnl_gemm_f32_14x16_avx512 },
 #endif
 #ifdef NNL_RT_AVX2
 		{ "f32-6x16-avx2", 6, 16, NNL_ISA_AVX2,
-		    nnl_gemm_f32_6x16_avx2, 0, 0 },
+		    nnl_gemm_f32_6x16_avx2, 0, 0,
+		    nnl_gemm_f32_6x8_avx2 },
 #endif
 #ifdef NNL_RT_NEON
 		{ "f32-8x8-neon", 8, 8, NNL_ISA_NONE, nnl_gemm_f32_8x8_neon,
-		    0, 0 },
+		    0, 0, 0 },
 #endif
 		{ "f32-4x8-scalar", 4, 8, NNL_ISA_NONE,
-		    nnl_gemm_f32_4x8_scalar, 0, 0 },
+		    nnl_gemm_f32_4x8_scalar, 0, 0, 0 },
 	};
 
 	*n = (int)(sizeof k / sizeof k[0]);
@@ -445,12 +446,7 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 					int R;	/* rows fn reads */
 
 					m = nnl_gemm_rows(u, mb - i0, ia);
-					/* the last rows: the variant of
-					 * fewest rows that holds them */
-					fn = m <= 4 && u->fn4 ? u->fn4 : m <= 8 &&
-					    u->fn8 ? u->fn8 : u->fn;
-					R = fn == u->fn4 ? 4 : fn == u->fn8 ? 8 :
-					    mr;
+					fn = nnl_gemm_tilefn(u, m, n, &R);
 					if (ia && m < R && last && !room)
 						nnl_sgemm_ragged(u, fn, kb,
 						    a0 + i0, lda, pb, bs, c,

@@ -5,18 +5,22 @@
  * broadcasts feed 28 fused multiply-adds.  The tile starts and ends
  * in vectors (rt.h's nnl_gemm_tile), its ragged edge by masked loads
  * and stores.  Variants of 8 and 4 rows take the last rows of a
- * product whose rows are not a multiple of 14.
+ * product whose rows are not a multiple of 14, and one of 14 rows by
+ * 16 columns the last columns of a product whose columns are 1 to 16
+ * past a multiple of 32 (196 = 6 * 32 + 4): it multiplies half the
+ * tile's columns.
  */
 #include "rt.h"
 
 #ifdef NNL_RT_AVX512
 #include <immintrin.h>
 
-/* The kernel for R rows (14, 8 or 4): R is a constant where it is
- * inlined, and the rows past it vanish. */
+/* The kernel for R rows (14, 8 or 4) and V vectors of columns (2, or
+ * 1 for the first 16): R and V are constants where it is inlined, and
+ * the rows and columns past them vanish. */
 static inline __attribute__((always_inline)) NNL_RT_TARGET("avx512f,fma")
 void
-nnl_gemm_avx512_rows(const int R, int64_t kc, const float *a, int64_t as,
+nnl_gemm_avx512_rows(const int R, const int V, int64_t kc, const float *a, int64_t as,
     const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
     const struct nnl_gemm_tile *t)
 {
@@ -27,19 +31,21 @@ nnl_gemm_avx512_rows(const int R, int64_t kc, const float *a, int64_t as,
 	    ca1 = z, cb0 = z, cb1 = z, cc0 = z, cc1 = z, cd0 = z, cd1 = z;
 	/* the columns of the tile: all, or lanes below n */
 	__mmask16 k0 = n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
-	__mmask16 k1 = n >= 32 ? 0xffff : n > 16 ?
+	__mmask16 k1 = V < 2 ? 0 : n >= 32 ? 0xffff : n > 16 ?
 	    (__mmask16)((1u << (n - 16)) - 1) : 0;
 	__m512 s0 = z, s1 = z;
 	__m512 vlo = _mm512_set1_ps(t->lo), vhi = _mm512_set1_ps(t->hi);
 
 	for (int64_t k = 0; k < kc; k++, a += as, b += bs) {
-		__m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+		__m512 b0 = _mm512_loadu_ps(b);
+		__m512 b1 = V > 1 ? _mm512_loadu_ps(b + 16) : z;
 		__m512 x;
 
 #define NNL_STEP(i, lo, hi) if ((i) < R) do { \
 	x = _mm512_set1_ps(a[i]); \
 	lo = _mm512_fmadd_ps(x, b0, lo); \
-	hi = _mm512_fmadd_ps(x, b1, hi); \
+	if (V > 1) \
+		hi = _mm512_fmadd_ps(x, b1, hi); \
 } while (0)
 		NNL_STEP(0, c00, c01);
 		NNL_STEP(1, c10, c11);
@@ -59,7 +65,8 @@ nnl_gemm_avx512_rows(const int R, int64_t kc, const float *a, int64_t as,
 	}
 	if (!t->load && t->cb) {
 		s0 = _mm512_maskz_loadu_ps(k0, t->cb);
-		s1 = _mm512_maskz_loadu_ps(k1, t->cb + 16);
+		if (V > 1)
+			s1 = _mm512_maskz_loadu_ps(k1, t->cb + 16);
 	}
 	/* relu and clamp as nnl_activate: max and min return their second
 	 * operand where either is NaN, so relu gives 0, clamp keeps it */
@@ -76,7 +83,8 @@ nnl_gemm_avx512_rows(const int R, int64_t kc, const float *a, int64_t as,
 		break; \
 	if (t->load) { \
 		u0 = _mm512_maskz_loadu_ps(k0, p); \
-		u1 = _mm512_maskz_loadu_ps(k1, p + 16); \
+		if (V > 1) \
+			u1 = _mm512_maskz_loadu_ps(k1, p + 16); \
 	} else if (!t->cb && t->rb) \
 		u0 = u1 = _mm512_set1_ps(t->rb[i]); \
 	u0 = _mm512_add_ps(u0, lo); \
@@ -84,7 +92,8 @@ nnl_gemm_avx512_rows(const int R, int64_t kc, const float *a, int64_t as,
 	NNL_ACT(u0); \
 	NNL_ACT(u1); \
 	_mm512_mask_storeu_ps(p, k0, u0); \
-	_mm512_mask_storeu_ps(p + 16, k1, u1); \
+	if (V > 1) \
+		_mm512_mask_storeu_ps(p + 16, k1, u1); \
 } while (0)
 	NNL_ROW(0, c00, c01);
 	NNL_ROW(1, c10, c11);
@@ -109,7 +118,7 @@ nnl_gemm_f32_14x32_avx512(int64_t kc, const float *a, int64_t as,
     const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
     const struct nnl_gemm_tile *t)
 {
-	nnl_gemm_avx512_rows(14, kc, a, as, b, bs, c, ldc, m, n, t);
+	nnl_gemm_avx512_rows(14, 2, kc, a, as, b, bs, c, ldc, m, n, t);
 }
 
 /* Tiles of at most 8 and 4 rows, the ragged last rows of a product:
@@ -119,7 +128,7 @@ nnl_gemm_f32_8x32_avx512(int64_t kc, const float *a, int64_t as,
     const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
     const struct nnl_gemm_tile *t)
 {
-	nnl_gemm_avx512_rows(8, kc, a, as, b, bs, c, ldc, m, n, t);
+	nnl_gemm_avx512_rows(8, 2, kc, a, as, b, bs, c, ldc, m, n, t);
 }
 
 NNL_RT NNL_RT_TARGET("avx512f,fma") void
@@ -127,6 +136,16 @@ nnl_gemm_f32_4x32_avx512(int64_t kc, const float *a, int64_t as,
     const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
     const struct nnl_gemm_tile *t)
 {
-	nnl_gemm_avx512_rows(4, kc, a, as, b, bs, c, ldc, m, n, t);
+	nnl_gemm_avx512_rows(4, 2, kc, a, as, b, bs, c, ldc, m, n, t);
+}
+
+/* The tile of 14 rows by the first 16 of its panel's 32 columns: the
+ * last columns of a product, where they are at most 16. */
+NNL_RT NNL_RT_TARGET("avx512f,fma") void
+nnl_gemm_f32_14x16_avx512(int64_t kc, const float *a, int64_t as,
+    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
+    const struct nnl_gemm_tile *t)
+{
+	nnl_gemm_avx512_rows(14, 1, kc, a, as, b, bs, c, ldc, m, n, t);
 }
 #endif

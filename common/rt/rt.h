@@ -136,12 +136,34 @@ enum { NNL_ISA_NONE, NNL_ISA_AVX2, NNL_ISA_AVX512 };
 
 /* A row of the driver's table: name, tile, what it needs, function,
  * and, where the kernel has them, variants for tiles of at most 8 and 4
- * rows (the same panels; fewer rows multiplied). */
+ * rows and for tiles of at most nr / 2 columns (the same panels; fewer
+ * rows or columns multiplied). */
 struct nnl_gemm_kernel {
 	const char *name;
 	int mr, nr, isa;
-	nnl_gemm_fn *fn, *fn8, *fn4;
+	nnl_gemm_fn *fn, *fn8, *fn4, *fnh;
 };
+
+/* What multiplies a tile of m rows and n columns: the kernel, or the
+ * variant of the fewest rows or columns that holds the tile; *R is
+ * the rows it reads. */
+NNL_RT_INLINE nnl_gemm_fn *
+nnl_gemm_tilefn(const struct nnl_gemm_kernel *u, int64_t m, int64_t n,
+    int *R)
+{
+	int h = n <= u->nr / 2 && u->fnh;	/* half the columns */
+
+	if (m <= 4 && u->fn4) {
+		*R = 4;
+		return u->fn4;
+	}
+	if (m <= 8 && u->fn8 && !h) {
+		*R = 8;
+		return u->fn8;
+	}
+	*R = u->mr;
+	return h ? u->fnh : u->fn;
+}
 
 #ifdef NNL_RT_EXTERN
 NNL_RT const struct nnl_gemm_kernel *nnl_gemm_kernels(int *n);
@@ -174,11 +196,13 @@ NNL_RT void nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc,
 NNL_RT nnl_gemm_fn nnl_gemm_f32_4x8_scalar;
 #ifdef NNL_RT_AVX2
 NNL_RT nnl_gemm_fn nnl_gemm_f32_6x16_avx2;
+NNL_RT nnl_gemm_fn nnl_gemm_f32_6x8_avx2;
 #endif
 #ifdef NNL_RT_AVX512
 NNL_RT nnl_gemm_fn nnl_gemm_f32_14x32_avx512;
 NNL_RT nnl_gemm_fn nnl_gemm_f32_8x32_avx512;
 NNL_RT nnl_gemm_fn nnl_gemm_f32_4x32_avx512;
+NNL_RT nnl_gemm_fn nnl_gemm_f32_14x16_avx512;
 #endif
 #ifdef NNL_RT_NEON
 NNL_RT nnl_gemm_fn nnl_gemm_f32_8x8_neon;

@@ -191,12 +191,14 @@ kernels(const struct nnl_gemm_kernel **run, int max)
 	return got;
 }
 
-/* What the driver calls for a tile of m rows: the kernel, or its
- * variant of 8 or 4 rows. */
+/* What the driver calls for a tile of m rows and n columns: the
+ * kernel, or its variant of 8 or 4 rows or of half the columns. */
 static nnl_gemm_fn *
-tilefn(const struct nnl_gemm_kernel *u, int m)
+tilefn(const struct nnl_gemm_kernel *u, int m, int n)
 {
-	return m <= 4 && u->fn4 ? u->fn4 : m <= 8 && u->fn8 ? u->fn8 : u->fn;
+	int R;
+
+	return nnl_gemm_tilefn(u, m, n, &R);
 }
 
 TEST(table_ends_with_portable_kernel)
@@ -240,7 +242,7 @@ TEST(microkernels_tile_by_tile)
 					b[k * nr + j] = 0;
 			}
 			memcpy(C, C0, (size_t)(mr * ldc) * 4);
-			tilefn(u, m)(kc, a, mr, b, nr, C, ldc, m, n, &add);
+			tilefn(u, m, n)(kc, a, mr, b, nr, C, ldc, m, n, &add);
 			/* A is K x mr stored by k (transposed) */
 			ok = agrees(m, n, kc, 1, a, mr, 1, b, nr, 0, C0, C,
 			    ldc);
@@ -256,7 +258,7 @@ TEST(microkernels_tile_by_tile)
 					    (size_t)nr * 4);
 				}
 				memcpy(C, C0, (size_t)(mr * ldc) * 4);
-				tilefn(u, m)(kc, wa, as, wb, bs, C, ldc, m, n,
+				tilefn(u, m, n)(kc, wa, as, wb, bs, C, ldc, m, n,
 				    &add);
 				ok = agrees(m, n, kc, 1, wa, as, 1, wb, bs, 0,
 				    C0, C, ldc);
@@ -310,7 +312,7 @@ TEST(microkernel_tile_epilogue)
 		if (nan)
 			a[0] = NAN;
 		memcpy(C, C0, (size_t)(mr * ldc) * 4);
-		tilefn(run[u], m)(kc, a, mr, b, nr, C, ldc, m, n, &t);
+		tilefn(run[u], m, n)(kc, a, mr, b, nr, C, ldc, m, n, &t);
 		for (int i = 0; i < mr && ok; i++)
 		for (int j = 0; j < ldc && ok; j++) {
 			double s = how == 0 ? C0[i * ldc + j] : how == 1 ?
