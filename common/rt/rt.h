@@ -144,25 +144,25 @@ struct nnl_gemm_kernel {
 	nnl_gemm_fn *fn, *fn8, *fn4, *fnh;
 };
 
-/* What multiplies a tile of m rows and n columns: the kernel, or the
- * variant of the fewest rows or columns that holds the tile; *R is
- * the rows it reads. */
+/* What multiplies a tile of m rows and n columns: the variant of the
+ * fewest rows that holds the tile, else the kernel or its variant of
+ * half the columns; *R is the rows it reads.  (A tile of fewer rows
+ * than R read in place splits its last step, nnl_sgemm_ragged: the
+ * rows come first, so that a tile's sums are the same with any n.) */
 NNL_RT_INLINE nnl_gemm_fn *
 nnl_gemm_tilefn(const struct nnl_gemm_kernel *u, int64_t m, int64_t n,
     int *R)
 {
-	int h = n <= u->nr / 2 && u->fnh;	/* half the columns */
-
 	if (m <= 4 && u->fn4) {
 		*R = 4;
 		return u->fn4;
 	}
-	if (m <= 8 && u->fn8 && !h) {
+	if (m <= 8 && u->fn8) {
 		*R = 8;
 		return u->fn8;
 	}
 	*R = u->mr;
-	return h ? u->fnh : u->fn;
+	return n <= u->nr / 2 && u->fnh ? u->fnh : u->fn;
 }
 
 #ifdef NNL_RT_EXTERN
