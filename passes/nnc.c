@@ -219,7 +219,9 @@ threadsarg(char ***argv, int n)
 
 /*
  * Front end and passes: model -> planned JSON at jsonpath.  .nnl
- * models pack their weights into the temporary directory.
+ * models pack their weights into the temporary directory, ONNX models
+ * import theirs there; with --save-temps, into the current directory
+ * (STEM.weights), where the kept graphs can still find them.
  */
 static int
 tojson(const struct opts *o, const char *jsonpath)
@@ -228,13 +230,20 @@ tojson(const struct opts *o, const char *jsonpath)
 	char **lines = readpasses(o->passes, &npass);
 	struct stage *st = xcalloc((size_t)npass + 2, sizeof *st);
 	char *parse = find_program("nnl-parse");
-	char *w = xasprintf("%s/model.weights", maketmp());
-	char *m = xasprintf("%s/model.manifest.json", tmpdir);
-	char *stemp = NULL, *onnx = NULL;
+	char *stemp = o->savetemps ? stem(o->out ? o->out : o->model) : NULL;
+	char *here = o->savetemps ? realpath(".", NULL) : NULL;
+	const char *dir = here ? here : maketmp();
+	char *w = xasprintf("%s/%s.weights", dir, stemp ? stemp : "model");
+	char *m = xasprintf("%s/%s.manifest.json", dir, stemp ? stemp :
+	    "model");
+	char *onnx = NULL;
 
+	if (o->savetemps && !here)
+		die(".: %s", strerror(errno));
 	/* the passes run in the temporary directory, where whatever they
-	 * write (fused weights, packed NNL weights) belongs */
-	pipeline_workdir(tmpdir);
+	 * write (fused weights, packed NNL weights) belongs; with
+	 * --save-temps, beside the graphs that name it */
+	pipeline_workdir(dir);
 	if (endswith(o->model, ".nnl")) {
 		char **a = xcalloc(7, sizeof *a);
 
@@ -267,8 +276,6 @@ tojson(const struct opts *o, const char *jsonpath)
 		if (o->threads)
 			threadsarg(&st[ns - 1].argv, o->threads);
 	}
-	if (o->savetemps)
-		stemp = stem(o->out ? o->out : o->model);
 	rc = pipeline_run(st, ns, NULL, jsonpath, stemp, o->verbose);
 	pipeline_workdir(NULL);
 	for (int i = 0; i < ns; i++) {
@@ -286,6 +293,7 @@ tojson(const struct opts *o, const char *jsonpath)
 	free(w);
 	free(m);
 	free(stemp);
+	free(here);
 	return rc;
 }
 

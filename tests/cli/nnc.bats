@@ -93,6 +93,24 @@ np.save("bad.npy", w)'
 	    resnet_head.json resnet_head.c resnet_head.h
 }
 
+@test "--save-temps keeps the weights its graphs name: each runs on after nnc" {
+	mkdir k && cd k
+	"$BIN/nnc" compile --save-temps --emit c -o m.c \
+	    "$ROOT/examples/import_test/model.onnx"
+	"$BIN/nnc" compile --save-temps --emit c -o n.c \
+	    "$ROOT/examples/mnist/mnist.nnl"
+	[ -s m.weights ] && [ -s n.weights ]
+	# no graph names a file in nnc's temporary directory, gone now
+	! grep -l 'nnc\.[A-Za-z0-9]\{6\}/' ./*.json
+	for g in m.2.nnl-reorder.json n.2.nnl-reorder.json; do
+		"$BIN/nnl-shape-infer" "$g" | "$BIN/nnl-fuse" -o f.json
+		"$BIN/nnl-plan-memory" f.json | "$BIN/nnl-emit-c" -o again.c
+		[ -s again.c ]
+	done
+	"$BIN/nnl-plan-memory" m.4.nnl-fuse.json | "$BIN/nnl-emit-c" -o x.c
+	"$BIN/nnl-plan-memory" n.4.nnl-fuse.json | "$BIN/nnl-emit-c" -o y.c
+}
+
 @test "nnc runs the passes beside it, not those on PATH" {
 	# so the sanitizer build's nnc (make check-asan) runs sanitized passes
 	d=$(cd "$BIN" && pwd -P)
