@@ -232,14 +232,14 @@ tojson(const struct opts *o, const char *jsonpath)
 	char *parse = find_program("nnl-parse");
 	char *stemp = o->savetemps ? stem(o->out ? o->out : o->model) : NULL;
 	char *here = o->savetemps ? realpath(".", NULL) : NULL;
-	const char *dir = here ? here : maketmp();
-	char *w = xasprintf("%s/%s.weights", dir, stemp ? stemp : "model");
-	char *m = xasprintf("%s/%s.manifest.json", dir, stemp ? stemp :
-	    "model");
-	char *onnx = NULL;
+	const char *dir;
+	char *w, *m, *onnx = NULL;
 
 	if (o->savetemps && !here)
 		die(".: %s", strerror(errno));
+	dir = here ? here : maketmp();
+	w = xasprintf("%s/%s.weights", dir, stemp ? stemp : "model");
+	m = xasprintf("%s/%s.manifest.json", dir, stemp ? stemp : "model");
 	/* the passes run in the temporary directory, where whatever they
 	 * write (fused weights, packed NNL weights) belongs; with
 	 * --save-temps, beside the graphs that name it */

@@ -20,9 +20,9 @@
  * the rows and columns past them vanish. */
 static inline __attribute__((always_inline)) NNL_RT_TARGET("avx512f,fma")
 void
-nnl_gemm_avx512_rows(const int R, const int V, int64_t kc, const float *a, int64_t as,
-    const float *b, int64_t bs, float *c, int64_t ldc, int64_t m, int64_t n,
-    const struct nnl_gemm_tile *t)
+nnl_gemm_avx512_rows(const int R, const int V, int64_t kc, const float *a,
+    int64_t as, const float *b, int64_t bs, float *c, int64_t ldc, int64_t m,
+    int64_t n, const struct nnl_gemm_tile *t)
 {
 	__m512 z = _mm512_setzero_ps();
 	__m512 c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z,

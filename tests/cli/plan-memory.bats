@@ -263,7 +263,8 @@ np.save("want.npy", np.concatenate([np.maximum(x, 0), -x], axis=1))'
 dw_graph() {
 	/usr/bin/python3 - "$1" "$2" "$3" "$4" > "$T/dw.json" <<'PY'
 import json, sys
-c, h, w, extra = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+c, h, w = (int(a) for a in sys.argv[1:4])
+extra = sys.argv[4]
 def const(shape):
     n = 1
     for d in shape:

@@ -52,12 +52,15 @@ class Net(nn.Module):
         return torch.relu(s.flip(h) + h)
 
 
-m = Net().eval()
-x = torch.randn(1, 16, 48, 48)
-torch.onnx.export(m, x, d + "/res.onnx", opset_version=13)
-np.save(d + "/input.npy", x.numpy())
-with torch.no_grad():
-    np.save(d + "/expected.npy", m(x).numpy())
+def export(m, x, name, pre=""):
+    """name.onnx, with pre-input.npy and pre-expected.npy beside it."""
+    torch.onnx.export(m, x, d + "/" + name + ".onnx", opset_version=13)
+    np.save(d + "/" + pre + "input.npy", x.numpy())
+    with torch.no_grad():
+        np.save(d + "/" + pre + "expected.npy", m(x).numpy())
+
+
+export(Net().eval(), torch.randn(1, 16, 48, 48), "res")
 
 
 # inverted residual blocks at 14 x 14 and 7 x 7, whose depthwise
@@ -83,12 +86,7 @@ class Small(nn.Module):
         return s.d3(x) + x
 
 
-m = Small().eval()
-x = torch.randn(1, 24, 14, 14)
-torch.onnx.export(m, x, d + "/small.onnx", opset_version=13)
-np.save(d + "/small-input.npy", x.numpy())
-with torch.no_grad():
-    np.save(d + "/small-expected.npy", m(x).numpy())
+export(Small().eval(), torch.randn(1, 24, 14, 14), "small", "small-")
 PY
 }
 

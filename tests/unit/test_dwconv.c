@@ -118,8 +118,8 @@ conv_at(int nhwc, int wko, int hasb, int act, int inplace, int64_t C,
 	if (y[C * OH * OW] != 12345)
 		ok = 0;
 	if (!ok)
-		fprintf(stderr, "  nhwc %d wko %d bias %d act %d in place %d C %lld "
-		    "%lldx%lld k %lldx%lld s %lld,%lld d %lld,%lld pad "
+		fprintf(stderr, "  nhwc %d wko %d bias %d act %d in place %d "
+		    "C %lld %lldx%lld k %lldx%lld s %lld,%lld d %lld,%lld pad "
 		    "%lld,%lld,%lld,%lld (NNL_VW %d)\n", nhwc, wko, hasb, act,
 		    inplace,
 		    (long long)C, (long long)H, (long long)W, (long long)kh,

@@ -258,8 +258,8 @@ TEST(microkernels_tile_by_tile)
 					    (size_t)nr * 4);
 				}
 				memcpy(C, C0, (size_t)(mr * ldc) * 4);
-				tilefn(u, m, n)(kc, wa, as, wb, bs, C, ldc, m, n,
-				    &add);
+				tilefn(u, m, n)(kc, wa, as, wb, bs, C, ldc, m,
+				    n, &add);
 				ok = agrees(m, n, kc, 1, wa, as, 1, wb, bs, 0,
 				    C0, C, ldc);
 				free(wa);
