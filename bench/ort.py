@@ -6,12 +6,45 @@ lib` (nnc's defaults), link bench/nnl-timer.c against it, start it and
 ONNX Runtime's CPU provider (bench/ort-timer.mjs, onnxruntime-node) as
 two processes that each keep the model loaded, and alternate rounds of
 timed inferences between them (one warm-up round, then ROUNDS rounds;
-which goes first alternates).  Reports medians, the median of the
-per-round ratios and its range, GFLOP/s, the percent of this core's FMA
-peak (bench/peak.c), the largest difference from PyTorch's output, the
-peak memory of `nnc compile` and of both running programs.  Then the
-same with 2 threads where nnl builds threads: ORT with intraOpNumThreads
-2 against the model compiled with nnc --threads 2.
+the order turns each round).  Then the same with 2 threads where nnl
+builds threads: ORT with intraOpNumThreads 2 against the model compiled
+with nnc --threads 2.
+
+How the figures are made (the output's header says it again):
+
+Timing regions.  nnl's timed region is a bare C call, NAME_infer(in,
+out), into a buffer allocated once; ORT's is session.run() from
+Node.js: the N-API call, the wrapping of the input, the output's
+allocation and its copy into a JavaScript array.  To compare the same
+thing, each runtime also times, in the same rounds and process kind, a
+trivial model with the model's input and output (bench/trivial.py: a
+Slice of the input reshaped to the output; its output is checked), and
+its fixed cost, the trivial model's median, is subtracted round by
+round: "nnl ms" and "ORT ms" are the medians over rounds of (the
+model's median - the trivial model's median), "nnl/ORT" the median of
+their per-round ratios.  "ORT call ms" is the raw session.run() time,
+"fixed us" each runtime's subtracted cost.
+
+FLOPs.  bench/flops.py reads them from the C that nnc compile --emit c
+writes for the same options: "effective" counts 2 flops a multiply-add
+of direct convolution and matrix products (the count that GFLOP/s
+figures usually divide; bench/models.py's PyTorch count must agree),
+"executed" what the kernels compute, the convolutions the runtime runs
+by Winograd's F(2x2, 3x3) (filter layout 4 in the C, "winograd" in the
+planned graph) counted as their 16 products a 2x2 output tile and the
+input and output transforms' additions.  GFLOP/s is either count over
+nnl's net time, "% peak" that over the FMA peak of the cores used
+(bench/peak.c, one core measured, times the threads).
+
+Memory.  Peak resident set (VmHWM) of each timing process, less that
+of the same kind of process running the trivial model: for ORT, Node.js
+with onnxruntime-node loaded and a session of the trivial model (about
+40 MB that is the host, not the model); for nnl, nnl-timer linked with
+the trivial model's code.  The subtracted bases are shown.  "compile"
+is `nnc compile --emit lib` of the model: seconds, and the largest
+peak of its processes (the passes run as a pipeline).
+
+Also the largest difference of either output from PyTorch's.
 
 These are measurements on a shared machine, not tests: ratios measured
 in the same run are what to compare.
@@ -27,9 +60,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
+import tempfile
 
 import numpy as np
+
+import flops
+import trivial
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "build", "bench")
@@ -114,10 +150,10 @@ def timed(argv, cwd):
     return float(sec), int(kb)
 
 
-def build_nnl(m, d, threads=1):
-    """The timer linked with the model built for threads threads (nnc
-    --threads, with -pthread past one): (program, compile time)."""
-    name = m["name"]
+def build_nnl(name, d, threads=1):
+    """The timer linked with model NAME.onnx of d built for threads
+    threads (nnc --threads, with -pthread past one): (program, compile
+    time)."""
     sfx = "" if threads == 1 else "-t%d" % threads
     lib = os.path.join(d, "lib%s%s.a" % (name, sfx))
     thr = [] if threads == 1 else ["--threads", str(threads)]
@@ -130,48 +166,89 @@ def build_nnl(m, d, threads=1):
     return exe, ct
 
 
+def count_flops(m, d, threads):
+    """bench/flops.py's counts of the C nnc writes for model m with
+    threads threads."""
+    thr = [] if threads == 1 else ["--threads", str(threads)]
+    with tempfile.TemporaryDirectory() as t:
+        c = os.path.join(t, m["name"] + ".c")
+        subprocess.run([os.path.join(TOP, "bin", "nnc"), "compile",
+                        "--emit", "c"] + thr +
+                       ["-o", c, os.path.join(d, m["name"] + ".onnx")],
+                       check=True)
+        with open(c) as f:
+            r = flops.count(f.read())
+    if r["effective"] != 2 * m["macs"]:
+        log("%s: the C's direct count, %d flops, is not PyTorch's %d"
+            % (m["name"], r["effective"], 2 * m["macs"]))
+    return r
+
+
+def base_model(m, d):
+    """The trivial model of m's input and output (bench/trivial.py):
+    its name, NAME_base."""
+    name = m["name"] + "_base"
+    trivial.model(os.path.join(d, name + ".onnx"), m["input"], m["output"])
+    return name
+
+
 def compare(a, b):
     return float(np.max(np.abs(a.astype(np.float64) - b)))
 
 
-def race(m, d, nnl_exe, threads, rounds, seconds):
+def race(m, d, exes, threads, rounds, seconds):
+    """Rounds of the model and the trivial model in nnl (exes: their
+    timers) and ORT, in turn."""
     name = m["name"]
     shape = ",".join(str(x) for x in m["input"])
     env = dict(os.environ, NNL_ORT_DIR=ORTDIR)
     inp = os.path.join(d, name + ".in.bin")
     ref = np.fromfile(os.path.join(d, name + ".ref.bin"), "<f4")
-    nnl = Timer([nnl_exe, inp, os.path.join(d, name + ".nnl.bin")])
-    ort = Timer(["node", os.path.join(TOP, "bench", "ort-timer.mjs"),
-                 os.path.join(d, name + ".onnx"), inp,
-                 os.path.join(d, name + ".ort.bin"), str(threads), shape],
-                env)
+    out = {k: os.path.join(d, "%s.%s.bin" % (name, k))
+           for k in ("nnl", "nnl0", "ort", "ort0")}
+    t = {"nnl": Timer([exes[0], inp, out["nnl"]]),
+         "nnl0": Timer([exes[1], inp, out["nnl0"]])}
+    for k, onnx in (("ort", name), ("ort0", name + "_base")):
+        t[k] = Timer(["node", os.path.join(TOP, "bench", "ort-timer.mjs"),
+                      os.path.join(d, onnx + ".onnx"), inp, out[k],
+                      str(threads), shape], env)
+    # the trivial model's outputs: the input's box (bench/trivial.py)
+    want = trivial.expected(np.fromfile(inp, "<f4"), m["input"],
+                            m["output"])
+    for k in ("nnl0", "ort0"):
+        if not np.array_equal(np.fromfile(out[k], "<f4"), want):
+            raise RuntimeError("%s: the trivial model's output is wrong "
+                               "(%s)" % (name, k))
     # Warm-up, and the number of inferences a round takes.
-    t1 = statistics.median(nnl.run(3))
-    t2 = statistics.median(ort.run(3))
+    t1 = statistics.median(t["nnl"].run(3))
+    t2 = statistics.median(t["ort"].run(3))
+    for k in ("nnl0", "ort0"):
+        t[k].run(3)
     k = max(3, int(seconds * 1e3 / max(t1, t2, 1e-3)))
-    tn, to, ratios = [], [], []
+    order = ["nnl", "nnl0", "ort", "ort0"]
+    raw = {x: [] for x in order}
+    net = {"nnl": [], "ort": []}
+    ratios = []
     for r in range(rounds):
-        pair = [(nnl, tn), (ort, to)]
-        if r % 2:
-            pair.reverse()
         med = {}
-        for t, acc in pair:
-            ts = t.run(k)
-            acc.extend(ts)
-            med[id(t)] = statistics.median(ts)
-        ratios.append(med[id(nnl)] / med[id(ort)])
-    res = {
-        "nnl": statistics.median(tn), "ort": statistics.median(to),
+        for x in order[r % 4:] + order[:r % 4]:
+            ts = t[x].run(k)
+            raw[x].extend(ts)
+            med[x] = statistics.median(ts)
+        for x in net:
+            net[x].append(med[x] - med[x + "0"])
+        ratios.append(net["nnl"][-1] / net["ort"][-1])
+    res = {x: statistics.median(net[x]) for x in net}
+    res.update({x + "_raw": statistics.median(raw[x]) for x in order})
+    res.update({
         "ratio": statistics.median(ratios), "rmin": min(ratios),
         "rmax": max(ratios), "k": k,
-        "nnl_rss": nnl.rss(), "ort_rss": ort.rss(),
-        "nnl_diff": compare(np.fromfile(os.path.join(
-            d, name + ".nnl.bin"), "<f4"), ref),
-        "ort_diff": compare(np.fromfile(os.path.join(
-            d, name + ".ort.bin"), "<f4"), ref),
-    }
-    nnl.close()
-    ort.close()
+        "nnl_diff": compare(np.fromfile(out["nnl"], "<f4"), ref),
+        "ort_diff": compare(np.fromfile(out["ort"], "<f4"), ref),
+    })
+    for x in order:
+        res[x + "_rss"] = t[x].rss()
+        t[x].close()
     return res
 
 
@@ -180,6 +257,26 @@ def nnc_threads():
     r = subprocess.run([os.path.join(TOP, "bin", "nnc"), "compile",
                         "--help"], capture_output=True, text=True)
     return "--threads" in (r.stdout + r.stderr)
+
+
+HEADER = """\
+nnl ms, ORT ms: time an inference takes, less the runtime's fixed cost:
+  the median over rounds of (the model's median - the median of a
+  trivial model of the same input and output, bench/trivial.py, timed
+  by the same process kind in the same round); nnl/ORT: the median of
+  the per-round ratios of these, and their range.  nnl is timed around
+  a C call of NAME_infer, ORT around Node.js's session.run() (N-API,
+  the output's allocation and copy): ORT call ms is that raw time;
+  fixed us: each runtime's trivial-model time, the cost subtracted.
+GFLOP/s: effective = direct-convolution and product flops (2 a
+  multiply-add) / nnl ms; executed = flops the kernels compute
+  (Winograd F(2x2, 3x3) convolutions at their 16 products a 2x2 tile
+  plus transforms; bench/flops.py) / nnl ms; % peak: of the measured
+  one-core FMA peak times the threads.
+RSS: peak resident set of the process running the model less that of
+  the same program running the trivial model (for ORT: Node.js with
+  onnxruntime-node and a trivial session; for nnl: nnl-timer); the
+  bases subtracted are shown."""
 
 
 def main():
@@ -207,48 +304,76 @@ def main():
     print("ONNX Runtime %s (onnxruntime-node, CPU provider); nnl: nnc "
           "compile --emit lib defaults; %d rounds, medians"
           % (ver, a.rounds))
-    built = {}
+    print(HEADER)
+    threads_ok = nnc_threads()
+    thread_counts = [1, 2] if threads_ok else [1]
+    built, fl = {}, {}
     for m in models:
         log("compiling " + m["name"])
-        built[m["name"]] = build_nnl(m, d)
-    head = ("%-14s %4s %9s %9s %6s %12s %8s %7s %9s %9s"
+        base = base_model(m, d)
+        for th in thread_counts:
+            built[m["name"], th] = (build_nnl(m["name"], d, th),
+                                    build_nnl(base, d, th)[0])
+            fl[m["name"], th] = count_flops(m, d, th)
+    print()
+    print("%-14s %4s %10s %11s %8s %9s"
+          % ("model", "thr", "eff MFLOP", "exec MFLOP", "exec/eff",
+             "Winograd"))
+    for m in models:
+        for th in thread_counts:
+            f = fl[m["name"], th]
+            print("%-14s %4d %10.1f %11.1f %8.3f %4d of %d"
+                  % (m["name"], th, f["effective"] / 1e6,
+                     f["executed"] / 1e6, f["executed"] / f["effective"],
+                     f["winograd"], f["convs"]))
+    head = ("%-14s %4s %8s %8s %7s %11s %8s %7s %7s %7s %6s %7s %6s "
+            "%8s %8s"
             % ("model", "thr", "nnl ms", "ORT ms", "nnl/ORT", "range",
-               "GFLOP/s", "%peak", "diff nnl", "diff ORT"))
-    thread_counts = [1, 2]
-    threads_ok = nnc_threads()
+               "ORT call", "fixed", "fixed", "eff", "eff", "exec", "exec",
+               "diff", "diff"))
+    head2 = ("%-14s %4s %8s %8s %7s %11s %8s %7s %7s %7s %6s %7s %6s "
+             "%8s %8s"
+             % ("", "", "", "", "", "", "ms", "nnl us", "ORT us",
+                "GFLOP/s", "%peak", "GFLOP/s", "%peak", "nnl", "ORT"))
     rows = []
-    for threads in thread_counts:
+    for threads in (1, 2):
         print()
+        if threads not in thread_counts:
+            print("(nnl builds no threads yet: no %d-thread row)" % threads)
+            continue
         print(head)
+        print(head2)
         for m in models:
-            if threads > 1 and not threads_ok:
-                break
-            exe = built[m["name"]][0]
-            if threads > 1:
-                log("compiling %s for %d threads" % (m["name"], threads))
-                exe = build_nnl(m, d, threads)[0]
+            (exe, _), base = built[m["name"], threads]
             log("timing %s, %d thread(s)" % (m["name"], threads))
-            r = race(m, d, exe, threads, a.rounds, a.seconds)
-            gf = 2 * m["macs"] / (r["nnl"] * 1e6)
-            print("%-14s %4d %9.3f %9.3f %6.2f %5.2f-%-6.2f %8.1f %6.1f%% "
-                  "%9.2e %9.2e" % (m["name"], threads, r["nnl"], r["ort"],
-                                   r["ratio"], r["rmin"], r["rmax"], gf,
-                                   100 * gf / (peak * threads),
-                                   r["nnl_diff"], r["ort_diff"]))
+            r = race(m, d, (exe, base), threads, a.rounds, a.seconds)
+            f = fl[m["name"], threads]
+            ge = f["effective"] / (r["nnl"] * 1e6)
+            gx = f["executed"] / (r["nnl"] * 1e6)
+            print("%-14s %4d %8.3f %8.3f %7.2f %5.2f-%-5.2f %8.3f %7.1f "
+                  "%7.1f %7.1f %5.1f%% %7.1f %5.1f%% %8.1e %8.1e"
+                  % (m["name"], threads, r["nnl"], r["ort"], r["ratio"],
+                     r["rmin"], r["rmax"], r["ort_raw"],
+                     r["nnl0_raw"] * 1e3, r["ort0_raw"] * 1e3, ge,
+                     100 * ge / (peak * threads), gx,
+                     100 * gx / (peak * threads), r["nnl_diff"],
+                     r["ort_diff"]))
             rows.append((m, threads, r))
             sys.stdout.flush()
-        if threads > 1 and not threads_ok:
-            print("(nnl builds no threads yet: no %d-thread row)" % threads)
     print()
-    print("%-14s %10s %10s %12s %12s" % ("model", "compile s",
-                                         "compile MB", "nnl RSS MB",
-                                         "ORT RSS MB"))
+    print("%-14s %9s %10s %8s %8s %9s %9s"
+          % ("model", "compile s", "compile MB", "nnl MB", "ORT MB",
+             "nnl base", "ORT base"))
     for m in models:
-        ct = built[m["name"]][1]
+        ct = built[m["name"], 1][0][1]
         r = next(r for mm, t, r in rows if mm is m and t == 1)
-        print("%-14s %10.2f %10.1f %12.1f %12.1f"
-              % (m["name"], ct[0], ct[1] / 1024, r["nnl_rss"] / 1024,
-                 r["ort_rss"] / 1024))
+        print("%-14s %9.2f %10.1f %8.1f %8.1f %9.1f %9.1f"
+              % (m["name"], ct[0], ct[1] / 1024,
+                 (r["nnl_rss"] - r["nnl0_rss"]) / 1024,
+                 (r["ort_rss"] - r["ort0_rss"]) / 1024,
+                 r["nnl0_rss"] / 1024, r["ort0_rss"] / 1024))
+    print("(RSS in MB, the peak resident set (VmHWM) less the base's; "
+          "compile: nnc compile --emit lib, its largest process's peak)")
 
 
 if __name__ == "__main__":
