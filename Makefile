@@ -215,8 +215,10 @@ check-asan: asan
 	@sh tests/run-asan.sh $(ASAN) $(COMMON_TESTS:%=$(ASAN)/tests/%)
 
 # Benchmarks: measurements, not pass/fail tests (shared machines are
-# noisy); see bench/.  bench-ort times the generated code against ONNX
-# Runtime (installed from npm into build/bench) on four models.
+# noisy); see bench/.  bench/compile.sh times nnc compile of resnet18;
+# bench-ort times the generated code against ONNX Runtime (installed
+# from npm into build/bench) on four models, each net of its runtime's
+# fixed cost, with the method in its header (bench/ort.py).
 bench: all
 	@sh bench/compile.sh
 	@/usr/bin/python3 bench/ort.py
