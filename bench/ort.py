@@ -23,7 +23,11 @@ its fixed cost, the trivial model's median, is subtracted round by
 round: "nnl ms" and "ORT ms" are the medians over rounds of (the
 model's median - the trivial model's median), "nnl/ORT" the median of
 their per-round ratios.  "ORT call ms" is the raw session.run() time,
-"fixed us" each runtime's subtracted cost.
+"fixed us" each runtime's subtracted cost.  That cost holds the
+trivial model's own work too, a copy of the output's elements, which
+is not free in nnl (a generic slice kernel: 1000 elements, about 12 us
+on a 2-core Xeon; against the 0.2 us of a 10-element output, the
+call itself).
 
 FLOPs.  bench/flops.py reads them from the C that nnc compile --emit c
 writes for the same options: "effective" counts 2 flops a multiply-add
@@ -267,7 +271,9 @@ nnl ms, ORT ms: time an inference takes, less the runtime's fixed cost:
   the per-round ratios of these, and their range.  nnl is timed around
   a C call of NAME_infer, ORT around Node.js's session.run() (N-API,
   the output's allocation and copy): ORT call ms is that raw time;
-  fixed us: each runtime's trivial-model time, the cost subtracted.
+  fixed us: each runtime's trivial-model time, the cost subtracted
+  (with the trivial model's own work, a copy of the output's elements:
+  nnl's is a generic slice kernel, a few ns an element).
 GFLOP/s: effective = direct-convolution and product flops (2 a
   multiply-add) / nnl ms; executed = flops the kernels compute
   (Winograd F(2x2, 3x3) convolutions at their 16 products a 2x2 tile
