@@ -681,7 +681,8 @@ def onnx_ops():
 
 
 def onnx_sound(r, files, ops):
-    """A model of files made only of ops in ops, and its path."""
+    """A model of files made only of ops in ops, its inputs of types
+    WebNN has, and its path."""
     import onnx
     for _ in range(50):
         p = r.choice(files)
@@ -690,7 +691,9 @@ def onnx_sound(r, files, ops):
         except Exception:
             continue
         if all(n.op_type in ops and n.domain in ("", "ai.onnx")
-               for n in m.graph.node):
+               for n in m.graph.node) and \
+                all(vi.type.tensor_type.elem_type in ONNXNP
+                    for vi in m.graph.input):
             return m, p
     return None, None
 

@@ -144,3 +144,15 @@ findings() {
 	[ "$status" -eq 0 ]
 	echo "$output" | grep -q '^fuzz: npy: 6 inputs (4 sound);'
 }
+
+@test "fuzz-replay.sh: a kept UBSan finding still fails on replay" {
+	plant '[ "$1" = verify ] && {
+		echo "nnl-pack-weights: error: w.weights: bad" >&2
+		exit $(code "$UBSAN_OPTIONS"); }'
+	run fuzz 3
+	[ "$status" -eq 1 ]
+	NNL_BIN="$T/bin" run sh "$ROOT/scripts/fuzz-replay.sh" "$T"/f/npy-*
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^still: .* (exit 87: nnl-pack-weights)$'
+	echo "$output" | grep -q '^fuzz-replay: [1-9][0-9]* of [1-9]'
+}
