@@ -5,19 +5,34 @@ compiled with them and run on random input, and the modules
 nnl-emit-js writes, run in node against tests/js/webnn-stub.mjs.
 
 Usage: fuzz.py [-b bindir] [-f findings] [-m minutes] [-n count]
-               [-s seed] [-i index] TARGET
+               [-r share] [-s seed] [-i index] [-t seconds] TARGET
 Targets: json webnn nnl onnx npy weights emitc emitjs run nnc.
+
 Input I of seed S is the same on every run: -i I replays it alone.
+Two inputs of every three (all but I = 2, 5, 8...) are kept sound: a
+model from the goldens, examples or ONNX node tests with new values in
+its constants, weights and inputs (fuzzgen's vary_*), so that the stages
+after the first parser and the back ends see it; the third is hostile.
 Each input runs in a scratch directory under a time limit per command
 (-t, 30 s), a memory limit (ASan's hard_rss_limit_mb and
-max_allocation_size_mb, node's heap), and a file size limit.  A
-finding is a sanitizer report, a signal, a hang, an exit status other
+max_allocation_size_mb, node's heap), and a file size limit.  The
+programs get the caller's ASAN_OPTIONS and UBSAN_OPTIONS, then
+fuzz.py's own (log files in the scratch directory), then exitcode=86
+(ASan) and exitcode=87 (UBSan) unless the caller chose exit codes.  A
+finding is a sanitizer report (a log file, exit status 86 or 87, or a
+report on standard error: GCC's UBSan writes no log file, and exits 1
+without exitcode=), a signal, a hang, an exit status other
 than 0 or 1 (or what the command allows), an exit 1 without an error
 message, an output file left behind by a failed command, a file left
 in TMPDIR, or generated C above 8 MB; it is kept
 in FINDINGS/TARGET-KIND-N/ with its inputs, the report and repro.sh,
 at most two per distinct signature.  Prints one summary line (JSON)
-and appends it to FINDINGS/summary.jsonl.
+and appends it to FINDINGS/summary.jsonl, then the reach table: for
+each step of the target's pipeline (STAGES), how many inputs reached
+it (ran it) and how many of those it accepted:
+  fuzz: webnn: 6 inputs (4 sound); nnl-parse 6 (4 ok), ...
+Exits 1 on a finding, and with -r SHARE when a back end of the target
+(STAGES) was reached by fewer than SHARE of the inputs.
 """
 import argparse
 import json
@@ -650,7 +665,9 @@ class Fuzzer:
                 if r.random() < 0.7:
                     G.onnx_mutate(r, m, c.dir)
             model = c.write("m.onnx", m.SerializeToString())
-            c.run(["nnc", "import", "-o", r.choice(["i.nnl", "i.json"]),
+            # .nnl expresses few graphs: a sound input's goes to .json
+            out = "i.json" if c.valid else r.choice(["i.nnl", "i.json"])
+            c.run(["nnc", "import", "-o", out,
                    "--weights-dir", "iw", model])
         c.run(["nnc", "inspect", model])
         if c.run(["nnc", "compile", "--emit", "c", "-o", "m.c", model]):
@@ -658,7 +675,8 @@ class Fuzzer:
         if r.random() < 0.2:
             if c.run(["nnc", "compile", "-o", "m", model], timeout=120):
                 return
-        if r.random() < 0.4 and os.path.exists(c.path("g.json")):
+        if r.random() < (1 if c.valid else 0.4) and \
+                os.path.exists(c.path("g.json")):
             g = json.load(open(c.path("g.json")))
             x = [t for t in (g.get("inputs") or {}).values()
                  if isinstance(t, dict) and t.get("dataType") == "float32"]
