@@ -401,7 +401,7 @@ class Fuzzer:
         prof = c.r.choice(sorted(os.listdir(ROOT + "/pipelines/profiles")))
         if c.run(["nnl-cpu-partition", "-p",
                   ROOT + "/pipelines/profiles/" + prof, "-o", "c.json",
-                  "p.json"]) == 0:
+                  "s.json"]) == 0:
             c.run(dot + ["-o", "c.dot", "c.json"], outs=["c.dot"])
 
     def t_webnn(self, c):
