@@ -56,7 +56,9 @@ def main():
     random.seed(seed)
     files = sorted(glob.glob(ROOT + "/tests/golden/shape-infer/*.in.json") +
                    glob.glob(ROOT + "/tests/golden/fuse/*.in.json"))
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    # a report exits 86 (ASan) or 87 (UBSan), never 1 as a refusal does
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:exitcode=86",
+               UBSAN_OPTIONS="halt_on_error=1:exitcode=87")
     bad = 0
     for _ in range(count):
         s = json.dumps(mut(json.load(open(random.choice(files)))))

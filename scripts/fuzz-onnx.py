@@ -87,7 +87,9 @@ def main():
     prog, seed, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     random.seed(seed)
     tests = sorted(os.listdir(D))
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    # a report exits 86 (ASan) or 87 (UBSan), never 1 as a refusal does
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:exitcode=86",
+               UBSAN_OPTIONS="halt_on_error=1:exitcode=87")
     bad = 0
     for _ in range(count):
         try:

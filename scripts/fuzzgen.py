@@ -227,15 +227,15 @@ def floats(r, dt, n):
     return struct.pack(fmt, *vals)
 
 
-def input_blob(r, g):
+def input_blob(r, g, bad=0.1):
     """Bytes for a generated program's standard input: its inputs in
-    order, or (sometimes) too few or too many bytes."""
+    order, or (sometimes: bad) too few or too many bytes."""
     total = 0
     for t in (g.get("inputs") or {}).values():
         total += nbytes(t["dataType"], t["shape"])
     if total > 1 << 24:
         total = 1 << 16
-    if r.random() < 0.1:
+    if r.random() < bad:
         total = max(0, total + r.choice([-1, -4, 1, 100]))
     return bytes(r.randrange(256) for _ in range(total))
 
@@ -559,3 +559,173 @@ def external(r, t, raw, d):
     for key, v in kv:
         e = t.external_data.add()
         e.key, e.value = key, v
+
+
+# --- inputs kept sound ------------------------------------------------------
+#
+# The mutators above make inputs that the first parser mostly refuses.
+# These keep a sound model sound (the same structure, types and shapes,
+# other values), so that the passes after the parser and the back ends
+# see it: fuzz.py makes two inputs of every three with them.
+
+INTRANGE = {"int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1),
+            "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1),
+            "int64": (-2**63, 2**63 - 1), "uint64": (0, 2**64 - 1),
+            "int4": (-8, 7), "uint4": (0, 15)}
+INTFMT = {"int8": "b", "uint8": "B", "int32": "i", "uint32": "I",
+          "int64": "q", "uint64": "Q"}
+
+
+def ints(r, dt, n):
+    """n integers of type dt as bytes: small ones mostly, the type's
+    extremes sometimes."""
+    lo, hi = INTRANGE[dt]
+    vals = [r.choice([0, 1, 2, 3, -1 if lo else 5]) if r.random() < 0.6
+            else r.choice([lo, hi, r.randint(lo, hi)]) for _ in range(n)]
+    if dt in ("int4", "uint4"):
+        vals += [0] * (n % 2)
+        return bytes((vals[i] & 15) | (vals[i + 1] & 15) << 4
+                     for i in range(0, n, 2))
+    return struct.pack("<%d%s" % (n, INTFMT[dt]), *vals)
+
+
+def values(r, dt, n):
+    """n values of type dt (a key of SIZE) as little-endian bytes."""
+    return floats(r, dt, n) if dt.startswith("float") else ints(r, dt, n)
+
+
+def sound(shape, limit=4096):
+    return isinstance(shape, list) and all(
+        isinstance(d, int) and 0 <= d for d in shape) and \
+        numel(shape) <= limit
+
+
+def vary_graph(r, g):
+    """A copy of graph g with new values in its constants, and some of
+    its inputs turned into constants of the same type and shape."""
+    g = json.loads(json.dumps(g))
+    consts = g.get("consts") or {}
+    for t in consts.values():
+        init, dt = t.get("init") or {}, t.get("dataType")
+        if dt not in SIZE or r.random() < 0.4:
+            continue
+        if init.get("kind") == "inlineBytes" and sound(t.get("shape")) \
+                and len(init.get("bytes", [])) == nbytes(dt, t["shape"]):
+            init["bytes"] = list(values(r, dt, numel(t["shape"])))
+        elif init.get("kind") == "scalar":
+            init["value"] = r.choice(
+                [r.uniform(-4, 4), 0.0, -0.0, 1.0, 65504.0, -65504.0]) \
+                if dt.startswith("float") else r.choice(
+                    [0, 1, 2, INTRANGE[dt][0], INTRANGE[dt][1]])
+    ins = g.get("inputs") or {}
+    for name in list(ins):
+        t = ins[name]
+        if r.random() < 0.3 and t.get("dataType") in SIZE and \
+                sound(t.get("shape")):
+            del ins[name]
+            t["init"] = {"kind": "inlineBytes", "bytes": list(
+                values(r, t["dataType"], numel(t["shape"])))}
+            consts[name] = t
+    if consts:
+        g["consts"] = consts
+    return g
+
+
+def npy_parse(b):
+    """(descr, shape, offset of the data) of .npy bytes, or None."""
+    if b[:6] != b"\x93NUMPY" or len(b) < 10:
+        return None
+    if b[6] == 1:
+        n, off = struct.unpack("<H", b[8:10])[0], 10
+    else:
+        n, off = struct.unpack("<I", b[8:12])[0], 12
+    hdr = b[off:off + n].decode("latin-1")
+    d = re.search(r"'descr':\s*'([^']*)'", hdr)
+    s = re.search(r"'shape':\s*\(([^)]*)\)", hdr)
+    if not d or not s:
+        return None
+    shape = [int(x) for x in s.group(1).replace(",", " ").split()]
+    return d.group(1), shape, off + n
+
+
+def vary_npy(r, b):
+    """.npy bytes b with new values of the same type and shape."""
+    p = npy_parse(b)
+    dts = {v: k for k, v in NPYDESCR.items()}
+    if not p or p[0] not in dts:
+        return b
+    dt = dts[p[0]]
+    body = values(r, dt, numel(p[1]))
+    return b[:p[2]] + body if len(body) == len(b) - p[2] else b
+
+
+def sound_npy(r, shape=None):
+    dt = r.choice(list(NPYDESCR))
+    shape = small_shape(r) if shape is None else shape
+    return npy_bytes(NPYDESCR[dt], shape, values(r, dt, numel(shape)))
+
+
+def sound_npz(r):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for i in range(r.randrange(1, 4)):
+            z.writestr("w%d.npy" % i, sound_npy(r), compress_type=r.choice(
+                [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]))
+    return buf.getvalue()
+
+
+def onnx_ops():
+    """The op types the importer converts (common/onnx_ops.def)."""
+    with open(ROOT + "/common/onnx_ops.def") as f:
+        return set(re.findall(r'^ONNX\("(\w+)"', f.read(), re.M))
+
+
+def onnx_sound(r, files, ops):
+    """A model of files made only of ops in ops, its inputs of types
+    WebNN has, and its path."""
+    import onnx
+    for _ in range(50):
+        p = r.choice(files)
+        try:
+            m = onnx.load(p)
+        except Exception:
+            continue
+        if all(n.op_type in ops and n.domain in ("", "ai.onnx")
+               for n in m.graph.node) and \
+                all(vi.type.tensor_type.elem_type in ONNXNP
+                    for vi in m.graph.input):
+            return m, p
+    return None, None
+
+
+ONNXNP = {1: ("float32", 4), 2: ("uint8", 1), 3: ("int8", 1),
+          6: ("int32", 4), 7: ("int64", 8), 9: ("uint8", 1),
+          12: ("uint32", 4), 13: ("uint64", 8), 10: ("float16", 2)}
+
+
+def onnx_vary(r, m, path):
+    """Model m, loaded from path, with some inputs made initializers:
+    the integer ones (axes, shapes, counts) hold the test's own values
+    from test_data_set_0 beside path, the others new values."""
+    import onnx
+    g = m.graph
+    inits = {t.name for t in g.initializer}
+    ins = [vi for vi in g.input if vi.name not in inits]
+    d = os.path.join(os.path.dirname(path), "test_data_set_0")
+    for i, vi in enumerate(ins):
+        t = onnx.TensorProto()
+        try:
+            with open(os.path.join(d, "input_%d.pb" % i), "rb") as f:
+                t.ParseFromString(f.read())
+        except OSError:
+            continue
+        integer = t.data_type not in (1, 10, 11, 16)
+        if not integer and (r.random() < 0.6 or t.data_type not in ONNXNP):
+            continue
+        t.name = vi.name
+        if not integer:
+            dt, _ = ONNXNP[t.data_type]
+            t.ClearField("float_data")
+            t.raw_data = values(r, dt, numel(list(t.dims)))
+        g.initializer.append(t)
+        g.input.remove(vi)
