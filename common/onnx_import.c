@@ -1214,7 +1214,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 {
 	struct imp m;
 	size_t len;
-	unsigned char *text = (unsigned char *)readfile(path, &len);
+	unsigned char *text;
 	Onnx__ModelProto *mp = NULL;
 	const Onnx__GraphProto *gp;
 	struct graph *g = NULL;
@@ -1223,6 +1223,8 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	m.path = displayname(path);
 	m.origins = o->origins;
 	progress_start("reading the protobuf", 0);
+	/* after progress_start, whose isatty() may set errno */
+	text = (unsigned char *)readfile(path, &len);
 	if (!text) {
 		error("%s: %s", m.path, strerror(errno));
 		return NULL;
