@@ -56,6 +56,19 @@ JS = False
 CODE = re.compile(r'(?:\)|") \[([a-z]+(?:-[a-z]+)*)\]')
 
 
+# The reports' first lines.
+HEAD = """\
+# ONNX backend node tests through nnl-onnx-import, nnc compile and the
+# compiled program.  Every PASS here must pass again: make
+# conformance checks, make conformance-accept updates.
+"""
+HEADJS = """\
+# ONNX backend node tests through nnl-onnx-import, nnl-emit-js, nnc
+# compile and the compiled program.  Every PASS here must pass again:
+# make conformance-js checks, make conformance-js-accept updates.
+"""
+
+
 def tensors(d, prefix):
     files = sorted(glob.glob(os.path.join(d, prefix + "_*.pb")),
                    key=lambda f: int(re.findall(r"_(\d+)\.pb$", f)[0]))
@@ -312,12 +325,7 @@ def main():
     print(summary)
     if a.report:
         with open(a.report, "w") as f:
-            f.write("# ONNX backend node tests through nnl-onnx-import, "
-                    "nnc compile and the\n# compiled program%s.  Every "
-                    "PASS here must pass again: make\n# conformance%s "
-                    "checks, make conformance%s-accept updates.\n" % (
-                        " (through nnl-emit-js)" if JS else "",
-                        "-js" if JS else "", "-js" if JS else ""))
+            f.write(HEADJS if JS else HEAD)
             f.write("\n".join(lines) + "\n" + summary + "\n")
     passed = {l.split()[1].rstrip(":") for l in lines
               if l.startswith("PASS ")}
