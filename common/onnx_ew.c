@@ -44,7 +44,7 @@ onnx_unary(struct imp *m)
 	if (!isfloat(dt) && strcmp(op, "abs") && strcmp(op, "neg") &&
 	    strcmp(op, "sign") && strcmp(op, "logicalNot") &&
 	    strcmp(op, "relu"))
-		return refuse(m, "%s on %s", escape_tty_name(op),
+		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
 		    dtype_name(dt));
 	if (strcmp(op, "relu") == 0 && (dt == DT_UINT32 || dt == DT_UINT64 ||
 	    dt == DT_UINT8))
@@ -79,10 +79,11 @@ onnx_identity(struct imp *m)
 		size_t n;
 
 		if (cints(m, in(m, 2), &v, &n) != 0)
-			return refuse(m, "training_mode must be constant");
+			return refuse(m, REFUSE_CONST,
+			    "training_mode must be constant");
 		if (n && v[0]) {
 			free(v);
-			return refuse(m, "training_mode is true");
+			return refuse(m, REFUSE_ATTR, "training_mode is true");
 		}
 		free(v);
 	}
@@ -105,14 +106,26 @@ onnx_binary(struct imp *m)
 	const char *a = in(m, 0), *b = in(m, 1), *y;
 	enum dtype dt = ty(m, a)->dt;
 
-	if (strcmp(op, "pow") == 0) {
-		if (!isfloat(dt))
-			return refuse(m, "pow on %s", dtype_name(dt));
-		b = imp_cast(m, b, dt);
+	if (strcmp(op, "pow") == 0 && a && b && !isfloat(dt) &&
+	    isfloat(ty(m, b)->dt)) {
+		/* an integer to a float power: in float, as ONNX computes
+		 * it, truncated back (float32, which WebNN has, rounds
+		 * results past 2^24 that float64 would not) */
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
+		y = emit(m, "pow", NULL, NULL, 2, imp_cast(m, a, DT_FLOAT32),
+		    imp_cast(m, b, DT_FLOAT32));
+		if (!y)
+			cJSON_Delete(o);
+		return imp_done(m, 0, y ? emit(m, "cast", o, outname(m, 0), 1,
+		    y) : NULL);
 	}
+	if (strcmp(op, "pow") == 0)	/* integers: exact, wrapping */
+		b = imp_cast(m, b, dt);
 	/* integer div truncates toward zero in WebNN, as in ONNX */
 	if (strcmp(op, "prelu") == 0 && !isfloat(dt))
-		return refuse(m, "prelu on %s", dtype_name(dt));
+		return refuse(m, REFUSE_TYPE, "prelu on %s", dtype_name(dt));
 	if (!b || !(y = emit(m, op, NULL, outname(m, 0), 2, a, b)))
 		return -1;
 	bind(m, 0, y);
@@ -133,7 +146,7 @@ onnx_variadic(struct imp *m)
 		    acc, in(m, i));
 	if (acc && strcmp(m->n->op_type, "Mean") == 0) {
 		if (!isfloat(ty(m, acc)->dt))
-			return refuse(m, "mean of integers");
+			return refuse(m, REFUSE_TYPE, "mean of integers");
 		acc = emit(m, "div", NULL, outname(m, 0), 2, acc,
 		    mkscalar(m, ty(m, acc)->dt, n));
 	}
@@ -172,7 +185,7 @@ onnx_activation(struct imp *m)
 	enum dtype dt = ty(m, x)->dt;
 
 	if (!isfloat(dt))
-		return refuse(m, "%s on %s", escape_tty_name(op),
+		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
 		    dtype_name(dt));
 	if (strcmp(op, "LeakyRelu") == 0) {
 		y = emit(m, "leakyRelu", alpha("alpha", att_f(m, "alpha",
@@ -225,7 +238,7 @@ onnx_activation(struct imp *m)
 		    NULL;
 	} else if (strcmp(op, "Gelu") == 0) {
 		if (strcmp(att_s(m, "approximate", "none"), "none") != 0)
-			return refuse(m, "approximate \"%s\"",
+			return refuse(m, REFUSE_ATTR, "approximate \"%s\"",
 			    escape_tty_name(att_s(m, "approximate", "")));
 		y = emit(m, "gelu", NULL, out, 1, x);
 	}
@@ -301,7 +314,8 @@ onnx_cast(struct imp *m)
 		int64_t t = att_i(m, "to", 0);
 
 		if ((to = onnx_dtype((int32_t)t, &tn)) == DT_NONE)
-			return refuse(m, "cast to %s", escape_tty_name(tn));
+			return refuse(m, REFUSE_TYPE,
+			    "cast to %s", escape_tty_name(tn));
 		if (t == 9) {	/* BOOL: any non-zero is true */
 			y = emit(m, "notEqual", NULL, outname(m, 0), 2, x,
 			    mkscalar(m, ty(m, x)->dt, 0));
@@ -328,7 +342,7 @@ onnx_isinf(struct imp *m)
 	enum dtype dt = ty(m, x)->dt;
 
 	if (!isfloat(dt))
-		return refuse(m, "IsInf on %s", dtype_name(dt));
+		return refuse(m, REFUSE_TYPE, "IsInf on %s", dtype_name(dt));
 	if (pos && neg)
 		y = emit(m, "isInfinite", NULL, outname(m, 0), 1, x);
 	else if (pos || neg)
@@ -451,7 +465,8 @@ onnx_softmax(struct imp *m)
 	int64_t axis = att_i(m, "axis", m->opset >= 13 ? -1 : 1);
 
 	if (!isfloat(t->dt))
-		return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
+		return refuse(m, REFUSE_TYPE,
+		    "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(t->dt));
 	if (axis < -r || axis >= (r ? r : 1))
 		return nodeerr(m, "axis %lld is out of range for rank %d",
@@ -500,7 +515,7 @@ onnx_hyperbolic(struct imp *m)
 	const char *half = mkscalar(m, dt, 0.5), *one = mkscalar(m, dt, 1);
 
 	if (!isfloat(dt))
-		return refuse(m, "%s on %s", escape_tty_name(op),
+		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
 		    dtype_name(dt));
 	if (strcmp(op, "Sinh") == 0 || strcmp(op, "Cosh") == 0) {
 		/* (exp(x) -+ exp(-x)) / 2 */
@@ -557,9 +572,10 @@ onnx_quant(struct imp *m)
 	enum dtype zdt = z ? ty(m, z)->dt : q ? DT_UINT8 : xt->dt;
 
 	if (st->dt != DT_FLOAT32 && st->dt != DT_FLOAT16)
-		return refuse(m, "a scale of %s", dtype_name(st->dt));
+		return refuse(m, REFUSE_TYPE,
+		    "a scale of %s", dtype_name(st->dt));
 	if (zdt != DT_INT8 && zdt != DT_UINT8 && (q || zdt != DT_INT32))
-		return refuse(m, "%s %s", q ? "quantizing to" :
+		return refuse(m, REFUSE_TYPE, "%s %s", q ? "quantizing to" :
 		    "dequantizing from", dtype_name(zdt));
 	if (axis < 0)
 		axis += xt->rank;
@@ -589,7 +605,7 @@ onnx_dynquant(struct imp *m)
 	cJSON *o;
 
 	if (ty(m, x)->dt != DT_FLOAT32)
-		return refuse(m, "DynamicQuantizeLinear of %s",
+		return refuse(m, REFUSE_TYPE, "DynamicQuantizeLinear of %s",
 		    dtype_name(ty(m, x)->dt));
 	mx = emit(m, "max", NULL, NULL, 2, emit(m, "reduceMax", NULL, NULL,
 	    1, x), mkscalar(m, DT_FLOAT32, 0));

@@ -50,9 +50,28 @@ int onnx_names_check(const char *path, const unsigned char *bytes,
 #include "onnx_ops.def"
 #undef ONNX
 
+/* Why nnl cannot express a node or an input: the code a refusal prints
+ * in brackets after what it refuses, for scripts that count refusals
+ * (nnl-onnx-import(1), REFUSALS). */
+enum refusal {
+	REFUSE_OP,		/* unsupported-op: no WebNN equivalent */
+	REFUSE_TYPE,		/* unsupported-type: a data type */
+	REFUSE_ATTR,		/* unsupported-attribute: a mode, a value */
+	REFUSE_OUTPUT,		/* unsupported-output: an optional output */
+	REFUSE_RANK,		/* unsupported-rank: 3-D pools, scalars */
+	REFUSE_CONST,		/* not-constant: needed at import time */
+	REFUSE_DYNAMIC,		/* dynamic-shape: a shape from run time */
+	REFUSE_EMPTY,		/* empty-tensor: a tensor of no elements */
+	REFUSE_SEQUENCE,	/* sequence: sequences, optionals, maps */
+	REFUSE_SIZE		/* too-large: past what nnl unrolls */
+};
+/* The code's name, as printed: "unsupported-op", ... */
+const char *refusal_code(enum refusal why);
+
 /* Refuse the current node with a reason (it joins the one error listing
  * every refused node).  Returns REFUSED. */
-int refuse(struct imp *m, const char *fmt, ...) NNL_PRINTF(2, 3);
+int refuse(struct imp *m, enum refusal why, const char *fmt, ...)
+    NNL_PRINTF(3, 4);
 /* Report an error in the current node ("node NAME (Op): ..."); -1. */
 int nodeerr(struct imp *m, const char *fmt, ...) NNL_PRINTF(2, 3);
 

@@ -101,8 +101,29 @@ handler(const char *op)
 	return NULL;
 }
 
+const char *
+refusal_code(enum refusal why)
+{
+	static const char *const code[] = {
+		[REFUSE_OP] = "unsupported-op",
+		[REFUSE_TYPE] = "unsupported-type",
+		[REFUSE_ATTR] = "unsupported-attribute",
+		[REFUSE_OUTPUT] = "unsupported-output",
+		[REFUSE_RANK] = "unsupported-rank",
+		[REFUSE_CONST] = "not-constant",
+		[REFUSE_DYNAMIC] = "dynamic-shape",
+		[REFUSE_EMPTY] = "empty-tensor",
+		[REFUSE_SEQUENCE] = "sequence",
+		[REFUSE_SIZE] = "too-large",
+	};
+
+	if ((unsigned)why >= sizeof code / sizeof *code || !code[why])
+		BUG("a refusal without a code");
+	return code[why];
+}
+
 int
-refuse(struct imp *m, const char *fmt, ...)
+refuse(struct imp *m, enum refusal why, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -110,8 +131,9 @@ refuse(struct imp *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	buf_printf(&m->refused, "\n  node \"%s\" (%s): %s",
-	    escape_tty_name(m->nname), escape_tty_name(m->n->op_type), s);
+	buf_printf(&m->refused, "\n  node \"%s\" (%s) [%s]: %s",
+	    escape_tty_name(m->nname), escape_tty_name(m->n->op_type),
+	    refusal_code(why), s);
 	m->nrefused++;
 	free(s);
 	return REFUSED;
@@ -781,6 +803,7 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		size_t rank;
 		const char *c;
 		char *why;
+		int zero = -1, known = nunknown;
 
 		if (!v->name || !*v->name || isinit(gp, v->name))
 			continue;
@@ -794,15 +817,18 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		if (!v->type || v->type->value_case !=
 		    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
 			m->n = NULL;
-			error("%s: input \"%s\" is not a tensor", m->path,
-			    escape_tty_name(v->name));
+			error("%s: input \"%s\" [%s]: a sequence, optional "
+			    "or map, not a tensor", m->path,
+			    escape_tty_name(v->name),
+			    refusal_code(REFUSE_SEQUENCE));
 			return -1;
 		}
 		tt = v->type->tensor_type;
 		if ((dt = onnx_dtype(tt->elem_type, &tn)) == DT_NONE) {
-			error("%s: input \"%s\": data type %s has no "
+			error("%s: input \"%s\" [%s]: data type %s has no "
 			    "equivalent in WebNN", m->path,
-			    escape_tty_name(v->name), tn);
+			    escape_tty_name(v->name),
+			    refusal_code(REFUSE_TYPE), tn);
 			return -1;
 		}
 		if (!tt->shape) {
@@ -821,12 +847,9 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 
 			if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
 			    d->dim_value == 0) {
-				error("%s: input \"%s\": dimension %zu is 0; "
-				    "an empty tensor cannot be expressed in "
-				    "WebNN", m->path, escape_tty_name(v->name),
-				    k);
-				free(unknown.s);
-				return -1;
+				dims[k] = 0;
+				if (zero < 0)
+					zero = (int)k;
 			} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
 			    d->dim_value > 0) {
 				dims[k] = d->dim_value;
@@ -849,6 +872,14 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 				nunknown++;
 			}
 		}
+		if (zero >= 0 && nunknown > known) {
+			error("%s: input \"%s\" [%s]: dimension %d is 0; "
+			    "an empty tensor cannot be expressed in WebNN",
+			    m->path, escape_tty_name(v->name),
+			    refusal_code(REFUSE_EMPTY), zero);
+			free(unknown.s);
+			return -1;
+		}
 		if ((why = checked_tensor(&(struct tdesc){ dt, (int)rank,
 		    dims }))) {
 			error("%s: input \"%s\": %s", m->path, v->name, why);
@@ -856,7 +887,18 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 			free(unknown.s);
 			return -1;
 		}
-		graph_add_input(m->g, v->name, dt, (int)rank, dims);
+		if (zero >= 0) {
+			/* an empty tensor has one value, known now: a
+			 * constant, refused only where a node computes on
+			 * it (an empty axes input means "all axes") */
+			struct operand *e = graph_add_const(m->g, v->name,
+			    dt, (int)rank, dims);
+
+			e->init = INIT_BYTES;
+			e->bytes = xmalloc(1);
+			e->nbytes = 0;
+		} else
+			graph_add_input(m->g, v->name, dt, (int)rank, dims);
 		setval(m, v->name, v->name);
 	}
 	graph_index(m->g);
@@ -913,6 +955,23 @@ initializers(struct imp *m, const Onnx__GraphProto *gp)
 	return 0;
 }
 
+/* An op on sequences or optionals, values WebNN has no type for. */
+static int
+seqop(const char *op)
+{
+	static const char *const seq[] = {
+		"SequenceAt", "SequenceConstruct", "SequenceEmpty",
+		"SequenceErase", "SequenceInsert", "SequenceLength",
+		"SequenceMap", "SplitToSequence", "ConcatFromSequence",
+		"Optional", "OptionalGetElement", "OptionalHasElement",
+	};
+
+	for (size_t i = 0; i < sizeof seq / sizeof *seq; i++)
+		if (strcmp(op, seq[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* Every op the model uses that has no handler, in one error. */
 static int
 unknownops(struct imp *m, const Onnx__GraphProto *gp)
@@ -930,10 +989,12 @@ unknownops(struct imp *m, const Onnx__GraphProto *gp)
 		}
 		if ((dom && strcmp(dom, "ai.onnx") != 0) ||
 		    !handler(n->op_type)) {
-			buf_printf(&b, "\n  node \"%s\" (%s%s%s)",
+			buf_printf(&b, "\n  node \"%s\" (%s%s%s) [%s]",
 			    escape_tty_name(n->name && *n->name ? n->name :
 			    n->op_type), dom ? escape_tty_name(dom) : "",
-			    dom ? "." : "", escape_tty_name(n->op_type));
+			    dom ? "." : "", escape_tty_name(n->op_type),
+			    refusal_code(!dom && seqop(n->op_type) ?
+			    REFUSE_SEQUENCE : REFUSE_OP));
 			k++;
 		}
 	}
@@ -1010,7 +1071,8 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 				for (size_t k = 0; k < n->n_output; k++)
 					if (*n->output[k] && !lookup(m,
 					    n->output[k]))
-						rc = refuse(m, "output \"%s\" "
+						rc = refuse(m, REFUSE_OUTPUT,
+						    "output \"%s\" "
 						    "is not supported",
 						    escape_tty_name(
 						    n->output[k]));
@@ -1108,6 +1170,34 @@ weights(struct imp *m, const struct onnx_opts *o)
 	return 0;
 }
 
+/* An empty graph input is a constant (inputs()), which a node may read
+ * at import time (empty axes: all of them); one the graph still reads
+ * once every node is converted would be an empty tensor in WebNN. */
+static int
+emptyleft(struct imp *m, const Onnx__GraphProto *gp)
+{
+	for (size_t i = 0; i < m->g->nconsts; i++) {
+		const struct operand *c = m->g->consts[i];
+		int z = 0;
+
+		if (tdesc_numel(&c->desc) != 0)
+			continue;
+		for (size_t k = 0; k < gp->n_input; k++) {
+			if (!gp->input[k]->name ||
+			    strcmp(gp->input[k]->name, c->name) != 0)
+				continue;
+			while (z < c->desc.rank - 1 && c->desc.dims[z] != 0)
+				z++;
+			error("%s: input \"%s\" [%s]: dimension %d is 0; an "
+			    "empty tensor cannot be expressed in WebNN",
+			    m->path, escape_tty_name(c->name),
+			    refusal_code(REFUSE_EMPTY), z);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static char *
 modelname(const char *path)
 {
@@ -1124,7 +1214,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 {
 	struct imp m;
 	size_t len;
-	unsigned char *text = (unsigned char *)readfile(path, &len);
+	unsigned char *text;
 	Onnx__ModelProto *mp = NULL;
 	const Onnx__GraphProto *gp;
 	struct graph *g = NULL;
@@ -1133,6 +1223,8 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	m.path = displayname(path);
 	m.origins = o->origins;
 	progress_start("reading the protobuf", 0);
+	/* after progress_start, whose isatty() may set errno */
+	text = (unsigned char *)readfile(path, &len);
 	if (!text) {
 		error("%s: %s", m.path, strerror(errno));
 		return NULL;
@@ -1172,7 +1264,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	if (unknownops(&m, gp) != 0 || inputs(&m, gp, o) != 0 ||
 	    initializers(&m, gp) != 0 || convert(&m, gp) != 0 ||
 	    outputs(&m, gp) != 0 || graph_reorder(g, 0) != 0 ||
-	    weights(&m, o) != 0) {
+	    emptyleft(&m, gp) != 0 || weights(&m, o) != 0) {
 		graph_free(g);
 		g = NULL;
 	}

@@ -109,7 +109,8 @@ floaty(struct imp *m, const char *x)
 
 	if (dt == DT_FLOAT32 || dt == DT_FLOAT16)
 		return 0;
-	return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
+	return refuse(m, REFUSE_TYPE,
+	    "%s on %s", escape_tty_name(m->n->op_type),
 	    dtype_name(dt));
 }
 
@@ -165,14 +166,16 @@ onnx_window(struct imp *m)
 
 	if (cints(m, in(m, 0), &sz, &n) != 0 || n != 1) {
 		free(sz);
-		return refuse(m, "a window size that is not a constant");
+		return refuse(m, REFUSE_CONST,
+		    "a window size that is not a constant");
 	}
 	len = sz[0];
 	free(sz);
 	if (len < 1 || len > (1 << 24))
 		return nodeerr(m, "window size %lld", (long long)len);
 	if (dt == DT_NONE)
-		return refuse(m, "output_datatype %s", escape_tty_name(tn));
+		return refuse(m, REFUSE_TYPE,
+		    "output_datatype %s", escape_tty_name(tn));
 	v = xcalloc((size_t)len, sizeof *v);
 	for (int64_t k = 0; k < len; k++) {
 		double d = periodic ? (double)len : (double)(len - 1);

@@ -210,7 +210,8 @@ spatialrank(struct imp *m, const struct tdesc *x)
 	if (x->rank == 3 || x->rank == 4)
 		return 0;
 	if (x->rank >= 5)
-		return refuse(m, "%d-D %s (WebNN has 2-D only)", x->rank - 2,
+		return refuse(m, REFUSE_RANK,
+		    "%d-D %s (WebNN has 2-D only)", x->rank - 2,
 		    escape_tty_name(m->n->op_type));
 	return nodeerr(m, "input %s has rank %d; expected at least 3",
 	    escape_tty_name(m->n->input[0]), x->rank);
@@ -239,7 +240,8 @@ convhead(struct imp *m, const struct tdesc *xt, const struct tdesc *ft,
 	int r;
 
 	if (!isfloat(xt->dt))
-		return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
+		return refuse(m, REFUSE_TYPE,
+		    "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(xt->dt));
 	if ((r = spatialrank(m, xt)) != 0)
 		return r;
@@ -332,7 +334,8 @@ convtpads(struct imp *m, struct win *w, int64_t *op)
 	}
 	for (int i = 0; i < 2; i++)
 		if (op[i] >= w->s[i])
-			return refuse(m, "output padding %lld is not below the "
+			return refuse(m, REFUSE_ATTR,
+			    "output padding %lld is not below the "
 			    "stride %lld", (long long)op[i],
 			    (long long)w->s[i]);
 	return 0;
@@ -482,7 +485,8 @@ lpp(struct imp *m, int64_t *p)
 		*p = a->i;
 	else if (a && a->has_f)
 		*p = a->f == 2 ? 2 : 0;
-	return *p == 2 ? 0 : refuse(m, "p other than 2 (WebNN has the L2 "
+	return *p == 2 ? 0 : refuse(m, REFUSE_ATTR,
+	    "p other than 2 (WebNN has the L2 "
 	    "pool only)");
 }
 
@@ -500,10 +504,10 @@ onnx_pool(struct imp *m)
 	cJSON *o;
 
 	if (mx && outname(m, 1))
-		return refuse(m, "the Indices output");
+		return refuse(m, REFUSE_OUTPUT, "the Indices output");
 	if (!isfloat(xt->dt) && !(mx && (xt->dt == DT_INT8 ||
 	    xt->dt == DT_UINT8)))
-		return refuse(m, "%s on %s", escape_tty_name(op),
+		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
 		    dtype_name(xt->dt));
 	if ((r = spatialrank(m, xt)) != 0 || (lp && (r = lpp(m, &p)) != 0))
 		return r;
@@ -545,7 +549,8 @@ onnx_globalpool(struct imp *m)
 
 	if (!isfloat(xt->dt) && !(op[0] == 'M' && (xt->dt == DT_INT8 ||
 	    xt->dt == DT_UINT8)))
-		return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
+		return refuse(m, REFUSE_TYPE,
+		    "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(xt->dt));
 	if (op[0] == 'L' && (r = lpp(m, &p)) != 0)
 		return r;
@@ -567,15 +572,15 @@ onnx_batchnorm(struct imp *m)
 	cJSON *o;
 
 	if (!isfloat(xt->dt))
-		return refuse(m, "BatchNormalization on %s",
+		return refuse(m, REFUSE_TYPE, "BatchNormalization on %s",
 		    dtype_name(xt->dt));
 	if (att_i(m, "training_mode", 0))
-		return refuse(m, "training_mode (inference only)");
+		return refuse(m, REFUSE_ATTR, "training_mode (inference only)");
 	if (att_i(m, "spatial", 1) != 1)
-		return refuse(m, "spatial = 0");
+		return refuse(m, REFUSE_ATTR, "spatial = 0");
 	for (int k = 1; k < nouts(m); k++)
 		if (outname(m, k))
-			return refuse(m, "the training outputs");
+			return refuse(m, REFUSE_OUTPUT, "the training outputs");
 	if (xt->rank < 2)
 		return nodeerr(m, "input has rank %d; expected at least 2",
 		    xt->rank);
@@ -597,7 +602,7 @@ onnx_instancenorm(struct imp *m)
 	cJSON *o;
 
 	if (!isfloat(xt->dt))
-		return refuse(m, "InstanceNormalization on %s",
+		return refuse(m, REFUSE_TYPE, "InstanceNormalization on %s",
 		    dtype_name(xt->dt));
 	if (xt->rank < 3)
 		return nodeerr(m, "input has rank %d; expected at least 3",
@@ -685,11 +690,12 @@ onnx_layernorm(struct imp *m)
 	const char *mean, *inv;
 
 	if (!isfloat(dt))
-		return refuse(m, "LayerNormalization on %s", dtype_name(dt));
+		return refuse(m, REFUSE_TYPE,
+		    "LayerNormalization on %s", dtype_name(dt));
 	if (st != 1 && st != 10 && st != 11)
-		return refuse(m, "stash_type %lld", (long long)st);
+		return refuse(m, REFUSE_ATTR, "stash_type %lld", (long long)st);
 	if (st == 11)
-		return refuse(m, "stash_type double");
+		return refuse(m, REFUSE_TYPE, "stash_type double");
 	if (a < -r || a >= r)
 		return nodeerr(m, "axis %lld is out of range for rank %d",
 		    (long long)a, r);
@@ -738,7 +744,7 @@ onnx_lrn(struct imp *m)
 	cJSON *o;
 
 	if (!isfloat(dt))
-		return refuse(m, "LRN on %s", dtype_name(dt));
+		return refuse(m, REFUSE_TYPE, "LRN on %s", dtype_name(dt));
 	if (size < 1 || size > 1 << 20)
 		return nodeerr(m, "size %lld is not positive", (long long)size);
 	if (xt->rank < 3)
@@ -788,7 +794,7 @@ onnx_mvn(struct imp *m)
 	cJSON *o;
 
 	if (!isfloat(dt))
-		return refuse(m, "MeanVarianceNormalization on %s",
+		return refuse(m, REFUSE_TYPE, "MeanVarianceNormalization on %s",
 		    dtype_name(dt));
 	if (!att(m, "axes"))
 		v = dflt, n = 3;
@@ -829,7 +835,7 @@ onnx_gemm(struct imp *m)
 	cJSON *o;
 
 	if (!isfloat(at->dt))
-		return refuse(m, "Gemm on %s", dtype_name(at->dt));
+		return refuse(m, REFUSE_TYPE, "Gemm on %s", dtype_name(at->dt));
 	if (at->rank != 2 || ty(m, b)->rank != 2)
 		return nodeerr(m, "A and B must be 2-D");
 	o = cJSON_CreateObject();
@@ -866,7 +872,8 @@ onnx_matmul(struct imp *m)
 	int64_t d[34];
 
 	if (!isfloat(at->dt))
-		return refuse(m, "MatMul on %s", dtype_name(at->dt));
+		return refuse(m, REFUSE_TYPE,
+		    "MatMul on %s", dtype_name(at->dt));
 	if (ra < 1 || rb < 1)
 		return nodeerr(m, "MatMul of a scalar");
 	if (ra > 1 && rb > 1)

@@ -176,8 +176,8 @@ onnx_tensor(struct imp *m, const Onnx__TensorProto *t, const char *what,
 
 	*data = NULL;
 	if (dt == DT_NONE) {
-		error("%s: %s: data type %s has no equivalent in WebNN",
-		    m->path, what, tn);
+		error("%s: %s [%s]: data type %s has no equivalent in "
+		    "WebNN", m->path, what, refusal_code(REFUSE_TYPE), tn);
 		return -1;
 	}
 	if (t->n_dims > 32) {

@@ -260,11 +260,11 @@ rules(struct imp *m, struct rsz *z, int legacy)
 	    strcmp(mode, "cubic") && strcmp(mode, "bilinear"))
 		return nodeerr(m, "mode \"%s\"", escape_tty_name(mode));
 	if (strcmp(mode, "nearest") && dt != DT_FLOAT32 && dt != DT_FLOAT16)
-		return refuse(m, "%s interpolation of %s",
+		return refuse(m, REFUSE_TYPE, "%s interpolation of %s",
 		    escape_tty_name(mode),
 		    dtype_name(dt));
 	if (strcmp(co, "tf_crop_and_resize") == 0)
-		return refuse(m, "coordinate_transformation_mode "
+		return refuse(m, REFUSE_ATTR, "coordinate_transformation_mode "
 		    "tf_crop_and_resize");
 	if (strcmp(co, "half_pixel") && strcmp(co, "asymmetric") &&
 	    strcmp(co, "align_corners") && strcmp(co, "pytorch_half_pixel") &&
@@ -276,10 +276,11 @@ rules(struct imp *m, struct rsz *z, int legacy)
 	    && strcmp(nm, "floor") && strcmp(nm, "ceil"))
 		return nodeerr(m, "nearest_mode \"%s\"", escape_tty_name(nm));
 	if (att_i(m, "antialias", 0))
-		return refuse(m, "antialias");
+		return refuse(m, REFUSE_ATTR, "antialias");
 	if (strcmp(att_s(m, "keep_aspect_ratio_policy", "stretch"),
 	    "stretch"))
-		return refuse(m, "keep_aspect_ratio_policy other than "
+		return refuse(m, REFUSE_ATTR,
+		    "keep_aspect_ratio_policy other than "
 		    "stretch");
 	return 0;
 }
@@ -307,13 +308,14 @@ amounts(struct imp *m, int legacy, double **sc, int64_t **sz, size_t *n)
 	z = legacy ? NULL : in(m, 3);
 	if (z && ty(m, z)->rank == 1 && ty(m, z)->dims[0] > 0) {
 		if (cints(m, z, sz, n) != 0)
-			return refuse(m, "sizes computed at run time");
+			return refuse(m, REFUSE_CONST,
+			    "sizes computed at run time");
 		return 0;
 	}
 	if (!s || (ty(m, s)->rank == 1 && ty(m, s)->dims[0] == 0))
 		return nodeerr(m, "neither scales nor sizes");
 	if (cfloats(m, s, sc, n) != 0)
-		return refuse(m, "scales computed at run time");
+		return refuse(m, REFUSE_CONST, "scales computed at run time");
 	return 0;
 }
 

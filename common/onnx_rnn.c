@@ -87,10 +87,12 @@ rnnacts(struct imp *m, struct rnnp *p, const char *const *dflt)
 			memcpy(s, a->strings[i].data, n);
 		s[n] = 0;
 		if (!(w = webnnact(s)))
-			return refuse(m, "activation %s (WebNN has Sigmoid, "
+			return refuse(m, REFUSE_ATTR,
+			    "activation %s (WebNN has Sigmoid, "
 			    "Tanh and Relu)", escape_tty_name(s));
 		if (i >= (size_t)p->nact && strcmp(w, p->acts[i - p->nact]))
-			return refuse(m, "different activations for the two "
+			return refuse(m, REFUSE_ATTR,
+			    "different activations for the two "
 			    "directions");
 		if (i < (size_t)p->nact)
 			p->acts[i] = w;
@@ -109,11 +111,12 @@ seqlens(struct imp *m, const struct rnnp *p)
 	if (!s)
 		return 0;
 	if (cints(m, s, &v, &n) != 0)
-		return refuse(m, "sequence_lens not constant");
+		return refuse(m, REFUSE_CONST, "sequence_lens not constant");
 	for (size_t i = 0; i < n; i++)
 		if (v[i] != p->steps) {
 			free(v);
-			return refuse(m, "sequences shorter than the input "
+			return refuse(m, REFUSE_ATTR,
+			    "sequences shorter than the input "
 			    "(sequence_lens)");
 		}
 	free(v);
@@ -139,7 +142,8 @@ rnnparse(struct imp *m, struct rnnp *p, int gates, int nact,
 	p->h0 = in(m, 5);
 	p->c0 = in(m, 6);
 	if (xt->dt != DT_FLOAT32 && xt->dt != DT_FLOAT16)
-		return refuse(m, "%s on %s", escape_tty_name(m->n->op_type),
+		return refuse(m, REFUSE_TYPE,
+		    "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(xt->dt));
 	if (xt->rank != 3)
 		return nodeerr(m, "X has rank %d; expected 3", xt->rank);
@@ -160,9 +164,9 @@ rnnparse(struct imp *m, struct rnnp *p, int gates, int nact,
 	if (p->h <= 0 || p->h > 1 << 24)
 		return nodeerr(m, "no valid hidden_size");
 	if (att(m, "clip"))
-		return refuse(m, "clip");
+		return refuse(m, REFUSE_ATTR, "clip");
 	if (att_i(m, "input_forget", 0))
-		return refuse(m, "input_forget");
+		return refuse(m, REFUSE_ATTR, "input_forget");
 	if ((r = rnnacts(m, p, dflt)) != 0 || (r = seqlens(m, p)) != 0)
 		return r;
 	if (p->layout) {
@@ -393,7 +397,7 @@ onnx_rnn(struct imp *m)
 	if ((r = rnnparse(m, &p, 1, 1, dflt)) != 0)
 		return r;
 	if (p.steps > 4096)
-		return refuse(m, "%lld steps (RNN unrolls)",
+		return refuse(m, REFUSE_SIZE, "%lld steps (RNN unrolls)",
 		    (long long)p.steps);
 	for (int d = 0; d < p.nd; d++)
 		if (!(hd[d] = rnndir(m, &p, d, &sd[d])))

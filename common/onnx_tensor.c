@@ -42,7 +42,8 @@ cin(struct imp *m, int i, const char *what, int64_t **v, size_t *n)
 	if (!in(m, i))
 		return nodeerr(m, "input %d (%s) is missing", i, what);
 	if (cints(m, in(m, i), v, n) != 0)
-		return refuse(m, "%s (input %d) is computed, not a constant",
+		return refuse(m, REFUSE_CONST,
+		    "%s (input %d) is computed, not a constant",
 		    what, i);
 	return 0;
 }
@@ -84,7 +85,7 @@ static int
 empty(struct imp *m, const char *x)
 {
 	if (x && tdesc_numel(ty(m, x)) == 0)
-		return refuse(m, "an empty input");
+		return refuse(m, REFUSE_EMPTY, "an empty input");
 	return 0;
 }
 
@@ -184,7 +185,7 @@ tensorattr(struct imp *m, const Onnx__AttributeProto *a, const char *what)
 	const char *tn, *c;
 
 	if (onnx_dtype(a->t->data_type, &tn) == DT_NONE) {
-		refuse(m, "a %s constant", escape_tty_name(tn));
+		refuse(m, REFUSE_TYPE, "a %s constant", escape_tty_name(tn));
 		return NULL;
 	}
 	if (onnx_tensor(m, a->t, what, &d, &data) != 0) {
@@ -220,9 +221,9 @@ onnx_constant(struct imp *m)
 
 		c = mkconst(m, outname(m, 0), DT_INT64, 1, &n, a->ints);
 	} else if (att(m, "value_string") || att(m, "value_strings")) {
-		return refuse(m, "string constants");
+		return refuse(m, REFUSE_TYPE, "string constants");
 	} else if (att(m, "sparse_value")) {
-		return refuse(m, "sparse constants");
+		return refuse(m, REFUSE_ATTR, "sparse constants");
 	} else {
 		return nodeerr(m, "no value attribute");
 	}
@@ -337,7 +338,8 @@ onnx_constantofshape(struct imp *m)
 
 		if (onnx_dtype(a->t->data_type, &tn) == DT_NONE) {
 			free(s);
-			return refuse(m, "a value of %s", escape_tty_name(tn));
+			return refuse(m, REFUSE_TYPE,
+			    "a value of %s", escape_tty_name(tn));
 		}
 		if (onnx_tensor(m, a->t, "attribute \"value\"", &d,
 		    &data) != 0 || tdesc_numel(&d) != 1) {
@@ -382,8 +384,9 @@ onnx_range(struct imp *m)
 	if (bad) {
 		for (int j = 0; j < 3; j++)
 			free(fv[j]), free(iv[j]);
-		return bad & 1 ? refuse(m, "start, limit and delta must be "
-		    "constants") : nodeerr(m, "start, limit and delta must "
+		return bad & 1 ? refuse(m, REFUSE_CONST,
+		    "start, limit and delta must be constants") :
+		    nodeerr(m, "start, limit and delta must "
 		    "be scalars");
 	}
 	if (fv[2][0] == 0) {
@@ -424,7 +427,8 @@ onnx_eyelike(struct imp *m)
 		return -1;
 	if (att(m, "dtype") && (dt = onnx_dtype((int32_t)att_i(m, "dtype",
 	    1), &tn)) == DT_NONE)
-		return refuse(m, "output type %s", escape_tty_name(tn));
+		return refuse(m, REFUSE_TYPE,
+		    "output type %s", escape_tty_name(tn));
 	if (t->rank != 2)
 		return nodeerr(m, "input of rank %d, expected 2", t->rank);
 	if ((why = checked_tensor(&(struct tdesc){ dt, 2, t->dims }))) {
@@ -458,6 +462,8 @@ onnx_reshape(struct imp *m)
 
 	if (!x)
 		return -1;
+	if (empty(m, x))
+		return REFUSED;
 	if (m->opset < 5) {
 		s = attcopy(m, "shape", &n);
 	} else if ((rc = cin(m, 1, "shape", &s, &n)) != 0) {
@@ -742,7 +748,7 @@ onnx_split(struct imp *m)
 	for (int i = 0; i < k; i++)
 		if (s[i] == 0) {
 			free(s);
-			return refuse(m, "an empty output");
+			return refuse(m, REFUSE_EMPTY, "an empty output");
 		}
 	if (k == 1) {
 		free(s);
@@ -804,8 +810,8 @@ sliceread(struct imp *m, int r, struct sliceargs *a)
 			sliceargs_free(a);
 			if (!in(m, 1) || !in(m, 2))
 				return nodeerr(m, "starts or ends is missing");
-			return refuse(m, "starts, ends, axes and steps must be "
-			    "constants");
+			return refuse(m, REFUSE_CONST,
+			    "starts, ends, axes and steps must be constants");
 		}
 	}
 	if (n2 != a->n || (a->ax && n3 != a->n) || (a->sp && n4 != a->n) ||
@@ -883,8 +889,8 @@ onnx_slice(struct imp *m)
 		}
 		if (c[i] == 0)
 			return isconst(m, x) ? imp_done(m, 0, mkconst(m, outname(m,
-			    0), t->dt, r, c, "")) : refuse(m, "an empty "
-			    "result");
+			    0), t->dt, r, c, "")) : refuse(m, REFUSE_EMPTY,
+			    "an empty result");
 		s[i] = c[i] == 1 ? 1 : s[i];
 		sz[i] = (c[i] - 1) * s[i] + 1;
 		strided |= s[i] != 1;
@@ -975,7 +981,7 @@ onnx_gather(struct imp *m)
 	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
 		return REFUSED;
 	if (tdesc_numel(ty(m, i)) == 0)
-		return refuse(m, "empty indices");
+		return refuse(m, REFUSE_EMPTY, "empty indices");
 	return imp_done(m, 0, emit(m, "gather", axisopt(axis), outname(m, 0), 2, x,
 	    i));
 }
@@ -1074,7 +1080,8 @@ noreduction(struct imp *m)
 	const char *r = att_s(m, "reduction", "none");
 
 	if (strcmp(r, "none") != 0)
-		return refuse(m, "reduction \"%s\"", escape_tty_name(r));
+		return refuse(m, REFUSE_ATTR,
+		    "reduction \"%s\"", escape_tty_name(r));
 	return 0;
 }
 
@@ -1164,7 +1171,8 @@ onnx_expand(struct imp *m)
 		return -1;
 	if (numel(d, r) == 0)
 		return isconst(m, x) ? imp_done(m, 0, mkconst(m, outname(m, 0),
-		    t->dt, r, d, "")) : refuse(m, "an empty result");
+		    t->dt, r, d, "")) : refuse(m, REFUSE_EMPTY,
+		    "an empty result");
 	if (same)
 		return imp_done(m, 0, x);
 	o = cJSON_CreateObject();
@@ -1200,7 +1208,7 @@ onnx_tile(struct imp *m)
 			return nodeerr(m, "repeat %zu is invalid", i);
 		} else if (s[i] == 0) {
 			free(s);
-			return refuse(m, "an empty result");
+			return refuse(m, REFUSE_EMPTY, "an empty result");
 		}
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "repetitions", ju32of(s, (int)n));
@@ -1231,7 +1239,8 @@ padargs(struct imp *m, int64_t **p, size_t *np, double *val, int64_t **ax,
 		free(*p);
 		free(*ax);
 		*ax = NULL;
-		return refuse(m, "pads and axes must be constants");
+		return refuse(m, REFUSE_CONST,
+		    "pads and axes must be constants");
 	}
 	if (in(m, 2) && isconst(m, in(m, 2))) {
 		double *v;
@@ -1262,7 +1271,7 @@ padcrop(struct imp *m, const char *x, int64_t *b, int64_t *e)
 		b[i] = b[i] < 0 ? 0 : b[i];
 		e[i] = e[i] < 0 ? 0 : e[i];
 		if (sz[i] < 1) {
-			refuse(m, "an empty result");
+			refuse(m, REFUSE_EMPTY, "an empty result");
 			return NULL;
 		}
 	}
@@ -1338,7 +1347,8 @@ onnx_pad(struct imp *m)
 	if (empty(m, in(m, 0)))
 		return REFUSED;
 	if (!wmode)
-		return refuse(m, "mode \"%s\"", escape_tty_name(mode));
+		return refuse(m, REFUSE_ATTR,
+		    "mode \"%s\"", escape_tty_name(mode));
 	if ((rc = padargs(m, &p, &np, &val, &axv, &nax)) != 0)
 		return rc;
 	if (!axv) {
@@ -1372,7 +1382,7 @@ onnx_pad(struct imp *m)
 	if (isnan(val) && strcmp(wmode, "constant") == 0)
 		return imp_done(m, 0, padwith(m, x, b, e, in(m, 2)));
 	if (!isfinite(val) && strcmp(wmode, "constant") == 0)
-		return refuse(m, "constant_value %g", val);
+		return refuse(m, REFUSE_ATTR, "constant_value %g", val);
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "beginningPadding", ju32of(b, t->rank));
 	cJSON_AddItemToObject(o, "endingPadding", ju32of(e, t->rank));
@@ -1491,7 +1501,7 @@ onnx_reduce(struct imp *m)
 	if (!x || !op || rankok(m, t->rank))
 		return -1;
 	if (!reducetype(op, t->dt))
-		return refuse(m, "%s on %s", escape_tty_name(op),
+		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
 		    dtype_name(t->dt));
 	if (!asinput)
 		v = attcopy(m, "axes", &n);
@@ -1510,7 +1520,8 @@ onnx_reduce(struct imp *m)
 	}
 	free(v);
 	if (tdesc_numel(t) == 0)
-		return refuse(m, "a reduction of an empty tensor");
+		return refuse(m, REFUSE_EMPTY,
+		    "a reduction of an empty tensor");
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "axes", ju32s(ax, n));
 	cJSON_AddBoolToObject(o, "keepDimensions", att_i(m, "keepdims",
@@ -1583,7 +1594,8 @@ onnx_cumsum(struct imp *m)
 	if (empty(m, in(m, 0)))
 		return REFUSED;
 	if (t->dt == DT_INT8 || t->dt == DT_UINT8)
-		return refuse(m, "cumulativeSum on %s", dtype_name(t->dt));
+		return refuse(m, REFUSE_TYPE,
+		    "cumulativeSum on %s", dtype_name(t->dt));
 	if ((rc = cin(m, 1, "axis", &v, &n)) != 0)
 		return rc;
 	if (n != 1) {
@@ -1630,7 +1642,7 @@ onnx_onehot(struct imp *m)
 	if (!in(m, 1))
 		return nodeerr(m, "depth is missing");
 	if (cfloats(m, in(m, 1), &dv, &n) != 0)
-		return refuse(m, "depth is computed");
+		return refuse(m, REFUSE_CONST, "depth is computed");
 	dep = n == 1 && dv[0] >= 1 && dv[0] <= RANGEMAX ? (int64_t)dv[0] : -1;
 	free(dv);
 	if (dep < 1 || tdesc_numel(ty(m, v)) != 2)
@@ -1674,11 +1686,12 @@ onnx_nonzero(struct imp *m)
 	if (!x)
 		return -1;
 	if (cfloats(m, x, &v, &n) != 0)
-		return refuse(m, "a computed input (the output's shape "
+		return refuse(m, REFUSE_DYNAMIC,
+		    "a computed input (the output's shape "
 		    "depends on its values)");
 	if (t->rank < 1 || rankok(m, t->rank)) {
 		free(v);
-		return m->nerr ? -1 : refuse(m, "a scalar input");
+		return m->nerr ? -1 : refuse(m, REFUSE_RANK, "a scalar input");
 	}
 	for (size_t j = 0; j < n; j++)
 		nz += v[j] != 0;
@@ -1719,7 +1732,8 @@ onnx_compress(struct imp *m)
 	if (!in(m, 1))
 		return nodeerr(m, "condition is missing");
 	if (cfloats(m, in(m, 1), &v, &n) != 0)
-		return refuse(m, "a computed condition (the output's shape "
+		return refuse(m, REFUSE_DYNAMIC,
+		    "a computed condition (the output's shape "
 		    "depends on its values)");
 	if (att(m, "axis") && normaxis(m, att_i(m, "axis", 0), t->rank,
 	    &axis)) {
@@ -1737,7 +1751,7 @@ onnx_compress(struct imp *m)
 	if (cnt == SIZE_MAX / 2 || cnt == 0) {
 		free(idx);
 		return cnt ? nodeerr(m, "condition is longer than the "
-		    "dimension") : refuse(m, "an empty result");
+		    "dimension") : refuse(m, REFUSE_EMPTY, "an empty result");
 	}
 	if (!att(m, "axis"))
 		x = imp_reshape(m, x, 1, &dim, NULL);
@@ -1770,7 +1784,7 @@ onnx_reversesequence(struct imp *m)
 		return rc;
 	if (tdesc_numel(t) == 0) {
 		free(len);
-		return refuse(m, "an empty input");
+		return refuse(m, REFUSE_EMPTY, "an empty input");
 	}
 	nt = t->dims[ta];
 	nb = t->dims[ba];

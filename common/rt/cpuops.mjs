@@ -108,6 +108,20 @@ function truncDiv(x, y) {
   return y === 0 ? 0 : Math.trunc(x / y);
 }
 
+// x to the power y on integers (bigints), as rt/ew.c computes it: the
+// low 64 bits of the product by squaring (the typed array keeps its
+// own width of them); a negative power truncates 1 / x^-y toward 0.
+function ipow(x, y) {
+  if (y < 0n) return x === 1n ? 1n : x === -1n ? (y & 1n ? -1n : 1n) : 0n;
+  let r = 1n;
+  x = BigInt.asUintN(64, x);
+  for (; y; y >>= 1n) {
+    if (y & 1n) r = BigInt.asUintN(64, r * x);
+    x = BigInt.asUintN(64, x * x);
+  }
+  return r;
+}
+
 const binary = {
   add: (x, y) => x + y,
   sub: (x, y) => x - y,
@@ -125,7 +139,8 @@ export const CpuOps = {
   div: (a, b) => mapBinary(a, b, a.dataType,
     isInt(a.dataType) ? truncDiv : (x, y) => x / y),
   pow: (a, b) => mapBinary(a, b, a.dataType, (x, y) =>
-    typeof x === "bigint" ? (y < 0n ? (x === 1n ? 1n : 0n) : x ** y) : x ** y),
+    typeof x === "bigint" ? ipow(x, y) : isInt(a.dataType) ?
+      Number(BigInt.asUintN(32, ipow(BigInt(x), BigInt(y)))) : x ** y),
   equal: (a, b) => mapBinary(a, b, "uint8", (x, y) => (x === y ? 1 : 0)),
   notEqual: (a, b) => mapBinary(a, b, "uint8", (x, y) => (x !== y ? 1 : 0)),
   greater: (a, b) => mapBinary(a, b, "uint8", (x, y) => (x > y ? 1 : 0)),

@@ -61,6 +61,25 @@ nnl_binop(int64_t op, double a, double b, int isint)
 	}
 }
 
+/* x to the power z on integers, exactly: by squaring, wrapping as the
+ * type's multiplication does (the low bits of the 64-bit product are
+ * the narrower type's); a negative power truncates 1 / x^-z toward 0,
+ * as integer division does (1 for x = 1, +-1 for x = -1, else 0). */
+NNL_RT_INLINE int64_t
+nnl_ipow(int64_t x, int64_t z, int uns)
+{
+	uint64_t r = 1, b = (uint64_t)x, e = (uint64_t)z;
+
+	if (!uns && z < 0)
+		return x == 1 ? 1 : x == -1 ? (z & 1 ? -1 : 1) : 0;
+	for (; e; e >>= 1) {
+		if (e & 1)
+			r *= b;
+		b *= b;
+	}
+	return (int64_t)r;
+}
+
 /* add to min on floats, in float: each rounds as it would through
  * double (53 >= 2 * 24 + 2 bits), so no result changes. */
 NNL_RT_INLINE float
@@ -159,7 +178,7 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
 	int isf = dt == NNL_F32 || dt == NNL_F16;
 	int exact = !isf && (op == NNL_ADD || op == NNL_SUB || op == NNL_MUL ||
-	    op == NNL_MAX || op == NNL_MIN);
+	    op == NNL_MAX || op == NNL_MIN || op == NNL_POW);
 
 	(void)fp;
 	(void)scratch;
@@ -205,6 +224,8 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			case NNL_SUB: v = (int64_t)((uint64_t)x - (uint64_t)z);
 				break;
 			case NNL_MUL: v = (int64_t)((uint64_t)x * (uint64_t)z);
+				break;
+			case NNL_POW: v = nnl_ipow(x, z, uns);
 				break;
 			case NNL_MAX:
 				v = uns ? ((uint64_t)x > (uint64_t)z ? x : z) :

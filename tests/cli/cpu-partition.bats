@@ -91,7 +91,7 @@ PY
 	run node "$ROOT/tests/js/cpuops-check.mjs" "$BIN"
 	echo "$output" | grep -v '^ok' || true
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"cpuops: 33 agree with the C kernels, 0 differ"* ]]
+	[[ "$output" == *"cpuops: 35 agree with the C kernels, 0 differ"* ]]
 }
 
 @test "without 64-bit integers: two WebNN partitions and CpuOps between them give one graph's outputs" {

@@ -103,6 +103,8 @@ refused() {
 @test "truncated and corrupted files get an error, not a crash" {
 	refused truncated 'not an ONNX model (the protobuf is truncated or corrupt)'
 	refused corrupt 'not an ONNX model'
+	# an error, not a refusal: no reason code
+	[[ ! "$stderr" =~ \[[a-z-]+\] ]]
 	: > empty.onnx
 	run "$BIN/nnl-onnx-import" empty.onnx
 	[ "$status" -eq 1 ]
@@ -113,12 +115,12 @@ refused() {
 
 @test "every node nnl cannot express is named in one error" {
 	refused unknown-ops '3 nodes have no WebNN equivalent:'
-	[[ "$stderr" == *'node "first" (Acos)'*'node "second" (Det)'*'node "third" (NotAnOp)'* ]]
+	[[ "$stderr" == *'node "first" (Acos) [unsupported-op]'*'node "second" (Det) [unsupported-op]'*'node "third" (NotAnOp) [unsupported-op]'* ]]
 	[[ "$stderr" != *'"ok"'* ]] && [[ "$stderr" != *'"fine"'* ]]
 }
 
 @test "a type WebNN lacks is refused naming the input" {
-	refused double-input 'input "x": data type DOUBLE has no equivalent in WebNN'
+	refused double-input 'input "x" [unsupported-type]: data type DOUBLE has no equivalent in WebNN'
 }
 
 @test "symbolic dimensions are listed, and --dim pins them" {
@@ -191,7 +193,7 @@ np.save("want.npy", xv.reshape(3, 2))
 PY
 	run --separate-stderr "$BIN/nnl-onnx-import" -o g.json m.onnx
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *'node "r" (Reshape): '*'(its value at import time: --const shape=FILE.npy)'* ]]
+	[[ "$stderr" == *'node "r" (Reshape) [not-constant]: '*'(its value at import time: --const shape=FILE.npy)'* ]]
 	"$BIN/nnl-onnx-import" -o g.json --const shape=shape.npy m.onnx
 	! grep -q '"shape": {"dataType"' g.json
 	mkdir -p out
@@ -202,6 +204,118 @@ assert np.array_equal(np.load("out/y.npy"), np.load("want.npy"))'
 	[ "$status" -eq 1 ] && [[ "$output" == *"--const shape=bad.npy: int32 data for an input of int64"* ]]
 	run "$BIN/nnl-onnx-import" -c shape m.onnx
 	[ "$status" -eq 2 ]
+}
+
+@test "every refusal code is one nnl-onnx-import(1) lists under REFUSALS" {
+	cd "$BATS_TEST_DIRNAME/../.."
+	src=$(grep -o '\[REFUSE_[A-Z]*\] = "[a-z-]*"' common/onnx_import.c |
+	    sed 's/.*= "//; s/"$//' | sort)
+	man=$(sed -n '/^\.Sh REFUSALS/,/^\.Sh /p' man/man1/nnl-onnx-import.1 |
+	    sed -n 's/^\.It Li //p' | sort)
+	echo "source: $src"
+	echo "man: $man"
+	[ -n "$src" ] && [ "$src" = "$man" ]
+}
+
+@test "an empty axes input reduces every axis, or none with noop_with_empty_axes" {
+	/usr/bin/python3 - <<'PY'
+import numpy as np
+from onnx import helper, TensorProto
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])
+a = helper.make_tensor_value_info("axes", TensorProto.INT64, [0])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+for name, attrs in (("all", {"keepdims": 0}), ("keep", {"keepdims": 1}),
+                    ("noop", {"noop_with_empty_axes": 1})):
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["y"], **attrs)],
+        "g", [x, a], [y]), opset_imports=[helper.make_opsetid("", 13)])
+    open(name + ".onnx", "wb").write(m.SerializeToString())
+# an empty input a node computes on stays refused
+e = helper.make_tensor_value_info("x", TensorProto.FLOAT, [0, 3])
+m = helper.make_model(helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"])], "g", [e], [y]),
+    opset_imports=[helper.make_opsetid("", 13)])
+open("empty.onnx", "wb").write(m.SerializeToString())
+xv = np.random.default_rng(7).standard_normal([2, 3, 4]).astype(np.float32)
+np.save("x.npy", xv)
+np.save("all.npy", np.array(xv.astype(np.float64).sum(), np.float32))
+np.save("keep.npy", xv.astype(np.float64).sum(keepdims=True)
+        .astype(np.float32))
+np.save("noop.npy", xv)
+PY
+	for m in all keep noop; do
+		"$BIN/nnl-onnx-import" -o $m.json $m.onnx
+		! grep -q '"axes": {"dataType"' $m.json
+		mkdir -p $m
+		"$BIN/nnl-run" -d $m $m.json x=x.npy >/dev/null
+		/usr/bin/python3 -c 'import sys, numpy as np
+g, w = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert g.shape == w.shape, (g.shape, w.shape)
+assert np.allclose(g, w, rtol=1e-5, atol=1e-5), (g, w)' $m/y.npy $m.npy
+	done
+	run --separate-stderr "$BIN/nnl-onnx-import" -o g.json empty.onnx
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'input "x" [empty-tensor]: dimension 0 is 0; an empty tensor cannot be expressed in WebNN'* ]]
+	[ ! -e g.json ]
+}
+
+@test "integer pow is exact: wrapping products, negative powers truncated" {
+	/usr/bin/python3 - <<'PY'
+from fractions import Fraction
+import numpy as np
+from onnx import helper, TensorProto
+# the expected values from Python's integers, not numpy
+x = [3, -3, 5, -5, 2, 7, 1, -1, -1, 2, -2, 0, 0, 9]
+z = [40, 41, 29, 33, 63, 23, -3, -3, -4, -1, -2, 0, 5, 0]
+for t, np_t, bits in ((TensorProto.INT64, np.int64, 64),
+                      (TensorProto.INT32, np.int32, 32)):
+    want = []
+    for a, b in zip(x, z):
+        v = a ** b if b >= 0 else int(Fraction(1, a ** -b))
+        v %= 1 << bits
+        want.append(v - (1 << bits) if v >> (bits - 1) else v)
+    n = "i%d" % bits
+    xi = helper.make_tensor_value_info("x", t, [len(x)])
+    zi = helper.make_tensor_value_info("z", t, [len(x)])
+    y = helper.make_tensor_value_info("y", t, None)
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node("Pow", ["x", "z"], ["y"])], "g", [xi, zi], [y]),
+        opset_imports=[helper.make_opsetid("", 15)])
+    open(n + ".onnx", "wb").write(m.SerializeToString())
+    np.save(n + "x.npy", np.array(x, np_t))
+    np.save(n + "z.npy", np.array(z, np_t))
+    np.save(n + "want.npy", np.array(want, np_t))
+    open(n + ".in", "wb").write(np.array(x, np_t).tobytes() +
+                                np.array(z, np_t).tobytes())
+# an integer to a float power: computed in float, truncated back
+xi = helper.make_tensor_value_info("x", TensorProto.INT32, [4])
+zi = helper.make_tensor_value_info("z", TensorProto.FLOAT, [4])
+y = helper.make_tensor_value_info("y", TensorProto.INT32, None)
+m = helper.make_model(helper.make_graph(
+    [helper.make_node("Pow", ["x", "z"], ["y"])], "g", [xi, zi], [y]),
+    opset_imports=[helper.make_opsetid("", 15)])
+open("f.onnx", "wb").write(m.SerializeToString())
+np.save("fx.npy", np.array([2, 3, 3, -2], np.int32))
+np.save("fz.npy", np.array([0.5, 1.5, 4, 3], np.float32))
+np.save("fwant.npy", np.array([1, 5, 81, -8], np.int32))
+PY
+	for n in i64 i32; do
+		"$BIN/nnl-onnx-import" -o $n.json $n.onnx
+		mkdir -p $n
+		"$BIN/nnl-run" -d $n $n.json x=${n}x.npy z=${n}z.npy >/dev/null
+		cmp $n/y.npy ${n}want.npy
+		# and the C back end: the compiled program's raw output
+		"$BIN/nnc" compile --emit exe -o $n.prog $n.json
+		./$n.prog < $n.in > $n.out
+		/usr/bin/python3 -c 'import sys, numpy as np
+w = np.load(sys.argv[1])
+g = np.frombuffer(open(sys.argv[2], "rb").read(), w.dtype)
+assert np.array_equal(g, w), (g, w)' ${n}want.npy $n.out
+	done
+	"$BIN/nnl-onnx-import" -o f.json f.onnx
+	mkdir -p f
+	"$BIN/nnl-run" -d f f.json x=fx.npy z=fz.npy >/dev/null
+	cmp f/y.npy fwant.npy
 }
 
 @test "nnc import writes the NNL example as layers that pass its test" {

@@ -34,6 +34,8 @@ const cases = [
   ["max-int64", "max", [T("int64", [3, 1]), T("int64", [1, 4])]],
   ["min-uint32", "min", [T("uint32", [5], 0, 99), T("uint32", [5], 0, 99)]],
   ["pow-float32", "pow", [T("float32", [4], 0.5, 2), T("float32", [4], -2, 2)]],
+  ["pow-int64-wrap", "pow", [T("int64", [12], -9, 9), T("int64", [12], -4, 60)]],
+  ["pow-int32-wrap", "pow", [T("int32", [12], -9, 9), T("int32", [12], -4, 40)]],
   ["equal-int64", "equal", [T("int64", [6], 0, 3), T("int64", [6], 0, 3)]],
   ["greater-int64", "greater", [T("int64", [2, 3]), T("int64", [3])]],
   ["lesserOrEqual-float32", "lesserOrEqual", [T("float32", [5]), T("float32", [5])]],

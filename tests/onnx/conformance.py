@@ -3,6 +3,7 @@
 
 Usage: conformance.py [--js] [--only SUBSTRING] [--report FILE]
                       [--jobs N] [--data DIR] [--keep DIR] [--expect REPORT]
+                      [--bin DIR]
 
 Each test in DIR (default Debian's libonnx-testdata node tests) goes
 through nnl-onnx-import, nnc compile (shape-infer, fuse, plan-memory,
@@ -12,12 +13,17 @@ compiles static graphs) is given with --const from the data set, and
 the line says so; every other input is read at run time.
 its outputs are compared with the test's (rtol 1e-3, atol 1e-5 for
 floating point, exact for integers and booleans).  One line per test:
-PASS, FAIL with the reason or largest difference, or UNSUPPORTED with
-the importer's reason (an op or type nnl cannot express).  Closes with
-"N passed, M failed, K skipped".  An nnl program that crashes, or runs
-past its time limit, is a FAIL.  Exit status 1 when a run crashed or
-hung, or when a test the --expect report lists as PASS no longer
-passes; 0 otherwise.
+PASS, FAIL with the reason or largest difference, or UNSUPPORTED
+[CODE] with the importer's refusal: a test is UNSUPPORTED only when
+nnl-onnx-import refused it with a reason code in brackets (see
+nnl-onnx-import(1), REFUSALS), any other import error is a FAIL.
+Closes with "N passed, M failed, K skipped (refused: CODE N, ...)".
+An nnl program that crashes, or runs past its time limit, is a FAIL.
+Exit status 1 when a run crashed or hung, or when a test the --expect
+report lists as PASS no longer passes (the report, --report, is a
+separate file: the expected list changes only when someone copies a
+report over it, as make conformance-accept does); 0 otherwise.
+The programs are those in --bin DIR, else $NNL_BIN, else bin/.
 
 With --js the imported graph goes through nnl-emit-js instead; the
 module's buildGraph() runs in node against a WebIDL-derived stand-in
@@ -41,13 +47,26 @@ from onnx import numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-BIN = os.path.join(ROOT, "bin")
+BIN = os.environ.get("NNL_BIN") or os.path.join(ROOT, "bin")
 DATA = "/usr/share/libonnx-testdata/data/node"
 TIMEOUT = 120
 JS = False
-# Importer messages that mean "nnl cannot express this", not a bug.
-UNSUPPORTED = ("no WebNN equivalent", "cannot be expressed in WebNN",
-               "has no equivalent in WebNN", "is not a tensor")
+# A refusal's reason code, after what it refuses: 'node "N" (Op) [CODE]'
+# or 'input "x" [CODE]' (nnl-onnx-import(1), REFUSALS).
+CODE = re.compile(r'(?:\)|") \[([a-z]+(?:-[a-z]+)*)\]')
+
+
+# The reports' first lines.
+HEAD = """\
+# ONNX backend node tests through nnl-onnx-import, nnc compile and the
+# compiled program.  Every PASS here must pass again: make
+# conformance checks, make conformance-accept updates.
+"""
+HEADJS = """\
+# ONNX backend node tests through nnl-onnx-import, nnl-emit-js, nnc
+# compile and the compiled program.  Every PASS here must pass again:
+# make conformance-js checks, make conformance-js-accept updates.
+"""
 
 
 def tensors(d, prefix):
@@ -85,6 +104,12 @@ def run(cmd, **kw):
 
 def crashed(p):
     return p is None or p.returncode not in (0, 1)
+
+
+def refusal(p):
+    """The first reason code in the importer's refusal, or None."""
+    m = CODE.search(p.stderr.decode(errors="replace"))
+    return m.group(1) if m else None
 
 
 def why(p):
@@ -131,7 +156,7 @@ def build(test, d, tmp, consts, ins):
         p = importer(d, tmp, g, consts, ins)
         if crashed(p):
             return None, ("FAIL", "nnl-onnx-import crashed: " + why(p),
-                          True)
+                          True, None)
         if p.returncode == 0:
             break
         msg = why(p)
@@ -140,29 +165,31 @@ def build(test, d, tmp, consts, ins):
         if more and len(consts) + len(more) < len(ins):
             consts += more     # shape inputs: their values at import
             continue
-        if more:
+        code = refusal(p)
+        if more and code:
             return None, ("UNSUPPORTED", "every input is needed at import "
-                          "time: " + msg, False)
-        if any(u in msg for u in UNSUPPORTED):
-            return None, ("UNSUPPORTED", msg, False)
-        return None, ("FAIL", "import: " + msg, False)
+                          "time: " + msg, False, code)
+        if code:
+            return None, ("UNSUPPORTED", msg, False, code)
+        return None, ("FAIL", "import: " + msg, False, None)
     else:
-        return None, ("FAIL", "import: " + why(p), False)
+        return None, ("FAIL", "import: " + why(p), False, None)
     if JS:
         # through JavaScript: nnl-emit-js, the module run against the
         # WebIDL stub, the graph it built back through the C back end
         js = os.path.join(tmp, "model.js")
         p = run([os.path.join(BIN, "nnl-emit-js"), "-o", js, g], cwd=tmp)
         if crashed(p):
-            return None, ("FAIL", "nnl-emit-js crashed: " + why(p), True)
+            return None, ("FAIL", "nnl-emit-js crashed: " + why(p), True,
+                          None)
         if p.returncode != 0:
-            return None, ("FAIL", "emit-js: " + why(p), False)
+            return None, ("FAIL", "emit-js: " + why(p), False, None)
         w = os.path.join(tmp, "g.weights")
         mf = os.path.join(tmp, "g.manifest.json")
         p = run(["node", os.path.join(ROOT, "tests", "js", "record.mjs"), js] +
                 ([w, mf] if os.path.exists(w) else []), cwd=tmp)
         if p is None or p.returncode != 0:
-            return None, ("FAIL", "record: " + why(p), False)
+            return None, ("FAIL", "record: " + why(p), False, None)
         g = os.path.join(tmp, "recorded.json")
         with open(g, "wb") as f:
             f.write(p.stdout)
@@ -170,19 +197,23 @@ def build(test, d, tmp, consts, ins):
     p = run([os.path.join(BIN, "nnc"), "compile", "--emit", "exe", "-o",
              exe, g], cwd=tmp)
     if crashed(p):
-        return None, ("FAIL", "nnc compile crashed: " + why(p), True)
+        return None, ("FAIL", "nnc compile crashed: " + why(p), True, None)
     if p.returncode != 0:
-        return None, ("FAIL", "compile: " + why(p), False)
+        return None, ("FAIL", "compile: " + why(p), False, None)
     return exe, None
 
 
 def check(test, d, tmp):
-    model = onnx.load(os.path.join(d, "model.onnx"), load_external_data=False)
+    try:
+        model = onnx.load(os.path.join(d, "model.onnx"),
+                          load_external_data=False)
+    except Exception as e:  # what the importer must refuse, not a crash
+        return "FAIL", "unreadable model.onnx: %s" % e, False, None
     inits = {t.name for t in model.graph.initializer}
     names = [v.name for v in model.graph.input if v.name not in inits]
     sets = sorted(glob.glob(os.path.join(d, "test_data_set_*")))
     if not sets:
-        return "FAIL", "no test data", False
+        return "FAIL", "no test data", False, None
     consts, exe = [], None
     for s in sets:
         try:
@@ -198,34 +229,34 @@ def check(test, d, tmp):
             outs = tensors(s, "output")
         except Exception as e:
             return "FAIL", "%s: unreadable test data: %s" % (
-                os.path.basename(s), e), False
+                os.path.basename(s), e), False, None
         if len(ins) != len(names):
             return "FAIL", "%s: unreadable test inputs" % (
-                os.path.basename(s)), False
+                os.path.basename(s)), False, None
         raw = b"".join(np.ascontiguousarray(ins[n]).tobytes()
                        for n in names if n not in consts)
         p = run([exe], input=raw)
         if p is None or p.returncode != 0:
             return "FAIL", "%s: run: %s" % (os.path.basename(s), why(p)), \
-                p is None or p.returncode < 0
+                p is None or p.returncode < 0, None
         buf, off = p.stdout, 0
         for k, want in enumerate(outs):
             n = want.size * want.dtype.itemsize
             if off + n > len(buf):
                 return "FAIL", "%s: output %d: %d bytes, wanted %d" % (
-                    os.path.basename(s), k, len(buf) - off, n), False
+                    os.path.basename(s), k, len(buf) - off, n), False, None
             got = np.frombuffer(buf[off:off + n], dtype=want.dtype)
             got = got.reshape(want.shape)
             off += n
             r = compare(got, want)
             if r:
                 return "FAIL", "%s: output %d: %s" % (
-                    os.path.basename(s), k, r), False
+                    os.path.basename(s), k, r), False, None
         if off != len(buf):
             return "FAIL", "%s: %d bytes of output, wanted %d" % (
-                os.path.basename(s), len(buf), off), False
+                os.path.basename(s), len(buf), off), False, None
     return "PASS", ("with --const " + ", ".join(consts)) if consts else "", \
-        False
+        False, None
 
 
 def main():
@@ -239,22 +270,37 @@ def main():
                     "nnl-emit-js and the WebIDL stub (tests/js)")
     ap.add_argument("--expect", help="a report: each test it lists as "
                     "PASS must still pass")
+    ap.add_argument("--bin", help="the nnl programs' directory")
     a = ap.parse_args()
-    global JS
+    global JS, BIN
     JS = a.js
+    if a.bin:
+        BIN = os.path.abspath(a.bin)
+    a.data = os.path.abspath(a.data)   # each test runs in its own folder
     expect = set()
-    if a.expect and os.path.exists(a.expect):
-        with open(a.expect) as f:
-            expect = {l.split()[1].rstrip(":") for l in f
-                      if l.startswith("PASS ")}
+    if a.expect:
+        try:
+            with open(a.expect) as f:
+                expect = {l.split()[1].rstrip(":") for l in f
+                          if l.startswith("PASS ")}
+        except OSError as e:
+            ap.error("--expect %s: %s" % (a.expect, e.strerror))
+        if a.report and os.path.exists(a.report) and \
+                os.path.samefile(a.expect, a.report):
+            ap.error("--expect and --report name the same file: the "
+                     "run would accept what it finds")
     tests = sorted(t for t in os.listdir(a.data)
                    if t.startswith("test_") and a.only in t)
     lines, counts, crashes = [], {"PASS": 0, "FAIL": 0, "UNSUPPORTED": 0}, 0
+    codes = {}
     tty = sys.stderr.isatty()   # a progress line on a terminal only
     with ThreadPoolExecutor(a.jobs) as ex:
-        for test, (st, msg, crash) in zip(tests, ex.map(
+        for test, (st, msg, crash, code) in zip(tests, ex.map(
                 lambda t: one(t, a.data, a.keep), tests)):
-            line = "%s %s%s" % (st, test, ": " + msg if msg else "")
+            line = "%s %s%s%s" % (st, test, " [%s]" % code if code else "",
+                                  ": " + msg if msg else "")
+            if code:
+                codes[code] = codes.get(code, 0) + 1
             if tty:
                 sys.stderr.write("\r\033[K")
                 sys.stderr.flush()
@@ -272,18 +318,25 @@ def main():
         sys.stderr.write("\r\033[K")
     summary = "%d passed, %d failed, %d skipped" % (
         counts["PASS"], counts["FAIL"], counts["UNSUPPORTED"])
+    if codes:
+        summary += " (refused: %s)" % ", ".join(
+            "%s %d" % (c, n) for c, n in sorted(
+                codes.items(), key=lambda cn: (-cn[1], cn[0])))
     print(summary)
     if a.report:
         with open(a.report, "w") as f:
-            f.write("# ONNX backend node tests through nnl-onnx-import, "
-                    "nnc compile and the\n# compiled program; regenerate "
-                    "with make conformance.\n")
+            f.write(HEADJS if JS else HEAD)
             f.write("\n".join(lines) + "\n" + summary + "\n")
     passed = {l.split()[1].rstrip(":") for l in lines
               if l.startswith("PASS ")}
     lost = sorted(t for t in expect - passed if a.only in t)
     for t in lost:
         print("conformance: %s passed before and fails now" % t)
+    new = sorted(passed - expect) if a.expect else []
+    if new:
+        print("conformance: %d test(s) pass that %s does not list as "
+              "PASS: %s" % (len(new), a.expect, " ".join(new[:5]) +
+                            (" ..." if len(new) > 5 else "")))
     if crashes:
         print("conformance: %d run(s) crashed or hung" % crashes)
     return 1 if crashes or lost else 0
