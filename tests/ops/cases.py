@@ -280,6 +280,11 @@ case("cumulativeSum-exclusive-reversed", "cumulativeSum", [x([5], i32)],
      {"axis": 0, "exclusive": True, "reversed": True},
      ref=lambda a, c: np.concatenate([np.cumsum(a["x"][::-1])[::-1][1:],
                                       [0]]).astype(np.int32))
+# exclusive without reversed and the two together: neither flag read
+# for the other
+case("cumulativeSum-exclusive", "cumulativeSum", [x([4, 3])],
+     {"axis": 0, "exclusive": True},
+     ref=lambda a, c: np.cumsum(a["x"], 0) - a["x"])
 case("triangular-upper", "triangular", [x([2, 3, 4])], {"diagonal": 1},
      ref=lambda a, c: np.triu(a["x"], 1))
 case("triangular-lower", "triangular", [x([4, 4])],
