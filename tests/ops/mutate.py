@@ -2,7 +2,7 @@
 """mutate: plants small faults in the kernels one at a time and checks
 that the op cases (tests/ops/run.py) catch each.
 
-Usage: mutate.py [-v] [NAME...]
+Usage: mutate.py [-v] [-j N] [NAME...]
 Each mutant of MUTANTS replaces one string, found exactly once, in one
 source: a host kernel (common/kern_*.c, which prepares the parameters
 nnl-run and nnl-emit-c both use), a runtime kernel (common/rt/*.c, in
@@ -21,15 +21,19 @@ cases it names:
   all  nnl-shape-infer, nnl-run, nnl-plan-memory and nnl-emit-c all
        built with the fault; run.py --c --only CASES
 A mutant is killed when run.py fails in every one of its modes.  The
-unmutated copy must first pass every case named.  Ends with "mutants:
+unmutated copy must first pass every case named.  -j N: mutants tried
+at once (2), each worker in its own copy of the sources; -v: run.py's
+output of every trial.  Ends with "mutants:
 N killed, M survived"; exits 1 if any survived, 2 on a mutant that no
 longer applies or does not build.
 """
+import concurrent.futures
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -188,11 +192,23 @@ def runpy(bindir, cases, c):
     return r.returncode, r.stdout + r.stderr
 
 
+def objcopy(pristine, b, path):
+    """The tree's objects in b: linked to the pristine copy, but for
+    those a build of a fault in path writes (its object, the library,
+    the embedded runtime), which are copied."""
+    obj = os.path.join(pristine, path[:-2] + ".o")
+    writes = {obj, os.path.join(pristine, "libnnl.a"),
+              os.path.join(pristine, "rtsrc.c"),
+              os.path.join(pristine, "rtsrc.o")}
+    shutil.copytree(pristine, b, copy_function=lambda s, d: (
+        shutil.copy2 if s in writes else os.link)(s, d))
+
+
 def trial(tmp, src, pristine, m, mode, k):
     """Builds mutant m (already in src) for mode; returns (status,
     output) of its cases."""
     b = os.path.join(tmp, "b%d%s" % (k, mode))
-    shutil.copytree(pristine, b, symlinks=True)
+    objcopy(pristine, b, m["path"])
     bindir = os.path.join(tmp, "bin%d%s" % (k, mode))
     if mode == "run":
         built, old = ["nnl-run"], ()
@@ -210,8 +226,13 @@ def trial(tmp, src, pristine, m, mode, k):
 
 
 def main():
-    verbose = "-v" in sys.argv[1:]
-    names = [a for a in sys.argv[1:] if a != "-v"]
+    args = sys.argv[1:]
+    verbose = "-v" in args
+    jobs = 2
+    if "-j" in args:
+        jobs = int(args[args.index("-j") + 1])
+        del args[args.index("-j"):args.index("-j") + 2]
+    names = [a for a in args if a != "-v"]
     todo = [m for m in MUTANTS if not names or m["name"] in names]
     if names and len(todo) != len(names):
         print("mutate: no mutant named %s" % sorted(
@@ -220,7 +241,7 @@ def main():
     t0 = time.time()
     tmp = tempfile.mkdtemp(prefix="nnl-mutate.")
     try:
-        return run(todo, tmp, verbose, t0)
+        return run(todo, tmp, verbose, jobs, t0)
     except Fail as e:
         print("mutate: %s" % e)
         return 2
@@ -228,14 +249,14 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def run(todo, tmp, verbose, t0):
-    src = os.path.join(tmp, "src")
-    os.makedirs(src)
+def run(todo, tmp, verbose, jobs, t0):
+    src0 = os.path.join(tmp, "src")
+    os.makedirs(src0)
     for d in ("common", "passes", "scripts"):
-        shutil.copytree(os.path.join(ROOT, d), os.path.join(src, d))
-    shutil.copy2(os.path.join(ROOT, "Makefile"), src)
-    # the tree's objects, their times kept: only what a mutant touches
-    # is compiled again
+        shutil.copytree(os.path.join(ROOT, d), os.path.join(src0, d))
+    shutil.copy2(os.path.join(ROOT, "Makefile"), src0)
+    # the tree's objects, their times kept (only what a mutant touches
+    # is compiled again), brought up to date with the sources
     pristine = os.path.join(tmp, "pristine")
     os.makedirs(pristine)
     for f in ("common", "passes", "libnnl.a", "rtsrc.c", "rtsrc.o"):
@@ -244,9 +265,11 @@ def run(todo, tmp, verbose, t0):
             raise Fail("%s missing: run make first" % p)
         (shutil.copytree if os.path.isdir(p) else shutil.copy2)(
             p, os.path.join(pristine, f))
+    view(os.path.join(tmp, "bin0"), PROGS)
+    make(src0, pristine, os.path.join(tmp, "bin0"), PROGS)
     # every mutant applies exactly once
     for m in todo:
-        text = open(os.path.join(src, m["path"])).read()
+        text = open(os.path.join(src0, m["path"])).read()
         n = text.count(m["old"])
         if n != 1:
             raise Fail("mutant %r: its text appears %d times in %s" % (
@@ -254,40 +277,59 @@ def run(todo, tmp, verbose, t0):
     # the sound copy passes every case the mutants name, in each mode
     allcases = sorted({c for m in todo for c in m["cases"]})
     for mode in ("run", "c"):
-        rc, out = trial(tmp, src, pristine, dict(path="common/x.c",
-                                                 cases=allcases), mode, 0)
+        rc, out = trial(tmp, src0, pristine, dict(path="common/x.c",
+                                                  cases=allcases), mode, 0)
         if rc:
             raise Fail("the unmutated build fails (%s):\n%s" % (
                 mode, "\n".join(l for l in out.splitlines()
                                 if not l.startswith("ok"))))
     print("ok - unmutated: %d cases pass (run and c)" % len(allcases))
-    killed = survived = 0
-    for k, m in enumerate(todo, 1):
-        path = os.path.join(src, m["path"])
+    sys.stdout.flush()
+    # one copy of the sources per worker, its mutated file restored,
+    # time and all, after each mutant
+    local = threading.local()
+    count = iter(range(1, 1 << 30))
+    lock = threading.Lock()
+
+    def one(km):
+        k, m = km
+        if not hasattr(local, "src"):
+            with lock:
+                local.src = os.path.join(tmp, "src%d" % next(count))
+            shutil.copytree(src0, local.src)
+        path = os.path.join(local.src, m["path"])
         st = os.stat(path)
         orig = open(path).read()
         open(path, "w").write(orig.replace(m["old"], m["new"]))
+        alive, log = [], []
         try:
-            alive = []
             for mode in m["modes"]:
-                rc, out = trial(tmp, src, pristine, m, mode, k)
-                if verbose:
-                    print("# %s (%s):\n# %s" % (m["name"], mode,
-                                               out.replace("\n", "\n# ")))
+                rc, out = trial(tmp, local.src, pristine, m, mode, k)
+                log.append("# %s (%s):\n# %s" % (
+                    m["name"], mode, out.strip().replace("\n", "\n# ")))
                 if rc == 0:
                     alive.append(mode)
         finally:
             open(path, "w").write(orig)
             os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-        where = "%s: %s (%s)" % (m["path"], m["name"], ",".join(m["modes"]))
-        if alive:
-            survived += 1
-            print("not ok - SURVIVED %s: %s passed %s" % (
-                where, ",".join(alive), ",".join(m["cases"])))
-        else:
-            killed += 1
-            print("ok - killed %s" % where)
-    print("# %.0f s" % (time.time() - t0))
+        return alive, log
+
+    killed = survived = 0
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+        for m, (alive, log) in zip(todo, ex.map(one, enumerate(todo, 1))):
+            if verbose:
+                print("\n".join(log))
+            where = "%s: %s (%s)" % (m["path"], m["name"],
+                                     ",".join(m["modes"]))
+            if alive:
+                survived += 1
+                print("not ok - SURVIVED %s: %s passed %s" % (
+                    where, ",".join(alive), ",".join(m["cases"])))
+            else:
+                killed += 1
+                print("ok - killed %s" % where)
+            sys.stdout.flush()
+    print("# %.0f s, %d at once" % (time.time() - t0, jobs))
     print("mutants: %d killed, %d survived" % (killed, survived))
     return 1 if survived else 0
 
