@@ -274,6 +274,9 @@ case("dequantizeLinear", "dequantizeLinear",
                        np.repeat(a["z"], 2, 1)) * np.repeat(a["s"], 2, 1))
 
 # ---- cumulativeSum, triangular, expand, tile, reverse ----
+# Random distinct values: a sum along the wrong axis or direction, a
+# diagonal off by one, a repetition or reversal of the wrong axis each
+# moves some value.
 case("cumulativeSum", "cumulativeSum", [x([3, 4])], {"axis": 1},
      ref=lambda a, c: np.cumsum(a["x"], 1))
 case("cumulativeSum-exclusive-reversed", "cumulativeSum", [x([5], i32)],
@@ -297,6 +300,10 @@ case("reverse", "reverse", [x([2, 3, 4])], {"axes": [0, 2]},
      ref=lambda a, c: a["x"][::-1, :, ::-1])
 
 # ---- data movement ----
+# Random distinct values, so any element taken from the wrong place
+# shows; indices negative as well as positive (counted from the end,
+# not clamped to 0), and scatter indices distinct and out of order
+# (not written in update order).
 case("reshape", "reshape", [x([2, 6])], {"newShape": [3, 2, 2]},
      ref=lambda a, c: a["x"].reshape(3, 2, 2))
 case("transpose", "transpose", [x([2, 3, 4])], {"permutation": [2, 0, 1]},
@@ -312,10 +319,11 @@ case("split-sizes", "split", [x([5, 2])], {"splits": [1, 4]}, nout=2,
      ref=lambda a, c: [a["x"][:1], a["x"][1:]])
 case("concat", "concat", [("p", f32, [2, 1, 3], "n"), ("q", f32, [2, 2, 3], "n")],
      {"axis": 1}, ref=lambda a, c: np.concatenate([a["p"], a["q"]], 1))
-case("gather-axis1", "gather", [x([3, 4, 2]), ("i", i32, [2, 2], "idx:4")],
+case("gather-axis1", "gather",
+     [x([3, 4, 2]), ("i", i32, [2, 2], [[-1, 2], [0, -4]])],
      {"axis": 1}, ref=lambda a, c: np.take(a["x"], np.where(
          a["i"] < 0, a["i"] + 4, a["i"]), 1))
-case("gather-int64-index", "gather", [x([5]), ("i", i64, [3], "idx:5")],
+case("gather-int64-index", "gather", [x([5]), ("i", i64, [3], [-5, 4, -2])],
      ref=lambda a, c: np.take(a["x"], np.where(a["i"] < 0, a["i"] + 5,
                                                a["i"])))
 case("gatherElements", "gatherElements", [x([3, 4]), ("i", i32, [2, 4],
@@ -324,12 +332,11 @@ case("gatherElements", "gatherElements", [x([3, 4]), ("i", i32, [2, 4],
 case("gatherND", "gatherND", [x([3, 4, 2]), ("i", i32, [2, 2], "uidx:3")],
      ref=lambda a, c: refs.gather_nd(a["x"], a["i"]))
 case("scatterElements", "scatterElements",
-     [x([3, 3]), ("i", i32, [1, 3], "uidx:3"), ("u", f32, [1, 3], "n")],
+     [x([3, 3]), ("i", i32, [1, 3], [[2, 0, 1]]), ("u", f32, [1, 3], "n")],
      {"axis": 0}, ref=lambda a, c: _scatter_el(a))
 case("scatterND", "scatterND",
-     [x([4, 3]), ("i", i32, [2, 1], "uidx:2"), ("u", f32, [2, 3], "n")],
-     ref=lambda a, c: refs.scatter_nd(a["x"], np.array([[0], [1]])[
-         :0].reshape(0, 1) if False else a["i"], a["u"]))
+     [x([4, 3]), ("i", i32, [2, 1], [[2], [0]]), ("u", f32, [2, 3], "n")],
+     ref=lambda a, c: refs.scatter_nd(a["x"], a["i"], a["u"]))
 
 
 def _scatter_el(a):
@@ -340,6 +347,8 @@ def _scatter_el(a):
 
 
 # ---- reductions ----
+# Normal data of both signs: L1 is not the sum, max not min, L2 not
+# the sum of squares; axes [0, 2] of three (not [0, 1]).
 RED = {"reduceSum": lambda v, ax, k: v.sum(ax, keepdims=k),
        "reduceMean": lambda v, ax, k: v.mean(ax, keepdims=k),
        "reduceMax": lambda v, ax, k: v.max(ax, keepdims=k),
@@ -360,6 +369,11 @@ case("reduceMean-trailing", "reduceMean", [x([6, 7, 3, 5])], {"axes": [2, 3]},
 case("reduceSum-trailing-keep", "reduceSum", [x([5, 3, 7])],
      {"axes": [2], "keepDimensions": True},
      ref=lambda a, c: a["x"].sum(2, keepdims=True))
+# exp(800) overflows even in double: the maximum must come out first
+case("reduceLogSumExp-large", "reduceLogSumExp",
+     [x([2, 3], kind=[800, 801, 799, -800, -801, -790])], {"axes": [1]},
+     ref=lambda a, c: a["x"].max(1) + np.log(np.exp(
+         a["x"] - a["x"].max(1, keepdims=True)).sum(1)))
 case("reduceLogSum", "reduceLogSum", [x([3, 4], kind="pos")], {"axes": [1]},
      ref=lambda a, c: np.log(a["x"].sum(1)))
 case("reduceSum-all", "reduceSum", [x([2, 3])],
@@ -376,6 +390,10 @@ case("argMin-keep-int64", "argMin", [x([3, 4])],
      ref=lambda a, c: np.argmin(a["x"], 0)[None])
 
 # ---- convolution and pooling ----
+# Random data and filters, asymmetric padding, strides and dilations
+# that differ by axis: swapped layouts, axes or padding sides give
+# other values.  Average pooling with padding: padded cells are not
+# counted (count_include_pad is the twin).
 case("conv2d-nchw", "conv2d", [x([1, 3, 7, 7]), ("w", f32, [4, 3, 3, 3], "n")],
      {"padding": [1, 1, 0, 2], "strides": [2, 1]},
      ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]), tol=1e-4)
@@ -485,6 +503,9 @@ case("pad-reflection", "pad", [x([3, 4])],
      ref=lambda a, c: np.pad(a["x"], ((2, 1), (1, 3)), mode="reflect"))
 
 # ---- normalization ----
+# Random scale, bias and mean; a variance as small as 1e-4 (and the
+# default epsilon 1e-5), so epsilon left out, or added after the
+# square root, shows.
 case("batchNormalization", "batchNormalization",
      [x([2, 3, 2, 2]), ("m", f32, [3], "n"), ("v", f32, [3], "pos")],
      {"epsilon": 1e-3}, optins={"scale": ("s", f32, [3], "n"),
@@ -493,7 +514,8 @@ case("batchNormalization", "batchNormalization",
          a["v"][:, None, None] + 1e-3) * a["s"][:, None, None] +
      a["b"][:, None, None])
 case("batchNormalization-axis3", "batchNormalization",
-     [x([2, 2, 2, 4]), ("m", f32, [4], "n"), ("v", f32, [4], "pos")],
+     [x([2, 2, 2, 4]), ("m", f32, [4], "n"),
+      ("v", f32, [4], [1e-4, 1e-3, 0.5, 2])],
      {"axis": 3}, ref=lambda a, c: (a["x"] - a["m"]) / np.sqrt(a["v"] + 1e-5))
 
 
@@ -516,6 +538,8 @@ case("instanceNormalization-nhwc", "instanceNormalization", [x([1, 3, 3, 2])],
      {"layout": "nhwc"}, ref=lambda a, c: _norm(a["x"], (1, 2), 1e-5))
 
 # ---- matrix products ----
+# Random, non-square: a transposed operand, swapped alpha and beta or
+# c broadcast along the wrong axis gives other values or shapes.
 case("matmul-batched", "matmul", ab([2, 1, 3, 4], [3, 4, 5]),
      ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
 case("matmul-2d", "matmul", ab([5, 7], [7, 3]),
@@ -528,6 +552,8 @@ case("gemm-plain", "gemm", ab([3, 70], [70, 300]),
      ref=lambda a, c: a["a"] @ a["b"], tol=1e-4)
 
 # ---- recurrent ----
+# Random weights in (-0.9, 0.9): gate order (zrn/rzn, iofg/ifgo), the
+# direction and resetAfter each change the result.
 H, I, B, S = 3, 4, 2, 3
 case("gru", "gru", [x([S, B, I]), ("w", f32, [1, 3 * H, I], "unit"),
                     ("r", f32, [1, 3 * H, H], "unit")],

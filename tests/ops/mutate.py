@@ -2,7 +2,7 @@
 """mutate: plants small faults in the kernels one at a time and checks
 that the op cases (tests/ops/run.py) catch each.
 
-Usage: mutate.py [-v] [-j N] [NAME...]
+Usage: mutate.py [-v] [-j N] [--extra JSON]... [NAME...]
 Each mutant of MUTANTS replaces one string, found exactly once, in one
 source: a host kernel (common/kern_*.c, which prepares the parameters
 nnl-run and nnl-emit-c both use), a runtime kernel (common/rt/*.c, in
@@ -23,11 +23,14 @@ cases it names:
 A mutant is killed when run.py fails in every one of its modes.  The
 unmutated copy must first pass every case named.  -j N: mutants tried
 at once (2), each worker in its own copy of the sources; -v: run.py's
-output of every trial.  Ends with "mutants:
+output of every trial; --extra: one more mutant, a JSON object with
+the fields of mutant() (name, path, old, new, cases, modes), to check
+this script itself; NAME...: only the mutants so named.  Ends with "mutants:
 N killed, M survived"; exits 1 if any survived, 2 on a mutant that no
 longer applies or does not build.
 """
 import concurrent.futures
+import json
 import os
 import shutil
 import subprocess
@@ -232,6 +235,12 @@ def main():
     if "-j" in args:
         jobs = int(args[args.index("-j") + 1])
         del args[args.index("-j"):args.index("-j") + 2]
+    while "--extra" in args:
+        i = args.index("--extra")
+        m = json.loads(args[i + 1])
+        mutant(m["name"], m["path"], m["old"], m["new"], m["cases"],
+               tuple(m["modes"]))
+        del args[i:i + 2]
     names = [a for a in args if a != "-v"]
     todo = [m for m in MUTANTS if not names or m["name"] in names]
     if names and len(todo) != len(names):
