@@ -154,6 +154,13 @@ mutant("triangular's diagonal negated", KEW, "kip(c, diag);",
 mutant("broadcast strides not zeroed", KEW,
        "s[i] = d == 1 && dims[i] != 1 ? 0 : st;", "s[i] = st;",
        ["add-broadcast", "greater"], HOST)
+mutant("batchNormalization's epsilon left out", "common/kern_nn.c",
+       "kip(c, cJSON_IsString(b));\n\tkfp(c, eps);\n\tif (kactivation(c))",
+       "kip(c, cJSON_IsString(b));\n\tkfp(c, 0);\n\tif (kactivation(c))",
+       ["batchNormalization-axis3"], HOST)
+mutant("argMin and argMax told apart the wrong way", "common/kern_tensor.c",
+       "kip(c, c->n->op == OP_ARG_MAX);", "kip(c, c->n->op != OP_ARG_MAX);",
+       ["argMax", "argMin-keep-int64"], HOST)
 # ---- shape rules: the output type ----
 mutant("isNaN's output keeps the input type", "common/shape_ew.c",
        "shape_out(c, 0, DT_UINT8, c->in[0]->rank, c->in[0]->dims);",
@@ -264,6 +271,13 @@ def run(todo, tmp, verbose, jobs, t0):
     for d in ("common", "passes", "scripts"):
         shutil.copytree(os.path.join(ROOT, d), os.path.join(src0, d))
     shutil.copy2(os.path.join(ROOT, "Makefile"), src0)
+    # every mutant applies exactly once
+    for m in todo:
+        text = open(os.path.join(src0, m["path"])).read()
+        n = text.count(m["old"])
+        if n != 1:
+            raise Fail("mutant %r: its text appears %d times in %s" % (
+                m["name"], n, m["path"]))
     # the tree's objects, their times kept (only what a mutant touches
     # is compiled again), brought up to date with the sources
     pristine = os.path.join(tmp, "pristine")
@@ -276,13 +290,6 @@ def run(todo, tmp, verbose, jobs, t0):
             p, os.path.join(pristine, f))
     view(os.path.join(tmp, "bin0"), PROGS)
     make(src0, pristine, os.path.join(tmp, "bin0"), PROGS)
-    # every mutant applies exactly once
-    for m in todo:
-        text = open(os.path.join(src0, m["path"])).read()
-        n = text.count(m["old"])
-        if n != 1:
-            raise Fail("mutant %r: its text appears %d times in %s" % (
-                m["name"], n, m["path"]))
     # the sound copy passes every case the mutants name, in each mode
     allcases = sorted({c for m in todo for c in m["cases"]})
     for mode in ("run", "c"):
