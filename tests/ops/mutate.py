@@ -95,7 +95,8 @@ mutant("sign of 0 is 1", EW,
        "case NNL_U_SIGN: return x > 0 ? 1 : x < 0 ? -1 : x;",
        "case NNL_U_SIGN: return x >= 0 ? 1 : -1;", ["sign"], RT)
 mutant("integer division floors", EW,
-       "return b == 0 ? 0 : trunc(a / b);", "return b == 0 ? 0 : floor(a / b);",
+       "return b == 0 ? 0 : trunc(a / b);",
+       "return b == 0 ? 0 : floor(a / b);",
        ["div-int32"], RT)
 mutant("greaterOrEqual as not lesser", EW, "case NNL_GE: return a >= b;",
        "case NNL_GE: return !(a < b);", ["greaterOrEqual-float"], RT)
@@ -144,7 +145,8 @@ mutant("isNaN and isInfinite codes swapped", KEW,
        "OP_IS_NAN, OP_IS_INFINITE };", "OP_IS_INFINITE, OP_IS_NAN };",
        ["isNaN", "isInfinite"], HOST)
 mutant("logicalAnd and logicalOr codes swapped", KEW,
-       "OP_LOGICAL_AND,\n    OP_LOGICAL_OR,", "OP_LOGICAL_OR,\n    OP_LOGICAL_AND,",
+       "OP_LOGICAL_AND,\n    OP_LOGICAL_OR,",
+       "OP_LOGICAL_OR,\n    OP_LOGICAL_AND,",
        ["logicalAnd", "logicalOr"], HOST)
 mutant("cumulativeSum's exclusive and reversed swapped", KEW,
        "kip(c, excl);\n\tkip(c, rev);", "kip(c, rev);\n\tkip(c, excl);",
@@ -182,7 +184,10 @@ def make(src, b, bindir, targets, old=()):
     cmd = ["make", "-s", "-C", src, "B=" + b, "BIN=" + bindir]
     for o in old:
         cmd += ["-o", o]
-    r = sh(cmd + [os.path.join(bindir, t) for t in targets])
+    # not the flags of a make that runs this script (make check -j2)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    r = sh(cmd + [os.path.join(bindir, t) for t in targets], env=env)
     if r.returncode:
         raise Fail("make failed:\n" + (r.stdout + r.stderr)[-2000:])
 

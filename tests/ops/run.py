@@ -180,7 +180,6 @@ def check(c, tmp, do_c):
         return "shape-infer failed: " + r.stderr.strip()[:300]
     typed = json.loads(r.stdout)
     types = typed["nodes"][0]["types"]
-    odts = c.get("odt") or None
     if len(types) != len(want):
         return "%d outputs, reference %d" % (len(types), len(want))
     for k, (t, w) in enumerate(zip(types, want)):
