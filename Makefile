@@ -183,6 +183,12 @@ $(B)/tests/test_par: tests/unit/test_par.c $(B)/libnnl.a \
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)
 
+# The op cases against faults planted in the kernels one at a time
+# (tests/ops/mutate.py): every fault must fail a case.  make check runs
+# it too, through tests/cli/mutants.bats.
+check-mutants: all
+	@/usr/bin/python3 tests/ops/mutate.py
+
 # The ONNX backend node tests (Debian's libonnx-testdata) through the C
 # back end.  The expected list, tests/onnx/conformance.txt, is under
 # version control and only read: the run writes its report to
@@ -321,6 +327,7 @@ clean:
 	rm -rf build bin
 
 .PHONY: all examples asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
+    check-mutants \
     check-wasm-resnet18 bench-wasm \
     conformance conformance-js conformance-accept \
     conformance-js-accept golden lint-man install uninstall clean

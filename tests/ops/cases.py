@@ -18,7 +18,16 @@ def ab(sa, sb, dt=f32, kb="n"):
     return [("a", dt, sa, "n"), ("b", dt, sb, kb)]
 
 
+# Each group below says which wrong twin of the right kernel its data
+# rules out; a twin that survives is a hole (tests/ops/mutate.py plants
+# such twins and expects these cases to fail).
+NAN, INF = float("nan"), float("inf")
+
 # ---- binary, with broadcasting and types ----
+# Random operands of different shapes, negative and positive: a kernel
+# that swaps its operands (sub, div, pow), computes the other op (max
+# for min) or reads a broadcast operand through the wrong strides
+# gives other values.
 BIN = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
        "max": np.maximum, "min": np.minimum}
 for op, fn in BIN.items():
@@ -28,54 +37,127 @@ for op, fn in BIN.items():
          ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
 case("div-broadcast", "div", ab([2, 3], [3], kb="pos"),
      ref=lambda a, c: a["a"] / a["b"])
-case("div-int32", "div", ab([6], [6], i32, "pos"),
+# negative quotients with a remainder: truncation toward zero, not
+# floor division nor rounding (-7 / 2 is -3, floor -4, rounded -4)
+case("div-int32", "div",
+     [("a", i32, [8], [7, -7, 7, -7, 9, -50, 0, 1]),
+      ("b", i32, [8], [2, 2, -2, -2, 3, 7, 5, -3])],
      ref=lambda a, c: np.trunc(a["a"] / a["b"]).astype(np.int32))
 case("pow-float", "pow", [("a", f32, [4], "pos"), ("b", f32, [4], "n")],
      ref=lambda a, c: np.power(a["a"], a["b"]))
 case("add-float16", "add", ab([3, 2], [2], f16),
      ref=lambda a, c: (a["a"] + a["b"]).astype(np.float16))
-case("add-int64", "add", ab([4], [1], i64), ref=lambda a, c: a["a"] + a["b"])
+# int64 sums beyond 2^53: exact, not through double
+case("add-int64", "add",
+     [("a", i64, [4], [2 ** 60 + 1, -(2 ** 60) - 3, 2 ** 53 + 1, -7]),
+      ("b", i64, [1], [2 ** 53 + 3])], ref=lambda a, c: a["a"] + a["b"])
+# uint64 above 2^63: compared unsigned, not as int64
+case("min-uint64", "min",
+     [("a", u64, [4], [2 ** 63 + 5, 3, 2 ** 64 - 1, 0]),
+      ("b", u64, [4], [7, 2 ** 63, 1, 2 ** 63 + 1])],
+     ref=lambda a, c: np.minimum(a["a"], a["b"]))
+case("max-uint64", "max",
+     [("a", u64, [4], [2 ** 63 + 5, 3, 2 ** 64 - 1, 0]),
+      ("b", u64, [4], [7, 2 ** 63, 1, 2 ** 63 + 1])],
+     ref=lambda a, c: np.maximum(a["a"], a["b"]))
+# products past 255 wrap
 case("mul-uint8", "mul", ab([4], [4], u8), ref=lambda a, c:
      (a["a"].astype(np.int64) * a["b"]).astype(np.uint8))
 case("add-scalar", "add", ab([2, 2], []), ref=lambda a, c: a["a"] + a["b"])
 
 # ---- comparisons and logic: uint8 results ----
+# Ties, less and greater in one broadcast pair: > is not >=, == is not
+# <=, and swapped operands give other values.
 CMP = {"equal": np.equal, "notEqual": np.not_equal, "greater": np.greater,
        "greaterOrEqual": np.greater_equal, "lesser": np.less,
        "lesserOrEqual": np.less_equal}
+CMPA = [[-1, 0, 1, 2], [2, 1, 0, -1], [0, 0, 5, -5]]
+CMPB = [-1, 0, 1, 2]
+# NaN against anything is false but for notEqual (so greaterOrEqual is
+# not logicalNot(lesser)), -0 equals +0 (not a comparison of bits),
+# infinities equal themselves
+CMPF = [[NAN, 1, NAN, -0.0, 0.0, INF, -INF, 1.5, -2, 3]]
+CMPG = [[1, NAN, NAN, 0.0, -0.0, INF, INF, 1.5, 3, -2]]
 for op, fn in CMP.items():
-    case(op, op, ab([3, 4], [4], i32),
+    case(op, op, [("a", i32, [3, 4], CMPA), ("b", i32, [4], CMPB)],
          ref=lambda a, c, fn=fn: fn(a["a"], a["b"]).astype(np.uint8))
-case("greater-float", "greater", ab([5], [5]),
-     ref=lambda a, c: (a["a"] > a["b"]).astype(np.uint8))
+    case(op + "-float", op, [("a", f32, [10], CMPF), ("b", f32, [10], CMPG)],
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]).astype(np.uint8))
+# Logical ops treat any nonzero uint8 as true and give 0 or 1 (WebNN):
+# every pair of 0, 1, 2, 3, 128 and 255 rules out the bitwise twins
+# (2 & 1 is 0, 2 | 1 and 2 ^ 1 are 3, ~2 is 253) and those that test
+# only bit 0 or only == 1.
+LOGV = [0, 1, 2, 3, 128, 255]
 LOG = {"logicalAnd": np.logical_and, "logicalOr": np.logical_or,
        "logicalXor": np.logical_xor}
 for op, fn in LOG.items():
-    case(op, op, [("a", u8, [2, 3], "bool"), ("b", u8, [3], "bool")],
+    case(op, op, [("a", u8, [6, 6], [[v] * 6 for v in LOGV]),
+                  ("b", u8, [6], LOGV)],
          ref=lambda a, c, fn=fn: fn(a["a"], a["b"]).astype(np.uint8))
-case("logicalNot", "logicalNot", [("a", u8, [6], "bool")],
+case("logicalNot", "logicalNot", [("a", u8, [6], LOGV)],
      ref=lambda a, c: (a["a"] == 0).astype(np.uint8))
-case("isNaN", "isNaN", [("a", f32, [4], "n")],
+# NaN of either sign, both infinities, zeros of both signs, the largest
+# finite and a subnormal: isNaN is not x != x made false, isInfinite
+# sees -Inf and is not !isfinite
+SPECIAL = [NAN, -NAN, INF, -INF, 0.0, -0.0, 1.5, -3e38, 1e-45, 3.4e38]
+case("isNaN", "isNaN", [("a", f32, [10], SPECIAL)],
      ref=lambda a, c: np.isnan(a["a"]).astype(np.uint8))
-case("isInfinite", "isInfinite", [("a", f32, [4], "n")],
+case("isInfinite", "isInfinite", [("a", f32, [10], SPECIAL)],
+     ref=lambda a, c: np.isinf(a["a"]).astype(np.uint8))
+SPECIAL16 = [NAN, INF, -INF, 0.0, 65504, -1]
+case("isNaN-float16", "isNaN", [("a", f16, [6], SPECIAL16)],
+     ref=lambda a, c: np.isnan(a["a"]).astype(np.uint8))
+case("isInfinite-float16", "isInfinite", [("a", f16, [6], SPECIAL16)],
      ref=lambda a, c: np.isinf(a["a"]).astype(np.uint8))
 
 # ---- unary ----
-UN = {"abs": np.abs, "ceil": np.ceil, "cos": np.cos, "erf": refs.erf,
-      "exp": np.exp, "floor": np.floor, "identity": lambda v: v,
-      "neg": np.negative, "reciprocal": lambda v: 1 / v,
-      "roundEven": refs.roundeven, "sin": np.sin, "sign": np.sign,
-      "tan": np.tan}
+# Random data for the smooth functions (sin is not cos, erf not tanh,
+# exp not expm1); for the rest, values chosen to part each from its
+# twins, listed with each.
+UN = {"cos": np.cos, "erf": refs.erf, "exp": np.exp, "identity": lambda v: v,
+      "neg": np.negative, "sin": np.sin, "tan": np.tan}
 for op, fn in UN.items():
     case(op, op, [x([2, 3], kind="unit")], ref=lambda a, c, fn=fn: fn(a["x"]))
-case("log", "log", [x([5], kind="pos")], ref=lambda a, c: np.log(a["x"]))
-case("sqrt", "sqrt", [x([5], kind="pos")], ref=lambda a, c: np.sqrt(a["x"]))
+# abs of -Inf, NaN and -0 (not x < 0 ? -x : x with NaN lost)
+case("abs", "abs", [x([10], kind=[-2.5, 2.5, -0.0, 0.0, -INF, INF, NAN,
+                                  -7.25, 1e-3, -1e30])],
+     ref=lambda a, c: np.abs(a["x"]))
+# negatives with fractions, integers, halves, beyond (-1, 1) and the
+# specials: floor is not trunc (-2.5), ceil not round (0.3)
+ROUNDV = [-2.5, -2.0, -1.7, -0.5, -0.0, 0.3, 1.0, 1.7, 2.5, 4194304.5,
+          -4194303.5, INF, -INF, NAN]
+case("ceil", "ceil", [x([14], kind=ROUNDV)], ref=lambda a, c: np.ceil(a["x"]))
+case("floor", "floor", [x([14], kind=ROUNDV)],
+     ref=lambda a, c: np.floor(a["x"]))
+# the specification's example, then halves of both signs: ties go to
+# even (2.5 is 2, -2.5 is -2, -3.5 is -4), not away from zero nor up
+case("roundEven", "roundEven",
+     [x([20], kind=[0.1, 0.9, 1.1, 1.9, -3.5, -2.5, -1.5, 1.5, 2.5, 3.5,
+                    -0.5, 0.5, -0.4, 0.6, 4194304.5, -4194303.5, 7.5,
+                    INF, -INF, NAN])],
+     ref=lambda a, c: refs.roundeven(a["x"]))
+# 0 of both signs gives 0 (not 1, not 0/0); tiny values keep their sign
+case("sign", "sign",
+     [x([8], kind=[-2.5, 0.0, -0.0, 3.0, INF, -INF, 1e-30, -1e-30])],
+     ref=lambda a, c: np.sign(a["x"]))
+# 1/+0 is +Inf, 1/-0 -Inf
+case("reciprocal", "reciprocal", [x([6], kind=[0.5, -4, 0.0, -0.0, 3, -INF])],
+     ref=lambda a, c: 1 / a["x"])
+# log of 0 is -Inf, of 1 is 0: not log1p, log2 or log10
+case("log", "log", [x([7], kind=[0.5, 1.0, 2.0, 10.0, 1e-3, 0.0, INF])],
+     ref=lambda a, c: np.log(a["x"]))
+case("sqrt", "sqrt", [x([6], kind=[0.0, 0.25, 2.0, 100.0, INF, 1e-6])],
+     ref=lambda a, c: np.sqrt(a["x"]))
 case("abs-int32", "abs", [x([5], i32)], ref=lambda a, c: np.abs(a["x"]))
 case("neg-int8", "neg", [x([5], i8)], ref=lambda a, c: -a["x"])
+case("sign-int32", "sign", [x([5], i32, [-7, 0, 3, -1, 50])],
+     ref=lambda a, c: np.sign(a["x"]))
 case("exp-float16", "exp", [x([4], f16, "unit")],
      ref=lambda a, c: np.exp(a["x"]).astype(np.float16))
 
 # ---- activations ----
+# Normal data has both signs (leakyRelu's and elu's slope only below
+# 0, relu not leaky); the clamping ones get values past each bound.
 sig = lambda v: 1 / (1 + np.exp(-v))
 case("relu", "relu", [x([3, 4])], ref=lambda a, c: np.maximum(a["x"], 0))
 case("relu-int32", "relu", [x([6], i32)], ref=lambda a, c: np.maximum(a["x"], 0))
@@ -85,53 +167,127 @@ case("elu", "elu", [x([7])], {"alpha": 0.5},
      ref=lambda a, c: np.where(a["x"] >= 0, a["x"], 0.5 * np.expm1(a["x"])))
 case("gelu", "gelu", [x([7])],
      ref=lambda a, c: 0.5 * a["x"] * (1 + refs.erf(a["x"] / np.sqrt(2))))
-case("hardSigmoid", "hardSigmoid", [x([7])], {"alpha": 0.3, "beta": 0.4},
+# 0.3 x + 0.4 below 0 (x < -4/3) and above 1 (x > 2); alpha and beta
+# swapped give other values
+case("hardSigmoid", "hardSigmoid",
+     [x([9], kind=[-5, -2, -1.34, -1.0, 0, 0.5, 1.9, 2.1, 4])],
+     {"alpha": 0.3, "beta": 0.4},
      ref=lambda a, c: np.clip(0.3 * a["x"] + 0.4, 0, 1))
-case("hardSwish", "hardSwish", [x([9], kind="n")],
+case("hardSwish", "hardSwish",
+     [x([9], kind=[-5, -3.5, -3, -1, 0, 1.5, 2.9, 3.1, 6])],
      ref=lambda a, c: a["x"] * np.clip(a["x"] + 3, 0, 6) / 6)
 case("leakyRelu", "leakyRelu", [x([7])], {"alpha": 0.1},
      ref=lambda a, c: np.where(a["x"] >= 0, a["x"], 0.1 * a["x"]))
 case("linear", "linear", [x([7])], {"alpha": 2, "beta": -1},
      ref=lambda a, c: 2 * a["x"] - 1)
-case("softplus", "softplus", [x([7])],
-     ref=lambda a, c: np.log1p(np.exp(a["x"])))
+# large inputs on both sides: softplus(x) is x only where log1p(e^-x)
+# is below float precision
+case("softplus", "softplus",
+     [x([9], kind=[-40, -5, -1, 0, 0.5, 5, 12, 20, 40])],
+     ref=lambda a, c: np.logaddexp(0, a["x"]))
 case("softsign", "softsign", [x([7])],
      ref=lambda a, c: a["x"] / (1 + np.abs(a["x"])))
-case("clamp", "clamp", [x([8])], {"minValue": -0.5, "maxValue": 0.25},
+# values below, at, between and above both bounds: bounds swapped or
+# one side only give other values
+case("clamp", "clamp", [x([8], kind=[-2, -0.5, -0.4, 0, 0.2, 0.25, 0.3, 5])],
+     {"minValue": -0.5, "maxValue": 0.25},
      ref=lambda a, c: np.clip(a["x"], -0.5, 0.25))
-case("clamp-int32", "clamp", [x([8], i32)], {"minValue": -3, "maxValue": 7},
+case("clamp-int32", "clamp", [x([8], i32, [-50, -4, -3, -2, 0, 6, 7, 8])],
+     {"minValue": -3, "maxValue": 7},
      ref=lambda a, c: np.clip(a["x"], -3, 7))
 case("prelu", "prelu", [x([2, 3, 4]), ("slope", f32, [4], "n")],
      ref=lambda a, c: np.where(a["x"] >= 0, a["x"], a["x"] * a["slope"]))
 case("softmax-axis1", "softmax", [x([2, 5, 3])], {"axis": 1},
      ref=lambda a, c: np.exp(a["x"]) / np.exp(a["x"]).sum(1, keepdims=True))
+# exp of +-1000 overflows or underflows without the maximum taken out
+case("softmax-large", "softmax",
+     [x([2, 4], kind=[1000, 1001, 999, 990, -1000, -1001, -999, -990])],
+     {"axis": 1},
+     ref=lambda a, c: np.exp(a["x"] - a["x"].max(1, keepdims=True)) /
+     np.exp(a["x"] - a["x"].max(1, keepdims=True)).sum(1, keepdims=True))
 
 # ---- cast, where, quantization ----
-case("cast-f32-i32", "cast", [x([6], f32, "unit")], {"dataType": "int32"},
-     ref=lambda a, c: np.trunc(a["x"] * 1).astype(np.int32))
-case("cast-i32-f16", "cast", [x([6], i32)], {"dataType": "float16"},
-     ref=lambda a, c: a["x"].astype(np.float16))
-case("cast-u8-i64", "cast", [x([6], u8)], {"dataType": "int64"},
+# Float to integer truncates toward zero (WebNN's cast table: "if in
+# range, truncated"): -2.7 is -2, not -3 (floor, rounding), halves of
+# both signs, beyond int8 and int32; integer to integer keeps the low
+# bits (300 to uint8 is 44, 200 to int8 is -56); to float rounds to
+# nearest even (2049 to float16 is 2048, 2051 2052) and overflows to
+# Inf.  Out-of-range float to integer is implementation-defined: not
+# tested.
+case("cast-f32-i32", "cast",
+     [x([12], f32, [-2.7, 2.7, -0.5, 0.5, -1.5, 1.5, -99.99, 99.99, 0.0,
+                    -0.0, 3000000.75, -123456.5])], {"dataType": "int32"},
+     ref=lambda a, c: np.trunc(a["x"]).astype(np.int32))
+case("cast-f32-u8", "cast",
+     [x([8], f32, [0.0, 0.9, 1.5, 127.9, 128.5, 200.2, 254.99, 255.0])],
+     {"dataType": "uint8"}, ref=lambda a, c: np.trunc(a["x"]).astype(
+         np.uint8))
+case("cast-f32-i64", "cast",
+     [x([5], f32, [3.2e9, -5.1e9, -2.5, 7.9, 1e15])], {"dataType": "int64"},
+     ref=lambda a, c: np.trunc(a["x"]).astype(np.int64))
+case("cast-f16-i8", "cast",
+     [x([6], f16, [-100.5, 100.5, -2.75, 2.75, 0.5, -0.5])],
+     {"dataType": "int8"}, ref=lambda a, c: np.trunc(a["x"]).astype(np.int8))
+case("cast-i32-f16", "cast",
+     [x([8], i32, [-7, 0, 50, 2049, 2051, -2051, 65504, 70000])],
+     {"dataType": "float16"}, ref=lambda a, c: a["x"].astype(np.float16))
+case("cast-f32-f16", "cast",
+     [x([8], f32, [0.1, 1 / 3, 65504, 65520, -70000, 2049, 2051, 1e-8])],
+     {"dataType": "float16"}, ref=lambda a, c: a["x"].astype(np.float16))
+case("cast-u32-f32", "cast",
+     [x([4], u32, [2 ** 32 - 1, 2 ** 31, 16777217, 3])],
+     {"dataType": "float32"}, ref=lambda a, c: a["x"].astype(np.float32))
+case("cast-u64-f32", "cast",
+     [x([3], u64, [2 ** 64 - 1, 2 ** 63, 5])],
+     {"dataType": "float32"}, ref=lambda a, c: a["x"].astype(np.float32))
+case("cast-i32-u8", "cast", [x([6], i32, [300, -1, 255, 256, -200, 5])],
+     {"dataType": "uint8"}, ref=lambda a, c: a["x"].astype(np.uint8))
+case("cast-i32-i8", "cast", [x([6], i32, [200, -129, 127, 128, -5, 1000])],
+     {"dataType": "int8"}, ref=lambda a, c: a["x"].astype(np.int8))
+case("cast-i64-i32", "cast",
+     [x([4], i64, [2 ** 32 + 5, -(2 ** 31) - 1, 2 ** 40, 7])],
+     {"dataType": "int32"}, ref=lambda a, c: a["x"].astype(np.int32))
+# uint8 over its whole range: zero-extended, not sign-extended
+case("cast-u8-i64", "cast", [x([6], u8, "full")], {"dataType": "int64"},
      ref=lambda a, c: a["x"].astype(np.int64))
-case("where", "where", [("c", u8, [2, 1, 3], "bool"), ("t", f32, [4, 1], "n"),
-                        ("f", f32, [3], "n")],
+# a condition of any nonzero value is true (not only 1)
+case("where", "where", [("c", u8, [2, 1, 3], [0, 2, 255, 0, 1, 128]),
+                        ("t", f32, [4, 1], "n"), ("f", f32, [3], "n")],
      ref=lambda a, c: np.where(a["c"] != 0, a["t"], a["f"]))
+# x / scale at ties of both signs (2.5 is 2, -2.5 is -2: half to even,
+# not away from zero) and past both ends of uint8 (saturated, not
+# wrapped); the zero points differ per column
 case("quantizeLinear", "quantizeLinear",
-     [x([2, 4]), ("s", f32, [4], "pos"), ("z", u8, [4], "n")],
+     [x([2, 4], kind=[0.25, 0.125, 2.5, 3.0, -0.75, 0.375, -2.5, 500]),
+      ("s", f32, [4], [0.5, 0.25, 1.0, 2.0]),
+      ("z", u8, [4], [0, 10, 128, 255])],
      ref=lambda a, c: np.clip(np.round(a["x"] / a["s"]) + a["z"], 0,
                               255).astype(np.uint8))
+case("quantizeLinear-int8", "quantizeLinear",
+     [x([4], kind=[2.5, -2.5, 300, -300]), ("s", f32, [4], [1, 1, 1, 1]),
+      ("z", i8, [4], [0, 0, 10, -10])],
+     ref=lambda a, c: np.clip(np.round(a["x"] / a["s"]) + a["z"], -128,
+                              127).astype(np.int8))
 case("dequantizeLinear", "dequantizeLinear",
      [("q", i8, [2, 4], "n"), ("s", f32, [2, 2], "pos"), ("z", i8, [2, 2], "n")],
      ref=lambda a, c: (a["q"].astype(np.float64) -
                        np.repeat(a["z"], 2, 1)) * np.repeat(a["s"], 2, 1))
 
 # ---- cumulativeSum, triangular, expand, tile, reverse ----
+# Random distinct values: a sum along the wrong axis or direction, a
+# diagonal off by one, a repetition or reversal of the wrong axis each
+# moves some value.
 case("cumulativeSum", "cumulativeSum", [x([3, 4])], {"axis": 1},
      ref=lambda a, c: np.cumsum(a["x"], 1))
 case("cumulativeSum-exclusive-reversed", "cumulativeSum", [x([5], i32)],
      {"axis": 0, "exclusive": True, "reversed": True},
      ref=lambda a, c: np.concatenate([np.cumsum(a["x"][::-1])[::-1][1:],
-                                      [0]]))
+                                      [0]]).astype(np.int32))
+# exclusive without reversed and the two together: neither flag read
+# for the other
+case("cumulativeSum-exclusive", "cumulativeSum", [x([4, 3])],
+     {"axis": 0, "exclusive": True},
+     ref=lambda a, c: np.cumsum(a["x"], 0) - a["x"])
 case("triangular-upper", "triangular", [x([2, 3, 4])], {"diagonal": 1},
      ref=lambda a, c: np.triu(a["x"], 1))
 case("triangular-lower", "triangular", [x([4, 4])],
@@ -144,6 +300,10 @@ case("reverse", "reverse", [x([2, 3, 4])], {"axes": [0, 2]},
      ref=lambda a, c: a["x"][::-1, :, ::-1])
 
 # ---- data movement ----
+# Random distinct values, so any element taken from the wrong place
+# shows; indices negative as well as positive (counted from the end,
+# not clamped to 0), and scatter indices distinct and out of order
+# (not written in update order).
 case("reshape", "reshape", [x([2, 6])], {"newShape": [3, 2, 2]},
      ref=lambda a, c: a["x"].reshape(3, 2, 2))
 case("transpose", "transpose", [x([2, 3, 4])], {"permutation": [2, 0, 1]},
@@ -159,10 +319,11 @@ case("split-sizes", "split", [x([5, 2])], {"splits": [1, 4]}, nout=2,
      ref=lambda a, c: [a["x"][:1], a["x"][1:]])
 case("concat", "concat", [("p", f32, [2, 1, 3], "n"), ("q", f32, [2, 2, 3], "n")],
      {"axis": 1}, ref=lambda a, c: np.concatenate([a["p"], a["q"]], 1))
-case("gather-axis1", "gather", [x([3, 4, 2]), ("i", i32, [2, 2], "idx:4")],
+case("gather-axis1", "gather",
+     [x([3, 4, 2]), ("i", i32, [2, 2], [[-1, 2], [0, -4]])],
      {"axis": 1}, ref=lambda a, c: np.take(a["x"], np.where(
          a["i"] < 0, a["i"] + 4, a["i"]), 1))
-case("gather-int64-index", "gather", [x([5]), ("i", i64, [3], "idx:5")],
+case("gather-int64-index", "gather", [x([5]), ("i", i64, [3], [-5, 4, -2])],
      ref=lambda a, c: np.take(a["x"], np.where(a["i"] < 0, a["i"] + 5,
                                                a["i"])))
 case("gatherElements", "gatherElements", [x([3, 4]), ("i", i32, [2, 4],
@@ -171,12 +332,11 @@ case("gatherElements", "gatherElements", [x([3, 4]), ("i", i32, [2, 4],
 case("gatherND", "gatherND", [x([3, 4, 2]), ("i", i32, [2, 2], "uidx:3")],
      ref=lambda a, c: refs.gather_nd(a["x"], a["i"]))
 case("scatterElements", "scatterElements",
-     [x([3, 3]), ("i", i32, [1, 3], "uidx:3"), ("u", f32, [1, 3], "n")],
+     [x([3, 3]), ("i", i32, [1, 3], [[2, 0, 1]]), ("u", f32, [1, 3], "n")],
      {"axis": 0}, ref=lambda a, c: _scatter_el(a))
 case("scatterND", "scatterND",
-     [x([4, 3]), ("i", i32, [2, 1], "uidx:2"), ("u", f32, [2, 3], "n")],
-     ref=lambda a, c: refs.scatter_nd(a["x"], np.array([[0], [1]])[
-         :0].reshape(0, 1) if False else a["i"], a["u"]))
+     [x([4, 3]), ("i", i32, [2, 1], [[2], [0]]), ("u", f32, [2, 3], "n")],
+     ref=lambda a, c: refs.scatter_nd(a["x"], a["i"], a["u"]))
 
 
 def _scatter_el(a):
@@ -187,6 +347,8 @@ def _scatter_el(a):
 
 
 # ---- reductions ----
+# Normal data of both signs: L1 is not the sum, max not min, L2 not
+# the sum of squares; axes [0, 2] of three (not [0, 1]).
 RED = {"reduceSum": lambda v, ax, k: v.sum(ax, keepdims=k),
        "reduceMean": lambda v, ax, k: v.mean(ax, keepdims=k),
        "reduceMax": lambda v, ax, k: v.max(ax, keepdims=k),
@@ -207,13 +369,19 @@ case("reduceMean-trailing", "reduceMean", [x([6, 7, 3, 5])], {"axes": [2, 3]},
 case("reduceSum-trailing-keep", "reduceSum", [x([5, 3, 7])],
      {"axes": [2], "keepDimensions": True},
      ref=lambda a, c: a["x"].sum(2, keepdims=True))
+# exp(800) overflows even in double: the maximum must come out first
+case("reduceLogSumExp-large", "reduceLogSumExp",
+     [x([2, 3], kind=[800, 801, 799, -800, -801, -790])], {"axes": [1]},
+     ref=lambda a, c: a["x"].max(1) + np.log(np.exp(
+         a["x"] - a["x"].max(1, keepdims=True)).sum(1)))
 case("reduceLogSum", "reduceLogSum", [x([3, 4], kind="pos")], {"axes": [1]},
      ref=lambda a, c: np.log(a["x"].sum(1)))
 case("reduceSum-all", "reduceSum", [x([2, 3])],
      ref=lambda a, c: np.array(a["x"].sum()))
 case("reduceSum-int32", "reduceSum", [x([3, 4], i32)], {"axes": [1]},
-     ref=lambda a, c: a["x"].sum(1))
-case("reduceMax-uint8", "reduceMax", [x([3, 4], u8)], {"axes": [0]},
+     ref=lambda a, c: a["x"].sum(1).astype(np.int32))
+# uint8 over its whole range: compared unsigned
+case("reduceMax-uint8", "reduceMax", [x([3, 4], u8, "full")], {"axes": [0]},
      ref=lambda a, c: a["x"].max(0))
 case("argMax", "argMax", [x([3, 4])], {"axis": 1},
      ref=lambda a, c: np.argmax(a["x"], 1).astype(np.int32))
@@ -222,6 +390,10 @@ case("argMin-keep-int64", "argMin", [x([3, 4])],
      ref=lambda a, c: np.argmin(a["x"], 0)[None])
 
 # ---- convolution and pooling ----
+# Random data and filters, asymmetric padding, strides and dilations
+# that differ by axis: swapped layouts, axes or padding sides give
+# other values.  Average pooling with padding: padded cells are not
+# counted (count_include_pad is the twin).
 case("conv2d-nchw", "conv2d", [x([1, 3, 7, 7]), ("w", f32, [4, 3, 3, 3], "n")],
      {"padding": [1, 1, 0, 2], "strides": [2, 1]},
      ref=lambda a, c: refs.conv2d(a["x"], a["w"], c["opts"]), tol=1e-4)
@@ -297,7 +469,9 @@ case("convTranspose2d-nhwc-groups", "convTranspose2d",
 case("averagePool2d-padded", "averagePool2d", [x([1, 2, 5, 5])],
      {"windowDimensions": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]},
      ref=lambda a, c: refs.pool2d("avg", a["x"], c["opts"]))
-case("maxPool2d-nhwc-ceil", "maxPool2d", [x([1, 5, 5, 3])],
+# all negative, so a window's cells past the edge (ceil rounding) do
+# not count as 0
+case("maxPool2d-nhwc-ceil", "maxPool2d", [x([1, 5, 5, 3], kind="neg")],
      {"windowDimensions": [2, 2], "strides": [2, 2], "layout": "nhwc",
       "outputShapeRounding": "ceil"},
      ref=lambda a, c: refs.pool2d("max", a["x"], c["opts"]))
@@ -329,6 +503,9 @@ case("pad-reflection", "pad", [x([3, 4])],
      ref=lambda a, c: np.pad(a["x"], ((2, 1), (1, 3)), mode="reflect"))
 
 # ---- normalization ----
+# Random scale, bias and mean; a variance as small as 1e-4 (and the
+# default epsilon 1e-5), so epsilon left out, or added after the
+# square root, shows.
 case("batchNormalization", "batchNormalization",
      [x([2, 3, 2, 2]), ("m", f32, [3], "n"), ("v", f32, [3], "pos")],
      {"epsilon": 1e-3}, optins={"scale": ("s", f32, [3], "n"),
@@ -337,7 +514,8 @@ case("batchNormalization", "batchNormalization",
          a["v"][:, None, None] + 1e-3) * a["s"][:, None, None] +
      a["b"][:, None, None])
 case("batchNormalization-axis3", "batchNormalization",
-     [x([2, 2, 2, 4]), ("m", f32, [4], "n"), ("v", f32, [4], "pos")],
+     [x([2, 2, 2, 4]), ("m", f32, [4], "n"),
+      ("v", f32, [4], [1e-4, 1e-3, 0.5, 2])],
      {"axis": 3}, ref=lambda a, c: (a["x"] - a["m"]) / np.sqrt(a["v"] + 1e-5))
 
 
@@ -360,6 +538,8 @@ case("instanceNormalization-nhwc", "instanceNormalization", [x([1, 3, 3, 2])],
      {"layout": "nhwc"}, ref=lambda a, c: _norm(a["x"], (1, 2), 1e-5))
 
 # ---- matrix products ----
+# Random, non-square: a transposed operand, swapped alpha and beta or
+# c broadcast along the wrong axis gives other values or shapes.
 case("matmul-batched", "matmul", ab([2, 1, 3, 4], [3, 4, 5]),
      ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
 case("matmul-2d", "matmul", ab([5, 7], [7, 3]),
@@ -372,6 +552,8 @@ case("gemm-plain", "gemm", ab([3, 70], [70, 300]),
      ref=lambda a, c: a["a"] @ a["b"], tol=1e-4)
 
 # ---- recurrent ----
+# Random weights in (-0.9, 0.9): gate order (zrn/rzn, iofg/ifgo), the
+# direction and resetAfter each change the result.
 H, I, B, S = 3, 4, 2, 3
 case("gru", "gru", [x([S, B, I]), ("w", f32, [1, 3 * H, I], "unit"),
                     ("r", f32, [1, 3 * H, H], "unit")],

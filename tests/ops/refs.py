@@ -5,11 +5,17 @@ import math
 
 import numpy as np
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:      # the conv and pool cases need it
-    torch = None
+torch = F = None
+
+
+def _torch():
+    """PyTorch, imported where a case first needs it (the convolutions),
+    so that a run of other cases does not wait for it."""
+    global torch, F
+    if torch is None:
+        import torch as t
+        import torch.nn.functional as f
+        torch, F = t, f
 
 
 def roundeven(x):
@@ -29,6 +35,7 @@ ACT = {
 
 def conv2d(x, w, o):
     """WebNN conv2d through torch (NCHW/OIHW), layouts converted."""
+    _torch()
     nhwc = o.get("inputLayout") == "nhwc"
     fl = o.get("filterLayout", "oihw")
     X = torch.tensor(x.transpose(0, 3, 1, 2) if nhwc else x, dtype=torch.float64)
@@ -46,6 +53,7 @@ def conv2d(x, w, o):
 
 
 def conv_transpose2d(x, w, o):
+    _torch()
     nhwc = o.get("inputLayout") == "nhwc"
     fl = o.get("filterLayout", "iohw")
     X = torch.tensor(x.transpose(0, 3, 1, 2) if nhwc else x, dtype=torch.float64)

@@ -1,20 +1,27 @@
 #!/usr/bin/python3
 """run: every WebNN op of the table through nnl, against NumPy/PyTorch.
 
-Usage: run.py [--c] [--write-goldens] [--only NAME]
+Usage: run.py [--c] [--write-goldens] [--only NAME[,NAME...]]
 For each case: a one-node graph is built; nnl-shape-infer's types must
-equal the reference result's shapes and types; nnl-run's outputs must
-equal the reference values (float32 rtol 1e-5 atol 1e-5, float16 per
-half precision, integers exactly); with --c, the graph also goes
-through nnl-plan-memory and nnl-emit-c and the compiled program must
-give the same.  Invalid cases must be refused by nnl-shape-infer with
-the expected message.  Ends with "ops: N passed, M failed".
+equal the reference result's shapes and data types; nnl-run's outputs
+must have those types and equal the reference values (float32 rtol
+1e-5 atol 1e-5, float16 per half precision, integers exactly; NaN only
+where the reference has NaN, infinities of the same sign); with --c,
+the graph also goes through nnl-plan-memory and nnl-emit-c, the
+header must declare the reference's output types, and the compiled
+program must write exactly their bytes and the same values.  Invalid
+cases must be refused by nnl-shape-infer with the expected message.
+Each case draws its data from a generator seeded by its name, so
+--only NAME sees the data the whole run does.  Ends with "ops: N
+passed, M failed".
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import zlib
 
 import numpy as np
 
@@ -25,7 +32,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 BIN = os.environ.get("NNL_BIN") or os.path.join(ROOT, "bin")
 # Extra flags for the generated C (make check-asan: the sanitizers).
 CFLAGS = os.environ.get("NNL_TEST_CFLAGS", "").split()
-RNG = np.random.default_rng(12)
 NP = {"float32": np.float32, "float16": np.float16, "int32": np.int32,
       "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
       "int8": np.int8, "uint8": np.uint8}
@@ -34,33 +40,58 @@ CASES = []
 INVALID = []
 
 
-def gen(dt, shape, kind):
+def gen(dt, shape, kind, rng):
+    """Data of one input.  kind: a list or array of the values
+    themselves (row-major, as many as the shape holds), or the name of
+    a distribution: "n" standard normal (integers uniform in [-50, 50]
+    within the type), "pos" positive, "neg" negative, "unit" in
+    (-0.9, 0.9), "bool" 0
+    and 1, "full" integers over the type's whole range, "nz" nonzero
+    integers in [-9, 9], "idx:N" indices in [-N, N), "uidx:N" in
+    [0, N)."""
     t = NP[dt]
+    if not isinstance(kind, str):
+        a = np.asarray(kind, dtype=np.float64 if t in (np.float32,
+                                                      np.float16) else t)
+        if a.size != int(np.prod(shape)):
+            raise ValueError("%d values for shape %s" % (a.size, shape))
+        return a.reshape(shape).astype(t)
     if kind == "pos" and np.issubdtype(t, np.integer):
-        a = RNG.integers(1, 10, shape)
+        a = rng.integers(1, 10, shape)
     elif kind == "pos":
-        a = RNG.uniform(0.5, 2.0, shape)
+        a = rng.uniform(0.5, 2.0, shape)
+    elif kind == "neg":
+        a = -rng.uniform(0.1, 2.0, shape)
     elif kind == "unit":
-        a = RNG.uniform(-0.9, 0.9, shape)
+        a = rng.uniform(-0.9, 0.9, shape)
     elif kind == "bool":
-        a = RNG.integers(0, 2, shape)
+        a = rng.integers(0, 2, shape)
+    elif kind == "full":
+        info = np.iinfo(t)
+        a = rng.integers(info.min, info.max, shape, dtype=t,
+                         endpoint=True)
+    elif kind == "nz":
+        a = rng.integers(1, 10, shape) * rng.choice([-1, 1], shape)
     elif kind.startswith("idx:"):
         n = int(kind[4:])
-        a = RNG.integers(-n, n, shape)
+        a = rng.integers(-n, n, shape)
     elif kind.startswith("uidx:"):
-        a = RNG.integers(0, int(kind[5:]), shape)
+        a = rng.integers(0, int(kind[5:]), shape)
     elif np.issubdtype(t, np.integer):
         info = np.iinfo(t)
-        a = RNG.integers(max(info.min, -50), min(info.max, 50) + 1, shape)
+        a = rng.integers(max(info.min, -50), min(info.max, 50) + 1, shape)
     else:
-        a = RNG.standard_normal(shape)
+        a = rng.standard_normal(shape)
     return np.asarray(a).astype(t)
 
 
-def case(name, op, ins, opts=None, ref=None, nout=1, optins=None, tol=None):
-    """ins: [(name, dtype, shape, kind)]; optins: {option: same tuple}."""
+def case(name, op, ins, opts=None, ref=None, nout=1, optins=None, tol=None,
+         odt=None):
+    """ins: [(name, dtype, shape, kind)]; optins: {option: same tuple};
+    odt: the output data type where the reference's own cannot say it
+    (see want_types)."""
     CASES.append(dict(name=name, op=op, ins=ins, opts=opts or {}, ref=ref,
-                      nout=nout, optins=optins or {}, tol=tol))
+                      nout=nout, optins=optins or {}, tol=tol, odt=odt))
 
 
 def invalid(name, op, ins, opts, msg, optins=None, nout=1):
@@ -86,6 +117,27 @@ def graph(c):
             "outputs": {o: o for o in outs}}
 
 
+def want_types(c, want, data):
+    """The data type of each reference output: its own, or for the
+    float64 the references compute in, the case's float input type
+    (WebNN's float ops keep their input's type); c["odt"] overrides."""
+    if c["odt"]:
+        return [c["odt"]] * len(want)
+    floats = {a.dtype.name for a in data.values() if a.dtype.kind == "f"}
+    out = []
+    for w in want:
+        dt = np.asarray(w).dtype.name
+        if dt == "float64":
+            if len(floats) != 1:
+                raise ValueError("case %s: float64 reference and float "
+                                 "inputs %s: name odt" % (c["name"], floats))
+            dt = next(iter(floats))
+        if dt not in NP:
+            raise ValueError("case %s: reference type %s" % (c["name"], dt))
+        out.append(dt)
+    return out
+
+
 def compare(got, want, dt, tol):
     if dt in ("float32", "float16"):
         rt, at = (tol, tol) if tol else ((1e-5, 1e-5) if dt == "float32"
@@ -95,7 +147,7 @@ def compare(got, want, dt, tol):
         if not np.allclose(g, w, rtol=rt, atol=at, equal_nan=True):
             return "max diff %g" % np.nanmax(np.abs(g - w))
         return None
-    if not np.array_equal(got, want.astype(got.dtype)):
+    if not np.array_equal(got, want):
         return "integers differ: %s vs %s" % (got.ravel()[:8],
                                              want.ravel()[:8])
     return None
@@ -107,17 +159,20 @@ def check(c, tmp, do_c):
     json.dump(g, open(gp, "w"))
     data = {}
     args = []
+    rng = np.random.default_rng(zlib.crc32(c["name"].encode()))
     for n, dt, shape, kind in c["ins"] + list(c["optins"].values()):
-        a = gen(dt, shape, kind)
+        a = gen(dt, shape, kind, rng)
         data[n] = a
         p = os.path.join(tmp, n + ".npy")
         np.save(p, a)
         args.append("%s=%s" % (n, p))
     arrays = {n: (a.astype(np.float64) if a.dtype.kind == "f" else a)
               for n, a in data.items()}
-    want = c["ref"](arrays, c)
+    with np.errstate(all="ignore"):     # NaN and Inf are meant
+        want = c["ref"](arrays, c)
     if not isinstance(want, list):
         want = [want]
+    wdt = want_types(c, want, data)
     # types
     r = subprocess.run([os.path.join(BIN, "nnl-shape-infer"), gp],
                        capture_output=True, text=True)
@@ -125,13 +180,15 @@ def check(c, tmp, do_c):
         return "shape-infer failed: " + r.stderr.strip()[:300]
     typed = json.loads(r.stdout)
     types = typed["nodes"][0]["types"]
-    odts = c.get("odt") or None
+    if len(types) != len(want):
+        return "%d outputs, reference %d" % (len(types), len(want))
     for k, (t, w) in enumerate(zip(types, want)):
         if list(t["shape"]) != list(np.shape(w)):
             return "output %d: shape %s, reference %s" % (
                 k, t["shape"], list(np.shape(w)))
-    if len(types) != len(want):
-        return "%d outputs, reference %d" % (len(types), len(want))
+        if t["dataType"] != wdt[k]:
+            return "output %d: type %s, reference %s" % (
+                k, t["dataType"], wdt[k])
     # values
     od = os.path.join(tmp, "out")
     os.makedirs(od, exist_ok=True)
@@ -155,6 +212,13 @@ def check(c, tmp, do_c):
     r = subprocess.run(cmd, shell=True, capture_output=True, text=True)
     if r.returncode:
         return "emit-c failed: " + r.stderr.strip()[:300]
+    hdr = open(os.path.join(tmp, "m.h")).read()
+    decl = hdr[hdr.index(" * Outputs:\n"):].split("\n")[1:1 + len(outs)]
+    for k, o in enumerate(outs):
+        m = re.match(r" \*   (\S+) (\w+)\[", decl[k])
+        if not m or m.group(1) != o or m.group(2) != wdt[k]:
+            return "C header declares %r for output %s, reference %s" % (
+                decl[k], o, wdt[k])
     exe = os.path.join(tmp, "m")
     r = subprocess.run(["cc", "-O1"] + CFLAGS + ["-o", exe, src, "-lm"],
                        capture_output=True, text=True)
@@ -164,6 +228,11 @@ def check(c, tmp, do_c):
     r = subprocess.run([exe], input=blob, capture_output=True)
     if r.returncode:
         return "compiled model failed: %r" % r.stderr[:200]
+    size = sum(int(np.prod(t["shape"])) * np.dtype(NP[d]).itemsize
+               for t, d in zip(types, wdt))
+    if len(r.stdout) != size:
+        return "compiled model wrote %d bytes, the reference types %d" % (
+            len(r.stdout), size)
     off = 0
     for k, o in enumerate(outs):
         t = types[k]
@@ -194,12 +263,12 @@ def main():
     import cases  # noqa: F401  (fills CASES and INVALID)
     do_c = "--c" in sys.argv
     write = "--write-goldens" in sys.argv
-    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv \
-        else None
+    only = set(sys.argv[sys.argv.index("--only") + 1].split(",")) \
+        if "--only" in sys.argv else None
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for c in CASES:
-            if only and c["name"] != only:
+            if only is not None and c["name"] not in only:
                 continue
             err = check(c, tmp, do_c)
             print(("ok - %s" % c["name"]) if not err else
@@ -217,13 +286,16 @@ def main():
                                 ip.replace(".in.", ".out."), ip],
                                check=True)
         for c in INVALID:
-            if only and c["name"] != only:
+            if only is not None and c["name"] not in only:
                 continue
             err = check_invalid(c, tmp)
             print(("ok - invalid %s" % c["name"]) if not err else
                   "not ok - invalid %s: %s" % (c["name"], err))
             passed += err is None
             failed += err is not None
+    for n in sorted((only or set()) - {c["name"] for c in CASES + INVALID}):
+        print("not ok - --only %s: no such case" % n)
+        failed += 1
     ops_seen = {c["op"] for c in CASES}
     print("# %d ops with value cases" % len(ops_seen))
     print("# %d ops with refusal cases" % len({c["op"] for c in INVALID}))
