@@ -1,6 +1,7 @@
 # nnl: one build for the library, the passes, the tests and the pages.
 #   make            build every executable into bin/
-#   make check      unit, golden, schema and command-line tests
+#   make check      unit, golden, schema and command-line tests, and
+#                   the harness's own (check-harness)
 #   make install    PREFIX=/usr/local (DESTDIR honoured)
 #   make check-asan the unit and command-line tests under ASan+UBSan
 .POSIX:
@@ -193,6 +194,16 @@ $(B)/tests/test_par: tests/unit/test_par.c $(B)/libnnl.a \
 
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)
+	@$(MAKE) -s check-harness
+
+# The checks of the checks (tests/harness): a runner that dies, and a
+# sanitizer report planted in a copy of a pass (built against the
+# sanitizer library alone), each fail the run that meets them.
+check-harness: all
+	@$(MAKE) -s $(SANVARS) $(ASAN)/libnnl.a $(ASAN)/ubsan_log.o
+	@sh tests/harness/dead-runner.sh
+	@CC="$(CC)" SANFLAGS="$(SANFLAGS)" LDLIBS="$(LDLIBS)" \
+	    sh tests/harness/planted-sanitizer.sh $(ASAN)
 
 # The ONNX backend node tests (Debian's libonnx-testdata) through the C
 # back end; rewrites the committed report, and fails if a test it listed
@@ -318,6 +329,6 @@ clean:
 	rm -rf build bin
 
 .PHONY: all examples asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
-    check-wasm-resnet18 bench-wasm \
+    check-wasm-resnet18 bench-wasm check-harness \
     conformance conformance-js golden lint-man install uninstall clean
 .PRECIOUS: $(B)/passes/%.o $(B)/common/%.o
