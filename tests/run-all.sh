@@ -30,17 +30,18 @@ run() {
 	shift
 	{ "$@" 2>&1; echo $? > "$dir/$s.rc"; } | tee "$dir/$s.log"
 }
-# ran SUITE HOLDS RAN: fail unless the suite exited 0, or exited
-# non-zero with a "not ok" line of its own, and ran all HOLDS tests
+# ran SUITE HOLDS RAN [WHAT]: fail unless the suite exited 0, or
+# exited non-zero with a "not ok" line of its own, and ran all HOLDS
+# tests (or WHAT)
 bad=0
 ran() {
 	rc=$(cat "$dir/$1.rc" 2>/dev/null || echo none)
 	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$dir/$1.log"; then
 		echo "not ok - $1: the runner died (status $rc) after" \
-		    "$3 of $2 tests"
+		    "$3 of $2 ${4:-tests}"
 		bad=$((bad + 1))
 	elif [ "$3" -ne "$2" ]; then
-		echo "not ok - $1: $3 of its $2 tests ran"
+		echo "not ok - $1: $3 of its $2 ${4:-tests} ran"
 		bad=$((bad + 1))
 	fi
 }
@@ -59,7 +60,8 @@ if want unit; then
 	done
 	ran unit "$n" "$(tap "$dir/unit.log")"
 	# and every binary named printed one
-	ran unit "$#" "$(grep -c '^1\.\.[0-9]' "$dir/unit.log" || true)"
+	ran unit "$#" "$(grep -c '^1\.\.[0-9]' "$dir/unit.log" || true)" \
+	    "binaries' plans"
 fi
 gp=0
 : > "$dir/golden.log"

@@ -39,7 +39,8 @@ expect bats-short "cli: 1 of its $holds tests ran" \
 printf '#!/bin/sh\necho "ok 1 - a"\n' > "$t/test_noplan"
 chmod +x "$t/test_noplan"
 if NNL_SUITES=unit sh tests/run-all.sh "$t/test_noplan" > "$t/unit.out" \
-    2>&1 || ! grep -q 'unit: 0 of its 1 tests ran' "$t/unit.out"; then
+    2>&1 || ! grep -q "unit: 0 of its 1 binaries' plans ran" \
+    "$t/unit.out"; then
 	echo "not ok - a unit binary without its plan passed"
 	sed 's/^/#   /' "$t/unit.out"
 	fail=1
