@@ -30,7 +30,7 @@ planted_fault(void)
 C
 }
 
-@test "NNC_CFLAGS's sanitizer reaches the program: it links libasan and reports a planted fault" {
+@test "NNC_CFLAGS's sanitizer links and reports a planted fault" {
 	NNC_CFLAGS="-fsanitize=address -include $T/fault.h" \
 	    "$BIN/nnc" compile -o m mn/mnist.nnl
 	ldd m | grep -q libasan
@@ -63,7 +63,7 @@ C
 	[ ! -e m ]
 }
 
-@test "NNC_CFLAGS splits at blanks, without a shell, between nnc's flags and --cflag's" {
+@test "NNC_CFLAGS splits at blanks, no shell, before --cflag's" {
 	run --separate-stderr env NNC_CFLAGS=' -O0	-DX=$(touch${IFS}shell)
 	  -DY=`touch${IFS}shell` ' "$BIN/nnc" compile -v --target avx2 \
 	    --cflag -O3 --emit obj -o m.o mn/mnist.nnl
