@@ -1,6 +1,7 @@
 # nnl: one build for the library, the passes, the tests and the pages.
 #   make            build every executable into bin/
-#   make check      unit, golden, schema and command-line tests
+#   make check      unit, golden, schema and command-line tests, and
+#                   the harness's own (check-harness)
 #   make install    PREFIX=/usr/local (DESTDIR honoured)
 #   make check-asan the unit and command-line tests under ASan+UBSan
 .POSIX:
@@ -14,6 +15,9 @@ PREFIX  = /usr/local
 WARN    = -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
 OPT     = -O2
 CFLAGS  = -std=c11 $(OPT) -g $(WARN) $(SAN)
+# Linked into every program of the sanitizer build: UBSan's reports
+# into log files (tests/harness/ubsan_log.c).
+SANOBJ  =
 DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
 LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
 # The ONNX importer's protobuf code, generated from Debian's onnx.proto.
@@ -96,13 +100,14 @@ $(B)/passes/%.o: passes/%.c $(HDRS)
 	@mkdir -p $(B)/passes
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ $<
 
-$(BIN)/nnl-%: $(B)/passes/%.o $(B)/libnnl.a
+$(BIN)/nnl-%: $(B)/passes/%.o $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) -o $@ $< $(B)/libnnl.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libnnl.a $(SANOBJ) $(LDLIBS)
 
-$(BIN)/nnc: $(B)/passes/nnc.o $(B)/libnnl.a
+$(BIN)/nnc: $(B)/passes/nnc.o $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) -o $@ $(B)/passes/nnc.o $(B)/libnnl.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(B)/passes/nnc.o $(B)/libnnl.a $(SANOBJ) \
+	    $(LDLIBS)
 
 $(B)/onnx/onnx.pb-c.c: $(ONNXPROTO)
 	@mkdir -p $(B)/onnx
@@ -120,10 +125,11 @@ $(B)/passes/onnx-import.o: passes/onnx-import.c $(HDRS)
 	@mkdir -p $(B)/passes
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ passes/onnx-import.c
 
-$(BIN)/nnl-onnx-import: $(B)/passes/onnx-import.o $(ONNXOBJ) $(B)/libnnl.a
+$(BIN)/nnl-onnx-import: $(B)/passes/onnx-import.o $(ONNXOBJ) $(B)/libnnl.a \
+    $(SANOBJ)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $(B)/passes/onnx-import.o $(ONNXOBJ) \
-	    $(B)/libnnl.a $(LDLIBS) -lprotobuf-c
+	    $(B)/libnnl.a $(SANOBJ) $(LDLIBS) -lprotobuf-c
 
 # The runtime's sources, embedded in nnl-emit-c for generated code.
 $(B)/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh \
@@ -153,35 +159,51 @@ $(B)/wasmjs.o: $(B)/wasmjs.c
 	$(CC) -c -o $@ $(B)/wasmjs.c
 
 $(BIN)/nnl-emit-js: $(B)/passes/emit-js.o $(B)/xxh3js.o $(B)/wasmjs.o \
-    $(B)/libnnl.a
+    $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $(B)/passes/emit-js.o $(B)/xxh3js.o \
-	    $(B)/wasmjs.o $(B)/libnnl.a $(LDLIBS)
+	    $(B)/wasmjs.o $(B)/libnnl.a $(SANOBJ) $(LDLIBS)
 
-$(BIN)/nnl-emit-c: $(B)/passes/emit-c.o $(B)/rtsrc.o $(B)/libnnl.a
+$(BIN)/nnl-emit-c: $(B)/passes/emit-c.o $(B)/rtsrc.o $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $(B)/passes/emit-c.o $(B)/rtsrc.o \
-	    $(B)/libnnl.a $(LDLIBS)
+	    $(B)/libnnl.a $(SANOBJ) $(LDLIBS)
 
 # nnl-infer is nnl-shape-infer by another name.
 $(BIN)/nnl-infer: $(BIN)/nnl-shape-infer
 	ln -sf nnl-shape-infer $@
 
-$(B)/tests/%: tests/unit/%.c $(B)/libnnl.a tests/unit/check.h
+# PIC: tests/run-asan.sh links it into shared libraries nnc builds too
+$(B)/ubsan_log.o: tests/harness/ubsan_log.c
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ tests/harness/ubsan_log.c
+
+$(B)/tests/%: tests/unit/%.c $(B)/libnnl.a tests/unit/check.h $(SANOBJ)
 	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Itests/unit -o $@ $< \
-	    $(B)/libnnl.a $(LDLIBS)
+	    $(B)/libnnl.a $(SANOBJ) $(LDLIBS)
 
 # The thread pool as generated code holds it: the runtime pasted in,
 # POSIX threads.
 $(B)/tests/test_par: tests/unit/test_par.c $(B)/libnnl.a \
-    tests/unit/check.h common/rt/rt.h $(RT:%=common/rt/%.c) common/rt/par.c
+    tests/unit/check.h common/rt/rt.h $(RT:%=common/rt/%.c) common/rt/par.c \
+    $(SANOBJ)
 	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS) -pthread -Icommon -Itests/unit -o $@ \
-	    tests/unit/test_par.c -lm
+	    tests/unit/test_par.c $(SANOBJ) -lm
 
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)
+	@$(MAKE) -s check-harness
+
+# The checks of the checks (tests/harness): a runner that dies, and a
+# sanitizer report planted in a copy of a pass (built against the
+# sanitizer library alone), each fail the run that meets them.
+check-harness: all
+	@$(MAKE) -s $(SANVARS) $(ASAN)/libnnl.a $(ASAN)/ubsan_log.o
+	@sh tests/harness/dead-runner.sh
+	@CC="$(CC)" SANFLAGS="$(SANFLAGS)" LDLIBS="$(LDLIBS)" \
+	    sh tests/harness/planted-sanitizer.sh $(ASAN)
 
 # The op cases against faults planted in the kernels one at a time
 # (tests/ops/mutate.py): every fault must fail a case.  make check runs
@@ -223,9 +245,10 @@ conformance-js-accept:
 ASAN    = build/asan
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
            -fno-omit-frame-pointer
+SANVARS = B=$(ASAN) BIN=$(ASAN)/bin OPT=-O1 SAN="$(SANFLAGS)" \
+          SANOBJ=$(ASAN)/ubsan_log.o
 asan:
-	@$(MAKE) -s B=$(ASAN) BIN=$(ASAN)/bin OPT=-O1 SAN="$(SANFLAGS)" \
-	    all $(COMMON_TESTS:%=$(ASAN)/tests/%)
+	@$(MAKE) -s $(SANVARS) all $(COMMON_TESTS:%=$(ASAN)/tests/%)
 	@ln -sfn ../../templates $(ASAN)/templates  # nnc new's, beside bin/
 
 # The unit, golden and command-line tests against the sanitizer build;
@@ -328,7 +351,7 @@ clean:
 
 .PHONY: all examples asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
     check-mutants \
-    check-wasm-resnet18 bench-wasm \
+    check-wasm-resnet18 bench-wasm check-harness \
     conformance conformance-js conformance-accept \
     conformance-js-accept golden lint-man install uninstall clean
 .PRECIOUS: $(B)/passes/%.o $(B)/common/%.o

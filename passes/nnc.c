@@ -468,8 +468,42 @@ ccmachine(void)
 }
 
 /*
- * The code generation flags, into f (at most 8, then the --cflag
- * options): the target is
+ * NNC_CFLAGS, split at blanks, into f (at most NNC_MAXCFLAGS words):
+ * flags for this host's C compiler after nnc's own, e.g. make
+ * check-asan's sanitizers.  No shell reads them, so no quoting: a word
+ * holds no blank.  A build for another machine (--target-triple, or a
+ * $CC for another architecture) takes none, as the WebAssembly build
+ * (wasm_build) does not: its compiler needs flags of its own.
+ */
+static int
+envflags(const struct opts *o, const char **f)
+{
+	static char *buf;
+	const char *e = getenv("NNC_CFLAGS");
+	char *mach, *w;
+	int n = 0;
+
+	if (!e || !*e || o->triple)
+		return 0;
+	if ((mach = ccmachine()) != NULL) {
+		free(mach);
+		return 0;
+	}
+	free(buf);
+	buf = xstrdup(e);
+	for (w = strtok(buf, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+		if (n == NNC_MAXCFLAGS) {
+			error("NNC_CFLAGS: more than %d words", NNC_MAXCFLAGS);
+			return -1;
+		}
+		f[n++] = w;
+	}
+	return n;
+}
+
+/*
+ * The code generation flags, into f (at most 8, then NNC_CFLAGS's
+ * words, then the --cflag options): the target is
  * --target, else the model's config "target", else "native" for this
  * host and "generic" under --target-triple.  native builds for the
  * machine nnc runs on (-march=native); avx2 and avx512 for x86 with
@@ -479,14 +513,18 @@ ccmachine(void)
  * a warning, so no host flag reaches a cross compiler.  --portable
  * builds for the baseline, with the SGEMM kernels of every x86
  * extension chosen at run time (common/rt/rt.h's NNL_RT_DISPATCH).
- * A bare-metal triple builds for a Cortex-M4F (m4flags).  The --cflag
- * options come last.
+ * A bare-metal triple builds for a Cortex-M4F (m4flags).  NNC_CFLAGS
+ * (envflags) and the --cflag options come last.
  */
 static int
 cflags(const struct opts *o, const struct graph *g, const char **f)
 {
-	int n = targetflags(o, g, f);
+	int n = targetflags(o, g, f), k;
 
+	if (n >= 0 && (k = envflags(o, f + n)) >= 0)
+		n += k;
+	else
+		return -1;
 	/* --cflag last: GCC takes the last of conflicting options */
 	for (int i = 0; n >= 0 && i < o->ncflag; i++)
 		f[n++] = o->cflag[i];
@@ -706,7 +744,7 @@ compile(struct opts *o, char **artifact)
 	struct graph *g;
 	char *emit = find_program("nnl-emit-c");
 	char *cc = compiler(o->triple, "cc");
-	const char *io, *flags[16 + NNC_MAXCFLAGS];
+	const char *io, *flags[16 + 2 * NNC_MAXCFLAGS];
 	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, embed, keep;
 	int threads;
 
@@ -831,7 +869,7 @@ compile(struct opts *o, char **artifact)
 		char *incdir = path_dirname(chdr);
 		char *inc = xasprintf("-I%s", incdir);
 		char *obj = xasprintf("%s/%s.o", maketmp(), st);
-		char *a[24 + NNC_MAXCFLAGS];
+		char *a[24 + 2 * NNC_MAXCFLAGS];
 		int k = 0;
 
 		a[k++] = cc;

@@ -29,7 +29,9 @@ demo() {
 	"$bin/nnc" compile --emit obj -o "$out/$name.o" "$model"
 	# the API is named after the model: its prefix, from the header
 	pfx=$(sed -n 's/^int \([A-Za-z0-9_]*\)_infer(.*/\1/p' "$out/$stem.h")
-	cc -O2 -Wall -Werror -DDEMO_PREFIX="$pfx" \
+	# (NNL_TEST_CFLAGS: make check-asan's sanitizers, which its
+	# NNC_CFLAGS gave the object too)
+	cc -O2 -Wall -Werror ${NNL_TEST_CFLAGS:-} -DDEMO_PREFIX="$pfx" \
 	    -DDEMO_HEADER="\"$out/$stem.h\"" -o "$out/$name" \
 	    scripts/demo-time.c "$out/$name.o" -lm
 	echo "  compiled:  $out/$name  (nnc compile --emit obj -o $name.o $model)"

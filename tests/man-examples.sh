@@ -17,6 +17,9 @@ ln -s "$top/pipelines" "$work/pipelines"
     "$work/w" || exit 1
 PATH="$bin:$PATH"
 export PATH
+# under make check-asan, what nnc builds carries the sanitizers
+# (NNC_CFLAGS): the C++ project of nnc new links it with them too
+[ -n "${NNC_CFLAGS:-}" ] && export CXXFLAGS="-O2 -std=c++17 $NNC_CFLAGS"
 fail=0 n=0
 for page in "$top"/man/man1/*.1; do
 	awk '/^\.Sh EXAMPLES/ { f = 1; next } /^\.Sh / { f = 0 }

@@ -131,7 +131,7 @@ int main(void)
 	return 0;
 }
 C
-	cc -O1 -Ic -o use use.c c/m256.c -lm
+	cc -O1 ${NNL_TEST_CFLAGS:-} -Ic -o use use.c c/m256.c -lm
 	[ "$(./use)" = "0 2" ]
 	# without align: 64, as before
 	"$BIN/nnc" compile --emit c -o c64/mnist.c mn/mnist.nnl

@@ -46,7 +46,8 @@ np.save(d + "/b.npy", r.standard_normal(1000).astype(np.float32))' "$T"
 JSON
 	"$BIN/nnl-shape-infer" "$T/g.json" | "$BIN/nnl-plan-memory" |
 	    "$BIN/nnl-emit-c" -m -o "$T/g.c"
-	cc -O1 -fsanitize=alignment -fno-sanitize-recover=all -o "$T/g" \
+	cc -O1 ${NNL_TEST_CFLAGS:-} \
+	    -fsanitize=alignment -fno-sanitize-recover=all -o "$T/g" \
 	    "$T/g.c" -lm
 	/usr/bin/python3 -c 'import struct, sys
 sys.stdout.buffer.write(struct.pack("<5f3q", 1, 2, 3, 4, 5, 0, 4, -1))' \

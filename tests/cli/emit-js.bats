@@ -176,7 +176,7 @@ int main(void) {
 	return 0;
 }
 C
-	cc -o x x.c -lxxhash
+	cc ${NNL_TEST_CFLAGS:-} -o x x.c -lxxhash
 	./x > c.txt
 	cat > x.mjs <<JS
 import { xxh3 } from "$ROOT/common/rt/xxh3.mjs";

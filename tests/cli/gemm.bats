@@ -18,7 +18,7 @@ setup() {
 }
 
 @test "the portable build (no -march) passes the SGEMM tests" {
-	cc $FLAGS -o "$T/g" $SRC -lm
+	cc $FLAGS ${NNL_TEST_CFLAGS:-} -o "$T/g" $SRC -lm
 	run "$T/g"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -27,7 +27,7 @@ setup() {
 }
 
 @test "the -march=native build passes the SGEMM tests" {
-	cc $FLAGS -march=native -o "$T/g" $SRC -lm
+	cc $FLAGS ${NNL_TEST_CFLAGS:-} -march=native -o "$T/g" $SRC -lm
 	run "$T/g"
 	echo "$output"
 	[ "$status" -eq 0 ]

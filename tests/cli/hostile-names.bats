@@ -92,7 +92,8 @@ c_run() {
 	grep -q '"kind": "weights"' "$d/m.json"
 	"$BIN/nnl-shape-infer" "$d/m.json" | "$BIN/nnl-plan-memory" |
 	    "$BIN/nnl-emit-c" -m -o hostile/m.c
-	cc -std=c99 -Wall -Wextra -Werror -O1 -o hostile/m hostile/m.c -lm
+	cc -std=c99 -Wall -Wextra -Werror -O1 ${NNL_TEST_CFLAGS:-} \
+	    -o hostile/m hostile/m.c -lm
 	(cd hostile && ./m < in.bin > out.bin 2> run.log)
 	/usr/bin/python3 "$H/compare.py" hostile/expected.json hostile/out.bin
 	"$BIN/nnl-emit-js" -o hostile/m.js "$d/m.json"
@@ -139,7 +140,8 @@ main(void)
 	    memcmp(a, d, sizeof a);
 }
 C
-	cc -std=c99 -Wall -Werror -Ip -o p/all p/main.c p/my-net.c p/my_net.c \
+	cc -std=c99 -Wall -Werror ${NNL_TEST_CFLAGS:-} \
+	    -Ip -o p/all p/main.c p/my-net.c p/my_net.c \
 	    p/MY_NET.c p/int.c -lm
 	p/all < p/in.bin > p/out.bin
 	/usr/bin/python3 "$H/compare.py" p/expected.json p/out.bin

@@ -58,7 +58,8 @@ assert d <= 1e-5, d' "$1" "$2"
 	grep -q '^int mnist_classifier_input_size(void);$' build/mnist.h
 	grep -q '^int mnist_classifier_output_size(void);$' build/mnist.h
 	! grep -q 'mnist_infer' build/mnist.h
-	cc -O2 -Ibuild -DMODEL_H='"mnist.h"' -DPFX=mnist_classifier -o app \
+	cc -O2 ${NNL_TEST_CFLAGS:-} \
+	    -Ibuild -DMODEL_H='"mnist.h"' -DPFX=mnist_classifier -o app \
 	    app.c -Lbuild -lmnist -lm
 	./app < in.bin > out.bin
 	close_to_expected out.bin "$EX/expected_output.npy"
@@ -67,7 +68,8 @@ assert d <= 1e-5, d' "$1" "$2"
 @test "--prefix names the API; a name that is no C identifier is escaped" {
 	"$BIN/nnc" compile --emit obj --prefix digits -o d.o "$EX/mnist.nnl"
 	grep -q '^int digits_infer(' mnist.h
-	cc -O2 -I. -DMODEL_H='"mnist.h"' -DPFX=digits -o app app.c d.o -lm
+	cc -O2 ${NNL_TEST_CFLAGS:-} -I. -DMODEL_H='"mnist.h"' -DPFX=digits \
+	    -o app app.c d.o -lm
 	./app < in.bin > out.bin
 	close_to_expected out.bin "$EX/expected_output.npy"
 	"$BIN/nnc" compile --emit header --prefix my-net -o h.h "$EX/mnist.nnl"
@@ -119,7 +121,8 @@ assert d <= 1e-5, d' "$1" "$2"
 	cp a/gen/* other/project/vendor/
 	rm -rf a b
 	cd other
-	cc -O2 -Iproject/vendor -DMODEL_H='"mnist.h"' -DPFX=mnist_classifier \
+	cc -O2 ${NNL_TEST_CFLAGS:-} \
+	    -Iproject/vendor -DMODEL_H='"mnist.h"' -DPFX=mnist_classifier \
 	    -o app ../app.c project/vendor/m.c -lm
 	clang -O2 -Iproject/vendor -DMODEL_H='"mnist.h"' \
 	    -DPFX=mnist_classifier -o app2 ../app.c project/vendor/m.c -lm
@@ -138,7 +141,8 @@ assert d <= 1e-5, d' "$1" "$2"
 	[ "$(ls e | tr '\n' ' ')" = "m.c mnist.h " ]
 	! grep -q incbin e/m.c
 	mkdir far && mv e/m.c e/mnist.h far/
-	cc -O2 -Ifar -DMODEL_H='"mnist.h"' -DPFX=mnist_classifier -o app \
+	cc -O2 ${NNL_TEST_CFLAGS:-} \
+	    -Ifar -DMODEL_H='"mnist.h"' -DPFX=mnist_classifier -o app \
 	    app.c far/m.c -lm
 	./app < in.bin > out.bin
 	close_to_expected out.bin "$EX/expected_output.npy"
@@ -208,7 +212,8 @@ w = np.load(sys.argv[1]); w.ravel()[3] += 0.5; np.save("bad.npy", w)' \
 	! grep -q "$T" out/m.c
 	cp m/p.weights out/m.c.weights
 	cd out
-	cc -O2 -I. -DMODEL_H='"m.h"' -DPFX=mnist_classifier -o ../app2 \
+	cc -O2 ${NNL_TEST_CFLAGS:-} \
+	    -I. -DMODEL_H='"m.h"' -DPFX=mnist_classifier -o ../app2 \
 	    ../app.c m.c -lm
 	cd ..
 	./app2 < in.bin > out.bin
@@ -227,7 +232,7 @@ w = np.load(sys.argv[1]); w.ravel()[3] += 0.5; np.save("bad.npy", w)' \
 	! grep -q "/tmp" mnist.c mnist.h
 	! grep -q "$T" mnist.c mnist.h
 	mkdir again && cp mnist.c mnist.c.weights mnist.h again/
-	cc -O2 -o prog2 again/mnist.c -lm
+	cc -O2 ${NNL_TEST_CFLAGS:-} -o prog2 again/mnist.c -lm
 	./prog < ../in.bin > a.bin
 	./prog2 < ../in.bin > b.bin
 	# (prog has the model's avx2 flags, prog2 none: both NumPy's)

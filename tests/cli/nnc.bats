@@ -58,18 +58,21 @@ np.save("bad.npy", w)'
 	./resnet_head < in.bin > exe.bin
 	"$BIN/nnc" compile --emit obj resnet_head.webnn
 	[ -f resnet_head.o ] && [ -f resnet_head.h ]
-	cc -O2 -I. -o app_o "$ROOT/tests/data/app/app.c" resnet_head.o -lm
+	cc -O2 ${NNL_TEST_CFLAGS:-} \
+	    -I. -o app_o "$ROOT/tests/data/app/app.c" resnet_head.o -lm
 	./app_o < in.bin > o.bin
 	cmp exe.bin o.bin
 	"$BIN/nnc" compile --emit lib -o build/libresnet_head.a resnet_head.webnn
 	[ -f build/libresnet_head.a ] && [ -f build/resnet_head.h ]
-	cc -O2 -Ibuild -o app_a "$ROOT/tests/data/app/app.c" -Lbuild \
+	cc -O2 ${NNL_TEST_CFLAGS:-} \
+	    -Ibuild -o app_a "$ROOT/tests/data/app/app.c" -Lbuild \
 	    -lresnet_head -lm
 	./app_a < in.bin > a.bin
 	cmp exe.bin a.bin
 	"$BIN/nnc" compile --emit shared resnet_head.webnn
 	[ -f libresnet_head.so ]
-	cc -O2 -I. -o app_so "$ROOT/tests/data/app/app.c" -L. -lresnet_head -lm
+	cc -O2 ${NNL_TEST_CFLAGS:-} -I. -o app_so \
+	    "$ROOT/tests/data/app/app.c" -L. -lresnet_head -lm
 	LD_LIBRARY_PATH=. ./app_so < in.bin > so.bin
 	cmp exe.bin so.bin
 }
@@ -180,7 +183,8 @@ MK
 }
 
 @test "the compiled model runs clean under valgrind" {
-	"$BIN/nnc" compile --portable resnet_head.webnn
+	# without check-asan's NNC_CFLAGS: valgrind runs no ASan build
+	NNC_CFLAGS= "$BIN/nnc" compile --portable resnet_head.webnn
 	run valgrind -q --error-exitcode=9 --leak-check=full ./resnet_head \
 	    < in.bin
 	[ "$status" -eq 0 ]

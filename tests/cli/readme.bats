@@ -45,6 +45,11 @@ make() {
 	if [ \$# -eq 0 ]; then command make -s -C "$ROOT"; return; fi
 	command make -n -C "$ROOT" "\$@" > /dev/null
 }
+# make check-asan's sanitizers (its NNC_CFLAGS) in what nnc builds,
+# so in what links it
+cc() {
+	command cc \${NNL_TEST_CFLAGS:-} "\$@"
+}
 sh() {
 	case "\$1" in
 	scripts/test.sh|scripts/demo.sh) [ -f "\$1" ] && command sh -n "\$1" ;;

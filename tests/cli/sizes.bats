@@ -241,7 +241,7 @@ EOF
 	    2>/dev/null > p.json
 	"$BIN/nnl-emit-c" -m -o m.c -H model.h p.json
 	grep -q 'g_fill();' m.c
-	cc -std=c99 -O1 -o m m.c -lm
+	cc -std=c99 -O1 ${NNL_TEST_CFLAGS:-} -o m m.c -lm
 	/usr/bin/python3 -c '
 import struct, sys
 sys.stdout.buffer.write(struct.pack("80f", *range(80)))' | ./m > y.bin

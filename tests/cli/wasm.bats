@@ -68,7 +68,7 @@ int main(void) {
 	return fwrite(o, 1, no, stdout) != no;
 }
 C
-		cc -I. -o native main.c "lib$e.a" -lm
+		cc ${NNL_TEST_CFLAGS:-} -I. -o native main.c "lib$e.a" -lm
 	else
 		"$BIN/nnc" compile -o native "$1"
 	fi
