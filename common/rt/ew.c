@@ -386,12 +386,19 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			case NNL_U_SIGN: v = x > 0 ? 1 : x < 0 && !uns ? -1 : 0;
 				break;
 			case NNL_U_RELU: v = !uns && x < 0 ? 0 : x; break;
-			case NNL_U_CLAMP:
-				if ((double)x < fp[0])
-					v = nnl_dtoi(ceil(fp[0]));
-				else if ((double)x > fp[1])
-					v = nnl_dtoi(floor(fp[1]));
+			case NNL_U_CLAMP: {
+				/* compared as integers, exactly; a bound
+				 * beyond the type saturates */
+				int64_t lo = nnl_dtoi_sat(ceil(fp[0]), dt);
+				int64_t hi = nnl_dtoi_sat(floor(fp[1]), dt);
+
+				if (uns ? (uint64_t)x < (uint64_t)lo : x < lo)
+					v = lo;
+				else if (uns ? (uint64_t)x > (uint64_t)hi :
+				    x > hi)
+					v = hi;
 				break;
+			}
 			case NNL_U_LOGICALNOT: v = x == 0; break;
 			default: break;
 			}

@@ -164,6 +164,7 @@ def unary_cases():
                np.int32)
     px = arr([I32.min, -3, 4, -2 ** 30], np.int32)
     ps = arr([2, -1, 5, 4], np.int32)
+    cu = arr([U64.max, 2 ** 63 + 1, 3, 2 ** 62 + 1, 7], np.uint64)
     return [
         ("abs-int64", "abs", m64, None, np.abs(m64)),
         ("abs-int32", "abs", m32, None, np.abs(m32)),
@@ -177,6 +178,12 @@ def unary_cases():
                          np.cumsum(cs32, axis=0, dtype=np.int32)[:-1]])),
         ("prelu-int32", "prelu", px, ps,
          np.where(px >= 0, px, px * ps)),
+        # a bound beyond the type saturates at the type's end
+        ("clamp-int32-beyond", "clamp", m32,
+         {"minValue": 1e30, "maxValue": 2e30},
+         np.full(m32.shape, I32.max, np.int32)),
+        ("clamp-uint64", "clamp", cu, {"minValue": 5, "maxValue": 2 ** 62},
+         np.clip(cu, np.uint64(5), np.uint64(2 ** 62))),
     ]
 
 
