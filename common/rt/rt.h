@@ -728,7 +728,7 @@ nnl_dtoi(double v)
 
 /* A double as integer type dt (its bits in int64_t, as nnl_storei
  * takes them): truncated, saturating at the ends of dt's range, NaN as
- * 0, as a cast from float does. */
+ * 0. */
 NNL_RT_INLINE int64_t
 nnl_dtoi_sat(double v, int64_t dt)
 {
@@ -740,10 +740,10 @@ nnl_dtoi_sat(double v, int64_t dt)
 	case NNL_U8: lo = 0; hi = 255; break;
 	case NNL_I32: lo = -2147483648.0; hi = 2147483647.0; break;
 	case NNL_U32: lo = 0; hi = 4294967295.0; break;
-	case NNL_U64:	/* 2^64 - 2048, the largest double below 2^64 */
-		v = v < 0 ? 0 : v > 18446744073709549568.0 ?
-		    18446744073709549568.0 : v;
-		return (int64_t)(uint64_t)v;
+	case NNL_U64:
+		if (v >= 18446744073709551616.0)	/* 2^64 */
+			return -1;			/* UINT64_MAX */
+		return (int64_t)(uint64_t)(v < 0 ? 0 : v);
 	default: return nnl_dtoi(v);
 	}
 	return (int64_t)(v < lo ? lo : v > hi ? hi : v);

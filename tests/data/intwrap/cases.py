@@ -184,6 +184,8 @@ def unary_cases():
          np.full(m32.shape, I32.max, np.int32)),
         ("clamp-uint64", "clamp", cu, {"minValue": 5, "maxValue": 2 ** 62},
          np.clip(cu, np.uint64(5), np.uint64(2 ** 62))),
+        ("clamp-uint64-no-max", "clamp", cu, {"minValue": 5},
+         np.maximum(cu, np.uint64(5))),
     ]
 
 
