@@ -107,7 +107,8 @@ f16finish(struct kctx *c, const char *name, int nconv)
 	memmove(k->ip + nh, k->ip, (size_t)k->nip * sizeof *k->ip);
 	memcpy(k->ip, hdr, (size_t)nh * sizeof *hdr);
 	k->nip += nh;
-	k->scratch += 4 * floats;
+	/* NAME_f32's scratch starts 64-byte aligned (rt.h) */
+	k->scratch += 4 * ((floats + 15) / 16 * 16);
 	snprintf(kname, sizeof kname, "%s_f16", name);
 	return kset(c, kname);
 }

@@ -1113,8 +1113,10 @@ outputs(struct imp *m, const Onnx__GraphProto *gp)
 		if (op->kind != OPND_NODE) {
 			/* an output must come from a node */
 			struct node *n;
-			char *f = strcmp(o, name) ? xstrdup(name) :
-			    fresh(m, name);
+			/* the ONNX name, unless an operand has it already
+			 * (a constant folded under it, then renamed) */
+			char *f = strcmp(o, name) && !graph_find(m->g, name) ?
+			    xstrdup(name) : fresh(m, name);
 
 			graph_unindex(m->g);
 			n = graph_add_node(m->g, f, "identity");

@@ -63,8 +63,10 @@ static void
 report(const struct ck *c, const char *field, size_t k, const char *why)
 {
 	struct buf b = { 0 };
-	const Onnx__NodeProto *n = strcmp(c->where, "node") == 0 &&
-	    c->idx < c->gp->n_node ? c->gp->node[c->idx] : NULL;
+	/* where is NULL for the graph's own fields (its name) */
+	const Onnx__NodeProto *n = c->where && strcmp(c->where,
+	    "node") == 0 && c->idx < c->gp->n_node ? c->gp->node[c->idx] :
+	    NULL;
 
 	if (n) {
 		buf_printf(&b, "node %zu (", c->idx);

@@ -36,16 +36,13 @@ nnl_off(int64_t r, const int64_t *idx, const int64_t *st)
 }
 
 NNL_RT_INLINE double
-nnl_binop(int64_t op, double a, double b, int isint)
+nnl_binop(int64_t op, double a, double b)
 {
 	switch (op) {
 	case NNL_ADD: return a + b;
 	case NNL_SUB: return a - b;
 	case NNL_MUL: return a * b;
-	case NNL_DIV:
-		if (isint)	/* integer division truncates; by 0 gives 0 */
-			return b == 0 ? 0 : trunc(a / b);
-		return a / b;
+	case NNL_DIV: return a / b;
 	case NNL_MAX: return a > b ? a : b;
 	case NNL_MIN: return a < b ? a : b;
 	case NNL_POW: return pow(a, b);
@@ -61,23 +58,53 @@ nnl_binop(int64_t op, double a, double b, int isint)
 	}
 }
 
-/* x to the power z on integers, exactly: by squaring, wrapping as the
- * type's multiplication does (the low bits of the 64-bit product are
- * the narrower type's); a negative power truncates 1 / x^-z toward 0,
- * as integer division does (1 for x = 1, +-1 for x = -1, else 0). */
-NNL_RT_INLINE int64_t
-nnl_ipow(int64_t x, int64_t z, int uns)
+/* x to the power e on integers: by squaring, in uint64_t, so that it
+ * wraps.  A negative power truncates 1 / x^-e toward zero (0 for 0, as
+ * integer division by 0 gives). */
+NNL_RT_INLINE uint64_t
+nnl_powi(uint64_t x, uint64_t e, int neg)
 {
-	uint64_t r = 1, b = (uint64_t)x, e = (uint64_t)z;
+	uint64_t y = 1;
 
-	if (!uns && z < 0)
-		return x == 1 ? 1 : x == -1 ? (z & 1 ? -1 : 1) : 0;
+	if (neg)
+		return x == 1 ? 1 : x == (uint64_t)-1 ? (e & 1 ? x : 1) : 0;
 	for (; e; e >>= 1) {
 		if (e & 1)
-			r *= b;
-		b *= b;
+			y *= x;
+		x *= x;
 	}
-	return (int64_t)r;
+	return y;
+}
+
+/* A binary op on integers, add to le, exactly: arithmetic wraps (two's
+ * complement, done in uint64_t, whose overflow is defined), uns says
+ * whether x and z hold uint64 bits. */
+NNL_RT_INLINE int64_t
+nnl_binopi(int64_t op, int64_t x, int64_t z, int uns)
+{
+	uint64_t a = (uint64_t)x, b = (uint64_t)z;
+	int lt = uns ? a < b : x < z;
+
+	switch (op) {
+	case NNL_ADD: return (int64_t)(a + b);
+	case NNL_SUB: return (int64_t)(a - b);
+	case NNL_MUL: return (int64_t)(a * b);
+	case NNL_DIV:	/* truncates; by 0 gives 0; INT64_MIN / -1 wraps */
+		if (z == 0)
+			return 0;
+		if (uns)
+			return (int64_t)(a / b);
+		return z == -1 ? (int64_t)(0 - a) : x / z;
+	case NNL_MAX: return lt ? z : x;
+	case NNL_MIN: return lt ? x : z;
+	case NNL_POW: return (int64_t)nnl_powi(a, b, !uns && z < 0);
+	case NNL_EQ: return x == z;
+	case NNL_NE: return x != z;
+	case NNL_GT: return !lt && x != z;
+	case NNL_GE: return !lt;
+	case NNL_LT: return lt;
+	default: return lt || x == z;
+	}
 }
 
 /* add to min on floats, in float: each rounds as it would through
@@ -166,8 +193,8 @@ nnl_relu_f32(const float *x, float *y, int64_t n)
 
 /*
  * binary: op, dt (input), out dt, r, out dims[r], a strides[r],
- * b strides[r].  Arithmetic on int64/uint64 goes exact for add, sub,
- * mul, max and min; the rest through double.
+ * b strides[r].  Integer ops up to le go exact (nnl_binopi), the
+ * logical ones through double.
  */
 NNL_RT void
 nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
@@ -177,8 +204,8 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 	const int64_t *dims = ip + 4, *as = dims + r, *bs = as + r;
 	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
 	int isf = dt == NNL_F32 || dt == NNL_F16;
-	int exact = !isf && (op == NNL_ADD || op == NNL_SUB || op == NNL_MUL ||
-	    op == NNL_MAX || op == NNL_MIN || op == NNL_POW);
+	int exact = !isf && op <= NNL_LE;
+	int uns = dt == NNL_U64 || dt == NNL_U32 || dt == NNL_U8;
 
 	(void)fp;
 	(void)scratch;
@@ -212,35 +239,14 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 		int64_t ia = nnl_off(r, idx, as), ib = nnl_off(r, idx, bs);
 
 		if (exact) {
-			int64_t x = nnl_loadi(in[0], ia, dt);
-			int64_t z = nnl_loadi(in[1], ib, dt);
-			int uns = dt == NNL_U64 || dt == NNL_U32 ||
-			    dt == NNL_U8;
-			int64_t v;
-
-			switch (op) {
-			case NNL_ADD: v = (int64_t)((uint64_t)x + (uint64_t)z);
-				break;
-			case NNL_SUB: v = (int64_t)((uint64_t)x - (uint64_t)z);
-				break;
-			case NNL_MUL: v = (int64_t)((uint64_t)x * (uint64_t)z);
-				break;
-			case NNL_POW: v = nnl_ipow(x, z, uns);
-				break;
-			case NNL_MAX:
-				v = uns ? ((uint64_t)x > (uint64_t)z ? x : z) :
-				    (x > z ? x : z);
-				break;
-			default:
-				v = uns ? ((uint64_t)x < (uint64_t)z ? x : z) :
-				    (x < z ? x : z);
-				break;
-			}
-			nnl_storei(out[0], i, odt, v);
+			nnl_storei(out[0], i, odt, nnl_binopi(op,
+			    nnl_loadi(in[0], ia, dt), nnl_loadi(in[1], ib, dt),
+			    uns));
 		} else {
 			double v = nnl_binop(op, nnl_loadf(in[0], ia, dt),
-			    nnl_loadf(in[1], ib, dt), !isf);
+			    nnl_loadf(in[1], ib, dt));
 
+			/* a comparison or logical op gives uint8 0 or 1 */
 			if (odt == NNL_F32 || odt == NNL_F16)
 				nnl_storef(out[0], i, odt, v);
 			else
@@ -372,17 +378,27 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			    dt == NNL_U8;
 
 			switch (op) {
-			case NNL_U_ABS: v = !uns && x < 0 ? -x : x; break;
+			case NNL_U_ABS:	/* |INT64_MIN| wraps to itself */
+				v = !uns && x < 0 ? (int64_t)(0 - (uint64_t)x) :
+				    x;
+				break;
 			case NNL_U_NEG: v = (int64_t)(0 - (uint64_t)x); break;
 			case NNL_U_SIGN: v = x > 0 ? 1 : x < 0 && !uns ? -1 : 0;
 				break;
 			case NNL_U_RELU: v = !uns && x < 0 ? 0 : x; break;
-			case NNL_U_CLAMP:
-				if ((double)x < fp[0])
-					v = (int64_t)ceil(fp[0]);
-				else if ((double)x > fp[1])
-					v = (int64_t)floor(fp[1]);
+			case NNL_U_CLAMP: {
+				/* compared as integers, exactly; a bound
+				 * beyond the type saturates */
+				int64_t lo = nnl_dtoi_sat(ceil(fp[0]), dt);
+				int64_t hi = nnl_dtoi_sat(floor(fp[1]), dt);
+
+				if (uns ? (uint64_t)x < (uint64_t)lo : x < lo)
+					v = lo;
+				else if (uns ? (uint64_t)x > (uint64_t)hi :
+				    x > hi)
+					v = hi;
 				break;
+			}
 			case NNL_U_LOGICALNOT: v = x == 0; break;
 			default: break;
 			}
@@ -412,9 +428,11 @@ nnl_k_prelu(const int64_t *ip, const double *fp, const void *const *in,
 			    x * nnl_loadr(in[1], si, dt));
 		} else {
 			int64_t x = nnl_loadi(in[0], i, dt);
+			uint64_t sl = (uint64_t)nnl_loadi(in[1], si, dt);
 
+			/* the product wraps, as in mul */
 			nnl_storei(out[0], i, dt, x >= 0 ? x :
-			    x * nnl_loadi(in[1], si, dt));
+			    (int64_t)((uint64_t)x * sl));
 		}
 		nnl_next(r, dims, idx);
 	}
@@ -579,7 +597,7 @@ nnl_k_cumsum(const int64_t *ip, const double *fp, const void *const *in,
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t i = 0; i < inner; i++) {
 			double fs = 0;
-			int64_t is = 0;
+			uint64_t is = 0;
 
 			for (int64_t k0 = 0; k0 < ax; k0++) {
 				int64_t k = rev ? ax - 1 - k0 : k0;
@@ -594,11 +612,13 @@ nnl_k_cumsum(const int64_t *ip, const double *fp, const void *const *in,
 					if (excl)
 						fs += v;
 				} else {
-					int64_t v = nnl_loadi(in[0], at, dt);
+					/* wraps, as add does */
+					uint64_t v = (uint64_t)nnl_loadi(in[0],
+					    at, dt);
 
 					if (!excl)
 						is += v;
-					nnl_storei(out[0], at, dt, is);
+					nnl_storei(out[0], at, dt, (int64_t)is);
 					if (excl)
 						is += v;
 				}

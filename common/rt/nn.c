@@ -963,7 +963,7 @@ nnl_k_pad(const int64_t *ip, const double *fp, const void *const *in,
 	const int64_t *dims = ip + 4, *beg = dims + r, *end = beg + r;
 	int64_t odims[NNL_MAXRANK], ist[NNL_MAXRANK], idx[NNL_MAXRANK] = { 0 };
 	int64_t n = 1;
-	unsigned char val[8];
+	int64_t val[1];		/* the constant, aligned for any type */
 
 	(void)scratch;
 	for (int i = 0; i < r; i++) {
@@ -974,7 +974,7 @@ nnl_k_pad(const int64_t *ip, const double *fp, const void *const *in,
 	if (dt == NNL_F32 || dt == NNL_F16)
 		nnl_storef(val, 0, dt, fp[0]);
 	else
-		nnl_storei(val, 0, dt, (int64_t)fp[0]);
+		nnl_storei(val, 0, dt, nnl_dtoi(fp[0]));
 	/* constant padding: a row of the last axis at a time */
 	for (int64_t o = 0; mode == 0 && r > 0 && o < n; o += odims[r - 1]) {
 		int64_t src = 0, inside = 1, L = r - 1;

@@ -712,6 +712,43 @@ nnl_loadf(const void *p, int64_t i, int64_t dt)
 	}
 }
 
+/* A double as int64_t, truncated, saturating at the ends of int64_t's
+ * range, NaN as 0: a plain conversion out of range is undefined. */
+NNL_RT_INLINE int64_t
+nnl_dtoi(double v)
+{
+	if (!(v == v))
+		return 0;
+	if (v <= -9223372036854775808.0)
+		return INT64_MIN;
+	if (v >= 9223372036854775808.0)
+		return INT64_MAX;
+	return (int64_t)v;
+}
+
+/* A double as integer type dt (its bits in int64_t, as nnl_storei
+ * takes them): truncated, saturating at the ends of dt's range, NaN as
+ * 0. */
+NNL_RT_INLINE int64_t
+nnl_dtoi_sat(double v, int64_t dt)
+{
+	double lo, hi;
+
+	v = v == v ? trunc(v) : 0;
+	switch (dt) {
+	case NNL_I8: lo = -128; hi = 127; break;
+	case NNL_U8: lo = 0; hi = 255; break;
+	case NNL_I32: lo = -2147483648.0; hi = 2147483647.0; break;
+	case NNL_U32: lo = 0; hi = 4294967295.0; break;
+	case NNL_U64:
+		if (v >= 18446744073709551616.0)	/* 2^64 */
+			return -1;			/* UINT64_MAX */
+		return (int64_t)(uint64_t)(v < 0 ? 0 : v);
+	default: return nnl_dtoi(v);
+	}
+	return (int64_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
 NNL_RT_INLINE int64_t
 nnl_loadi(const void *p, int64_t i, int64_t dt)
 {
@@ -722,7 +759,7 @@ nnl_loadi(const void *p, int64_t i, int64_t dt)
 	case NNL_U64: return (int64_t)((const uint64_t *)p)[i];
 	case NNL_I8: return ((const int8_t *)p)[i];
 	case NNL_U8: return ((const uint8_t *)p)[i];
-	default: return (int64_t)nnl_loadf(p, i, dt);
+	default: return nnl_dtoi(nnl_loadf(p, i, dt));
 	}
 }
 
@@ -840,7 +877,9 @@ nnl_addact(float *y, const float *r, int64_t n, int64_t act, double a,
  * first nconv of its nin inputs, with their element counts in ip) into
  * the scratch, runs NAME_f32 there and converts the output back.
  * ip: nconv, nin, counts[nconv], output count, then NAME_f32's
- * parameters; scratch: the float32 copies, then NAME_f32's scratch.
+ * parameters; scratch: the float32 copies, then NAME_f32's scratch
+ * at the next multiple of 16 floats (64 bytes), as aligned as the
+ * scratch itself: NAME_f32 may keep doubles there.
  */
 #define NNL_F16_VIA_F32(name) \
 NNL_RT void \
@@ -863,7 +902,8 @@ nnl_k_##name##_f16(const int64_t *ip, const double *fp, \
 	} \
 	o = s; \
 	cout[0] = o; \
-	nnl_k_##name##_f32(ip + 3 + nconv, fp, cin, cout, o + on); \
+	s = (float *)scratch + (o + on - (float *)scratch + 15) / 16 * 16; \
+	nnl_k_##name##_f32(ip + 3 + nconv, fp, cin, cout, s); \
 	for (int64_t i = 0; i < on; i++) \
 		((nnl_f16 *)out[0])[i] = nnl_f32_to_f16(o[i]); \
 }

@@ -468,7 +468,9 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 }
 
 /* reduce on integers, exactly: op, dt, r, dims[r], mask.  scratch: one
- * int64 per output element. */
+ * int64 per output element.  Sums and products wrap (two's complement),
+ * as integer arithmetic does in WebNN: they are done in uint64_t, whose
+ * overflow is defined, and the low bits are the narrower type's. */
 NNL_RT void
 nnl_k_reduce_int(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -477,6 +479,7 @@ nnl_k_reduce_int(const int64_t *ip, const double *fp, const void *const *in,
 	const int64_t *dims = ip + 3;
 	int64_t ost[NNL_MAXRANK], n = nnl_numel((int)r, dims), no = 1;
 	int64_t *acc = scratch;
+	uint64_t a;
 	int uns = dt == NNL_U32 || dt == NNL_U64 || dt == NNL_U8;
 
 	(void)fp;
@@ -492,10 +495,16 @@ nnl_k_reduce_int(const int64_t *ip, const double *fp, const void *const *in,
 	for (int64_t i = 0; i < n; i++) {
 		int64_t o = nnl_reduced(i, (int)r, dims, mask, ost);
 		int64_t v = nnl_loadi(in[0], i, dt);
+		uint64_t u = (uint64_t)v;
 
 		switch (op) {
-		case NNL_R_L1: acc[o] += v < 0 && !uns ? -v : v; break;
-		case NNL_R_SUMSQUARE: acc[o] += v * v; break;
+		case NNL_R_L1:
+			a = (uint64_t)acc[o] + (v < 0 && !uns ? 0 - u : u);
+			acc[o] = (int64_t)a;
+			break;
+		case NNL_R_SUMSQUARE:
+			acc[o] = (int64_t)((uint64_t)acc[o] + u * u);
+			break;
 		case NNL_R_MAX:
 			if (uns ? (uint64_t)v > (uint64_t)acc[o] : v > acc[o])
 				acc[o] = v;
@@ -504,8 +513,10 @@ nnl_k_reduce_int(const int64_t *ip, const double *fp, const void *const *in,
 			if (uns ? (uint64_t)v < (uint64_t)acc[o] : v < acc[o])
 				acc[o] = v;
 			break;
-		case NNL_R_PRODUCT: acc[o] *= v; break;
-		default: acc[o] += v; break;
+		case NNL_R_PRODUCT:
+			acc[o] = (int64_t)((uint64_t)acc[o] * u);
+			break;
+		default: acc[o] = (int64_t)((uint64_t)acc[o] + u); break;
 		}
 	}
 	for (int64_t o = 0; o < no; o++)

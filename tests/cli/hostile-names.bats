@@ -195,6 +195,27 @@ C
 	[ ! -e p ]
 }
 
+@test "an ONNX graph name with NUL or invalid UTF-8 is refused as the graph's name" {
+	# the fields of the graph itself belong to no node (a crash once)
+	/usr/bin/python3 - <<'PY'
+from onnx import helper, TensorProto as T
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "gQQQQ",
+                      [vi("x", T.FLOAT, [2])], [vi("y", T.FLOAT, [2])])
+b = helper.make_model(g).SerializeToString()
+assert b.count(b"gQQQQ") == 1
+open("utf8.onnx", "wb").write(b.replace(b"gQQQQ", b"g\xff\xfeQQ"))
+open("nul.onnx", "wb").write(b.replace(b"gQQQQ", b"g\x00QQQ"))
+PY
+	run --separate-stderr "$BIN/nnl-onnx-import" -o m.json utf8.onnx
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "nnl-onnx-import: error: utf8.onnx: the graph's name is not valid UTF-8" ]
+	run --separate-stderr "$BIN/nnl-onnx-import" -o m.json nul.onnx
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "nnl-onnx-import: error: nul.onnx: the graph's name holds a NUL byte" ]
+	[ ! -e m.json ]
+}
+
 @test "nnl-parse -t nnl: a hostile graph name stays inside its comment" {
 	/usr/bin/python3 "$ROOT/tests/data/nnl-write/make_cnn.py" .
 	/usr/bin/python3 - <<'PY'

@@ -95,8 +95,9 @@ mutant("sign of 0 is 1", EW,
        "case NNL_U_SIGN: return x > 0 ? 1 : x < 0 ? -1 : x;",
        "case NNL_U_SIGN: return x >= 0 ? 1 : -1;", ["sign"], RT)
 mutant("integer division floors", EW,
-       "return b == 0 ? 0 : trunc(a / b);",
-       "return b == 0 ? 0 : floor(a / b);",
+       "return z == -1 ? (int64_t)(0 - a) : x / z;",
+       "return z == -1 ? (int64_t)(0 - a) :\n"
+       "\t\t    x / z - (x % z != 0 && (x < 0) != (z < 0));",
        ["div-int32"], RT)
 mutant("greaterOrEqual as not lesser", EW, "case NNL_GE: return a >= b;",
        "case NNL_GE: return !(a < b);", ["greaterOrEqual-float"], RT)
@@ -114,11 +115,11 @@ mutant("softmax without its maximum taken out", EW,
 mutant("where tests == 1", EW, "int c = cond[nnl_off(r, idx, cs)] != 0;",
        "int c = cond[nnl_off(r, idx, cs)] == 1;", ["where"], RT)
 mutant("max of uint64 compares signed", EW,
-       "v = uns ? ((uint64_t)x > (uint64_t)z ? x : z) :\n"
-       "\t\t\t\t    (x > z ? x : z);", "v = x > z ? x : z;",
+       "int lt = uns ? a < b : x < z;", "int lt = x < z;",
        ["max-uint64"], RT)
 mutant("int64 add through double", EW,
-       "int exact = !isf && (", "int exact = 0 && !isf && (",
+       "int exact = !isf && op <= NNL_LE;",
+       "int exact = 0 && !isf && op <= NNL_LE;",
        ["add-int64"], RT)
 mutant("argMax picks the least", "common/rt/tensor.c",
        "if (ismax ? v > bv : v < bv) {", "if (ismax ? v < bv : v > bv) {",
