@@ -24,7 +24,7 @@ static const char load[] =
 "    try {\n"
 "      const context = await createContext(options.context || {});\n"
 "      const weights = options.weights instanceof ArrayBuffer || ArrayBuffer.isView(options.weights) ?\n"
-"        options.weights : await wasmFetchBytes(options.weights || new URL(weightsFile.name, import.meta.url));\n"
+"        options.weights : await wasmFetchBytes(options.weights || new URL(encodeURIComponent(weightsFile.name), import.meta.url));\n"
 "      if (options.verify) verifyWeights(weights); else checkWeights(weights);\n"
 "      if (typeof runPartitioned === \"function\") {\n"
 "        const graphs = await buildGraphs(context, weights);\n"
@@ -39,11 +39,26 @@ static const char load[] =
 "    }\n"
 "  }\n"
 "  const w = await wasmInstantiate(options.wasm || new URL(wasmModule, import.meta.url));\n"
-"  return {backend: \"wasm\", reason, run: async (values) => wasmRun(w, inputs, outputs, values)};\n"
+"  return {backend: \"wasm\", reason, run: async (values) => wasmRun(w, inputs, wasmInputOrder, outputs, wasmOutputOrder, values)};\n"
 "}\n";
 
+/* export const NAME = [the names, in the graph's order]; */
+static void
+order(struct buf *b, const char *name, struct graph *g, int outputs)
+{
+	size_t n = outputs ? g->noutputs : g->ninputs;
+
+	buf_printf(b, "export const %s = [", name);
+	for (size_t i = 0; i < n; i++) {
+		buf_puts(b, i ? ",\n  " : "\n  ");
+		escape_js_string(b, outputs ? g->outputs[i].name :
+		    g->inputs[i]->name);
+	}
+	buf_puts(b, n ? "\n];\n" : "];\n");
+}
+
 void
-emitjs_wasm(struct buf *b, const char *module)
+emitjs_wasm(struct buf *b, struct graph *g, const char *module)
 {
 	buf_puts(b, "\n// ---- WebAssembly, where WebNN is missing "
 	    "(common/rt/wasm.mjs) ----\n");
@@ -51,6 +66,9 @@ emitjs_wasm(struct buf *b, const char *module)
 	buf_puts(b, "\n// The model's WebAssembly build (nnc compile --emit "
 	    "wasm), relative to this\n// module.\nexport const wasmModule = ");
 	escape_js_string(b, module);
-	buf_puts(b, ";\n");
+	buf_puts(b, ";\n\n// The inputs and outputs in the order the module "
+	    "packs them: the graph's,\n// not the tables' key order.\n");
+	order(b, "wasmInputOrder", g, 0);
+	order(b, "wasmOutputOrder", g, 1);
 	buf_puts(b, load);
 }

@@ -10,9 +10,11 @@
 
 /*
  * Append to b, after emitjs's module: common/rt/wasm.mjs, wasmModule
- * (module, a URL relative to the emitted module), and
- * load(options) -> {backend, reason, run(values)}.
+ * (module, a URL relative to the emitted module), wasmInputOrder and
+ * wasmOutputOrder (g's input and output names in its order, the order
+ * the module packs them), and load(options) -> {backend, reason,
+ * run(values)}.
  */
-void emitjs_wasm(struct buf *b, const char *module);
+void emitjs_wasm(struct buf *b, struct graph *g, const char *module);
 
 #endif

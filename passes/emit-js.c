@@ -72,7 +72,7 @@ main(int argc, char *argv[])
 	if (rc == 0 && wasm) {
 		struct buf b = { js, strlen(js), strlen(js) + 1 };
 
-		emitjs_wasm(&b, wasm);
+		emitjs_wasm(&b, g, wasm);
 		js = b.s;
 	}
 	if (rc == 0)

@@ -65,21 +65,36 @@ function wasmBytesOf(d) {
   return d.shape.reduce((a, b) => a * b, 1) * T.BYTES_PER_ELEMENT;
 }
 
+// The descriptors of table in order, the model's declared order of its
+// names: the packing, whatever order JavaScript keeps the keys in
+// (integer-like keys such as "7" come first).
+function wasmOrdered(what, table, order) {
+  const keys = Object.keys(table);
+  if (!Array.isArray(order) || order.length !== keys.length ||
+      new Set(order).size !== order.length ||
+      !order.every((n) => Object.prototype.hasOwnProperty.call(table, n)))
+    throw new Error(`WebAssembly: the ${what} order does not name each of the ${what}s once`);
+  return order.map((n) => [n, table[n]]);
+}
+
 // Run an instantiated model: inputs and outputs are the tables of
-// descriptors {dataType, shape} by name, in the order the model packs
-// them; values holds a typed array for every input.  Resolves to the
-// outputs by name, each a typed array of its own.
-export function wasmRun(w, inputs, outputs, values) {
+// descriptors {dataType, shape} by name, inputOrder and outputOrder
+// their names in the order the model packs them; values holds a typed
+// array for every input.  Resolves to the outputs by name, each a
+// typed array of its own.
+export function wasmRun(w, inputs, inputOrder, outputs, outputOrder, values) {
+  const ins = wasmOrdered("input", inputs, inputOrder);
+  const outs = wasmOrdered("output", outputs, outputOrder);
   let off = 0, need = 0;
-  for (const d of Object.values(inputs)) need += wasmBytesOf(d);
+  for (const [, d] of ins) need += wasmBytesOf(d);
   if (need !== w.inBytes)
     throw new Error(`WebAssembly: the module takes ${w.inBytes} bytes of input, the inputs ${need}`);
   need = 0;
-  for (const d of Object.values(outputs)) need += wasmBytesOf(d);
+  for (const [, d] of outs) need += wasmBytesOf(d);
   if (need !== w.outBytes)
     throw new Error(`WebAssembly: the module writes ${w.outBytes} bytes of output, the outputs ${need}`);
   const memory = new Uint8Array(w.exports.memory.buffer);
-  for (const [name, d] of Object.entries(inputs)) {
+  for (const [name, d] of ins) {
     if (!Object.prototype.hasOwnProperty.call(values, name))
       throw new TypeError(`run: no value for input ${JSON.stringify(name)}`);
     const v = values[name], n = wasmBytesOf(d);
@@ -92,7 +107,7 @@ export function wasmRun(w, inputs, outputs, values) {
   if (rc !== 0) throw new Error(`WebAssembly: the model returned ${rc}`);
   const after = new Uint8Array(w.exports.memory.buffer), result = Object.create(null);
   off = 0;
-  for (const [name, d] of Object.entries(outputs)) {
+  for (const [name, d] of outs) {
     const n = wasmBytesOf(d);
     result[name] = new WASM_ARRAYS[d.dataType](after.slice(w.outPtr + off, w.outPtr + off + n).buffer);
     off += n;

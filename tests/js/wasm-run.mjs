@@ -3,7 +3,7 @@
 // Prints the backend load() chose and why, and the mean and the best
 // time of a run over RUNS runs after one warm-up (for make bench-wasm).
 // Usage: node wasm-run.mjs MODULE.js OUTPREFIX [RUNS] INPUT.npy...
-// (one .npy per input, in the module's inputs order; each output is
+// (one .npy per input, in the model's order, wasmInputOrder; each output is
 // written to OUTPREFIX.NAME.npy, NAME escaped to [A-Za-z0-9_.-], and
 // all of them packed in order to OUTPREFIX.bin, as a native program
 // writes them; the inputs packed likewise to OUTPREFIX.in.bin, as a
@@ -21,7 +21,7 @@ if (!npys.length) {
 const m = await import(pathToFileURL(resolve(module)).href);
 const model = await m.load();
 console.log(`backend: ${model.backend}${model.reason ? ` (${model.reason})` : ""}`);
-const names = Object.keys(m.inputs);
+const names = m.wasmInputOrder;
 if (names.length !== npys.length)
   throw new Error(`the model has ${names.length} inputs, given ${npys.length}`);
 const values = Object.create(null);
@@ -42,7 +42,8 @@ if (runs > 0) {
   console.log(`time: ${(sum / runs).toFixed(3)} ms per run, best ${best.toFixed(3)} ms`);
 }
 const packed = [];
-for (const [name, d] of Object.entries(m.outputs)) {
+for (const name of m.wasmOutputOrder) {
+  const d = m.outputs[name];
   packed.push(Buffer.from(out[name].buffer, out[name].byteOffset, out[name].byteLength));
   npyWrite(`${prefix}.${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.npy`,
     {dataType: d.dataType, shape: d.shape, data: out[name]});
