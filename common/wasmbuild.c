@@ -5,8 +5,6 @@
  * through the assembler's .incbin, so the module is self-contained.
  */
 #define _DEFAULT_SOURCE
-#include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +13,8 @@
 #include "util.h"
 #include "wasmbuild.h"
 
-/* The header's functions, after the prefix, that the module exports. */
+/* The API's functions, after the prefix, that the module exports:
+ * nnl-emit-c declares each of them in every header. */
 static const char *const api[] = {
 	"infer", "input_size", "output_size", "input_bytes", "output_bytes",
 	"workspace_size", "run", NULL
@@ -35,56 +34,16 @@ wasm_target(const char *target, const char *triple, int portable)
 	return 0;
 }
 
-/* The API's prefix: the identifier before "_infer(" in the header. */
-static char *
-prefixof(const char *text)
-{
-	const char *p = text, *q, *b;
-
-	while ((q = strstr(p, "_infer(const void *"))) {
-		b = q;
-		while (b > text && (isalnum((unsigned char)b[-1]) ||
-		    b[-1] == '_'))
-			b--;
-		/* a declaration: the identifier follows "int " */
-		if (b - text >= 4 && !strncmp(b - 4, "int ", 4) && b < q &&
-		    !isdigit((unsigned char)*b))
-			return xstrndup(b, (size_t)(q - b));
-		p = q + 1;
-	}
-	return NULL;
-}
-
-/* Whether the header declares PREFIX_NAME( */
-static int
-declares(const char *text, const char *pfx, const char *name)
-{
-	char *s = xasprintf(" %s_%s(", pfx, name);
-	int r = strstr(text, s) != NULL;
-
-	free(s);
-	return r;
-}
-
 int
-wasm_build(const char *csrc, const char *hdr, const char *out,
+wasm_build(const char *csrc, const char *pfx, const char *out,
     const char *tmp, int verbose)
 {
-	char *text = readfile(hdr, NULL), *pfx, *shim, *cc;
+	char *shim, *cc;
 	char *argv[64], *owned[16];
 	const char *env = getenv("NNC_WASM_CC");
 	struct buf b = { 0 };
 	int k = 0, no = 0, rc;
 
-	if (!text) {
-		error("%s: %s", hdr, strerror(errno));
-		return -1;
-	}
-	if (!(pfx = prefixof(text))) {
-		error("%s: no PREFIX_infer function to export", hdr);
-		free(text);
-		return -1;
-	}
 	/* fixed names, so that one JavaScript runtime serves every model */
 	buf_printf(&b, "/* nnc --emit wasm: the exports JavaScript calls. */\n"
 	    "#include <stddef.h>\n#include <stdlib.h>\n\n"
@@ -106,8 +65,6 @@ wasm_build(const char *csrc, const char *hdr, const char *out,
 	if (writefile_atomic(shim, b.s, b.n) != 0) {
 		free(b.s);
 		free(shim);
-		free(pfx);
-		free(text);
 		return -1;
 	}
 	free(b.s);
@@ -122,9 +79,8 @@ wasm_build(const char *csrc, const char *hdr, const char *out,
 	argv[k++] = "-Wl,--stack-first";
 	argv[k++] = "-Wl,-z,stack-size=8388608";
 	for (int i = 0; api[i]; i++)
-		if (declares(text, pfx, api[i]))
-			argv[k++] = owned[no++] = xasprintf("-Wl,--export=%s_%s",
-			    pfx, api[i]);
+		argv[k++] = owned[no++] = xasprintf("-Wl,--export=%s_%s", pfx,
+		    api[i]);
 	argv[k++] = "-o";
 	argv[k++] = (char *)out;
 	argv[k++] = (char *)csrc;
@@ -138,7 +94,5 @@ wasm_build(const char *csrc, const char *hdr, const char *out,
 		free(owned[i]);
 	free(cc);
 	free(shim);
-	free(pfx);
-	free(text);
 	return rc == 0 ? 0 : -1;
 }

@@ -13,14 +13,16 @@
 int wasm_target(const char *target, const char *triple, int portable);
 
 /*
- * Build csrc (with its header hdr, which names the API) into the
- * module out, a WASI reactor that exports its memory, _initialize,
- * the header's functions, and the fixed names JavaScript calls:
+ * Build csrc, whose API nnl-emit-c named with the C identifier pfx
+ * (the caller's, never read back from the generated text, where a
+ * model's names sit in comments), into the module out, a WASI reactor
+ * that exports its memory, _initialize, the API's functions
+ * (PFX_infer...), and the fixed names JavaScript calls:
  * nnl_infer, nnl_input_bytes, nnl_output_bytes, nnl_alloc, nnl_free.
  * tmp is a directory for the shim.  The compiler is $NNC_WASM_CC, or
  * clang.  Returns 0, or -1 after an error message.
  */
-int wasm_build(const char *csrc, const char *hdr, const char *out,
+int wasm_build(const char *csrc, const char *pfx, const char *out,
     const char *tmp, int verbose);
 
 #endif

@@ -862,7 +862,12 @@ compile(struct opts *o, char **artifact)
 	} else if (!strcmp(kind, "header")) {
 		rc = strcmp(chdr, hdr) ? copyfile(chdr, hdr) : 0;
 	} else if (!strcmp(kind, "wasm")) {
-		rc = wasm_build(csrc, chdr, out, maketmp(), o->verbose);
+		/* the identifier nnl-emit-c made of -p, not one read back
+		 * from the header, whose comments hold the model's names */
+		char *id = escape_c_ident(pfx);
+
+		rc = wasm_build(csrc, id, out, maketmp(), o->verbose);
+		free(id);
 		if (rc == 0 && strcmp(chdr, hdr))
 			rc = copyfile(chdr, hdr);
 	} else {

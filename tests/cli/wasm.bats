@@ -217,3 +217,91 @@ console.log(WebAssembly.Module.imports(m).length);' > exports.txt
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"expected exe, obj, lib, shared, header, c or wasm"* ]]
 }
+
+@test "--emit wasm: inputs and outputs packed in the graph's order, whatever JavaScript's key order" {
+	# inputs "b" then "7", outputs "z" then "1": JavaScript lists the
+	# integer-like keys "7" and "1" first
+	/usr/bin/python3 - <<'PY'
+import json
+import numpy as np
+r = np.random.default_rng(28)
+b = r.standard_normal((2, 3)).astype(np.float32)
+s = r.standard_normal(3).astype(np.float32)
+g = {"format": "webnn-graph-json", "version": 1, "name": "order",
+     "inputs": {"b": {"dataType": "float32", "shape": [2, 3]},
+                "7": {"dataType": "float32", "shape": [3]}},
+     "consts": {},
+     "nodes": [{"id": "d", "op": "sub", "inputs": ["b", "7"]},
+               {"id": "q", "op": "mul", "inputs": ["7", "7"]}],
+     "outputs": {"z": "d", "1": "q"}}
+json.dump(g, open("g.json", "w"))
+json.dump({"b": b.ravel().tolist(), "7": s.ravel().tolist()},
+          open("values.json", "w"))
+json.dump({"z": (b - s).ravel().tolist(), "1": (s * s).tolist()},
+          open("expected.json", "w"))
+PY
+	"$BIN/nnc" compile --emit wasm -o web/g.wasm g.json
+	"$BIN/nnl-emit-js" --wasm g.wasm -o web/g.js g.json
+	node --input-type=module -e '
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+const m = await import(pathToFileURL(resolve("web/g.js")).href);
+const model = await m.load({backend: "wasm"});
+const v = JSON.parse(readFileSync("values.json", "utf8")), values = {};
+for (const k of Object.keys(v)) values[k] = Float32Array.from(v[k]);
+const out = await model.run(values), res = {};
+for (const k of Object.keys(out)) res[k] = Array.from(out[k]);
+console.log(JSON.stringify(res));' > got.json
+	cat got.json
+	/usr/bin/python3 - <<'PY'
+import json, sys
+import numpy as np
+got, want = json.load(open("got.json")), json.load(open("expected.json"))
+assert sorted(got) == sorted(want), (sorted(got), sorted(want))
+for k in want:
+    g, w = np.array(got[k]), np.array(want[k])
+    print(k, g.shape, w.shape, np.abs(g - w).max() if g.shape == w.shape else "")
+    assert g.shape == w.shape and np.allclose(g, w, rtol=1e-6, atol=1e-6), k
+PY
+	# the module states the order it packs in
+	grep -Pzq 'wasmInputOrder = \[\n  "b",\n  "7"\n\]' web/g.js
+	grep -Pzq 'wasmOutputOrder = \[\n  "z",\n  "1"\n\]' web/g.js
+}
+
+@test "--emit wasm: the API's prefix comes from the graph, not from text a model's name puts in the header" {
+	# the name, in the header's comments, declares an evil_infer
+	/usr/bin/python3 - <<'PY'
+import json
+import numpy as np
+name = ("net */ int evil_infer(const void *x);\nint evil_input_bytes(void)"
+        " /*\u2028\r\nint evil_infer(const void *")
+x = np.random.default_rng(7).standard_normal(5).astype(np.float32)
+g = {"format": "webnn-graph-json", "version": 1, "name": name,
+     "inputs": {"x": {"dataType": "float32", "shape": [5]}}, "consts": {},
+     "nodes": [{"id": "y", "op": "relu", "inputs": ["x"]}],
+     "outputs": {"y": "y"}}
+json.dump(g, open("h.json", "w"))
+np.save("x.npy", x)
+np.save("want.npy", np.maximum(x, np.float32(0)))
+PY
+	"$BIN/nnc" compile --emit wasm -o web/h.wasm h.json
+	grep -q 'evil_infer(const void' web/h.h
+	node -e '
+const m = new WebAssembly.Module(require("fs").readFileSync("web/h.wasm"));
+console.log(WebAssembly.Module.exports(m).map((e) => e.name).join("\n"));' \
+	    > exports.txt
+	cat exports.txt
+	grep -qx nnl_infer exports.txt
+	! grep -q '^evil' exports.txt
+	# each of the API's seven functions, under one prefix
+	grep -v '^nnl_' exports.txt | sed -n \
+	    's/_\(infer\|input_size\|output_size\|input_bytes\|output_bytes\|workspace_size\|run\)$/ \1/p' \
+	    > api.txt
+	[ "$(cut -d' ' -f2 api.txt | sort | tr '\n' ' ')" = \
+	    "infer input_bytes input_size output_bytes output_size run workspace_size " ]
+	[ "$(cut -d' ' -f1 api.txt | sort -u | wc -l)" -eq 1 ]
+	"$BIN/nnl-emit-js" --wasm h.wasm -o web/h.js h.json
+	node "$ROOT/tests/js/wasm-run.mjs" web/h.js got 0 x.npy
+	same got.y.npy want.npy
+}
