@@ -499,9 +499,10 @@ static const char helpers[] =
 "  return bytes;\n"
 "}\n"
 "\n"
-"// Fetch the weights file (by default beside this module) and check it,\n"
+"// Fetch the weights file (by default beside this module: its name, every\n"
+"// character escaped, as a URL relative to it) and check it,\n"
 "// every tensor's checksum too unless verify is false.\n"
-"export async function loadWeights(url = new URL(weightsFile.name, import.meta.url), verify = true) {\n"
+"export async function loadWeights(url = new URL(encodeURIComponent(weightsFile.name), import.meta.url), verify = true) {\n"
 "  const response = await fetch(url);\n"
 "  if (!response.ok) throw new Error(`weights: ${url}: HTTP ${response.status}`);\n"
 "  const buffer = await response.arrayBuffer();\n"
@@ -965,6 +966,54 @@ emitparts(struct ej *e, const size_t *order)
 	return 0;
 }
 
+/*
+ * Whether name, read as a URL as a browser or node reads it (leading
+ * spaces and controls dropped, tabs and line ends removed), starts with
+ * a scheme: letter, then letters, digits, '+', '-' or '.', then ':'.
+ */
+static int
+hasscheme(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	int n = 0;
+
+	while (*p && *p <= 0x20)
+		p++;
+	for (; *p; p++) {
+		if (*p == '\t' || *p == '\n' || *p == '\r')
+			continue;
+		if (*p == ':')
+			return n > 0;
+		if (!(isalpha(*p) || (n > 0 && (isdigit(*p) || *p == '+' ||
+		    *p == '-' || *p == '.'))))
+			return 0;
+		n++;
+	}
+	return 0;
+}
+
+/*
+ * The weights file's name, which the module fetches beside itself: a
+ * file name (graph_load saw a regular file), not one that a URL parser
+ * reads as another place, with a scheme (data:, http:, javascript:...).
+ */
+static int
+weightsname(const struct graph *g)
+{
+	const char *base;
+
+	if (!g->weights_file)
+		return 0;
+	base = path_basename(g->weights_file);
+	if (hasscheme(base)) {
+		error("%s: weights file name \"%s\" reads as a URL with a "
+		    "scheme: the module fetches its weights beside itself, by "
+		    "a plain file name", g->src, escape_tty_name(base));
+		return -1;
+	}
+	return 0;
+}
+
 int
 emitjs(struct graph *g, int polyfill, char **out)
 {
@@ -976,6 +1025,8 @@ emitjs(struct graph *g, int polyfill, char **out)
 	memset(&e, 0, sizeof e);
 	e.g = g;
 	e.b = &b;
+	if (weightsname(g) != 0)
+		goto out;
 	if (g->manifest_file) {
 		struct stat st;
 

@@ -207,3 +207,56 @@ JS
 	[ "${lines[0]}" = verified ]
 	[[ "${lines[1]}" == 'weights: tensor "fw" is corrupt (XXH3-64 '*', the manifest says '*')' ]]
 }
+
+@test "a weights file name that reads as a URL with a scheme is refused, naming it" {
+	m="$ROOT/examples/model/model.nnl"
+	for w in 'data:,x' 'http:w' 'HTTPS:w' 'javascript:alert(1)' \
+	    'file:w' 'blob:w' 'a+b.c-d:w' ' data:x' "$(printf 'da\tta:x')"; do
+		"$BIN/nnl-parse" -w "$w" -m m.manifest.json "$m" > g.json
+		run --separate-stderr "$BIN/nnl-emit-js" -o g.js g.json
+		echo "$w: $status $stderr"
+		[ "$status" -eq 1 ] && [ ! -e g.js ]
+		[[ "$stderr" == *"g.json: weights file name \""*"\" reads as a URL with a scheme"* ]]
+		rm -f -- "$w"
+	done
+	# the name, escaped for the terminal, is in the message
+	"$BIN/nnl-parse" -w 'javascript:alert(1)' -m m.manifest.json "$m" > g.json
+	run --separate-stderr "$BIN/nnl-emit-js" g.json
+	[[ "$stderr" == *'"javascript:alert(1)"'* ]]
+	# not schemes: a colon after a character no scheme has, or first
+	for w in '1a:w' 'a_b:w' ':w' 'a b:w'; do
+		"$BIN/nnl-parse" -w "$w" -m m.manifest.json "$m" > g.json
+		"$BIN/nnl-emit-js" -o g.js g.json
+	done
+}
+
+@test "the module fetches its weights file beside itself, whatever characters its name holds" {
+	m="$ROOT/examples/model/model.nnl"
+	mkdir web
+	for w in 'w #1?a=%41&b.weights' 'w%2e%2e' '..\..\w' 'ü w\\x.weights'; do
+		"$BIN/nnl-parse" -w "web/$w" -m m.manifest.json "$m" > g.json
+		"$BIN/nnl-emit-js" --wasm m.wasm -o web/g.js g.json
+		# the URL loadWeights() and load() fetch, as a path: the file
+		# beside the module
+		W="$w" node --input-type=module -e '
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+const m = await import(pathToFileURL(resolve("web/g.js")).href);
+const want = resolve("web", process.env.W);
+let asked = null;
+globalThis.fetch = async (u) => {
+  asked = fileURLToPath(new URL(u));
+  const b = readFileSync(asked);
+  return {ok: true, arrayBuffer: async () => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)};
+};
+const buf = await m.loadWeights();
+if (asked !== want) throw new Error(`fetched ${asked}, not ${want}`);
+if (buf.byteLength !== m.weightsFile.bytes) throw new Error("size");
+// load(), with WebNN missing, reads the same file through wasmFetchBytes
+const got = await m.wasmFetchBytes(new URL(encodeURIComponent(m.weightsFile.name), pathToFileURL(resolve("web/g.js"))));
+if (got.byteLength !== m.weightsFile.bytes) throw new Error("wasm size");
+console.log("ok", asked);'
+		grep -q 'wasmFetchBytes(options.weights || new URL(encodeURIComponent(weightsFile.name), import.meta.url))' web/g.js
+	done
+}
