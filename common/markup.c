@@ -12,13 +12,16 @@
 
 enum mode { MK_DOT_STRING, MK_DOT_HTML, MK_XML };
 
-/* Characters that reorder or break lines (as escape_tty). */
+/* Characters that reorder or break lines (as escape_tty), and the
+ * noncharacters, of which XML 1.0 has no U+FFFE or U+FFFF even as a
+ * reference (&#65534; is not well-formed). */
 static int
 reorders(unsigned long cp)
 {
 	return cp == 0x061c || cp == 0x200e || cp == 0x200f ||
 	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 &&
-	    cp <= 0x2069) || cp == 0xfeff || (cp >= 0x80 && cp <= 0x9f);
+	    cp <= 0x2069) || cp == 0xfeff || (cp >= 0x80 && cp <= 0x9f) ||
+	    (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe;
 }
 
 static void

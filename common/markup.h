@@ -4,8 +4,10 @@
  * the XML of HTML pages and SVG pictures.  Names are untrusted: no name
  * can end the string or element it is in, add an attribute, name an
  * entity, run a Graphviz escape (\N, \G, \l) or start a line.  Control
- * characters, invalid UTF-8 and characters that reorder text are shown
- * as \n, \r, \t, \xNN and \u{N}, as escape_tty does.
+ * characters, invalid UTF-8, characters that reorder text and the
+ * noncharacters (U+FDD0-FDEF, U+FFFE and U+FFFF of every plane, which
+ * XML cannot hold) are shown as \n, \r, \t, \xNN and \u{N}, as
+ * escape_tty does.
  */
 #ifndef NNL_MARKUP_H
 #define NNL_MARKUP_H

@@ -114,3 +114,17 @@ EOF2
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"usage: nnl-emit-dot"* ]]
 }
+
+@test "names XML cannot hold, bidi controls and control bytes: the SVG stays well-formed, each shown escaped" {
+	/usr/bin/python3 "$ROOT/tests/data/xmlnames/make_graph.py" g.json
+	"$BIN/nnl-emit-dot" g.json > g.dot
+	dot -Tsvg g.dot > g.svg
+	"$BIN/nnc" inspect --svg i.svg g.json > /dev/null
+	if command -v xmllint; then
+		xmllint --noout g.svg i.svg
+	fi
+	/usr/bin/python3 "$ROOT/tests/data/xmlnames/check.py" g.svg i.svg
+	# the four nodes' labels are there, each name escaped once
+	[ "$(grep -c 'x\\u{FFFE}\\u{FFFF}\\u{10FFFF}\\u{FDD0}\\u{202A}' g.svg)" -ge 1 ]
+	[ "$(grep -c 'class="node' g.svg)" -eq 4 ]
+}

@@ -164,3 +164,11 @@ assert len(g) == 7, len(g)' m.svg
 	[[ "$stderr" == *"bad.webnn:3:"* ]]
 	[ ! -e b.html ]
 }
+
+@test "names XML cannot hold, bidi controls and control bytes: the page's SVGs stay well-formed" {
+	/usr/bin/python3 "$ROOT/tests/data/xmlnames/make_graph.py" g.json
+	"$BIN/nnc" report -o g.html g.json
+	/usr/bin/python3 "$ROOT/tests/data/xmlnames/check.py" g.html
+	# both pictures: the graph and the memory plan
+	[ "$(grep -c '<svg' g.html)" -eq 2 ]
+}
