@@ -327,6 +327,14 @@ putweights(struct em *e)
 		buf_printf(&e->data, "/* the weights, %zu bytes, from the "
 		    "file beside this source: its name followed by "
 		    "\".weights\" */\n"
+		    "/* the assembler reads the path as its string: one with\n"
+		    " * a quote, a backslash or a line end would name another\n"
+		    " * file, so GCC refuses it (clang cannot check) */\n"
+		    "#if defined(__GNUC__) && !defined(__clang__)\n"
+		    "typedef char %s_source_path_has_no_quote_backslash_or_"
+		    "line_end[\n    __builtin_strpbrk(__FILE__, "
+		    "\"\\\"\\\\\\n\\r\") ? -1 : 1];\n"
+		    "#endif\n"
 		    "#ifdef __wasm__\n"
 		    "__asm__(\"\\t.section .rodata.%s_weights,\\\"\\\",@\\n"
 		    "\\t.p2align %d\\n\"\n"
@@ -340,8 +348,8 @@ putweights(struct em *e)
 		    "    \"\\n\\t.previous\\n\");\n"
 		    "#endif\n"
 		    "extern const unsigned char %s_weights[];\n\n",
-		    e->w.size, e->pfx, lg2(e->align), e->pfx, e->pfx,
-		    e->w.size, e->align, e->pfx, e->pfx);
+		    e->w.size, e->pfx, e->pfx, lg2(e->align), e->pfx,
+		    e->pfx, e->w.size, e->align, e->pfx, e->pfx);
 		free(path);
 		return;
 	}

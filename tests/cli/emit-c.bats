@@ -73,3 +73,89 @@ JSON
 	[ "$status" -eq 1 ] && [ ! -e "$T/e.c" ] && [ ! -e "$T/e.h" ]
 	[[ "$stderr" == *'output "r": the graph says float32[4], the relu rule gives float32[16]'* ]]
 }
+
+# build_run DIR WEIGHTS [EMBED SOURCE]: examples/model with its weights
+# packed into DIR/WEIGHTS, compiled (nnl-emit-c -e EMBED, incbin by
+# default, into DIR/SOURCE, with a copy of the weights beside it for
+# -e beside) and run on in.bin
+build_run() {
+	"$BIN/nnl-parse" -w "$1/$2" -m "$1/m.manifest.json" \
+	    "$EX/model/model.nnl" | "$BIN/nnl-shape-infer" |
+	    "$BIN/nnl-plan-memory" |
+	    "$BIN/nnl-emit-c" -m -e "${3:-incbin}" -H "$1/m.h" \
+	    -o "$1/${4:-m.c}" &&
+	{ [ "${3:-incbin}" != beside ] || cp "$1/$2" "$1/${4:-m.c}.weights"; } &&
+	cc -std=c99 -Wall -Wextra -Werror ${NNL_TEST_CFLAGS:-} \
+	    -o "$1/prog" "$1/${4:-m.c}" -lm &&
+	"$1/prog" < "$T/in.bin" > "$1/out.bin"
+}
+
+@test ".incbin: a weights path with quotes, backslashes, spaces, a line end or non-ASCII embeds that file" {
+	cd "$T"
+	printf '\0\0\200?\0\0\0@\0\0@@\0\0\200@' > in.bin   # 1 2 3 4
+	mkdir plain
+	build_run plain w
+	n=0
+	for w in 'w"q' 'w\156' 'w\\x' 'w x' "$(printf 'w\nl')" 'wü' \
+	    'w\"' "$(printf 'w\tt')"; do
+		d=d$n
+		mkdir "$d"
+		# what an assembler reading the name unescaped would find
+		for decoy in wn 'w\x' 'w'; do
+			head -c 264 /dev/urandom > "$d/$decoy"
+		done
+		build_run "$d" "$w"
+		cmp plain/out.bin "$d/out.bin"
+		n=$((n + 1))
+	done
+	[ "$n" -eq 8 ]
+	# and the plain build is the model's: numpy with the packed weights
+	/usr/bin/python3 - <<'PY'
+import json
+import numpy as np
+m = json.load(open("plain/m.manifest.json"))
+raw = open("plain/w", "rb").read()
+def t(name):
+    e = m["tensors"][name]
+    return np.frombuffer(raw, "<f4", e["byteLength"] // 4,
+                         e["byteOffset"]).reshape(e["shape"])
+x = np.fromfile("in.bin", "<f4").reshape(1, 4)
+h = x @ t("fc1.weight") + t("fc1.bias")
+y = h @ t("fc2.weight") + t("fc2.bias")
+got = np.fromfile("plain/out.bin", "<f4")
+print(y.ravel(), got)
+assert np.allclose(got, y.ravel(), rtol=1e-5, atol=1e-6)
+PY
+}
+
+@test "-e beside: a source path the assembler would misread is refused, by nnl-emit-c and nnc alike" {
+	cd "$T"
+	printf '\0\0\200?\0\0\0@\0\0@@\0\0\200@' > in.bin
+	mkdir plain
+	build_run plain w beside m.c
+	for s in 'a\156.c' 'a"b.c' "$(printf 'a\nb.c')" "$(printf 'a\rb.c')"; do
+		mkdir d
+		head -c 264 /dev/urandom > d/an.c.weights
+		run --separate-stderr build_run d w beside "$s"
+		echo "$s: $status $stderr"
+		[ "$status" -eq 1 ] && [ ! -e "d/$s" ]
+		[[ "$stderr" == *"-e beside: the assembler would read another weights file"* ]]
+		run --separate-stderr "$BIN/nnc" compile --emit c -o "d/$s" \
+		    "$EX/model/model.nnl"
+		[ "$status" -eq 1 ] && [ ! -e "d/$s" ]
+		[[ "$stderr" == *"-e beside: the assembler would read another weights file"* ]]
+		rm -r d
+	done
+	# spaces and non-ASCII are read back as they are
+	mkdir e
+	build_run e w beside 'ü x.c'
+	cmp plain/out.bin e/out.bin
+	# moved under a folder whose name the assembler would misread, GCC
+	# refuses the source rather than embed the decoy
+	mkdir 'q\156' qn
+	cp plain/m.c plain/m.c.weights plain/m.h 'q\156/'
+	head -c 264 /dev/urandom > qn/m.c.weights
+	run gcc -std=c99 -c -o q.o 'q\156/m.c'
+	[ "$status" -ne 0 ] && [ ! -e q.o ]
+	[[ "$output" == *"source_path_has_no_quote_backslash_or_line_end"* ]]
+}
