@@ -13,6 +13,7 @@
 #include "dot.h"
 #include "markup.h"
 #include "pipeline.h"
+#include "strtab.h"
 
 static const char font[] = "Helvetica";
 
@@ -194,56 +195,87 @@ placement(const struct node *n)
 	return cJSON_IsObject(p) ? p : NULL;
 }
 
-static int
-sameplace(const cJSON *a, const cJSON *b)
+/*
+ * The cluster key of a node's placement ("device" and "partition"), or
+ * NULL when it has none: equal keys, equal placements.
+ */
+static char *
+placekey(const struct node *n, const cJSON **dev, const cJSON **part)
 {
-	const cJSON *da = cJSON_GetObjectItemCaseSensitive(a, "device");
-	const cJSON *db = cJSON_GetObjectItemCaseSensitive(b, "device");
-	const cJSON *pa = cJSON_GetObjectItemCaseSensitive(a, "partition");
-	const cJSON *pb = cJSON_GetObjectItemCaseSensitive(b, "partition");
+	const cJSON *p = placement(n);
+	double k;
 
-	return cJSON_IsString(da) && cJSON_IsString(db) &&
-	    !strcmp(da->valuestring, db->valuestring) && cJSON_IsNumber(pa) &&
-	    cJSON_IsNumber(pb) && pa->valuedouble == pb->valuedouble;
+	if (!p)
+		return NULL;
+	*dev = cJSON_GetObjectItemCaseSensitive(p, "device");
+	*part = cJSON_GetObjectItemCaseSensitive(p, "partition");
+	if (!cJSON_IsString(*dev) || !cJSON_IsNumber(*part))
+		return NULL;
+	k = (*part)->valuedouble;
+	/* -0 and 0 are one partition, as == has them */
+	return xasprintf("%.17g %s", k == 0 ? 0.0 : k, (*dev)->valuestring);
 }
 
-/* One cluster per partition, in the order of their first nodes. */
+/*
+ * One cluster per partition, in the order of their first nodes.  Each
+ * node is put on its cluster's list once (a table from placement to
+ * cluster), so that many partitions cost no more than one.
+ */
 static void
 clusters(struct buf *b, const struct graph *g, const struct dot_opts *o)
 {
-	int *done = xcalloc(g->nnodes + 1, sizeof *done);
+	size_t *next = xcalloc(g->nnodes + 1, sizeof *next);
+	size_t *tail = xcalloc(g->nnodes + 1, sizeof *tail);
+	char **keys = xcalloc(g->nnodes + 1, sizeof *keys);
+	int *head = xcalloc(g->nnodes + 1, sizeof *head);
+	struct strtab t = { 0 };
 	int k = 0;
 
+	/* next[i]: 1 + the next node of i's cluster, 0 at its end; head[i]:
+	 * i is the first node of a cluster; tail: by first node, its last */
 	for (size_t i = 0; i < g->nnodes; i++) {
-		const cJSON *p = placement(g->nodes[i]), *dev, *part;
+		const cJSON *dev, *part;
+		uintptr_t f;
+
+		if (!(keys[i] = placekey(g->nodes[i], &dev, &part)))
+			continue;
+		if ((f = (uintptr_t)strtab_get(&t, keys[i]))) {
+			next[tail[f - 1]] = i + 1;
+			tail[f - 1] = i;
+		} else {
+			strtab_put(&t, keys[i], (void *)(i + 1));
+			head[i] = 1;
+			tail[i] = i;
+		}
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const cJSON *dev, *part;
 		int cpu;
 
-		if (!p || done[i])
+		if (!head[i])
 			continue;
-		dev = cJSON_GetObjectItemCaseSensitive(p, "device");
-		part = cJSON_GetObjectItemCaseSensitive(p, "partition");
-		if (!cJSON_IsString(dev) || !cJSON_IsNumber(part))
-			continue;
+		free(placekey(g->nodes[i], &dev, &part));
 		cpu = !strcmp(dev->valuestring, "cpu");
 		buf_printf(b, "  subgraph cluster_%d {\n    label=<%s %d>;\n"
 		    "    style=\"rounded,filled\" fillcolor=\"%s\";\n", k++,
 		    cpu ? "CPU, round" : "WebNN partition",
 		    (int)part->valuedouble, cpu ? "#fff2cc" : "#e1d5e7");
-		for (size_t j = i; j < g->nnodes; j++) {
-			const cJSON *q = placement(g->nodes[j]);
-
-			if (done[j] || !q || !sameplace(p, q))
-				continue;
-			done[j] = 1;
+		for (size_t j = i + 1; j; j = next[j - 1]) {
 			buf_puts(b, "  ");
-			nodestmt(b, g, g->nodes[j], o);
+			nodestmt(b, g, g->nodes[j - 1], o);
 		}
 		buf_puts(b, "  }\n");
 	}
 	for (size_t i = 0; i < g->nnodes; i++)
-		if (!done[i])
+		if (!keys[i])
 			nodestmt(b, g, g->nodes[i], o);
-	free(done);
+	strtab_free(&t);
+	for (size_t i = 0; i < g->nnodes; i++)
+		free(keys[i]);
+	free(keys);
+	free(head);
+	free(tail);
+	free(next);
 }
 
 void
