@@ -5,9 +5,16 @@
  * model's names appear only in labels, escaped by markup.c.
  */
 #define _DEFAULT_SOURCE
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <ctype.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dot.h"
@@ -16,6 +23,15 @@
 #include "strtab.h"
 
 static const char font[] = "Helvetica";
+
+/* The size of file p, 0 when it cannot be told. */
+static unsigned long long
+filesize(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 ? (unsigned long long)st.st_size : 0;
+}
 
 void
 dot_bytes(struct buf *b, uint64_t n)
@@ -355,13 +371,106 @@ dot_graph(struct buf *b, const struct graph *g, const struct dot_opts *o)
 	buf_puts(b, "}\n");
 }
 
+/* A bound from the environment: name's value, digits only, else def. */
+static int
+envbound(const char *name, unsigned long long def, unsigned long long *v)
+{
+	const char *e = getenv(name);
+	char *end;
+
+	*v = def;
+	if (!e || !*e)
+		return 0;
+	errno = 0;
+	*v = strtoull(e, &end, 10);
+	if (*end || !isdigit((unsigned char)*e) || errno || !*v) {
+		error("%s=%s: expected a positive whole number", name, e);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * dot -Tsvg -o out in, killed after secs seconds, and kept from
+ * writing more than maxb bytes (RLIMIT_FSIZE: a longer write fails or
+ * SIGXFSZ ends it).  0: done; -1: failed, said why.
+ */
+static int
+rundot(char *in, char *out, unsigned long long secs,
+    unsigned long long maxb)
+{
+	char *argv[] = { "dot", "-Tsvg", "-o", out, in, NULL };
+	struct timespec t0, now, nap = { 0, 10 * 1000 * 1000 };
+	pid_t pid, w;
+	int st, late = 0;
+
+	fflush(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((pid = fork()) < 0) {
+		error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		struct rlimit r = { maxb, maxb };
+
+		setrlimit(RLIMIT_FSIZE, &r);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: error: dot: %s\n", getprogname_nnl(),
+		    strerror(errno));
+		_exit(127);
+	}
+	while ((w = waitpid(pid, &st, WNOHANG)) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec -
+		    t0.tv_nsec) / 1e9 >= (double)secs) {
+			kill(pid, SIGKILL);
+			late = 1;
+			w = waitpid(pid, &st, 0);
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (w < 0) {
+		error("waitpid: %s", strerror(errno));
+		return -1;
+	}
+	if (late) {
+		error("dot -Tsvg ran over %llu s (NNL_DOT_TIMEOUT), so the "
+		    "graph is not drawn: set NNL_DOT_TIMEOUT to wait longer",
+		    secs);
+		return -1;
+	}
+	if ((WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) ||
+	    (!WIFSIGNALED(st) && WEXITSTATUS(st) != 0 &&
+	    access(out, F_OK) == 0 && filesize(out) >= maxb)) {
+		error("dot -Tsvg drew over %llu bytes (NNL_DOT_MAX_BYTES), "
+		    "so the graph is not drawn: set NNL_DOT_MAX_BYTES to "
+		    "allow more", maxb);
+		return -1;
+	}
+	if (WIFSIGNALED(st)) {
+		error("dot: killed by signal %d", WTERMSIG(st));
+		return -1;
+	}
+	if (WEXITSTATUS(st) != 0) {
+		error("dot -Tsvg failed: Graphviz (Debian's graphviz) "
+		    "draws the graph");
+		return -1;
+	}
+	return 0;
+}
+
 char *
 dot_render(const char *text)
 {
 	const char *t = getenv("TMPDIR");
-	char *dir = xasprintf("%s/nnl-dot.XXXXXX", t && *t ? t : "/tmp");
-	char *in, *out, *svg = NULL;
+	char *dir, *in, *out, *svg = NULL;
+	unsigned long long secs, maxb;
 
+	if (envbound("NNL_DOT_TIMEOUT", DOT_TIMEOUT, &secs) != 0 ||
+	    envbound("NNL_DOT_MAX_BYTES", DOT_MAX_BYTES, &maxb) != 0)
+		return NULL;
+	dir = xasprintf("%s/nnl-dot.XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(dir)) {
 		error("mkdtemp %s: %s", dir, strerror(errno));
 		free(dir);
@@ -369,15 +478,10 @@ dot_render(const char *text)
 	}
 	in = xasprintf("%s/graph.dot", dir);
 	out = xasprintf("%s/graph.svg", dir);
-	if (writefile_atomic(in, text, strlen(text)) == 0) {
-		char *argv[] = { "dot", "-Tsvg", "-o", out, in, NULL };
-
-		if (run_command(argv, 0) != 0)
-			error("dot -Tsvg failed: Graphviz (Debian's graphviz) "
-			    "draws the graph");
-		else if (!(svg = readfile(out, NULL)))
-			error("%s: %s", out, strerror(errno));
-	}
+	if (writefile_atomic(in, text, strlen(text)) == 0 &&
+	    rundot(in, out, secs, maxb) == 0 &&
+	    !(svg = readfile(out, NULL)))
+		error("%s: %s", out, strerror(errno));
 	unlink(in);
 	unlink(out);
 	rmdir(dir);
