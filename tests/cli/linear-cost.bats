@@ -78,7 +78,11 @@ print(len({(n["placement"]["device"], n["placement"]["partition"])
 	# a stand-in for Graphviz, whose own layout is bounded apart
 	# (NNL_DOT_TIMEOUT, report.bats)
 	mkdir fake
-	printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done\nprintf "<svg xmlns=\\"http://www.w3.org/2000/svg\\"></svg>\\n" >"$out"\n' > fake/dot
+	cat > fake/dot <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+echo '<svg xmlns="http://www.w3.org/2000/svg"></svg>' >"$out"
+SH
 	chmod +x fake/dot
 	PATH="$PWD/fake:$PATH" bounded "$BIN/nnc" report -o g.html g.webnn
 	# one bar per node output the plan places in the arena
