@@ -6,25 +6,43 @@ Usage: bench/passes.py [-s 1000,10000,100000] [-t timeout]
 
 Generates a chain, a DAG and a wide DAG (bench/gengraph.py) of each
 size, runs every program on each once, and prints one table per shape:
-seconds per size and the growth exponent log(t_big / t_prev) /
-log(big / prev)
-between the two largest sizes (1: linear, 2: quadratic).  A program
-over the timeout (300 s by default) shows ">T" and no exponent.  It is
-a measurement, not a test: the machine may be shared and noisy, and
-times under 0.05 s say little.
+CPU seconds (user and system, the program's children included) per
+size and the growth exponent log(t_big / t_prev) / log(big / prev)
+between the two largest sizes (1: linear, 2: quadratic); each should
+stay at or under about 1.2.  A program over the timeout (300 s by
+default) shows ">T" and no exponent.  It is a measurement, not a
+test: the machine may be shared and noisy (CPU time, not time on the
+wall, keeps the exponents from following the load), and times under
+0.05 s say little.
+
+Besides the passes it times the back ends that draw or wrap a graph:
+nnl-emit-dot of a graph cut into many partitions (a CPU profile
+without relu, so every relu is a CPU round between two WebNN
+partitions), nnl-emit-js --polyfill, and nnc report.  nnc report runs
+with a stand-in for Graphviz's dot first on PATH (it writes a fixed
+picture): Graphviz's own layout is not nnl's to time, and it is
+bounded by NNL_DOT_TIMEOUT instead.
 """
 import argparse
+import json
 import math
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 TOP = os.getcwd()
 BIN = os.path.join(TOP, "bin")
 PROFILE = os.path.join(TOP, "pipelines", "profiles", "cpu.json")
+NORELU = "norelu.json"        # PROFILE without relu, written by main()
+STUBDOT = """#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+printf '<svg xmlns="http://www.w3.org/2000/svg"></svg>\\n' >"$out"
+"""
+
+ENV = dict(os.environ)
 
 # name, program and arguments ({g}: the graph's stem), output
 STEPS = [
@@ -41,17 +59,27 @@ STEPS = [
     ("emit-c", ["nnl-emit-c", "-o", "{g}.c", "{g}.p.json"]),
     ("emit-js", ["nnl-emit-js", "-o", "{g}.js", "{g}.f.json"]),
     ("run", ["nnl-run", "-d", "{g}.out", "{g}.p.json", "x=x.npy"]),
+    ("cpu-part many", ["nnl-cpu-partition", "-p", NORELU, "-o",
+                       "{g}.m.json", "{g}.p.json"]),
+    ("emit-dot parts", ["nnl-emit-dot", "-o", "{g}.dot", "{g}.m.json"]),
+    ("emit-js polyfil", ["nnl-emit-js", "--polyfill", "-o", "{g}.pf.js",
+                         "{g}.c.json"]),
+    ("nnc report", ["nnc", "report", "-o", "{g}.html", "{g}.webnn"]),
 ]
 
 
 def timed(argv, timeout):
-    t = time.perf_counter()
+    """CPU seconds (user and system) argv and the programs it waits for
+    take: unlike the time on the wall, it does not grow when others
+    share the machine."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        r = subprocess.run(argv, stdout=subprocess.DEVNULL,
+        r = subprocess.run(argv, stdout=subprocess.DEVNULL, env=ENV,
                            stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, "timeout"
-    dt = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    dt = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if r.returncode != 0:
         sys.exit("%s failed: %s" % (" ".join(argv),
                                     r.stderr.decode(errors="replace")))
@@ -70,6 +98,16 @@ def main():
         subprocess.run([sys.executable, "-c", "import numpy as np; "
                         "np.save('x.npy', np.ones((1, 16), np.float32))"],
                        check=True)
+        with open(PROFILE) as f:
+            p = json.load(f)
+        del p["relu"]
+        with open(NORELU, "w") as f:
+            json.dump(p, f)
+        os.mkdir("stub")
+        with open(os.path.join("stub", "dot"), "w") as f:
+            f.write(STUBDOT)
+        os.chmod(os.path.join("stub", "dot"), 0o755)
+        ENV["PATH"] = os.path.join(d, "stub") + os.pathsep + ENV["PATH"]
         for shape in ("chain", "dag", "wide"):
             times = {}
             for n in sizes:
@@ -91,7 +129,7 @@ def main():
 
 
 def report(shape, sizes, times, timeout):
-    print("%s: seconds per program, growth exponent between the two "
+    print("%s: CPU seconds per program, growth exponent between the two "
           "largest sizes" % shape)
     print("%-16s" % "program" + "".join("%10d" % n for n in sizes) +
           "  exponent")

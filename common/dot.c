@@ -5,16 +5,33 @@
  * model's names appear only in labels, escaped by markup.c.
  */
 #define _DEFAULT_SOURCE
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <ctype.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dot.h"
 #include "markup.h"
 #include "pipeline.h"
+#include "strtab.h"
 
 static const char font[] = "Helvetica";
+
+/* The size of file p, 0 when it cannot be told. */
+static unsigned long long
+filesize(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 ? (unsigned long long)st.st_size : 0;
+}
 
 void
 dot_bytes(struct buf *b, uint64_t n)
@@ -194,56 +211,87 @@ placement(const struct node *n)
 	return cJSON_IsObject(p) ? p : NULL;
 }
 
-static int
-sameplace(const cJSON *a, const cJSON *b)
+/*
+ * The cluster key of a node's placement ("device" and "partition"), or
+ * NULL when it has none: equal keys, equal placements.
+ */
+static char *
+placekey(const struct node *n, const cJSON **dev, const cJSON **part)
 {
-	const cJSON *da = cJSON_GetObjectItemCaseSensitive(a, "device");
-	const cJSON *db = cJSON_GetObjectItemCaseSensitive(b, "device");
-	const cJSON *pa = cJSON_GetObjectItemCaseSensitive(a, "partition");
-	const cJSON *pb = cJSON_GetObjectItemCaseSensitive(b, "partition");
+	const cJSON *p = placement(n);
+	double k;
 
-	return cJSON_IsString(da) && cJSON_IsString(db) &&
-	    !strcmp(da->valuestring, db->valuestring) && cJSON_IsNumber(pa) &&
-	    cJSON_IsNumber(pb) && pa->valuedouble == pb->valuedouble;
+	if (!p)
+		return NULL;
+	*dev = cJSON_GetObjectItemCaseSensitive(p, "device");
+	*part = cJSON_GetObjectItemCaseSensitive(p, "partition");
+	if (!cJSON_IsString(*dev) || !cJSON_IsNumber(*part))
+		return NULL;
+	k = (*part)->valuedouble;
+	/* -0 and 0 are one partition, as == has them */
+	return xasprintf("%.17g %s", k == 0 ? 0.0 : k, (*dev)->valuestring);
 }
 
-/* One cluster per partition, in the order of their first nodes. */
+/*
+ * One cluster per partition, in the order of their first nodes.  Each
+ * node is put on its cluster's list once (a table from placement to
+ * cluster), so that many partitions cost no more than one.
+ */
 static void
 clusters(struct buf *b, const struct graph *g, const struct dot_opts *o)
 {
-	int *done = xcalloc(g->nnodes + 1, sizeof *done);
+	size_t *next = xcalloc(g->nnodes + 1, sizeof *next);
+	size_t *tail = xcalloc(g->nnodes + 1, sizeof *tail);
+	char **keys = xcalloc(g->nnodes + 1, sizeof *keys);
+	int *head = xcalloc(g->nnodes + 1, sizeof *head);
+	struct strtab t = { 0 };
 	int k = 0;
 
+	/* next[i]: 1 + the next node of i's cluster, 0 at its end; head[i]:
+	 * i is the first node of a cluster; tail: by first node, its last */
 	for (size_t i = 0; i < g->nnodes; i++) {
-		const cJSON *p = placement(g->nodes[i]), *dev, *part;
+		const cJSON *dev, *part;
+		uintptr_t f;
+
+		if (!(keys[i] = placekey(g->nodes[i], &dev, &part)))
+			continue;
+		if ((f = (uintptr_t)strtab_get(&t, keys[i]))) {
+			next[tail[f - 1]] = i + 1;
+			tail[f - 1] = i;
+		} else {
+			strtab_put(&t, keys[i], (void *)(i + 1));
+			head[i] = 1;
+			tail[i] = i;
+		}
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const cJSON *dev, *part;
 		int cpu;
 
-		if (!p || done[i])
+		if (!head[i])
 			continue;
-		dev = cJSON_GetObjectItemCaseSensitive(p, "device");
-		part = cJSON_GetObjectItemCaseSensitive(p, "partition");
-		if (!cJSON_IsString(dev) || !cJSON_IsNumber(part))
-			continue;
+		free(placekey(g->nodes[i], &dev, &part));
 		cpu = !strcmp(dev->valuestring, "cpu");
 		buf_printf(b, "  subgraph cluster_%d {\n    label=<%s %d>;\n"
 		    "    style=\"rounded,filled\" fillcolor=\"%s\";\n", k++,
 		    cpu ? "CPU, round" : "WebNN partition",
 		    (int)part->valuedouble, cpu ? "#fff2cc" : "#e1d5e7");
-		for (size_t j = i; j < g->nnodes; j++) {
-			const cJSON *q = placement(g->nodes[j]);
-
-			if (done[j] || !q || !sameplace(p, q))
-				continue;
-			done[j] = 1;
+		for (size_t j = i + 1; j; j = next[j - 1]) {
 			buf_puts(b, "  ");
-			nodestmt(b, g, g->nodes[j], o);
+			nodestmt(b, g, g->nodes[j - 1], o);
 		}
 		buf_puts(b, "  }\n");
 	}
 	for (size_t i = 0; i < g->nnodes; i++)
-		if (!done[i])
+		if (!keys[i])
 			nodestmt(b, g, g->nodes[i], o);
-	free(done);
+	strtab_free(&t);
+	for (size_t i = 0; i < g->nnodes; i++)
+		free(keys[i]);
+	free(keys);
+	free(head);
+	free(tail);
+	free(next);
 }
 
 void
@@ -323,13 +371,106 @@ dot_graph(struct buf *b, const struct graph *g, const struct dot_opts *o)
 	buf_puts(b, "}\n");
 }
 
+/* A bound from the environment: name's value, digits only, else def. */
+static int
+envbound(const char *name, unsigned long long def, unsigned long long *v)
+{
+	const char *e = getenv(name);
+	char *end;
+
+	*v = def;
+	if (!e || !*e)
+		return 0;
+	errno = 0;
+	*v = strtoull(e, &end, 10);
+	if (*end || !isdigit((unsigned char)*e) || errno || !*v) {
+		error("%s=%s: expected a positive whole number", name, e);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * dot -Tsvg -o out in, killed after secs seconds, and kept from
+ * writing more than maxb bytes (RLIMIT_FSIZE: a longer write fails or
+ * SIGXFSZ ends it).  0: done; -1: failed, said why.
+ */
+static int
+rundot(char *in, char *out, unsigned long long secs,
+    unsigned long long maxb)
+{
+	char *argv[] = { "dot", "-Tsvg", "-o", out, in, NULL };
+	struct timespec t0, now, nap = { 0, 10 * 1000 * 1000 };
+	pid_t pid, w;
+	int st, late = 0;
+
+	fflush(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((pid = fork()) < 0) {
+		error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		struct rlimit r = { maxb, maxb };
+
+		setrlimit(RLIMIT_FSIZE, &r);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: error: dot: %s\n", getprogname_nnl(),
+		    strerror(errno));
+		_exit(127);
+	}
+	while ((w = waitpid(pid, &st, WNOHANG)) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec -
+		    t0.tv_nsec) / 1e9 >= (double)secs) {
+			kill(pid, SIGKILL);
+			late = 1;
+			w = waitpid(pid, &st, 0);
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (w < 0) {
+		error("waitpid: %s", strerror(errno));
+		return -1;
+	}
+	if (late) {
+		error("dot -Tsvg ran over %llu s (NNL_DOT_TIMEOUT), so the "
+		    "graph is not drawn: set NNL_DOT_TIMEOUT to wait longer",
+		    secs);
+		return -1;
+	}
+	if ((WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) ||
+	    (!WIFSIGNALED(st) && WEXITSTATUS(st) != 0 &&
+	    access(out, F_OK) == 0 && filesize(out) >= maxb)) {
+		error("dot -Tsvg drew over %llu bytes (NNL_DOT_MAX_BYTES), "
+		    "so the graph is not drawn: set NNL_DOT_MAX_BYTES to "
+		    "allow more", maxb);
+		return -1;
+	}
+	if (WIFSIGNALED(st)) {
+		error("dot: killed by signal %d", WTERMSIG(st));
+		return -1;
+	}
+	if (WEXITSTATUS(st) != 0) {
+		error("dot -Tsvg failed: Graphviz (Debian's graphviz) "
+		    "draws the graph");
+		return -1;
+	}
+	return 0;
+}
+
 char *
 dot_render(const char *text)
 {
 	const char *t = getenv("TMPDIR");
-	char *dir = xasprintf("%s/nnl-dot.XXXXXX", t && *t ? t : "/tmp");
-	char *in, *out, *svg = NULL;
+	char *dir, *in, *out, *svg = NULL;
+	unsigned long long secs, maxb;
 
+	if (envbound("NNL_DOT_TIMEOUT", DOT_TIMEOUT, &secs) != 0 ||
+	    envbound("NNL_DOT_MAX_BYTES", DOT_MAX_BYTES, &maxb) != 0)
+		return NULL;
+	dir = xasprintf("%s/nnl-dot.XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(dir)) {
 		error("mkdtemp %s: %s", dir, strerror(errno));
 		free(dir);
@@ -337,15 +478,10 @@ dot_render(const char *text)
 	}
 	in = xasprintf("%s/graph.dot", dir);
 	out = xasprintf("%s/graph.svg", dir);
-	if (writefile_atomic(in, text, strlen(text)) == 0) {
-		char *argv[] = { "dot", "-Tsvg", "-o", out, in, NULL };
-
-		if (run_command(argv, 0) != 0)
-			error("dot -Tsvg failed: Graphviz (Debian's graphviz) "
-			    "draws the graph");
-		else if (!(svg = readfile(out, NULL)))
-			error("%s: %s", out, strerror(errno));
-	}
+	if (writefile_atomic(in, text, strlen(text)) == 0 &&
+	    rundot(in, out, secs, maxb) == 0 &&
+	    !(svg = readfile(out, NULL)))
+		error("%s: %s", out, strerror(errno));
 	unlink(in);
 	unlink(out);
 	rmdir(dir);

@@ -32,9 +32,17 @@ void dot_graph(struct buf *b, const struct graph *g,
 void dot_bytes(struct buf *b, uint64_t n);
 
 /*
+ * Graphviz's layout grows faster than the graph: dot -Tsvg is killed
+ * after NNL_DOT_TIMEOUT seconds and may write at most NNL_DOT_MAX_BYTES
+ * of SVG, these by default.
+ */
+#define DOT_TIMEOUT	60
+#define DOT_MAX_BYTES	(64ULL << 20)
+
+/*
  * The SVG Graphviz's dot -Tsvg draws of DOT text (malloc'd), or NULL
- * after an error (dot missing, or failing) was reported.  The text goes
- * through a temporary directory under $TMPDIR.
+ * after an error (dot missing, failing, or over a bound above) was
+ * reported.  The text goes through a temporary directory under $TMPDIR.
  */
 char *dot_render(const char *text);
 

@@ -664,6 +664,19 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 			    g->manifest_file) != 0)
 				goto out;
 			e.haveweights = 1;
+			if (o->embed == EMBED_ARRAY &&
+			    e.w.size > EMITC_ARRAY_MAX) {
+				error("%s: the weights are %zu bytes, over the "
+				    "%llu that -e array (nnc's --weights "
+				    "embed) writes as a C array: about 4 "
+				    "bytes of source each, and the C "
+				    "compiler's time and memory grow with "
+				    "them; use -e incbin or beside (nnc's "
+				    "--weights file)", g->weights_file,
+				    e.w.size, (unsigned long long)
+				    EMITC_ARRAY_MAX);
+				goto out;
+			}
 		}
 	for (size_t i = 0; i < g->ninputs; i++) {
 		inbytes += bytesof(&g->inputs[i]->desc);

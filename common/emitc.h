@@ -15,6 +15,14 @@
  * array: a C array in the source */
 enum embed { EMBED_INCBIN, EMBED_ARRAY, EMBED_BESIDE };
 
+/*
+ * The most weights bytes EMBED_ARRAY writes (64 MiB): each byte costs
+ * about 4 bytes of C source, and C compilers take time and memory that
+ * grow with an initializer's size (GCC, a minute and gigabytes by a few
+ * hundred MiB); past it, -e incbin or beside.
+ */
+#define EMITC_ARRAY_MAX	(64ULL << 20)
+
 struct emitc_opts {
 	const char *prefix;	/* C prefix of every symbol; NULL: model */
 	const char *header;	/* name the source includes, "model.h" */

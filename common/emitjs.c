@@ -38,6 +38,8 @@ struct ej {
 	} *web, *cpu;
 	size_t nweb, ncpu;
 	int polyfill;		/* CPU nodes as builder.cpu_OP calls */
+	struct strtab cpureads;	/* --polyfill: names CPU nodes read */
+	int cpuready;		/* cpureads is filled */
 };
 
 static int placed(const struct node *n, int *part);
@@ -133,21 +135,25 @@ literal(struct buf *b, const cJSON *v)
 	escape_js_value(b, v);
 }
 
-/* --polyfill: does a node placed on the CPU read operand name? */
+/* --polyfill: does a node placed on the CPU read operand name?  The
+ * names those nodes read are gathered once, so that asking for every
+ * constant costs the size of the graph, not its square. */
 static int
 cpuread(struct ej *e, const char *name)
 {
-	for (size_t i = 0; i < e->g->nnodes; i++) {
-		struct node *n = e->g->nodes[i];
-		int part;
+	if (!e->cpuready) {
+		for (size_t i = 0; i < e->g->nnodes; i++) {
+			struct node *n = e->g->nodes[i];
+			int part;
 
-		if (placed(n, &part) != 1)
-			continue;
-		for (int k = 0; k < n->nin; k++)
-			if (strcmp(n->in[k], name) == 0)
-				return 1;
+			if (placed(n, &part) != 1)
+				continue;
+			for (int k = 0; k < n->nin; k++)
+				strtab_put(&e->cpureads, n->in[k], n);
+		}
+		e->cpuready = 1;
 	}
-	return 0;
+	return strtab_get(&e->cpureads, name) != NULL;
 }
 
 /* A constant as a CPU value, for the CPU nodes of --polyfill. */
@@ -1135,6 +1141,7 @@ out:
 		}
 	strtab_free(&e.ids);
 	strtab_free(&e.nextk);
+	strtab_free(&e.cpureads);
 	for (size_t i = 0; i < e.nweb; i++)
 		free(e.web[i].v);
 	for (size_t i = 0; i < e.ncpu; i++)

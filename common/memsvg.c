@@ -10,6 +10,7 @@
 #include "markup.h"
 #include "memplan.h"
 #include "memsvg.h"
+#include "strtab.h"
 
 #define W	960	/* picture, pixels */
 #define H	420
@@ -37,6 +38,7 @@ memsvg_buffers(struct graph *g, size_t *np)
 {
 	struct membuf *v = NULL;
 	size_t n = 0, cap = 0;
+	struct strtab byname = { 0 };
 
 	*np = 0;
 	graph_number(g);
@@ -76,28 +78,33 @@ memsvg_buffers(struct graph *g, size_t *np)
 			}
 		}
 	}
-	/* last readers: later nodes' reads, graph outputs to the end */
-	for (size_t b = 0; b < n; b++) {
-		struct node *w = g->nodes[v[b].node];
-		const char *name;
+	/* last readers: later nodes' reads, graph outputs to the end; a
+	 * table from each buffer's name to it keeps this linear */
+	for (size_t b = 0; b < n; b++)
+		if (v[b].out >= 0)
+			strtab_put(&byname, g->nodes[v[b].node]->out[v[b].out],
+			    (void *)(b + 1));
+	for (size_t j = 0; j < g->nnodes; j++) {
+		const char **reads;
+		int nr = node_reads(g->nodes[j], &reads);
 
-		if (v[b].out < 0)
-			continue;
-		name = w->out[v[b].out];
-		for (size_t j = v[b].node + 1; j < g->nnodes; j++) {
-			const char **reads;
-			int nr = node_reads(g->nodes[j], &reads);
+		for (int k = 0; k < nr; k++) {
+			uintptr_t b = (uintptr_t)strtab_get(&byname, reads[k]);
 
-			for (int k = 0; k < nr; k++)
-				if (!strcmp(reads[k], name))
-					v[b].last = j;
-			free(reads);
+			if (b && j > v[b - 1].node)
+				v[b - 1].last = j;
 		}
-		for (size_t k = 0; k < g->noutputs; k++)
-			if (!strcmp(g->outputs[k].ref ? g->outputs[k].ref :
-			    g->outputs[k].name, name))
-				v[b].last = g->nnodes;
+		free(reads);
 	}
+	for (size_t k = 0; k < g->noutputs; k++) {
+		uintptr_t b = (uintptr_t)strtab_get(&byname,
+		    g->outputs[k].ref ? g->outputs[k].ref :
+		    g->outputs[k].name);
+
+		if (b)
+			v[b - 1].last = g->nnodes;
+	}
+	strtab_free(&byname);
 	*np = n;
 	return v;
 }

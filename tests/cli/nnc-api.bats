@@ -150,6 +150,27 @@ assert d <= 1e-5, d' "$1" "$2"
 	[ "$status" -eq 2 ]
 }
 
+@test "--weights embed refuses weights over 64 MiB, naming the bound" {
+	# one tensor of 2^24 + 1 floats: 4 bytes over 64 MiB, sparse zeros
+	# after the 64-byte WGWT header, its manifest and text beside it
+	n=16777217
+	printf 'webnn_graph "big" v1 {\n  inputs { x: f32[%d]; }\n  consts { w: f32[%d]; }\n  nodes { y = add(x, w); }\n  outputs { y; }\n}\n' $n $n > big.webnn
+	printf '{"format": "wg-weights-manifest", "version": 1, "endianness": "little", "tensors": {"w": {"dataType": "float32", "shape": [%d], "byteOffset": 64, "byteLength": %d}}}\n' $n $((4 * n)) > big.manifest.json
+	printf 'WGWT\001\000\000\000' > big.weights
+	truncate -s $((64 + 4 * n)) big.weights
+	run --separate-stderr "$BIN/nnc" compile --emit c --weights embed \
+	    -o e/m.c big.webnn
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"over the 67108864 that -e array (nnc's --weights embed) writes as a C array"* ]]
+	[ ! -e e/m.c ]
+	"$BIN/nnl-parse" big.webnn | "$BIN/nnl-shape-infer" |
+	    "$BIN/nnl-plan-memory" > big.json
+	run --separate-stderr "$BIN/nnl-emit-c" -e array -o a.c big.json
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the weights are $((64 + 4 * n)) bytes, over the 67108864"* ]]
+	[ ! -e a.c ]
+}
+
 @test "--version names the NNL language version" {
 	run "$BIN/nnc" --version
 	[ "$status" -eq 0 ]

@@ -172,3 +172,57 @@ assert len(g) == 7, len(g)' m.svg
 	# both pictures: the graph and the memory plan
 	[ "$(grep -c '<svg' g.html)" -eq 2 ]
 }
+
+# a stand-in for Graphviz's dot, first on PATH: $1 is its body
+fakedot() {
+	mkdir -p fake
+	printf '#!/bin/sh\n%s\n' "$1" > fake/dot
+	chmod +x fake/dot
+}
+
+@test "Graphviz past NNL_DOT_TIMEOUT is killed: no page, no picture, the limit named" {
+	fakedot 'exec sleep 60'
+	export PATH="$PWD/fake:$PATH" NNL_DOT_TIMEOUT=1
+	SECONDS=0
+	run --separate-stderr timeout 50 "$BIN/nnc" report -o m.html "$ROOT/examples/mnist/mnist.nnl"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"dot -Tsvg ran over 1 s (NNL_DOT_TIMEOUT)"* ]]
+	[ ! -e m.html ]
+	run --separate-stderr timeout 50 "$BIN/nnc" inspect --svg m.svg "$ROOT/examples/mnist/mnist.nnl"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"dot -Tsvg ran over 1 s (NNL_DOT_TIMEOUT)"* ]]
+	[ ! -e m.svg ]
+	# killed, not waited for: two runs well under the 60 s it sleeps
+	[ "$SECONDS" -lt 40 ]
+}
+
+@test "Graphviz may write at most NNL_DOT_MAX_BYTES of SVG" {
+	# 4,000 x's inside a comment: a picture of 44 + 4000 + 10 = 4,054 bytes
+	fakedot 'while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+exec >"$out"
+printf "<svg xmlns=\"http://www.w3.org/2000/svg\"><!--"
+head -c 4000 /dev/zero | tr "\\0" x
+printf -- "--></svg>\\n"'
+	export PATH="$PWD/fake:$PATH"
+	NNL_DOT_MAX_BYTES=1000 run --separate-stderr "$BIN/nnc" inspect --svg m.svg "$ROOT/examples/mnist/mnist.nnl"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"dot -Tsvg drew over 1000 bytes (NNL_DOT_MAX_BYTES)"* ]]
+	[ ! -e m.svg ]
+	NNL_DOT_MAX_BYTES=5000 run --separate-stderr "$BIN/nnc" inspect --svg m.svg "$ROOT/examples/mnist/mnist.nnl"
+	[ "$status" -eq 0 ]
+	[ "$(wc -c < m.svg)" -eq 4054 ]
+	[ "$(tr -cd x < m.svg | wc -c)" -eq 4001 ]	# and xmlns
+}
+
+@test "a bound that is not a positive whole number is refused by name" {
+	for v in abc 0 -5 1x ''; do
+		[ -z "$v" ] && continue
+		NNL_DOT_TIMEOUT=$v run --separate-stderr "$BIN/nnc" report -o m.html "$ROOT/examples/mnist/mnist.nnl"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"NNL_DOT_TIMEOUT=$v: expected a positive whole number"* ]]
+		[ ! -e m.html ]
+	done
+	NNL_DOT_MAX_BYTES=12k run --separate-stderr "$BIN/nnc" inspect --svg m.svg "$ROOT/examples/mnist/mnist.nnl"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"NNL_DOT_MAX_BYTES=12k: expected a positive whole number"* ]]
+}
