@@ -338,9 +338,13 @@ dot_render(const char *text)
 	in = xasprintf("%s/graph.dot", dir);
 	out = xasprintf("%s/graph.svg", dir);
 	if (writefile_atomic(in, text, strlen(text)) == 0) {
-		char *argv[] = { "dot", "-Tsvg", "-o", out, in, NULL };
+		char *oa = argpath(out), *ia = argpath(in);
+		char *argv[] = { "dot", "-Tsvg", "-o", oa, ia, NULL };
+		int rc = run_command(argv, 0);
 
-		if (run_command(argv, 0) != 0)
+		free(oa);
+		free(ia);
+		if (rc != 0)
 			error("dot -Tsvg failed: Graphviz (Debian's graphviz) "
 			    "draws the graph");
 		else if (!(svg = readfile(out, NULL)))
