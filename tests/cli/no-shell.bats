@@ -272,13 +272,15 @@ default_out() {
 	    --expected "$EX/expected_output.npy" -- "a'b.nnl"
 	echo "$stderr"
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"a'b.nnl: the compiled model failed: it exited with status 3"* ]]
+	m="a'b.nnl: the compiled model failed: it exited with status 3"
+	[[ "$stderr" == *"$m"* ]]
 	BODY='kill -SEGV $$' CC="$PWD/scriptcc" run --separate-stderr \
 	    "$BIN/nnc" test --input "$EX/test_input.npy" \
 	    --expected "$EX/expected_output.npy" -- "a'b.nnl"
 	echo "$stderr"
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"the compiled model failed: it was killed by signal 11 (Segmentation fault)"* ]]
+	m="failed: it was killed by signal 11 (Segmentation fault)"
+	[[ "$stderr" == *"$m"* ]]
 	no_payload
 }
 
@@ -293,4 +295,30 @@ default_out() {
 		[ ! -e m.o ]
 		no_payload
 	done
+}
+
+@test "examples/cortex-m4/run.sh: a model, input and folder named -x, @x build and run; a quote is refused" {
+	command -v arm-none-eabi-gcc > /dev/null &&
+	    command -v qemu-system-arm > /dev/null ||
+	    skip "arm-none-eabi-gcc and qemu-system-arm are not installed"
+	cp "$EX/binary_classifier.nnl" ./@x.nnl
+	cp "$EX/test_input.npy" ./-in.npy
+	NNC="$BIN/nnc" run --separate-stderr \
+	    sh "$ROOT/examples/cortex-m4/run.sh" \
+	    @x.nnl -in.npy -fw
+	echo "$output $stderr"
+	[ "$status" -eq 0 ]
+	[ "$(elftype ./-fw/firmware.elf)" = 2 ]
+	/usr/bin/python3 -c 'import sys, numpy as np
+got = np.fromfile(sys.argv[1], dtype="<f4")
+want = np.load(sys.argv[2]).astype(np.float32).ravel()
+assert got.shape == want.shape and abs(got - want).max() <= 1e-5' \
+	    ./-fw/output.bin "$EX/expected_output.npy"
+	no_payload
+	NNC="$BIN/nnc" run --separate-stderr \
+	    sh "$ROOT/examples/cortex-m4/run.sh" \
+	    @x.nnl -in.npy 'f"w'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"run.sh: dir: a name with '\"'"* ]]
+	[ ! -e 'f"w' ]
 }
