@@ -102,6 +102,13 @@ maketmp(void)
 			die("mkdtemp %s: %s", tpl, strerror(errno));
 		tmpdir = tpl;
 		atexit(rmtmp);
+		/* absolute: the passes run in it (pipeline_workdir), and
+		 * no path in it starts with '-' or '@' */
+		if (!(tmpdir = realpath(tpl, NULL))) {
+			tmpdir = tpl;
+			die("%s: %s", tpl, strerror(errno));
+		}
+		free(tpl);
 	}
 	return tmpdir;
 }
@@ -1500,6 +1507,17 @@ main(int argc, char *argv[])
 	if (argc - optind != 1 || (svg && strcmp(cmd, "inspect")))
 		usage();
 	o.model = argv[optind];
+	{
+		/* an absolute TMPDIR for nnc and every program it runs
+		 * (the C compiler's own temporaries): a relative one that
+		 * starts with '-' or '@' would read as an option */
+		const char *t = getenv("TMPDIR");
+		char *abs = t && *t && *t != '/' ? realpath(t, NULL) : NULL;
+
+		if (abs)
+			setenv("TMPDIR", abs, 1);
+		free(abs);
+	}
 	if (!strcmp(cmd, "new"))
 		return scaffold_new(o.model, project) ? 1 : close_stdout();
 	{

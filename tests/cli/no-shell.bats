@@ -50,11 +50,13 @@ elftype() {
 
 # check KIND PATH: PATH is what --emit KIND writes
 check() {
+	local e
+
 	case $1 in
 	exe)
 		[ -x "$2" ]
-		t=$(elftype "$2")
-		[ "$t" = 2 ] || [ "$t" = 3 ] ;;
+		e=$(elftype "$2")
+		[ "$e" = 2 ] || [ "$e" = 3 ] ;;
 	obj) [ "$(elftype "$2")" = 1 ] ;;
 	shared) [ "$(elftype "$2")" = 3 ] ;;
 	lib) [ "$(magic "$2" 8)" = 213c617263683e0a ] ;;	# !<arch>\n
@@ -321,4 +323,26 @@ assert got.shape == want.shape and abs(got - want).max() <= 1e-5' \
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"run.sh: dir: a name with '\"'"* ]]
 	[ ! -e 'f"w' ]
+}
+
+@test "nnc: a relative TMPDIR named -t or @t: the compiler's temporaries are no options either" {
+	cp "$EX/binary_classifier.nnl" m.nnl
+	for t in -t @t; do
+		mkdir -- "$t"
+		for k in exe lib wasm; do
+			TMPDIR=$t run --separate-stderr "$BIN/nnc" compile \
+			    --emit "$k" --cflag -O0 -o "o.$k" m.nnl
+			echo "[$t] $k: $status $stderr"
+			[ "$status" -eq 0 ]
+			check "$k" "o.$k"
+		done
+		TMPDIR=$t run --separate-stderr "$BIN/nnc" test \
+		    --input "$EX/test_input.npy" \
+		    --expected "$EX/expected_output.npy" m.nnl
+		[ "$status" -eq 0 ]
+		[[ "$output" == "PASS: 1/1 elements within tolerance"* ]]
+		# every temporary removed
+		[ -z "$(ls -A -- "$t")" ]
+		no_payload
+	done
 }
