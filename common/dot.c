@@ -478,10 +478,16 @@ dot_render(const char *text)
 	}
 	in = xasprintf("%s/graph.dot", dir);
 	out = xasprintf("%s/graph.svg", dir);
-	if (writefile_atomic(in, text, strlen(text)) == 0 &&
-	    rundot(in, out, secs, maxb) == 0 &&
-	    !(svg = readfile(out, NULL)))
-		error("%s: %s", out, strerror(errno));
+	if (writefile_atomic(in, text, strlen(text)) == 0) {
+		/* paths that no option or response file can be read from */
+		char *oa = argpath(out), *ia = argpath(in);
+
+		if (rundot(ia, oa, secs, maxb) == 0 &&
+		    !(svg = readfile(out, NULL)))
+			error("%s: %s", out, strerror(errno));
+		free(oa);
+		free(ia);
+	}
 	unlink(in);
 	unlink(out);
 	rmdir(dir);

@@ -47,10 +47,11 @@ nnl_onnx_open(const char *path)
 	w = xasprintf("%s/m.weights", x->dir);
 	m = xasprintf("%s/m.manifest.json", x->dir);
 	{
-		char *a[] = { prog, "-o", j, "-w", w, "-m", m, (char *)path,
-		    NULL };
+		char *pa = argpath(path);
+		char *a[] = { prog, "-o", j, "-w", w, "-m", m, pa, NULL };
 
 		rc = run_command(a, 0);
+		free(pa);
 	}
 	if (rc == 0)
 		x->g = graph_load(j);

@@ -107,7 +107,7 @@ static char *
 ident(struct nw *w, const char *name)
 {
 	struct buf b = { 0 };
-	char *s;
+	char *s, *base;
 
 	/* at most 64 characters (the reader keeps 255); the table below
 	 * keeps layer names distinct */
@@ -122,6 +122,10 @@ ident(struct nw *w, const char *name)
 	}
 	while (b.n && b.s[b.n - 1] == '_')
 		b.s[--b.n] = 0;
+	/* what a name already taken is numbered from: a copy, as s may
+	 * be b.s and is freed then */
+	base = xstrdup(b.n && !(b.s[0] >= '0' && b.s[0] <= '9') ? b.s :
+	    "l");
 	if (!b.n || (b.s[0] >= '0' && b.s[0] <= '9')) {
 		s = xasprintf("l_%s", b.s ? b.s : "");
 		free(b.s);
@@ -136,9 +140,9 @@ ident(struct nw *w, const char *name)
 		if (!used)
 			break;
 		free(s);
-		s = xasprintf("%s_%d", b.s && b.s[0] && !(b.s[0] >= '0' &&
-		    b.s[0] <= '9') ? b.s : "l", k);
+		s = xasprintf("%s_%d", base, k);
 	}
+	free(base);
 	w->names = xrealloc(w->names, (size_t)(w->nnames + 1) *
 	    sizeof *w->names);
 	w->names[w->nnames++] = s;

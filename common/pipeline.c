@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,8 @@ pipeline_workdir(const char *dir)
 	workdir = dir;
 }
 
+/* A command line as sh would read it back: words in '...' unless
+ * plain, a quote as '\''.  Only shown, never run. */
 static void
 printcmd(char **argv, FILE *fp)
 {
@@ -63,9 +66,73 @@ printcmd(char **argv, FILE *fp)
 			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO"
 			    "PQRSTUVWXYZ0123456789-_./=,:+@%", *p))
 				plain = 0;
-		fprintf(fp, i ? " %s%s%s" : "%s%s%s", plain ? "" : "'", a,
-		    plain ? "" : "'");
+		if (i)
+			fputc(' ', fp);
+		if (plain) {
+			fputs(a, fp);
+			continue;
+		}
+		fputc('\'', fp);
+		for (const char *p = a; *p; p++)
+			if (*p == '\'')
+				fputs("'\\''", fp);
+			else
+				fputc(*p, fp);
+		fputc('\'', fp);
 	}
+}
+
+char *
+argpath(const char *path)
+{
+	if (path[0] == '-' || path[0] == '@')
+		return xasprintf("./%s", path);
+	return xstrdup(path);
+}
+
+char **
+words_split(const char *s)
+{
+	char **v = NULL;
+	size_t cap = 0, n = 0;
+
+	GROW(v, cap, 1);
+	while (s && *s) {
+		size_t k;
+
+		s += strspn(s, " \t\n");
+		if (!(k = strcspn(s, " \t\n")))
+			break;
+		GROW(v, cap, n + 2);
+		v[n++] = xstrndup(s, k);
+		s += k;
+	}
+	v[n] = NULL;
+	return v;
+}
+
+void
+words_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+const char *
+run_status(int rc, char *buf, size_t len)
+{
+	if (rc >= 256) {
+		const char *name = strsignal(rc - 256);
+
+		snprintf(buf, len, "was killed by signal %d (%s)", rc - 256,
+		    name ? name : "unknown");
+	} else if (rc >= 0) {
+		snprintf(buf, len, "exited with status %d", rc);
+	} else {
+		snprintf(buf, len, "could not be run");
+	}
+	return buf;
 }
 
 char *
@@ -99,31 +166,148 @@ status_ok(const char *prog, int st)
 	return 0;
 }
 
-int
-run_command(char **argv, int verbose)
+/* The child's side of run_io and run_capture: descriptors in place,
+ * then the program; 127 when it cannot be run. */
+NNL_NORETURN static void
+child(char **argv, int in, int out, int err)
 {
-	pid_t pid;
+	int fd[3] = { in, out, err };
+
+	for (int i = 0; i < 3; i++)
+		if (fd[i] >= 0 && fd[i] != i && dup2(fd[i], i) < 0)
+			_exit(127);
+	for (int i = 0; i < 3; i++)
+		if (fd[i] > 2)
+			close(fd[i]);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: error: %s: %s\n", getprogname_nnl(), argv[0],
+	    strerror(errno));
+	_exit(127);
+}
+
+/* A child's wait status as run_io returns it. */
+static int
+waitfor(pid_t pid, const char *prog)
+{
 	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			error("%s: wait: %s", prog, strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 256 + WTERMSIG(st);
+	return -1;
+}
+
+int
+run_io(char **argv, const char *in, const char *out, int verbose)
+{
+	int fi = -1, fo = -1, rc;
+	pid_t pid;
 
 	if (verbose) {
 		printcmd(argv, stderr);
+		if (in) {
+			char *v[] = { (char *)in, NULL };
+
+			fputs(" < ", stderr);
+			printcmd(v, stderr);
+		}
+		if (out) {
+			char *v[] = { (char *)out, NULL };
+
+			fputs(" > ", stderr);
+			printcmd(v, stderr);
+		}
 		fputc('\n', stderr);
+	}
+	if (in && (fi = open(in, O_RDONLY)) < 0) {
+		error("%s: %s", in, strerror(errno));
+		return -1;
+	}
+	if (out && (fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0) {
+		error("%s: %s", out, strerror(errno));
+		if (fi >= 0)
+			close(fi);
+		return -1;
 	}
 	fflush(NULL);
 	pid = fork();
+	if (pid == 0)
+		child(argv, fi, fo, -1);
+	if (fi >= 0)
+		close(fi);
+	if (fo >= 0)
+		close(fo);
 	if (pid < 0) {
 		error("fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		fprintf(stderr, "%s: error: %s: %s\n", getprogname_nnl(),
-		    argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
+	rc = waitfor(pid, argv[0]);
+	return rc;
+}
+
+int
+run_capture(char **argv, char *buf, size_t len)
+{
+	int fd[2], null = open("/dev/null", O_WRONLY), rc;
+	size_t n = 0;
+	ssize_t r;
+	char sink[512];
+	pid_t pid;
+
+	if (null < 0 || pipe(fd) != 0) {
+		error("%s: %s", null < 0 ? "/dev/null" : "pipe",
+		    strerror(errno));
+		if (null >= 0)
+			close(null);
 		return -1;
-	return status_ok(argv[0], st) ? 0 : -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		child(argv, -1, fd[1], null);
+	}
+	close(fd[1]);
+	close(null);
+	if (pid < 0) {
+		error("fork: %s", strerror(errno));
+		close(fd[0]);
+		return -1;
+	}
+	/* all of it, so that the child never blocks on a full pipe */
+	for (;;) {
+		char *to = n + 1 < len ? buf + n : sink;
+		size_t room = n + 1 < len ? len - 1 - n : sizeof sink;
+
+		r = read(fd[0], to, room);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (to != sink)
+			n += (size_t)r;
+	}
+	close(fd[0]);
+	if (len)
+		buf[n] = '\0';
+	rc = waitfor(pid, argv[0]);
+	return rc;
+}
+
+int
+run_command(char **argv, int verbose)
+{
+	int rc = run_io(argv, NULL, NULL, verbose);
+
+	if (rc >= 256)
+		error("%s: killed by signal %d", argv[0], rc - 256);
+	return rc == 0 ? 0 : -1;
 }
 
 /* One stage with the given descriptors as stdin and stdout. */

@@ -37,8 +37,49 @@ void pipeline_workdir(const char *dir);
  */
 int pipeline_no_input(const char *text, size_t len, const char *name);
 
+/*
+ * Children run from argument vectors, never through a shell: no name
+ * is ever read as shell code.  verbose prints the command line first,
+ * quoted as sh would read it.
+ */
+
 /* Run one command, waiting for it; 0 when it exits 0. */
 int run_command(char **argv, int verbose);
+
+/*
+ * Run one command with its standard input read from in and its standard
+ * output written to out (NULL: nnc's own), waiting for it.  Returns its
+ * exit status (0 to 255), 256 + N when signal N killed it, or -1 when
+ * it could not be started (reported; a program not found exits 127).
+ */
+int run_io(char **argv, const char *in, const char *out, int verbose);
+
+/*
+ * Run one command with its standard output read into buf (at most
+ * len - 1 bytes, NUL-terminated; the rest read and dropped) and its
+ * standard error to /dev/null.  Returns as run_io.
+ */
+int run_capture(char **argv, char *buf, size_t len);
+
+/* run_io's status as words: "exited with status 3", "was killed by
+ * signal 11 (Segmentation fault)", "could not be run". */
+const char *run_status(int rc, char *buf, size_t len);
+
+/*
+ * A path as an argument for another program (cc, ar, dot, qemu, ...):
+ * a relative path starting with '-' or '@' becomes "./-x", "./@x", so
+ * that it is never read as an option or a response file.  A copy.
+ */
+char *argpath(const char *path);
+
+/*
+ * A command from the environment ($CC, $AR, NNC_WASM_CC), split at
+ * blanks (space, tab, newline) with no shell: "ccache gcc" is two
+ * words; no quoting, so a word holds no blank.  NULL-terminated, every
+ * word a copy; words_free frees it.
+ */
+char **words_split(const char *s);
+void words_free(char **v);
 
 /*
  * The path of an nnl program: beside the running executable when it is

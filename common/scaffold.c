@@ -124,9 +124,11 @@ copytree(const char *from, const char *to)
 static void
 rmtree(const char *dir)
 {
-	char *argv[] = { "rm", "-rf", (char *)dir, NULL };
+	char *da = argpath(dir);
+	char *argv[] = { "rm", "-rf", da, NULL };
 
 	run_command(argv, 0);
+	free(da);
 }
 
 int

@@ -38,7 +38,7 @@ int
 wasm_build(const char *csrc, const char *pfx, const char *out,
     const char *tmp, int verbose)
 {
-	char *shim, *cc;
+	char *shim, **cc;
 	char *argv[64], *owned[16];
 	const char *env = getenv("NNC_WASM_CC");
 	struct buf b = { 0 };
@@ -68,8 +68,21 @@ wasm_build(const char *csrc, const char *pfx, const char *out,
 		return -1;
 	}
 	free(b.s);
-	cc = xstrdup(env && *env ? env : "clang");
-	argv[k++] = cc;
+	/* NNC_WASM_CC as $CC: split at blanks, no shell */
+	cc = words_split(env && *env ? env : "clang");
+	if (!cc[0]) {
+		words_free(cc);
+		cc = words_split("clang");
+	}
+	for (int i = 0; cc[i]; i++) {
+		if (k == 32) {
+			error("NNC_WASM_CC: more than 32 words");
+			words_free(cc);
+			free(shim);
+			return -1;
+		}
+		argv[k++] = cc[i];
+	}
 	argv[k++] = "--target=wasm32-wasi";
 	argv[k++] = "-mexec-model=reactor";
 	argv[k++] = "-O3";
@@ -82,17 +95,18 @@ wasm_build(const char *csrc, const char *pfx, const char *out,
 		argv[k++] = owned[no++] = xasprintf("-Wl,--export=%s_%s", pfx,
 		    api[i]);
 	argv[k++] = "-o";
-	argv[k++] = (char *)out;
-	argv[k++] = (char *)csrc;
-	argv[k++] = shim;
+	/* paths that no option or response file can be read from */
+	argv[k++] = owned[no++] = argpath(out);
+	argv[k++] = owned[no++] = argpath(csrc);
+	argv[k++] = owned[no++] = argpath(shim);
 	argv[k] = NULL;
 	rc = run_command(argv, verbose);
 	if (rc != 0)
 		error("%s: the WebAssembly build failed (%s, with lld and "
-		    "wasi-libc)", out, cc);
+		    "wasi-libc)", out, cc[0]);
 	for (int i = 0; i < no; i++)
 		free(owned[i]);
-	free(cc);
+	words_free(cc);
 	free(shim);
 	return rc == 0 ? 0 : -1;
 }

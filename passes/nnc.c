@@ -81,9 +81,11 @@ static void
 rmtmp(void)
 {
 	if (tmpdir) {
-		char *argv[] = { "rm", "-rf", tmpdir, NULL };
+		char *dir = argpath(tmpdir);
+		char *argv[] = { "rm", "-rf", dir, NULL };
 
 		run_command(argv, 0);
+		free(dir);
 		free(tmpdir);
 		tmpdir = NULL;
 	}
@@ -100,6 +102,13 @@ maketmp(void)
 			die("mkdtemp %s: %s", tpl, strerror(errno));
 		tmpdir = tpl;
 		atexit(rmtmp);
+		/* absolute: the passes run in it (pipeline_workdir), and
+		 * no path in it starts with '-' or '@' */
+		if (!(tmpdir = realpath(tpl, NULL))) {
+			tmpdir = tpl;
+			die("%s: %s", tpl, strerror(errno));
+		}
+		free(tpl);
 	}
 	return tmpdir;
 }
@@ -322,6 +331,7 @@ import(const struct opts *o, const char *weightsdir)
 	    xasprintf("%s/%s.manifest.json", dir, base);
 	char *prog = find_program("nnl-onnx-import");
 	char *parse = find_program("nnl-parse");
+	char *modelarg = argpath(o->model), *jsonarg = argpath(json);
 	char *argv[12];
 	int rc = 0;
 
@@ -340,7 +350,7 @@ import(const struct opts *o, const char *weightsdir)
 	argv[4] = w;
 	argv[5] = "-m";
 	argv[6] = m;
-	argv[7] = (char *)o->model;
+	argv[7] = modelarg;
 	argv[8] = nnl ? "-a" : NULL;	/* origins, for nnl_write */
 	argv[9] = NULL;
 	if (rc == 0)
@@ -355,7 +365,7 @@ import(const struct opts *o, const char *weightsdir)
 		argv[6] = dir;
 		argv[7] = "-u";
 		argv[8] = (char *)(o->unsup ? o->unsup : "error");
-		argv[9] = json;
+		argv[9] = jsonarg;
 		argv[10] = NULL;
 		rc = run_command(argv, o->verbose);
 	}
@@ -369,6 +379,8 @@ import(const struct opts *o, const char *weightsdir)
 	free(m);
 	free(prog);
 	free(parse);
+	free(modelarg);
+	free(jsonarg);
 	return rc;
 }
 
@@ -392,20 +404,41 @@ baremetal(const char *triple)
 	    5)) && (strstr(triple, "-none-eabi") != NULL);
 }
 
-/* The C compiler: $CC, or TRIPLE-gcc (arm-none-eabi-gcc for the
- * bare-metal ARM triples), or cc. */
-static char *
+/* The C compiler (tool "cc") or archiver ("ar") as words: TRIPLE-gcc
+ * (arm-none-eabi-gcc for the bare-metal ARM triples), else $CC or $AR
+ * split at blanks with no shell (words_split: "ccache gcc"), else the
+ * tool. */
+static char **
 compiler(const char *triple, const char *tool)
 {
 	const char *cc = getenv(strcmp(tool, "ar") ? "CC" : "AR");
+	char **v;
 
-	if (triple)
-		return xasprintf("%s-%s", baremetal(triple) ?
+	if (triple) {
+		v = xcalloc(2, sizeof *v);
+		v[0] = xasprintf("%s-%s", baremetal(triple) ?
 		    "arm-none-eabi" : triple, strcmp(tool, "ar") ? "gcc" :
 		    "ar");
-	if (cc && *cc)
-		return xstrdup(cc);
-	return xstrdup(tool);
+		return v;
+	}
+	v = words_split(cc);
+	if (!v[0]) {
+		free(v);
+		v = xcalloc(2, sizeof *v);
+		v[0] = xstrdup(tool);
+	}
+	return v;
+}
+
+/* How many words a NULL-terminated vector holds. */
+static size_t
+nwords(char **v)
+{
+	size_t n = 0;
+
+	while (v[n])
+		n++;
+	return n;
 }
 
 /* Whether a triple (NULL: this host) names an x86 or an ARM machine. */
@@ -446,20 +479,23 @@ static char *
 ccmachine(void)
 {
 	const char *cc = getenv("CC");
-	char line[256], *cmd;
-	FILE *p;
+	char line[256], **v;
+	size_t n;
 
 	if (!cc || !*cc)
 		return NULL;
-	cmd = xasprintf("%s -dumpmachine 2>/dev/null", cc);
-	fflush(NULL);
-	p = popen(cmd, "r");
-	free(cmd);
-	if (!p)
+	v = words_split(cc);
+	n = nwords(v);
+	if (n == 0) {
+		free(v);
 		return NULL;
-	if (!fgets(line, sizeof line, p))
+	}
+	v = xrealloc(v, (n + 2) * sizeof *v);
+	v[n] = xstrdup("-dumpmachine");
+	v[n + 1] = NULL;
+	if (run_capture(v, line, sizeof line) != 0)
 		line[0] = '\0';
-	pclose(p);
+	words_free(v);
 	line[strcspn(line, "\r\n")] = '\0';
 	if (!line[0] || (isx86(line) == isx86(NULL) &&
 	    isarm(line) == isarm(NULL)))
@@ -743,10 +779,10 @@ compile(struct opts *o, char **artifact)
 	const char *kind = o->emit ? o->emit : "exe";
 	struct graph *g;
 	char *emit = find_program("nnl-emit-c");
-	char *cc = compiler(o->triple, "cc");
+	char **cc = compiler(o->triple, "cc");
 	const char *io, *flags[16 + 2 * NNC_MAXCFLAGS];
 	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, embed, keep;
-	int threads;
+	int threads, k;
 
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
@@ -843,12 +879,15 @@ compile(struct opts *o, char **artifact)
 	 * beside it; C in the temporary directory, by its path there */
 	keep = !strcmp(kind, "c") || o->savetemps;
 	{
+		char *ja = argpath(json);
 		char *ea[] = { emit, "-p", pfx, "-e", embed ? "array" :
 		    keep ? "beside" : "incbin", "-H", chdr,
-		    "-o", csrc, json, isexe ? "-m" : NULL, NULL };
+		    "-o", csrc, ja, isexe ? "-m" : NULL, NULL };
 
 		progress_start("compile 2/3: nnl-emit-c", 0);
-		if (run_command(ea, o->verbose) != 0)
+		k = run_command(ea, o->verbose);
+		free(ja);
+		if (k != 0)
 			goto out;
 	}
 	/* the weights once the source is there; no source without them */
@@ -874,10 +913,14 @@ compile(struct opts *o, char **artifact)
 		char *incdir = path_dirname(chdr);
 		char *inc = xasprintf("-I%s", incdir);
 		char *obj = xasprintf("%s/%s.o", maketmp(), st);
-		char *a[24 + 2 * NNC_MAXCFLAGS];
-		int k = 0;
+		char *objarg = argpath(obj), *outarg = argpath(out);
+		char *srcarg = argpath(csrc);
+		char **a = xcalloc(nwords(cc) + 24 + 2 * NNC_MAXCFLAGS,
+		    sizeof *a);
 
-		a[k++] = cc;
+		k = 0;
+		for (char **w = cc; *w; w++)
+			a[k++] = *w;
 		for (int i = 0; i < nflags; i++)
 			a[k++] = (char *)flags[i];
 		a[k++] = inc;
@@ -890,8 +933,8 @@ compile(struct opts *o, char **artifact)
 			a[k++] = "-c";
 		}
 		a[k++] = "-o";
-		a[k++] = !strcmp(kind, "lib") ? obj : out;
-		a[k++] = csrc;
+		a[k++] = !strcmp(kind, "lib") ? objarg : outarg;
+		a[k++] = srcarg;
 		if (isexe || !strcmp(kind, "shared"))
 			a[k++] = "-lm";
 		a[k] = NULL;
@@ -902,16 +945,26 @@ compile(struct opts *o, char **artifact)
 			    obj : out, o->footprint)) != 0)
 				unlink(out);	/* no object over the limit */
 		if (rc == 0 && !strcmp(kind, "lib")) {
-			char *ar = compiler(o->triple, "ar");
-			char *aa[] = { ar, "rcs", out, obj, NULL };
+			char **ar = compiler(o->triple, "ar");
+			size_t n = nwords(ar);
+			char **aa = xcalloc(n + 4, sizeof *aa);
 
+			memcpy(aa, ar, n * sizeof *aa);
+			aa[n] = "rcs";
+			aa[n + 1] = outarg;
+			aa[n + 2] = objarg;
 			unlink(out);
 			rc = run_command(aa, o->verbose);
-			free(ar);
+			free(aa);
+			words_free(ar);
 		}
 		if (rc == 0 && !isexe && strcmp(chdr, hdr))
 			rc = copyfile(chdr, hdr);
+		free(a);
 		free(obj);
+		free(objarg);
+		free(outarg);
+		free(srcarg);
 		free(inc);
 		free(incdir);
 	}
@@ -929,7 +982,7 @@ out0:
 	free(json);
 	free(st);
 	free(emit);
-	free(cc);
+	words_free(cc);
 	return rc;
 }
 
@@ -976,7 +1029,8 @@ sci(double v, int prec, char *buf)
 static int
 test(struct opts *o, const char *input, const char *expected, double tol)
 {
-	char *exe = NULL, *inraw, *outraw, *cmd;
+	char *exe = NULL, *inraw, *outraw, *exearg, *argv[5], *owned[2] = { 0 };
+	char why[96];
 	struct npy in, want;
 	size_t n;
 	unsigned char *got;
@@ -1007,25 +1061,31 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 	outraw = xasprintf("%s/output.bin", tmpdir);
 	if (writefile_atomic(inraw, in.data, in.nbytes) != 0)
 		return 1;
+	/* the program by its path (it has a '/': no PATH search) */
+	exearg = argpath(exe);
 	if (o->triple) {
 		/* a foreign program runs under qemu-user, with the cross
 		 * libraries Debian installs in /usr/TRIPLE */
 		char *arch = xstrndup(o->triple, strcspn(o->triple, "-"));
 
-		cmd = xasprintf("qemu-%s -L /usr/%s '%s' < '%s' > '%s'", arch,
-		    o->triple, exe, inraw, outraw);
+		argv[0] = owned[0] = xasprintf("qemu-%s", arch);
+		argv[1] = "-L";
+		argv[2] = owned[1] = xasprintf("/usr/%s", o->triple);
+		argv[3] = exearg;
+		argv[4] = NULL;
 		free(arch);
 	} else {
-		cmd = xasprintf("'%s' < '%s' > '%s'", exe, inraw, outraw);
+		argv[0] = exearg;
+		argv[1] = NULL;
 	}
-	if (o->verbose)
-		fprintf(stderr, "%s\n", cmd);
-	fflush(NULL);
-	rc = system(cmd);
-	free(cmd);
+	rc = run_io(argv, inraw, outraw, o->verbose);
+	free(owned[0]);
+	free(owned[1]);
+	free(exearg);
 	if (rc != 0) {
-		error("%s: the compiled model failed (status %d)", o->model,
-		    rc);
+		error("%s: the compiled model failed: %s %s", o->model,
+		    o->triple ? "qemu-user" : "it", run_status(rc, why,
+		    sizeof why));
 		return 1;
 	}
 	got = (unsigned char *)readfile(outraw, &n);
@@ -1386,7 +1446,16 @@ main(int argc, char *argv[])
 		switch (c) {
 		case 'o': o.out = optarg; break;
 		case 'e': o.emit = optarg; break;
-		case 't': o.triple = optarg; break;
+		case 't':
+			o.triple = optarg;
+			/* a compiler's and qemu's name are made from it */
+			if (!*optarg || *optarg == '-' || optarg[strspn(optarg,
+			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+			    "VWXYZ0123456789_.-")])
+				die("--target-triple %s: expected letters, "
+				    "digits, '_', '.' and '-', not first",
+				    escape_tty_name(optarg));
+			break;
 		case 'g': o.target = optarg; break;
 		case 'C':
 			if (o.ncflag == NNC_MAXCFLAGS)
@@ -1443,6 +1512,17 @@ main(int argc, char *argv[])
 	if (argc - optind != 1 || (svg && strcmp(cmd, "inspect")))
 		usage();
 	o.model = argv[optind];
+	{
+		/* an absolute TMPDIR for nnc and every program it runs
+		 * (the C compiler's own temporaries): a relative one that
+		 * starts with '-' or '@' would read as an option */
+		const char *t = getenv("TMPDIR");
+		char *abs = t && *t && *t != '/' ? realpath(t, NULL) : NULL;
+
+		if (abs)
+			setenv("TMPDIR", abs, 1);
+		free(abs);
+	}
 	if (!strcmp(cmd, "new"))
 		return scaffold_new(o.model, project) ? 1 : close_stdout();
 	{

@@ -10,8 +10,25 @@
 # runs with -icount shift=0 (one instruction a nanosecond: reproducible).
 set -eu
 [ $# -eq 3 ] || { echo "usage: run.sh model input.npy dir" >&2; exit 2; }
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd -- "$(dirname -- "$0")" && pwd)
 model=$1 input=$2 dir=$3
+# the names reach C strings (-DMODEL_H, -DINPUT_FILE), where a quote,
+# a backslash or a line end cannot go; no path is read as an option or
+# a response file (nnc(1) SECURITY)
+plain() {
+	case $2 in
+	*'"'* | *'\'* | *'
+'*)
+		echo "run.sh: $1: a name with '\"', '\\' or a line end" >&2
+		exit 1 ;;
+	esac
+}
+plain model "$model"
+plain input "$input"
+plain dir "$dir"
+case $model in -* | @*) model=./$model ;; esac
+case $input in -* | @*) input=./$input ;; esac
+case $dir in -* | @*) dir=./$dir ;; esac
 # the nnc of this checkout when it is built, else the one on PATH
 if [ -z "${NNC:-}" ] && [ -x "$here/../../bin/nnc" ]; then
 	NNC=$here/../../bin/nnc
