@@ -23,22 +23,19 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# Every case of family $1 through nnl-run and through nnc compile (the
-# sanitizers' flags of make check-asan, if any, passed on), each output
+# Every case of family $1 through nnl-run and through nnc compile (in
+# make check-asan nnc adds the sanitizers from NNC_CFLAGS), each output
 # compared with numpy's bit for bit; prints how many cases ran.  Any
 # failure ends the test (errexit).
 family() {
-	local n cflags=() f k=0
+	local n k=0
 
-	for f in ${NNL_TEST_CFLAGS:-}; do
-		cflags+=(--cflag "$f")
-	done
 	/usr/bin/python3 "$D/cases.py" . "$1" > names
 	for n in $(cat names); do
 		mkdir "run-$n"
 		"$BIN/nnl-run" -d "run-$n" "$n.json" "x=$n.x.npy" > /dev/null
 		/usr/bin/python3 "$D/check.py" "$n.want.npy" "run-$n/y.npy"
-		"$BIN/nnc" compile "${cflags[@]}" -o "$n.prog" "$n.json"
+		"$BIN/nnc" compile -o "$n.prog" "$n.json"
 		"./$n.prog" < "$n.x.bin" > "$n.out.bin"
 		/usr/bin/python3 "$D/check.py" "$n.want.npy" "$n.out.bin"
 		k=$((k + 1))
@@ -108,13 +105,9 @@ m = v.mean(axis=1, keepdims=True)
 want = (v - m) / np.sqrt(v.var(axis=1, keepdims=True) + 1e-5) + b
 np.save("want.npy", want.astype(np.float16))
 PY
-	local cflags=() f
-	for f in ${NNL_TEST_CFLAGS:-}; do
-		cflags+=(--cflag "$f")
-	done
 	mkdir o
 	"$BIN/nnl-run" -d o ln16.json b=b.npy > /dev/null
-	"$BIN/nnc" compile "${cflags[@]}" -o ln16 ln16.json
+	"$BIN/nnc" compile -o ln16 ln16.json
 	./ln16 < b.bin > out.bin
 	/usr/bin/python3 - <<'PY'
 import numpy as np
