@@ -460,21 +460,30 @@ class Fuzzer:
         if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]) == 0:
             c.run(["nnl-parse", "-t", "nnl", "-o", "s.nnl", "s.json"])
 
-    def t_onnx(self, c):
+    def onnx_model(self, c, times):
+        """A model of the ONNX corpus: a sound one with its values
+        varied when c.valid, else one mutated times(c.r) times; None
+        when there is none."""
         import onnx
         r = c.r
         if c.valid:
             m, path = G.onnx_sound(r, G.onnx_corpus(), self.onnx_ops)
-            if m is None:
-                return
-            G.onnx_vary(r, m, path)
-        else:
-            try:
-                m = onnx.load(r.choice(G.onnx_corpus()))
-            except Exception:
-                return
-            for _ in range(r.choice([1, 1, 2, 3])):
-                G.onnx_mutate(r, m, c.dir)
+            if m is not None:
+                G.onnx_vary(r, m, path)
+            return m
+        try:
+            m = onnx.load(r.choice(G.onnx_corpus()))
+        except Exception:
+            return None
+        for _ in range(times(r)):
+            G.onnx_mutate(r, m, c.dir)
+        return m
+
+    def t_onnx(self, c):
+        r = c.r
+        m = self.onnx_model(c, lambda r: r.choice([1, 1, 2, 3]))
+        if m is None:
+            return
         b = bytearray(m.SerializeToString())
         if not c.valid and r.random() < 0.1 and b:
             for _ in range(r.randrange(1, 5)):
@@ -651,19 +660,9 @@ class Fuzzer:
             model = c.write("m.nnl", G.mutate_text(r, text)
                             if not c.valid and r.random() < 0.5 else text)
         else:
-            import onnx
-            if c.valid:
-                m, path = G.onnx_sound(r, G.onnx_corpus(), self.onnx_ops)
-                if m is None:
-                    return
-                G.onnx_vary(r, m, path)
-            else:
-                try:
-                    m = onnx.load(r.choice(G.onnx_corpus()))
-                except Exception:
-                    return
-                if r.random() < 0.7:
-                    G.onnx_mutate(r, m, c.dir)
+            m = self.onnx_model(c, lambda r: int(r.random() < 0.7))
+            if m is None:
+                return
             model = c.write("m.onnx", m.SerializeToString())
             # .nnl expresses few graphs: a sound input's goes to .json
             out = "i.json" if c.valid else r.choice(["i.nnl", "i.json"])
