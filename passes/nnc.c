@@ -514,10 +514,10 @@ ccmachine(void)
 static int
 envflags(const struct opts *o, const char **f)
 {
-	static char *buf;
+	static char **words;
 	const char *e = getenv("NNC_CFLAGS");
-	char *mach, *w;
-	int n = 0;
+	char *mach;
+	int n;
 
 	if (!e || !*e || o->triple)
 		return 0;
@@ -525,14 +525,14 @@ envflags(const struct opts *o, const char **f)
 		free(mach);
 		return 0;
 	}
-	free(buf);
-	buf = xstrdup(e);
-	for (w = strtok(buf, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+	words_free(words);
+	words = words_split(e);
+	for (n = 0; words[n]; n++) {
 		if (n == NNC_MAXCFLAGS) {
 			error("NNC_CFLAGS: more than %d words", NNC_MAXCFLAGS);
 			return -1;
 		}
-		f[n++] = w;
+		f[n] = words[n];
 	}
 	return n;
 }
