@@ -3,8 +3,14 @@
  * weights, when its nodes fit NNL's layers: what `nnc import -o x.nnl`
  * gives an ONNX model.  The graph is in NCHW with a batch of 1, as
  * ONNX models are; NNL is batch-free HWC, so 4-D operands become
- * [H, W, C], 2-D ones [K], and the rows of a Dense weight fed by a
- * Flatten are permuted from CHW to HWC order.  Every node that fits no
+ * [H, W, C], 3-D ones [L, C], 2-D ones [K].  A Flatten of [H, W, C]
+ * lists its features in HWC order, ONNX's in CHW order: each [K]
+ * value carries the order of its features (nnl_perm.h) through the
+ * layers that keep it (activations, BatchNorm, LayerNorm, Softmax,
+ * FakeQuant, an Add or Mul of two values in one order, Concat), whose
+ * per-feature parameters are permuted to it, to the Dense that
+ * consumes it by permuting its weight rows; any other layer reading
+ * features out of ONNX's order is refused.  Every node that fits no
  * layer is named in one error.
  */
 #define _DEFAULT_SOURCE
@@ -20,13 +26,15 @@
 #include "eval.h"
 #include "graph.h"
 #include "nnl.h"
+#include "nnl_perm.h"
 #include "npy.h"
 
 /* What each operand is in the NNL model. */
 struct val {
 	char *layer;		/* the layer computing it; NULL: none */
 	int rank;		/* its NNL (batch-free) rank */
-	int64_t chw[3];		/* a Flatten of [C, H, W]: rows to permute */
+	const int64_t *perm;	/* rank 1: NNL's feature r is ONNX's
+				   perm[r]; NULL: the same (nnl_perm.h) */
 };
 
 struct nw {
@@ -40,6 +48,8 @@ struct nw {
 	int err;
 	int comment;		/* refused nodes as // UNSUPPORTED comments */
 	int ncomments;
+	int64_t **perms;	/* the orders made, freed at the end */
+	int nperms;
 };
 
 static struct val *
@@ -57,7 +67,13 @@ static char *ident(struct nw *w, const char *name);
 static int
 nofit(struct nw *w, struct node *n, const char *why)
 {
-	if (w->comment) {
+	int permuted = 0;
+
+	/* a layer written in place of the comment would read features
+	 * in NNL's order, not ONNX's: what follows could not be right */
+	for (int i = 0; i < n->nin; i++)
+		permuted |= val(w, n->in[i]) && val(w, n->in[i])->perm;
+	if (w->comment && !permuted) {
 		/* the seed's form; what reads it is named after the node,
 		 * so a layer of that name replaces the comment */
 		char *id = ident(w, n->nout ? n->out[0] : n->id);
@@ -88,9 +104,11 @@ nofit(struct nw *w, struct node *n, const char *why)
 		}
 		return 1;
 	}
-	buf_printf(&w->refused, "\n  node \"%s\" (%s): %s",
+	buf_printf(&w->refused, "\n  node \"%s\" (%s): %s%s",
 	    escape_tty_name(n->id),
-	    escape_tty_name(n->opname), why);
+	    escape_tty_name(n->opname), why, permuted && w->comment ?
+	    " (not a comment: its input is a Flatten's features, in HWC "
+	    "order where ONNX has CHW)" : "");
 	w->nrefused++;
 	for (int k = 0; k < n->nout; k++) {
 		struct val *v = val(w, n->out[k]);
@@ -223,24 +241,127 @@ list(struct node *n, const char *name, int64_t *v, int k, int64_t dflt)
 	return 0;
 }
 
-/* Declare the layer computing node n's output from its inputs. */
-static void
+/* The number of features of operand name, a [K] value in NNL. */
+static int64_t
+feats(struct nw *w, const char *name)
+{
+	return (int64_t)tdesc_numel(operand_type(graph_find(w->g, name)));
+}
+
+/* A order made, kept to be freed at the end. */
+static const int64_t *
+keepperm(struct nw *w, int64_t *p)
+{
+	if (!p)
+		return NULL;
+	w->perms = xrealloc(w->perms, (size_t)(w->nperms + 1) *
+	    sizeof *w->perms);
+	w->perms[w->nperms++] = p;
+	return p;
+}
+
+/* The layers whose output lists its features in the order of its
+ * inputs': elementwise, or per feature with the parameters saved in
+ * that order (savefeat). */
+static const char *const keeps[] = { "ReLU", "ReLU6", "Sigmoid",
+    "Hardswish", "LeakyReLU", "Softmax", "FakeQuant", "BatchNorm",
+    "LayerNorm", "Dropout", "Add", "Mul" };
+
+/* The order of the features of the layer type computing a rank-rank
+ * value from ins, into *p: 0, or 1 with *why set when NNL's layer
+ * would not compute ONNX's numbers from inputs in their order. */
+static int
+order(struct nw *w, const char *type, const char **ins, int nin,
+    int rank, const int64_t **p, const char **why)
+{
+	const struct val *a = val(w, ins[0]);
+	int keep = 0;
+
+	*p = NULL;
+	if (!strcmp(type, "Dense"))
+		return 0;	/* dense() permutes its weight rows */
+	if (!strcmp(type, "Flatten")) {
+		const struct tdesc *t = operand_type(graph_find(w->g,
+		    ins[0]));
+
+		if (a->rank == 3 && t->rank == 4)
+			*p = keepperm(w, nnl_perm_flatten(t->dims[1],
+			    t->dims[2], t->dims[3]));
+		else if (a->rank == 2 && t->rank == 3)	/* [L, C] */
+			*p = keepperm(w, nnl_perm_flatten(t->dims[1],
+			    t->dims[2], 1));
+		else
+			*p = a->perm;
+		return 0;
+	}
+	if (!strcmp(type, "Concat") && rank == 1) {
+		const int64_t **ps = xcalloc((size_t)nin, sizeof *ps);
+		int64_t *len = xcalloc((size_t)nin, sizeof *len);
+
+		for (int i = 0; i < nin; i++) {
+			ps[i] = val(w, ins[i])->perm;
+			len[i] = feats(w, ins[i]);
+		}
+		*p = keepperm(w, nnl_perm_concat(nin, ps, len));
+		free(ps);
+		free(len);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof keeps / sizeof *keeps; i++)
+		keep |= !strcmp(type, keeps[i]);
+	for (int i = 0; i < nin; i++) {
+		const struct val *b = val(w, ins[i]);
+
+		if (!keep && b->perm) {
+			*why = "it reads a Flatten's features, in HWC order "
+			    "where ONNX has CHW, and is not elementwise";
+			return 1;
+		}
+		if (keep && (b->rank != a->rank ||
+		    !nnl_perm_same(a->perm, b->perm, feats(w, ins[0])))) {
+			*why = "its inputs list their features in different "
+			    "orders (a Flatten's HWC and ONNX's CHW)";
+			return 1;
+		}
+	}
+	if (keep && rank == 1)
+		*p = a->perm;
+	return 0;
+}
+
+/* Declare the layer computing node n's output from its inputs: 0, or
+ * 1 when refused (order()). */
+static int
 layer(struct nw *w, struct node *n, const char **ins, int nin, int rank,
     const char *fmt, ...) NNL_PRINTF(6, 7);
 
-static void
+static int
 layer(struct nw *w, struct node *n, const char **ins, int nin, int rank,
     const char *fmt, ...)
 {
 	struct val *v = val(w, n->out[0]);
+	const int64_t *perm;
+	const char *why = NULL;
 	va_list ap;
-	char *s;
+	char *s, *type;
 
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
+	type = xstrndup(s, strcspn(s, "("));
+	if (order(w, type, ins, nin, rank, &perm, &why)) {
+		struct node f = *n;
+
+		f.in = (char **)ins;
+		f.nin = nin;
+		free(type);
+		free(s);
+		return nofit(w, &f, why);
+	}
+	free(type);
 	v->layer = ident(w, n->out[0]);
 	v->rank = rank;
+	v->perm = perm;
 	buf_printf(&w->layers, "    layer %s = %s;\n", v->layer, s);
 	free(s);
 	if (nin == 1) {
@@ -253,6 +374,20 @@ layer(struct nw *w, struct node *n, const char **ins, int nin, int rank,
 			    val(w, ins[i])->layer);
 		buf_printf(&w->conns, "] -> %s;\n", v->layer);
 	}
+	return 0;
+}
+
+/* Save the per-feature vector d of K floats of the layer computing
+ * opnd in the order of its features. */
+static void
+savefeat(struct nw *w, const char *opnd, const char *param, int64_t K,
+    const float *d)
+{
+	const struct val *v = val(w, opnd);
+	float *t = nnl_perm_rows(v->perm, d, K, 1);
+
+	save(w, v->layer, param, 1, &K, t);
+	free(t);
 }
 
 /* The operand read as a layer's input: computed by a layer, batch 1. */
@@ -323,11 +458,12 @@ conv(struct nw *w, struct node *n)
 		snprintf(ps, sizeof ps, "[%lld, %lld, %lld, %lld]",
 		    (long long)pad[0], (long long)pad[2], (long long)pad[1],
 		    (long long)pad[3]);
-	layer(w, n, (const char **)n->in, 1, 3, "Conv2D(filters: %lld, "
+	if (layer(w, n, (const char **)n->in, 1, 3, "Conv2D(filters: %lld, "
 	    "kernel: [%lld, %lld], stride: [%lld, %lld], padding: %s%s)",
 	    (long long)O, (long long)f->desc.dims[2],
 	    (long long)f->desc.dims[3], (long long)st[0], (long long)st[1], ps,
-	    g > 1 ? gs : "");
+	    g > 1 ? gs : ""))
+		return 1;
 	if (!(fw = floats(w, f)))
 		return w->err = 1;
 	save(w, val(w, n->out[0])->layer, "weight", 4, f->desc.dims, fw);
@@ -366,19 +502,18 @@ pool(struct nw *w, struct node *n, const int64_t *extra)
 	if (!max && y->dims[2] == 1 && y->dims[3] == 1 &&
 	    win[0] == x->dims[2] && win[1] == x->dims[3] && !pad[0] &&
 	    !pad[1] && !pad[2] && !pad[3]) {
-		layer(w, n, (const char **)n->in, 1, 1, "GlobalAvgPool2D()");
-		return 0;
+		return layer(w, n, (const char **)n->in, 1, 1,
+		    "GlobalAvgPool2D()");
 	}
 	if (!max && (pad[0] || pad[1] || pad[2] || pad[3]))
 		return nofit(w, n, "a padded average pool");
 	snprintf(ps, sizeof ps, ", padding: [%lld, %lld, %lld, %lld]",
 	    (long long)pad[0], (long long)pad[2], (long long)pad[1],
 	    (long long)pad[3]);
-	layer(w, n, (const char **)n->in, 1, 3, "%s(kernel: [%lld, %lld], "
-	    "stride: [%lld, %lld]%s)", max ? "MaxPool2D" : "AvgPool2D",
+	return layer(w, n, (const char **)n->in, 1, 3, "%s(kernel: [%lld, "
+	    "%lld], stride: [%lld, %lld]%s)", max ? "MaxPool2D" : "AvgPool2D",
 	    (long long)win[0], (long long)win[1], (long long)st[0],
 	    (long long)st[1], pad[0] || pad[1] || pad[2] || pad[3] ? ps : "");
-	return 0;
 }
 
 /* Dense from gemm or matmul: a [1, K] by [K, U] (or [U, K] transposed)
@@ -387,37 +522,36 @@ static int
 dense(struct nw *w, struct node *n, const char *bias)
 {
 	struct val *v = src(w, n->in[0]);
+	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
 	struct operand *b = cst(w, n->in[1]), *c = cst(w, bias);
 	int bt = n->op == OP_GEMM && truth(n, "bTranspose");
 	int64_t K, U, dims[2];
 	float *bw, *cw, *W;
 	const char *name;
+	const int64_t *perm;
 
-	if (!v || v->rank != 1 || !b || b->desc.rank != 2 ||
+	if (!v || v->rank != 1 || x->rank != 2 || !b || b->desc.rank != 2 ||
+	    b->desc.dims[bt ? 1 : 0] != x->dims[1] ||
 	    (bias && !c) || (n->op == OP_GEMM && (truth(n, "aTranspose") ||
 	    num(n, "alpha", 1) != 1 || num(n, "beta", 1) != 1)))
 		return nofit(w, n, "not a [1, K] layer times constant "
 		    "float32 weights plus a constant bias");
 	K = b->desc.dims[bt ? 1 : 0];
 	U = b->desc.dims[bt ? 0 : 1];
+	perm = v->perm;		/* v may be the output's (matmul + add) */
 	if (c && tdesc_numel(&c->desc) != (uint64_t)U)
 		return nofit(w, n, "a bias that is not one per unit");
-	layer(w, n, (const char **)n->in, 1, 1, "Dense(units: %lld)",
-	    (long long)U);
+	if (layer(w, n, (const char **)n->in, 1, 1, "Dense(units: %lld)",
+	    (long long)U))
+		return 1;
 	name = val(w, n->out[0])->layer;
 	if (!(bw = floats(w, b)))
 		return w->err = 1;
 	W = xcalloc((size_t)(K * U), sizeof *W);
 	for (int64_t r = 0; r < K; r++) {
-		/* NNL's row r is HWC position r; ONNX's is CHW */
-		int64_t s = r;
+		/* NNL's row r is ONNX's row perm[r] */
+		int64_t s = perm ? perm[r] : r;
 
-		if (v->chw[0]) {
-			int64_t C = v->chw[0], H = v->chw[1], Wd = v->chw[2];
-			int64_t h = r / (Wd * C), x = r / C % Wd, ch = r % C;
-
-			s = ch * H * Wd + h * Wd + x;
-		}
 		for (int64_t u = 0; u < U; u++)
 			W[r * U + u] = bt ? bw[u * K + s] : bw[s * U + u];
 	}
@@ -442,15 +576,23 @@ batchnorm(struct nw *w, struct node *n)
 	struct operand *bi = cst(w, str(n, "bias", NULL));
 	const char *p[4] = { "gamma", "beta", "running_mean", "running_var" };
 	struct operand *o[4] = { sc, bi, mu, var };
+	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
 	int64_t C;
 
-	if (!v || !mu || !var || num(n, "axis", 1) != 1 ||
+	if (!v || !mu || !var || num(n, "axis", 1) != 1 || x->rank < 2 ||
 	    (str(n, "scale", NULL) && !sc) || (str(n, "bias", NULL) && !bi))
 		return nofit(w, n, "not over the channels with constant "
 		    "statistics");
-	C = mu->desc.dims[0];
-	layer(w, n, (const char **)n->in, 1, v->rank, "BatchNorm(epsilon: "
-	    "%.9g)", num(n, "epsilon", 1e-5));
+	C = x->dims[1];
+	for (int i = 0; i < 4; i++)
+		if (o[i] && tdesc_numel(&o[i]->desc) != (uint64_t)C)
+			return nofit(w, n, "statistics that are not one per "
+			    "channel");
+	if (v->rank == 1 && feats(w, n->in[0]) != C)
+		return nofit(w, n, "not over the features of a [1, K] layer");
+	if (layer(w, n, (const char **)n->in, 1, v->rank,
+	    "BatchNorm(epsilon: %.9g)", num(n, "epsilon", 1e-5)))
+		return 1;
 	for (int i = 0; i < 4; i++) {
 		float *d = o[i] ? floats(w, o[i]) : xcalloc((size_t)C, 4);
 
@@ -458,7 +600,7 @@ batchnorm(struct nw *w, struct node *n)
 			for (int64_t k = 0; k < C; k++)
 				d[k] = 1;
 		if (d)
-			save(w, val(w, n->out[0])->layer, p[i], 1, &C, d);
+			savefeat(w, n->out[0], p[i], C, d);
 		free(d);
 	}
 	return 0;
@@ -591,11 +733,10 @@ group(struct nw *w, struct node *last, const cJSON *o)
 		if (!v || v->rank != 3 || attr(o, "size", 0) < 1)
 			return nofit(w, &fake, "an LRN not across the channels "
 			    "of a layer");
-		layer(w, last, &x, 1, 3, "LRN(size: %lld, alpha: %.9g, "
+		return layer(w, last, &x, 1, 3, "LRN(size: %lld, alpha: %.9g, "
 		    "beta: %.9g, bias: %.9g)", (long long)attr(o, "size", 0),
 		    attr(o, "alpha", 1e-4), attr(o, "beta", 0.75),
 		    attr(o, "bias", 1));
-		return 0;
 	}
 	if (!strcmp(op, "LayerNormalization")) {
 		struct operand *g = cst(w, oin(o, 1)), *b = cst(w, oin(o, 2));
@@ -610,14 +751,15 @@ group(struct nw *w, struct node *last, const cJSON *o)
 			    "the features of a [1, K] layer with constant "
 			    "scale and bias");
 		K = t->dims[1];
-		layer(w, last, &x, 1, 1, "LayerNorm(epsilon: %.9g)",
-		    attr(o, "epsilon", 1e-5));
+		if (layer(w, last, &x, 1, 1, "LayerNorm(epsilon: %.9g)",
+		    attr(o, "epsilon", 1e-5)))
+			return 1;
 		if ((d = floats(w, g)))
-			save(w, val(w, last->out[0])->layer, "gamma", 1, &K, d);
+			savefeat(w, last->out[0], "gamma", K, d);
 		free(d);
 		d = b ? floats(w, b) : xcalloc((size_t)K, sizeof *d);
 		if (d)
-			save(w, val(w, last->out[0])->layer, "beta", 1, &K, d);
+			savefeat(w, last->out[0], "beta", K, d);
 		free(d);
 		return 0;
 	}
@@ -635,12 +777,12 @@ group(struct nw *w, struct node *last, const cJSON *o)
 		    attr(o, "ceil_mode", 0) != 0 || !k[0] || !k[1])
 			return nofit(w, &fake, "a padded AveragePool that counts "
 			    "the padding, or rounds up (AvgPool2D does neither)");
-		layer(w, last, &x, 1, 3, "AvgPool2D(kernel: [%lld, %lld], "
-		    "stride: [%lld, %lld], padding: [%lld, %lld, %lld, %lld])",
+		return layer(w, last, &x, 1, 3, "AvgPool2D(kernel: [%lld, "
+		    "%lld], stride: [%lld, %lld], padding: [%lld, %lld, %lld, "
+		    "%lld])",
 		    (long long)k[0], (long long)k[1], (long long)st[0],
 		    (long long)st[1], (long long)p[0], (long long)p[1],
 		    (long long)p[2], (long long)p[3]);
-		return 0;
 	}
 	if ((!strcmp(op, "Conv") || !strcmp(op, "MaxPool")) && t &&
 	    t->rank == 3) {
@@ -690,14 +832,14 @@ group(struct nw *w, struct node *last, const cJSON *o)
 			return nofit(w, &fake, "1-D padding that is neither "
 			    "\"valid\" nor \"same\"");
 		if (!conv) {
-			layer(w, last, &x, 1, 2, "MaxPool1D(kernel: %lld, "
-			    "stride: %lld)", (long long)k, (long long)st);
-			return 0;
+			return layer(w, last, &x, 1, 2, "MaxPool1D(kernel: "
+			    "%lld, stride: %lld)", (long long)k, (long long)st);
 		}
 		O = fd[0];
-		layer(w, last, &x, 1, 2, "Conv1D(filters: %lld, kernel: %lld, "
-		    "stride: %lld, padding: \"%s\")", (long long)O,
-		    (long long)k, (long long)st, pd);
+		if (layer(w, last, &x, 1, 2, "Conv1D(filters: %lld, kernel: "
+		    "%lld, stride: %lld, padding: \"%s\")", (long long)O,
+		    (long long)k, (long long)st, pd))
+			return 1;
 		if ((d = floats(w, f)))
 			save(w, val(w, last->out[0])->layer, "weight", 3,
 			    fd, d);
@@ -758,10 +900,9 @@ fakequant(struct nw *w, struct node *q, struct node *dq)
 	    z1 != z2)))
 		return nofit(w, q, "not a quantize and dequantize of a layer "
 		    "with one scalar scale and int8 or uint8 zero point");
-	layer(w, dq, (const char **)q->in, 1, v->rank, "FakeQuant(scale: "
-	    "%.9g, zero_point: %d, qmin: %d, qmax: %d)", s1, (int)z1,
+	return layer(w, dq, (const char **)q->in, 1, v->rank, "FakeQuant("
+	    "scale: %.9g, zero_point: %d, qmin: %d, qmax: %d)", s1, (int)z1,
 	    zt == DT_UINT8 ? 0 : -128, zt == DT_UINT8 ? 255 : 127);
-	return 0;
 }
 
 /* A [1, K] layer plus a constant bias where no Dense can take it (a
@@ -770,19 +911,22 @@ fakequant(struct nw *w, struct node *q, struct node *dq)
 static int
 biasadd(struct nw *w, struct node *n, struct operand *c, int64_t K)
 {
-	float *b = floats(w, c), *one = xcalloc((size_t)K, sizeof *one);
-	float *zero = xcalloc((size_t)K, sizeof *zero);
-	const char *name;
+	float *b, *one, *zero;
 
-	layer(w, n, (const char **)n->in, 1, 1, "BatchNorm(epsilon: 0)");
-	name = val(w, n->out[0])->layer;
+	if (layer(w, n, (const char **)n->in, 1, 1, "BatchNorm(epsilon: 0)"))
+		return 1;
+	b = floats(w, c);
+	one = xcalloc((size_t)K, sizeof *one);
+	zero = xcalloc((size_t)K, sizeof *zero);
 	for (int64_t i = 0; i < K; i++)
 		one[i] = 1;
 	if (b) {
-		save(w, name, "gamma", 1, &K, one);
-		save(w, name, "beta", 1, &K, b);
-		save(w, name, "running_mean", 1, &K, zero);
-		save(w, name, "running_var", 1, &K, one);
+		/* beta in the order of the features; the others are
+		 * the same for every feature */
+		savefeat(w, n->out[0], "gamma", K, one);
+		savefeat(w, n->out[0], "beta", K, b);
+		savefeat(w, n->out[0], "running_mean", K, zero);
+		savefeat(w, n->out[0], "running_var", K, one);
 	} else {
 		w->err = 1;
 	}
@@ -807,9 +951,8 @@ node1(struct nw *w, struct node *n, struct node *next)
 		if (n->op == act[i].op) {
 			if (!v)
 				return nofit(w, n, "input not from a layer");
-			layer(w, n, (const char **)n->in, 1, v->rank, "%s",
-			    act[i].layer);
-			return 0;
+			return layer(w, n, (const char **)n->in, 1, v->rank,
+			    "%s", act[i].layer);
 		}
 	switch (n->op) {
 	case OP_IDENTITY:
@@ -821,20 +964,21 @@ node1(struct nw *w, struct node *n, struct node *next)
 		if (!v || num(n, "minValue", -1) != 0 ||
 		    num(n, "maxValue", -1) != 6)
 			return nofit(w, n, "a clamp other than ReLU6's");
-		layer(w, n, (const char **)n->in, 1, v->rank, "ReLU6()");
-		return 0;
+		return layer(w, n, (const char **)n->in, 1, v->rank, "ReLU6()");
 	case OP_LEAKY_RELU:
 		if (!v)
 			return nofit(w, n, "input not from a layer");
-		layer(w, n, (const char **)n->in, 1, v->rank, "LeakyReLU("
-		    "alpha: %.9g)", num(n, "alpha", 0.01));
-		return 0;
-	case OP_SOFTMAX:
-		if (!v || num(n, "axis", -1) != (y->rank == 4 ? 1 :
-		    y->rank - 1))
+		return layer(w, n, (const char **)n->in, 1, v->rank,
+		    "LeakyReLU(alpha: %.9g)", num(n, "alpha", 0.01));
+	case OP_SOFTMAX: {
+		/* NNL's Softmax is over the last axis: ONNX's channels */
+		double a = num(n, "axis", -1);
+
+		if (!v || (a < 0 ? a + y->rank : a) != 1)
 			return nofit(w, n, "not over the channels");
-		layer(w, n, (const char **)n->in, 1, v->rank, "Softmax()");
-		return 0;
+		return layer(w, n, (const char **)n->in, 1, v->rank,
+		    "Softmax()");
+	}
 	case OP_CONV2D:
 		return conv(w, n);
 	case OP_MAX_POOL2D:
@@ -880,10 +1024,10 @@ node1(struct nw *w, struct node *n, struct node *next)
 		    y->dims[2] % x->dims[2] || y->dims[3] % x->dims[3])
 			return nofit(w, n, "not a nearest-neighbor resize of H "
 			    "and W by whole factors");
-		layer(w, n, (const char **)n->in, 1, 3, "Upsample(scale: "
-		    "[%lld, %lld])", (long long)(y->dims[2] / x->dims[2]),
+		return layer(w, n, (const char **)n->in, 1, 3, "Upsample("
+		    "scale: [%lld, %lld])",
+		    (long long)(y->dims[2] / x->dims[2]),
 		    (long long)(y->dims[3] / x->dims[3]));
-		return 0;
 	}
 	case OP_GEMM:
 		return dense(w, n, str(n, "c", NULL));
@@ -894,27 +1038,15 @@ node1(struct nw *w, struct node *n, struct node *next)
 		return dense(w, n, NULL);
 	case OP_BATCH_NORMALIZATION:
 		return batchnorm(w, n);
-	case OP_RESHAPE: {
-		const struct tdesc *x = operand_type(graph_find(w->g,
-		    n->in[0]));
-
+	case OP_RESHAPE:
 		if (!v || y->rank != 2 || y->dims[0] != 1)
 			return nofit(w, n, "a reshape other than a Flatten");
 		if (v->rank == 1) {
 			alias(w, n, v);
 			return 0;
 		}
-		layer(w, n, (const char **)n->in, 1, 1, "Flatten()");
-		if (x->rank == 4 || x->rank == 3) {
-			/* [1, C, L] flattens as [C, L, 1] would */
-			struct val *o = val(w, n->out[0]);
-
-			o->chw[0] = x->dims[1];
-			o->chw[1] = x->dims[2];
-			o->chw[2] = x->rank == 4 ? x->dims[3] : 1;
-		}
-		return 0;
-	}
+		/* its features in HWC order (order()) */
+		return layer(w, n, (const char **)n->in, 1, 1, "Flatten()");
 	case OP_ADD:
 	case OP_MUL: {
 		struct val *b = n->nin == 2 ? src(w, n->in[1]) : NULL;
@@ -927,22 +1059,23 @@ node1(struct nw *w, struct node *n, struct node *next)
 		    tdesc_numel(&cst(w, n->in[1])->desc) ==
 		    (uint64_t)ta->dims[1])
 			return biasadd(w, n, cst(w, n->in[1]), ta->dims[1]);
-		if (!v || !b || ta->rank != tb->rank || memcmp(ta->dims,
+		if (!v || !b || ta->rank != tb->rank || v->rank != b->rank ||
+		    memcmp(ta->dims,
 		    tb->dims, sizeof *ta->dims * (size_t)ta->rank))
 			return nofit(w, n, "not two layers of one shape");
-		layer(w, n, (const char **)n->in, 2, v->rank, "%s()",
+		return layer(w, n, (const char **)n->in, 2, v->rank, "%s()",
 		    n->op == OP_ADD ? "Add" : "Mul");
-		return 0;
 	}
 	case OP_CONCAT:
 		if (y->rank < 2 || num(n, "axis", 0) != 1)
 			return nofit(w, n, "not along the channels");
 		for (int i = 0; i < n->nin; i++)
-			if (!src(w, n->in[i]))
-				return nofit(w, n, "inputs not from layers");
-		layer(w, n, (const char **)n->in, n->nin, v->rank,
+			if (!src(w, n->in[i]) || src(w, n->in[i])->rank !=
+			    v->rank)
+				return nofit(w, n, "inputs not from layers of "
+				    "one rank");
+		return layer(w, n, (const char **)n->in, n->nin, v->rank,
 		    "Concat()");
-		return 0;
 	default:
 		return nofit(w, n, "no NNL layer computes it");
 	}
@@ -1081,6 +1214,9 @@ out:
 			g->tab[i]->aux = NULL;
 	for (int i = 0; i < w.nnames; i++)
 		free(w.names[i]);
+	for (int i = 0; i < w.nperms; i++)
+		free(w.perms[i]);
+	free(w.perms);
 	free(w.names);
 	free(w.layers.s);
 	free(w.conns.s);
