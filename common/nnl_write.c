@@ -1038,6 +1038,17 @@ node1(struct nw *w, struct node *n, struct node *next)
 		return dense(w, n, NULL);
 	case OP_BATCH_NORMALIZATION:
 		return batchnorm(w, n);
+	case OP_REDUCE_MEAN: {
+		/* ONNX's GlobalAveragePool, or a mean over H and W */
+		int64_t ax[2];
+
+		if (!v || v->rank != 3 || list(n, "axes", ax, 2, -1) ||
+		    ax[0] != 2 || ax[1] != 3)
+			return nofit(w, n, "not a mean over H and W of a "
+			    "[C, H, W] layer");
+		return layer(w, n, (const char **)n->in, 1, 1,
+		    "GlobalAvgPool2D()");
+	}
 	case OP_RESHAPE:
 		if (!v || y->rank != 2 || y->dims[0] != 1)
 			return nofit(w, n, "a reshape other than a Flatten");
