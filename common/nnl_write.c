@@ -729,6 +729,11 @@ group(struct nw *w, struct node *last, const cJSON *o)
 
 	fake.in = (char **)&x;
 	fake.nin = 1;
+	/* a refusal names the ONNX node */
+	if (*ostr(o, "node") && *op) {
+		fake.id = (char *)ostr(o, "node");
+		fake.opname = (char *)op;
+	}
 	if (!strcmp(op, "LRN")) {
 		if (!v || v->rank != 3 || attr(o, "size", 0) < 1)
 			return nofit(w, &fake, "an LRN not across the channels "
