@@ -8,9 +8,14 @@
  * weight the filter of a Conv or B of a Gemm/MatMul, bias its bias or
  * C, gamma beta running_mean running_var the scale, B, mean and var of
  * a BatchNormalization.  Conv weights are OIHW in both; a Gemm's B with
- * transB (PyTorch's [out, in]) is transposed to NNL's [in, out], and a
- * Dense after a Flatten of [H, W, C] has its rows permuted from ONNX's
- * CHW order to NNL's HWC.
+ * transB (PyTorch's [out, in]) is transposed to NNL's [in, out].  A
+ * Flatten of [H, W, C] lists its features in HWC order where ONNX's
+ * has CHW (nnl_perm.h): the layers that keep that order (activations,
+ * Dropout, Softmax, BatchNorm, LayerNorm, FakeQuant, Add and Mul of
+ * values in one order, Concat) carry it to the Dense that reads it,
+ * whose weight rows, like a BatchNorm's or LayerNorm's vectors on the
+ * way, are permuted from ONNX's order to NNL's.  An Add or Mul of
+ * values in two orders cannot be given ONNX's weights: an error.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -20,6 +25,7 @@
 
 #include "nnl_ast.h"
 #include "escape.h"
+#include "nnl_perm.h"
 #include "eval.h"
 #include "pipeline.h"
 
@@ -135,22 +141,59 @@ transposed(struct graph *g, const char *c)
 	return 0;
 }
 
-/* [H, W, C] when layer l (a Dense) reads a Flatten of a rank-3 layer:
- * its weight rows come in ONNX's CHW order. */
 static int
-flattened(struct nmodel *m, struct nlayer *l, int64_t hwc[3])
+is(const struct nlayer *l, const char *const *types)
 {
-	struct nlayer *p;
+	for (; *types; types++)
+		if (!strcmp(l->type, *types))
+			return 1;
+	return 0;
+}
 
-	if (strcmp(l->type, "Dense") || l->nin != 1)
-		return 0;
-	p = &m->layers[l->in[0]];
-	if (!strcmp(p->type, "Flatten") && p->nin == 1)
-		p = &m->layers[p->in[0]];
-	if (p->rank != 3)
-		return 0;
-	memcpy(hwc, p->shape, 3 * sizeof *hwc);
-	return 1;
+/* The order of the K features of layer p's output (nnl_perm.h), or
+ * NULL: ONNX's.  *bad set when an Add or Mul meets two orders. */
+static int64_t *
+forder(struct nmodel *m, const struct nlayer *p, int *bad)
+{
+	static const char *const keeps[] = { "ReLU", "ReLU6", "Sigmoid",
+	    "Hardswish", "LeakyReLU", "SiLU", "Softmax", "Dropout",
+	    "BatchNorm", "LayerNorm", "FakeQuant", "Add", "Mul", NULL };
+	const struct nlayer *q = p->nin ? &m->layers[p->in[0]] : NULL;
+	int64_t *r;
+
+	if (p->rank != 1 || !q)
+		return NULL;
+	if (!strcmp(p->type, "Flatten"))
+		return q->rank == 3 ? nnl_perm_flatten(q->shape[2],
+		    q->shape[0], q->shape[1]) : q->rank == 2 ?
+		    nnl_perm_flatten(q->shape[1], q->shape[0], 1) :
+		    forder(m, q, bad);
+	if (!strcmp(p->type, "Concat")) {
+		int64_t **ps = xcalloc((size_t)p->nin, sizeof *ps);
+		int64_t *len = xcalloc((size_t)p->nin, sizeof *len);
+
+		for (int i = 0; i < p->nin; i++) {
+			ps[i] = forder(m, &m->layers[p->in[i]], bad);
+			len[i] = m->layers[p->in[i]].shape[0];
+		}
+		r = nnl_perm_concat(p->nin, (const int64_t *const *)ps, len);
+		for (int i = 0; i < p->nin; i++)
+			free(ps[i]);
+		free(ps);
+		free(len);
+		return r;
+	}
+	if (!is(p, keeps))
+		return NULL;	/* Dense, GlobalAvgPool2D: ONNX's order */
+	r = forder(m, q, bad);
+	for (int i = 1; i < p->nin; i++) {
+		int64_t *o = forder(m, &m->layers[p->in[i]], bad);
+
+		if (!nnl_perm_same(r, o, p->shape[0]))
+			*bad = 1;
+		free(o);
+	}
+	return r;
 }
 
 int
@@ -162,7 +205,8 @@ nnl_onnx_get(struct nnl_onnx *x, struct nmodel *m, struct nlayer *l,
 	const char *name;
 	uint64_t nb;
 	float *d;
-	int64_t hwc[3];
+	static const char *const perrow[] = { "Dense", "BatchNorm",
+	    "LayerNorm", NULL };
 
 	if (!c || c->kind != OPND_CONST) {
 		c = NULL;
@@ -201,20 +245,32 @@ nnl_onnx_get(struct nnl_onnx *x, struct nmodel *m, struct nlayer *l,
 		a->shape[0] = k;
 		a->shape[1] = r;
 	}
-	if (a->rank == 2 && !strcmp(param, "weight") &&
-	    flattened(m, l, hwc) && a->shape[0] == hwc[0] * hwc[1] * hwc[2]) {
-		/* row c*H*W + h*W + w of ONNX is row (h*W + w)*C + c here */
-		int64_t H = hwc[0], W = hwc[1], C = hwc[2], k = a->shape[1];
-		float *s = (float *)a->data, *t = xmalloc(nb ? nb : 1);
+	if (is(l, perrow) && l->nin == 1 && a->rank == (l->type[0] == 'D' ?
+	    2 : 1) && a->shape[0] == m->layers[l->in[0]].shape[0] &&
+	    m->layers[l->in[0]].rank == 1) {
+		/* rows (features) of the Dense weight or norm vector in
+		 * the order of the features l reads */
+		int bad = 0;
+		int64_t *p = forder(m, &m->layers[l->in[0]], &bad);
 
-		for (int64_t ch = 0; ch < C; ch++)
-			for (int64_t h = 0; h < H; h++)
-				for (int64_t w = 0; w < W; w++)
-					memcpy(t + ((h * W + w) * C + ch) * k,
-					    s + ((ch * H + h) * W + w) * k,
-					    (size_t)k * sizeof *t);
-		free(s);
-		a->data = (unsigned char *)t;
+		if (bad) {
+			free(p);
+			free(a->data);
+			a->data = NULL;
+			nnl_err(m, l->pos, "%s: ONNX weights for features "
+			    "that an Add or Mul before it took in two orders "
+			    "(a Flatten's HWC and ONNX's CHW)",
+			    escape_tty_name(key));
+			return -1;
+		}
+		if (p) {
+			float *t = nnl_perm_rows(p, (float *)a->data,
+			    a->shape[0], a->rank == 2 ? a->shape[1] : 1);
+
+			free(a->data);
+			a->data = (unsigned char *)t;
+			free(p);
+		}
 	}
 	return 0;
 }

@@ -219,3 +219,62 @@ PY
 	[ "${BASH_REMATCH[1]}" -ge 180 ]
 	[ $((BASH_REMATCH[1] + BASH_REMATCH[2])) -eq 200 ]
 }
+
+@test "weights: \"model.onnx\": a Dense after Flatten, BatchNorm, ReLU" {
+	# an NNL model given an ONNX model's weights: the BatchNorm's
+	# statistics and the Dense's rows follow the Flatten's HWC order
+	$PY - <<'PY'
+import numpy as np, onnx
+from onnx import helper as h, TensorProto as P, numpy_helper as nh
+r = np.random.default_rng(5)
+f = lambda *s: r.standard_normal(s).astype(np.float32)
+W, b, Wf, Bf = f(3, 2, 3, 3), f(3), f(4, 48), f(4)
+s, bb, m = f(48), f(48), f(48)
+v = (np.abs(f(48)) + 0.5).astype(np.float32)
+g = h.make_graph([
+    h.make_node("Conv", ["x", "W", "b"], ["conv"]),
+    h.make_node("Flatten", ["conv"], ["flat"]),
+    h.make_node("BatchNormalization", ["flat", "s", "bb", "m", "v"], ["bn"]),
+    h.make_node("Relu", ["bn"], ["relu"]),
+    h.make_node("Gemm", ["relu", "Wf", "Bf"], ["fc"], transB=1)],
+    "g", [h.make_tensor_value_info("x", P.FLOAT, [1, 2, 6, 6])],
+    [h.make_tensor_value_info("fc", P.FLOAT, [1, 4])],
+    [nh.from_array(a, n) for a, n in [(W, "W"), (b, "b"), (s, "s"),
+     (bb, "bb"), (m, "m"), (v, "v"), (Wf, "Wf"), (Bf, "Bf")]])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "m.onnx")
+x = f(1, 2, 6, 6).astype(np.float64)
+c = np.zeros((3, 4, 4))
+for o in range(3):
+    for i in range(4):
+        for j in range(4):
+            c[o, i, j] = (x[0, :, i:i + 3, j:j + 3] * W[o]).sum() + b[o]
+k = (c.reshape(-1) - m) / np.sqrt(v + 1e-5) * s + bb
+y = Wf.astype(np.float64) @ np.maximum(k, 0) + Bf
+np.save("in.npy", x[0].transpose(1, 2, 0).astype(np.float32))
+np.save("want.npy", y.astype(np.float32))
+PY
+	cat > om.nnl <<'NNL'
+version 0.9;
+model om {
+    config { weights: "m.onnx"; }
+    layer input = Input(shape: [6, 6, 2]);
+    layer conv = Conv2D(filters: 3, kernel: 3, padding: "valid");
+    layer flat = Flatten();
+    layer bn = BatchNorm();
+    layer relu = ReLU();
+    layer fc = Dense(units: 4);
+}
+NNL
+	run "$BIN/nnc" test --tolerance 1e-4 --input in.npy \
+	    --expected want.npy om.nnl
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 4/4 elements"* ]]
+	# an Add of the Flatten's features and a Dense's has no ONNX order
+	sed 's/layer fc = Dense(units: 4);/layer d = Dense(units: 48);\n    layer sum = Add();\n    layer fc = Dense(units: 4);\n    connections { input -> conv; conv -> flat; flat -> bn; bn -> relu; relu -> d; [relu, d] -> sum; sum -> fc; }/' om.nnl > add.nnl
+	cat add.nnl
+	run --separate-stderr "$BIN/nnc" compile -o add add.nnl
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'fc.weight: ONNX weights for features that an Add or Mul before it took in two orders'* ]]
+}
