@@ -1183,6 +1183,13 @@ nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 		buf_printf(&w.refused, "\n  the graph has %zu outputs; an NNL "
 		    "model has one", g->noutputs);
 		w.nrefused++;
+	} else if (val(&w, g->outputs[0].ref) &&
+	    val(&w, g->outputs[0].ref)->perm) {
+		buf_printf(&w.refused, "\n  output \"%s\": a Flatten's "
+		    "features, in HWC order where ONNX has CHW (end the model "
+		    "with a Dense, or before the Flatten)",
+		    escape_tty_name(g->outputs[0].name));
+		w.nrefused++;
 	}
 	if (w.nrefused) {
 		error("%s: %d node%s fit no NNL layer (import to .json "
