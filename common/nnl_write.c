@@ -10,8 +10,9 @@
  * FakeQuant, an Add or Mul of two values in one order, Concat), whose
  * per-feature parameters are permuted to it, to the Dense that
  * consumes it by permuting its weight rows; any other layer reading
- * features out of ONNX's order is refused.  Every node that fits no
- * layer is named in one error.
+ * features out of ONNX's order, and such features as the model's
+ * output, are refused.  Every node that fits no layer is named in one
+ * error.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -248,7 +249,7 @@ feats(struct nw *w, const char *name)
 	return (int64_t)tdesc_numel(operand_type(graph_find(w->g, name)));
 }
 
-/* A order made, kept to be freed at the end. */
+/* An order made, kept to be freed at the end. */
 static const int64_t *
 keepperm(struct nw *w, int64_t *p)
 {
@@ -267,9 +268,10 @@ static const char *const keeps[] = { "ReLU", "ReLU6", "Sigmoid",
     "Hardswish", "LeakyReLU", "Softmax", "FakeQuant", "BatchNorm",
     "LayerNorm", "Dropout", "Add", "Mul" };
 
-/* The order of the features of the layer type computing a rank-rank
- * value from ins, into *p: 0, or 1 with *why set when NNL's layer
- * would not compute ONNX's numbers from inputs in their order. */
+/* The order of the features of the output (of NNL rank rank) that a
+ * layer of type type computes from ins, into *p: 0, or 1 with *why set
+ * when that layer would not compute ONNX's numbers from inputs in
+ * their order. */
 static int
 order(struct nw *w, const char *type, const char **ins, int nin,
     int rank, const int64_t **p, const char **why)
