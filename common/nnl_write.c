@@ -482,10 +482,9 @@ static int
 pool(struct nw *w, struct node *n, const int64_t *extra)
 {
 	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
-	const struct tdesc *y = &n->types[0];
 	int64_t win[2], st[2], dl[2], pad[4];
 	struct val *v = src(w, n->in[0]);
-	int max = n->op == OP_MAX_POOL2D;
+	int max = n->op == OP_MAX_POOL2D, global = 0;
 	char ps[128];
 
 	if (!v || v->rank != 3 || strcmp(str(n, "layout", "nchw"), "nchw") ||
@@ -498,15 +497,15 @@ pool(struct nw *w, struct node *n, const int64_t *extra)
 	if (list(n, "windowDimensions", win, 2, 0) || !win[0]) {
 		win[0] = x->dims[2];
 		win[1] = x->dims[3];
+		global = 1;
 	}
 	for (int i = 0; extra && i < 4; i++)	/* a pad node's, folded */
 		pad[i] += extra[i];
-	if (!max && y->dims[2] == 1 && y->dims[3] == 1 &&
-	    win[0] == x->dims[2] && win[1] == x->dims[3] && !pad[0] &&
-	    !pad[1] && !pad[2] && !pad[3]) {
+	/* the global form; a window that happens to be the whole input
+	 * stays an AvgPool2D, whose [1, 1, C] a Conv2D can still read */
+	if (!max && global && !pad[0] && !pad[1] && !pad[2] && !pad[3])
 		return layer(w, n, (const char **)n->in, 1, 1,
 		    "GlobalAvgPool2D()");
-	}
 	if (!max && (pad[0] || pad[1] || pad[2] || pad[3]))
 		return nofit(w, n, "a padded average pool");
 	snprintf(ps, sizeof ps, ", padding: [%lld, %lld, %lld, %lld]",
@@ -1047,8 +1046,16 @@ node1(struct nw *w, struct node *n, struct node *next)
 		return batchnorm(w, n);
 	case OP_REDUCE_MEAN: {
 		/* ONNX's GlobalAveragePool, or a mean over H and W */
+		const struct tdesc *x = operand_type(graph_find(w->g,
+		    n->in[0]));
 		int64_t ax[2];
 
+		if (v && v->rank == 1 && x->rank == 4 && x->dims[2] == 1 &&
+		    x->dims[3] == 1 && !list(n, "axes", ax, 2, -1) &&
+		    ax[0] == 2 && ax[1] == 3) {
+			alias(w, n, v);	/* of a GlobalAvgPool2D's [C] */
+			return 0;
+		}
 		if (!v || v->rank != 3 || list(n, "axes", ax, 2, -1) ||
 		    ax[0] != 2 || ax[1] != 3)
 			return nofit(w, n, "not a mean over H and W of a "

@@ -185,6 +185,12 @@ PY
 	    '(1, 2, 6, 7)'
 	matches
 	grep -q '= GlobalAvgPool2D();' m.nnl
+	# an AveragePool whose window is the whole input stays a pool a
+	# Conv can read
+	torch 'nn.Sequential(nn.Conv2d(2, 4, 3), nn.AvgPool2d((4, 5)),
+	    nn.Conv2d(4, 3, 1), nn.Flatten(), nn.Linear(3, 2))' '(1, 2, 6, 7)'
+	matches
+	grep -q 'AvgPool2D(kernel: \[4, 5\]' m.nnl
 	$PY - <<'PY'
 import warnings
 warnings.filterwarnings("ignore")
