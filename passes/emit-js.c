@@ -19,7 +19,7 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-emit-js [-o file.js] [--polyfill] [--strict]\n"
-	    "                  [--wasm module.wasm | --weights-at-load]\n"
+	    "                  [--wasm module.wasm] [--weights-at-load]\n"
 	    "                  [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
