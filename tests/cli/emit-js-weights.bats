@@ -185,6 +185,10 @@ catch (e) { console.log("build: " + e.message); }
 // a bare weights buffer has no offsets
 try { await m.buildGraph(stub.context, buf); console.log("bare: accepted"); }
 catch (e) { console.log("bare: " + e.message); }
+// the module knows no weights file: both must be given
+for (const a of [[], ["a.weights"]])
+  try { await m.loadWeights(...a); console.log("none: accepted"); }
+  catch (e) { console.log("none: " + e.message); }
 // the good pair passes
 await m.buildGraph(stub.context, await m.loadWeights(buf, good()));
 console.log("good: built");
@@ -192,7 +196,7 @@ JS
 	run node bad.mjs
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 12 ]
+	[ "${#lines[@]}" -eq 14 ]
 	! grep -q accepted <<< "$output"
 	T='weights: tensor "W" (constant "W")'
 	[ "${lines[0]}" = "dataType: $T: the manifest says dataType \"float16\", the graph \"float32\"" ]
@@ -206,7 +210,9 @@ JS
 	[[ "${lines[8]}" == 'checksum: weights: tensor "W" is corrupt (XXH3-64 '* ]]
 	[ "${lines[9]}" = "build: $T: the manifest says shape [4, 4], the graph [4, 3]" ]
 	[[ "${lines[10]}" == 'bare: weights: expected a WeightsFile'* ]]
-	[ "${lines[11]}" = "good: built" ]
+	[[ "${lines[11]}" == 'none: loadWeights: no weights file given: this module (nnl-emit-js --weights-at-load) takes'* ]]
+	[ "${lines[12]}" = 'none: loadWeights: no manifest given with the weights file' ]
+	[ "${lines[13]}" = "good: built" ]
 }
 
 @test "--weights-at-load with CPU nodes: --polyfill and the partitioned run read the chosen weights" {
