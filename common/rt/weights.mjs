@@ -22,7 +22,7 @@ const weightsName = (v) => JSON.stringify(String(v));
 // path.  A browser fetches a URL or a path (relative to the page); node,
 // which has no page, reads a path (relative to the working directory) or
 // a file: URL from the file system, and fetches other URLs.
-export async function weightsRead(what, role) {
+async function weightsRead(what, role) {
   if (what instanceof ArrayBuffer) return what;
   if (ArrayBuffer.isView(what))
     return what.buffer.slice(what.byteOffset, what.byteOffset + what.byteLength);
@@ -52,7 +52,7 @@ export async function weightsRead(what, role) {
 
 // Check a manifest object: its format, version and endianness, and that
 // it has a tensors object.
-export function weightsManifestCheck(m) {
+function weightsManifestCheck(m) {
   if (m === null || typeof m !== "object" || Array.isArray(m))
     throw new TypeError("manifest: expected a JSON object");
   if (m.format !== "wg-weights-manifest")
@@ -67,7 +67,7 @@ export function weightsManifestCheck(m) {
 }
 
 // A manifest: the object itself, or its JSON (bytes, a URL or a path).
-export async function weightsManifestRead(what) {
+async function weightsManifestRead(what) {
   if (what !== null && typeof what === "object" && !weightsIsBytes(what) &&
       !(what instanceof URL))
     return weightsManifestCheck(what);
@@ -80,7 +80,7 @@ export async function weightsManifestRead(what) {
 }
 
 // Check a weights file's header: "WGWT" and the format version, 1.
-export function weightsHeaderCheck(bytes) {
+function weightsHeaderCheck(bytes) {
   if (bytes.length < 8)
     throw new Error(`weights: ${bytes.length} bytes, shorter than the 8-byte header`);
   const magic = String.fromCharCode(bytes[0], bytes[1], bytes[2], bytes[3]);
@@ -162,7 +162,7 @@ function weightsParts(weights) {
 // {tensor, dataType, shape}) and return the reader of a constant's
 // bytes, a view of the weights file.  Every constant is checked before
 // any is read.
-export function weightsBind(weights, needed) {
+function weightsBind(weights, needed) {
   const names = Object.keys(needed);
   const at = Object.create(null);
   const read = (name) => {
@@ -201,7 +201,7 @@ export function weightsBind(weights, needed) {
 
 // weightsBind, then each constant's bytes against its tensor's checksum
 // (XXH3-64 by hash) where the manifest gives one.
-export function weightsVerify(weights, needed, hash) {
+function weightsVerify(weights, needed, hash) {
   const read = weightsBind(weights, needed);
   const names = Object.keys(needed);
   if (names.length === 0) return read;

@@ -266,3 +266,44 @@ z = np.load(sys.argv[1] + "/z.npy")
 assert np.allclose(z, np.load(sys.argv[2]), atol=1e-6), z' $s cwant_$s.npy
 	done
 }
+
+@test "--weights-at-load: constant and tensor names of any characters" {
+	# __proto__, a quote, </script> and U+2028, constructor; tensors
+	# __proto__, r/1.w$ü and toString (Object.prototype has one)
+	/usr/bin/python3 - <<'PY'
+import json, numpy as np
+names = ["__proto__", "a\"b</script>\u2028", "constructor"]
+refs = ["__proto__", "r/1.w$\u00fc", "toString"]
+g = {"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [3]}},
+ "consts": {n: {"dataType": "float32", "shape": [3],
+                "init": {"kind": "weights", "ref": r}}
+            for n, r in zip(names, refs)},
+ "nodes": [{"id": "s1", "op": "add", "inputs": ["x", names[0]], "options": {}},
+           {"id": "s2", "op": "add", "inputs": ["s1", names[1]], "options": {}},
+           {"id": "y", "op": "mul", "inputs": ["s2", names[2]], "options": {}}],
+ "outputs": {"y": "y"}}
+json.dump(g, open("h.json", "w"))
+c = [np.array([1, -2, 3], np.float32) * (i + 1) for i in range(3)]
+np.savez("h.npz", **dict(zip(refs, c)))
+x = np.array([0.5, 2, -1], np.float32)
+json.dump({"x": x.tolist()}, open("hv.json", "w"))
+np.save("want_h.npy", (x + c[0] + c[1]) * c[2])
+PY
+	"$BIN/nnl-pack-weights" pack -o h.weights -m h.manifest.json h.npz
+	"$BIN/nnl-emit-js" --weights-at-load -o h.js h.json
+	run node "$ROOT/tests/js/run-module.mjs" "$BIN" h.js hv.json \
+	    h.weights h.manifest.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > out.json
+	same h
+	/usr/bin/python3 -c 'import json
+m = json.load(open("h.manifest.json"))
+del m["tensors"]["toString"]
+json.dump(m, open("h2.manifest.json", "w"))'
+	run node "$ROOT/tests/js/run-module.mjs" "$BIN" h.js hv.json \
+	    h.weights h2.manifest.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'weights: tensor "toString" (constant "constructor"): not in the manifest'* ]]
+}
