@@ -41,7 +41,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
 # nnc's flash and RAM figures of a target build
 COMMON  += footprint
 COMMON += progress
-COMMON += sidecar emitjs_poly dimsfile packgraph
+COMMON += sidecar emitjs_poly dimsfile packgraph emitjs_load
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
@@ -158,11 +158,20 @@ $(B)/wasmjs.c: common/rt/wasm.mjs scripts/embed.sh
 $(B)/wasmjs.o: $(B)/wasmjs.c
 	$(CC) -c -o $@ $(B)/wasmjs.c
 
+# Weights chosen at load time, pasted into modules nnl-emit-js
+# --weights-at-load writes.
+$(B)/weightsjs.c: common/rt/weights.mjs scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh nnl_weightsjs common/rt/weights.mjs > $@
+
+$(B)/weightsjs.o: $(B)/weightsjs.c
+	$(CC) -c -o $@ $(B)/weightsjs.c
+
 $(BIN)/nnl-emit-js: $(B)/passes/emit-js.o $(B)/xxh3js.o $(B)/wasmjs.o \
-    $(B)/libnnl.a $(SANOBJ)
+    $(B)/weightsjs.o $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $(B)/passes/emit-js.o $(B)/xxh3js.o \
-	    $(B)/wasmjs.o $(B)/libnnl.a $(SANOBJ) $(LDLIBS)
+	    $(B)/wasmjs.o $(B)/weightsjs.o $(B)/libnnl.a $(SANOBJ) $(LDLIBS)
 
 $(BIN)/nnl-emit-c: $(B)/passes/emit-c.o $(B)/rtsrc.o $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)

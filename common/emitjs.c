@@ -38,6 +38,7 @@ struct ej {
 	} *web, *cpu;
 	size_t nweb, ncpu;
 	int polyfill;		/* CPU nodes as builder.cpu_OP calls */
+	int atload;		/* offsets from a manifest at load time */
 	struct strtab cpureads;	/* --polyfill: names CPU nodes read */
 	int cpuready;		/* cpureads is filled */
 };
@@ -170,6 +171,13 @@ cpuconstant(struct ej *e, struct operand *c)
 	for (int q = 0; q < c->desc.rank; q++)
 		buf_printf(b, "%s%lld", q ? ", " : "",
 		    (long long)c->desc.dims[q]);
+	if (c->init == INIT_WEIGHTS && e->atload) {
+		buf_printf(b, "], new ARRAYS[\"%s\"](w(",
+		    dtype_name(c->desc.dt));
+		escape_js_string(b, c->name);
+		buf_puts(b, ").slice().buffer));\n");
+		return 0;
+	}
 	if (c->init == INIT_WEIGHTS && e->haveman &&
 	    (wt = manifest_find(&e->man, c->ref))) {
 		buf_printf(b, "], new ARRAYS[\"%s\"](w(%llu, %llu).slice()."
@@ -223,6 +231,11 @@ constant(struct ej *e, struct operand *c)
 		for (size_t i = 0; i < c->nbytes; i++)
 			buf_printf(b, "%s%u", i ? ", " : "", c->bytes[i]);
 		buf_puts(b, "]));\n");
+	} else if (e->atload) {
+		/* its offset from the manifest given at load time */
+		buf_puts(b, ", w(");
+		escape_js_string(b, c->name);
+		buf_puts(b, "));\n");
 	} else {
 		struct wtensor *wt = e->haveman ?
 		    manifest_find(&e->man, c->ref) : NULL;
@@ -230,7 +243,8 @@ constant(struct ej *e, struct operand *c)
 		if (!e->haveman) {
 			error("%s: constant \"%s\" is in a weights file, but the "
 			    "graph names none (nnl-parse attaches the files "
-			    "beside a graph)", e->g->src,
+			    "beside a graph; --weights-at-load reads them "
+			    "when the module loads)", e->g->src,
 			    escape_tty_name(c->name));
 			return -1;
 		}
@@ -417,9 +431,14 @@ prologue(struct ej *e)
 	buf_puts(b, ": the graph as W3C WebNN graph-building code,\n// "
 	    "written by nnl-emit-js.  Constants are read from the weights "
 	    "file\n// ");
-	escape_js_comment(b, g->weights_file ? path_basename(g->weights_file) :
-	    "(none)");
-	buf_puts(b, " at the offsets of its manifest.\n\n");
+	if (e->atload)
+		buf_puts(b, "given when the module loads, at the offsets of the "
+		    "manifest given\n// with it.\n\n");
+	else {
+		escape_js_comment(b, g->weights_file ?
+		    path_basename(g->weights_file) : "(none)");
+		buf_puts(b, " at the offsets of its manifest.\n\n");
+	}
 	/* tables by name: no prototype, so that any name is a key */
 	buf_puts(b, "export const inputs = {__proto__: null,\n");
 	for (size_t i = 0; i < g->ninputs; i++) {
@@ -439,7 +458,12 @@ prologue(struct ej *e)
 		desc(b, operand_type(o));
 		buf_puts(b, i + 1 < g->noutputs ? ",\n" : "\n");
 	}
-	buf_printf(b, "};\n\n// The weights file the constants come from: its "
+	buf_puts(b, "};\n\n");
+	if (e->atload) {
+		emitjs_load(b, g);
+		return;
+	}
+	buf_printf(b, "// The weights file the constants come from: its "
 	    "size and header.\nexport const weightsFile = {name: ");
 	escape_js_string(b, g->weights_file ? path_basename(g->weights_file) :
 	    "");
@@ -474,7 +498,10 @@ static const char helpers[] =
 "  const big = dataType === \"int64\" || dataType === \"uint64\";\n"
 "  return new T(n).fill(big ? BigInt(value) : value);\n"
 "}\n"
-"\n"
+"\n";
+
+/* The weights helpers of a module whose offsets are baked in. */
+static const char baked[] =
 "// Check a weights file (an ArrayBuffer) before reading constants from\n"
 "// it: its size, the \"WGWT\" magic and the format version.\n"
 "export function checkWeights(buffer) {\n"
@@ -515,7 +542,10 @@ static const char helpers[] =
 "  if (verify) verifyWeights(buffer); else checkWeights(buffer);\n"
 "  return buffer;\n"
 "}\n"
-"\n"
+"\n";
+
+/* Running: the context, building the graph, dispatching. */
+static const char helpers2[] =
 "// A WebNN context, or a clear error where the browser has none.\n"
 "export async function createContext(options = {}) {\n"
 "  const ml = globalThis.navigator && globalThis.navigator.ml;\n"
@@ -572,6 +602,23 @@ static const char helpers[] =
 "    result[name] = new ARRAYS[d.dataType](await context.readTensor(outs[name]));\n"
 "  return result;\n"
 "}\n\n";
+
+/*
+ * The first lines of loadModelGraph and loadPartition: w, the reader of
+ * a constant's bytes, by offset and length in the weights file, or at
+ * load time by the constant's name (emitjs_load.c's checkWeights).
+ */
+static void
+weightsreader(struct ej *e)
+{
+	if (e->atload) {
+		buf_puts(e->b, "  const w = checkWeights(weights_buffer);\n");
+		return;
+	}
+	buf_puts(e->b, "  const bytes = checkWeights(weights_buffer);\n"
+	    "  const w = (offset, length) => bytes.subarray(offset, offset + "
+	    "length);\n");
+}
 
 /* ---- partitions (nnl-cpu-partition's placement) ---- */
 
@@ -787,9 +834,9 @@ emitparts(struct ej *e, const size_t *order)
 	}
 	buf_puts(b, "];\n\n// Partition k's nodes on builder, from its input "
 	    "operands by name.\nexport function loadPartition(k, operands, "
-	    "weights_buffer, builder) {\n  const bytes = checkWeights("
-	    "weights_buffer);\n  const w = (offset, length) => bytes."
-	    "subarray(offset, offset + length);\n  switch (k) {\n");
+	    "weights_buffer, builder) {\n");
+	weightsreader(e);
+	buf_puts(b, "  switch (k) {\n");
 	for (int k = 0; k < np && rc == 0; k++) {
 		struct strtab seen = { 0 };
 		const cJSON *x;
@@ -841,11 +888,17 @@ emitparts(struct ej *e, const size_t *order)
 		return -1;
 	buf_puts(b, "  }\n  throw new RangeError(`no partition ${k}`);\n}\n\n");
 	/* the CPU rounds */
-	buf_puts(b, "// The CPU nodes of round k, on the values held in JS.\n"
-	    "function cpuRound(k, v, bytes) {\n  const c = (dataType, shape, "
-	    "offset, length) =>\n    tensor(dataType, shape, new CPU_ARRAYS["
-	    "dataType](bytes.slice(offset, offset + length).buffer));\n"
-	    "  switch (k) {\n");
+	buf_puts(b, "// The CPU nodes of round k, on the values held in JS.\n");
+	if (e->atload)
+		buf_puts(b, "function cpuRound(k, v, w) {\n  const c = (dataType, "
+		    "shape, name) =>\n    tensor(dataType, shape, new CPU_ARRAYS["
+		    "dataType](w(name).slice().buffer));\n");
+	else
+		buf_puts(b, "function cpuRound(k, v, bytes) {\n  const c = "
+		    "(dataType, shape, offset, length) =>\n    tensor(dataType, "
+		    "shape, new CPU_ARRAYS[dataType](bytes.slice(offset, offset "
+		    "+ length).buffer));\n");
+	buf_puts(b, "  switch (k) {\n");
 	for (int k = 0; k < nr; k++) {
 		buf_printf(b, "  case %d:\n", k);
 		for (size_t c = 0; c < e->cpu[k].n; c++) {
@@ -863,7 +916,16 @@ emitparts(struct ej *e, const size_t *order)
 					continue;
 				buf_puts(b, "    v[");
 				escape_js_string(b, o->name);
-				if (o->init == INIT_WEIGHTS && e->haveman &&
+				if (o->init == INIT_WEIGHTS && e->atload) {
+					buf_printf(b, "] = c(\"%s\", [",
+					    dtype_name(o->desc.dt));
+					for (int q = 0; q < o->desc.rank; q++)
+						buf_printf(b, "%s%lld", q ? ", " :
+						    "", (long long)o->desc.dims[q]);
+					buf_puts(b, "], ");
+					escape_js_string(b, o->name);
+					buf_puts(b, ");\n");
+				} else if (o->init == INIT_WEIGHTS && e->haveman &&
 				    (wt = manifest_find(&e->man, o->ref))) {
 					buf_printf(b, "] = c(\"%s\", [",
 					    dtype_name(o->desc.dt));
@@ -940,8 +1002,11 @@ emitparts(struct ej *e, const size_t *order)
 "// Run the partitions in turn, the CPU rounds between them, on inputs\n"
 "// by name (typed arrays); the outputs by name.\n"
 "export async function runPartitioned(context, graphs, values, weights) {\n"
-"  const v = Object.create(null), result = Object.create(null);\n"
-"  const bytes = checkWeights(weights) || new Uint8Array(0);\n"
+"  const v = Object.create(null), result = Object.create(null);\n");
+	/* cpuRound's third argument: the bytes, or the reader at load time */
+	buf_puts(b, e->atload ? "  const bytes = checkWeights(weights);\n" :
+	    "  const bytes = checkWeights(weights) || new Uint8Array(0);\n");
+	buf_printf(b, "%s", ""
 "  for (const [name, d] of Object.entries(inputs))\n"
 "    v[name] = tensor(d.dataType, d.shape, value(values, name));\n");
 	buf_printf(b, "  for (let k = 0; k < %d; k++) {\n", nr);
@@ -1021,7 +1086,7 @@ weightsname(const struct graph *g)
 }
 
 int
-emitjs(struct graph *g, int polyfill, char **out)
+emitjs(struct graph *g, int flags, char **out)
 {
 	struct ej e;
 	struct buf b = { 0 };
@@ -1031,9 +1096,12 @@ emitjs(struct graph *g, int polyfill, char **out)
 	memset(&e, 0, sizeof e);
 	e.g = g;
 	e.b = &b;
-	if (weightsname(g) != 0)
+	e.polyfill = (flags & EMITJS_POLYFILL) != 0;
+	e.atload = (flags & EMITJS_ATLOAD) != 0;
+	/* at load time: the weights the graph names play no part */
+	if (!e.atload && weightsname(g) != 0)
 		goto out;
-	if (g->manifest_file) {
+	if (g->manifest_file && !e.atload) {
 		struct stat st;
 
 		if (manifest_load(g->manifest_file, &e.man) != 0)
@@ -1050,10 +1118,12 @@ emitjs(struct graph *g, int polyfill, char **out)
 		error("%s: the graph has a cycle: run nnl-reorder", g->src);
 		goto out;
 	}
-	e.polyfill = polyfill;
 	prologue(&e);
 	buf_puts(&b, helpers);
-	if (polyfill)
+	if (!e.atload)
+		buf_puts(&b, baked);
+	buf_puts(&b, helpers2);
+	if (e.polyfill)
 		emitjs_polyfill(&b);
 	buf_puts(&b, "// ---- XXH3-64, for verifyWeights ----\n");
 	buf_puts(&b, nnl_xxh3js);
@@ -1063,11 +1133,9 @@ emitjs(struct graph *g, int polyfill, char **out)
 	    "name when there are several),\n// weights_buffer the weights "
 	    "file's ArrayBuffer.\nexport function loadModelGraph(operand_"
 	    "input, weights_buffer, builder) {\n");
-	if (polyfill)
+	if (e.polyfill)
 		buf_puts(&b, "  InstallCpuOps(builder);\n");
-	buf_puts(&b, "  const bytes = checkWeights(weights_buffer);\n"
-	    "  const w = (offset, length) => bytes.subarray(offset, offset + "
-	    "length);\n");
+	weightsreader(&e);
 	for (size_t i = 0; i < g->ninputs; i++) {
 		const char *id = ident(&e, g->inputs[i]->name);
 
@@ -1122,7 +1190,7 @@ emitjs(struct graph *g, int polyfill, char **out)
 	for (size_t i = 0; i < g->nnodes; i++) {
 		int part;
 
-		if (!polyfill && placed(g->nodes[i], &part) == 1) {
+		if (!e.polyfill && placed(g->nodes[i], &part) == 1) {
 			if (emitparts(&e, order) != 0)
 				goto out;
 			break;

@@ -19,7 +19,8 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-emit-js [-o file.js] [--polyfill] [--strict]\n"
-	    "                  [--wasm module.wasm] [--max-tensor-bytes size] [file]\n");
+	    "                  [--wasm module.wasm] [--weights-at-load]\n"
+	    "                  [--max-tensor-bytes size] [file]\n");
 	exit(2);
 }
 
@@ -33,13 +34,14 @@ main(int argc, char *argv[])
 		{ "wasm", required_argument, NULL, 'W' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "polyfill", no_argument, NULL, 'P' },
+		{ "weights-at-load", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *out = NULL, *wasm = NULL;
 	struct graph *g;
 	char *js = NULL;
-	int c, rc, strict = 0, polyfill = 0;
+	int c, rc, strict = 0, flags = 0;
 	const char *in;
 	const char *maxbytes = NULL;
 
@@ -50,7 +52,8 @@ main(int argc, char *argv[])
 		case 'W': wasm = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		case 'S': strict = 1; break;
-		case 'P': polyfill = 1; break;
+		case 'P': flags |= EMITJS_POLYFILL; break;
+		case 'L': flags |= EMITJS_ATLOAD; break;
 		default: usage();
 		}
 	}
@@ -58,6 +61,12 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind > 1 || (wasm && !*wasm))
 		usage();
+	if (wasm && (flags & EMITJS_ATLOAD)) {
+		/* its fallback would run other weights than WebNN's */
+		error("--wasm and --weights-at-load: the WebAssembly build has "
+		    "its weights compiled in, not chosen when the module loads");
+		usage();
+	}
 	in = optind < argc ? argv[optind] : "-";
 	/* an op it does not know is emitted as the builder call it names */
 	graph_passthrough = !strict;
@@ -68,7 +77,7 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	/* the types say what each input and output is */
-	rc = shape_infer(g) == 0 && emitjs(g, polyfill, &js) == 0 ? 0 : -1;
+	rc = shape_infer(g) == 0 && emitjs(g, flags, &js) == 0 ? 0 : -1;
 	if (rc == 0 && wasm) {
 		struct buf b = { js, strlen(js), strlen(js) + 1 };
 

@@ -5,8 +5,11 @@
 // program on raw bytes).  Prints one JSON object: the keys of the
 // module's inputs and outputs tables, in order, and run()'s result by
 // name.  For float32 models.
-// Usage: node run-module.mjs BIN MODULE.js VALUES.json [WEIGHTS]
+// Usage: node run-module.mjs BIN MODULE.js VALUES.json [WEIGHTS [MANIFEST]]
 // VALUES.json: {"input name": [numbers], ...}
+// With a manifest (for a module nnl-emit-js --weights-at-load wrote),
+// the weights are the module's loadWeights(WEIGHTS, MANIFEST), the
+// paths as given.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,9 +17,9 @@ import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { createStub } from "./webnn-stub.mjs";
 
-const [bin, module, valuesFile, weights] = process.argv.slice(2);
+const [bin, module, valuesFile, weights, manifest] = process.argv.slice(2);
 if (!valuesFile) {
-  console.error("usage: node run-module.mjs BIN MODULE.js VALUES.json [WEIGHTS]");
+  console.error("usage: node run-module.mjs BIN MODULE.js VALUES.json [WEIGHTS [MANIFEST]]");
   process.exit(2);
 }
 const tmp = mkdtempSync(join(tmpdir(), "nnl-run-module-"));
@@ -61,7 +64,8 @@ try {
   const values = Object.create(null);
   for (const [k, v] of Object.entries(given)) values[k] = Float32Array.from(v);
   const w = weights ? readFileSync(weights) : Buffer.alloc(0);
-  const graph = await m.buildGraph(stub.context,
+  const graph = await m.buildGraph(stub.context, manifest ?
+    await m.loadWeights(weights, manifest) :
     w.buffer.slice(w.byteOffset, w.byteOffset + w.byteLength));
   const result = await m.run(stub.context, graph, values);
   const r = {};

@@ -4,6 +4,9 @@
 // between them by CpuOps.  Writes each output as OUT-DIR/NAME.npy.
 // Usage: node run-partitioned.mjs BIN MODULE.js OUT-DIR WEIGHTS MANIFEST
 //            NAME=FILE.npy ...   (WEIGHTS and MANIFEST "-" for none)
+// A module nnl-emit-js --weights-at-load wrote (it exports weightsNeeded)
+// is given loadWeights(WEIGHTS, MANIFEST), its bytes and the manifest
+// object; others the weights file's bytes.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -57,8 +60,10 @@ try {
     const [name, file] = p.split("=");
     values[name] = npyRead(file).data;
   }
-  const graphs = await m.buildGraphs(stub.context, ab);
-  const result = await m.runPartitioned(stub.context, graphs, values, ab);
+  const wts = m.weightsNeeded && manifest !== "-" ?
+    await m.loadWeights(ab, JSON.parse(readFileSync(manifest, "utf8"))) : ab;
+  const graphs = await m.buildGraphs(stub.context, wts);
+  const result = await m.runPartitioned(stub.context, graphs, values, wts);
   for (const [name, data] of Object.entries(result))
     npyWrite(join(outdir, `${name}.npy`), { dataType: m.outputs[name].dataType,
       shape: m.outputs[name].shape, data });
