@@ -1,7 +1,8 @@
 #!/bin/bash
 # man-examples: run every command of every EXAMPLES section of the
 # section 1 pages, in a scratch copy of examples/ (with the resnet_head
-# weights packed beside its graph) and the repository's tests/.
+# weights packed beside its graph) and the repository's tests/, and
+# compile every C source a block writes (tests/c-compiles.sh).
 # Prints one line per block; exit 1 if any block fails.  The programs
 # are those in $NNL_BIN (default: the checkout's bin/).
 set -u
@@ -20,7 +21,7 @@ export PATH
 # under make check-asan, what nnc builds carries the sanitizers
 # (NNC_CFLAGS): the C++ project of nnc new links it with them too
 [ -n "${NNC_CFLAGS:-}" ] && export CXXFLAGS="-O2 -std=c++17 $NNC_CFLAGS"
-fail=0 n=0
+fail=0 n=0 nc=0
 for page in "$top"/man/man1/*.1; do
 	awk '/^\.Sh EXAMPLES/ { f = 1; next } /^\.Sh / { f = 0 }
 	    f && /^\.Bd -literal/ { b = 1; next }
@@ -30,10 +31,15 @@ for page in "$top"/man/man1/*.1; do
 	    [ -n "${block:-}" ]; do
 		[ -n "$(printf '%s' "$block" | tr -d ' \n')" ] || continue
 		n=$((n + 1))
-		if (cd "$work" && printf '%s\n' "$block" | sh -e) \
+		touch "$work/stamp"
+		if (cd "$work" && printf '%s\n' "$block" | sh -e &&
+		    sh "$top/tests/c-compiles.sh" "$work/stamp") \
 		    > "$work/out" 2>&1; then
+			k=$(grep -c '^compile ' "$work/out")
+			nc=$((nc + k))
 			echo "ok - $(basename "$page"): $(printf '%s' "$block" |
-			    sed '/^$/d' | head -n 1 | cut -c1-60)"
+			    sed '/^$/d' | head -n 1 | cut -c1-60)$([ "$k" -eq 0 ] ||
+			    echo " ($k C compiled)")"
 		else
 			echo "not ok - $(basename "$page"):"
 			printf '%s\n' "$block" | sed 's/^/#   /'
@@ -59,5 +65,5 @@ else
 	echo "not ok - nnl-graph.5: the .webnn and JSON examples disagree"
 	fail=1
 fi
-echo "# $n example blocks"
+echo "# $n example blocks, $nc C sources compiled"
 exit $fail
