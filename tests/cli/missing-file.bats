@@ -3,7 +3,8 @@
 # "No such file or directory", by every program that reads one: not a
 # reason left over from another call (isatty, which the progress line
 # makes, sets ENOTTY: "Inappropriate ioctl for device").  Standard
-# error is a file here, as in a pipeline or a log.
+# error is a file here, as in a pipeline or a log.  And a directory
+# that is not there is made where the user names one for outputs.
 
 bats_require_minimum_version 1.5.0
 
@@ -53,4 +54,32 @@ none.onnx|nnc import -o m.nnl none.onnx
 none.npy|nnc test --input none.npy --expected $E/import_test/expected.npy $E/import_test/model.onnx
 EOF2
 	[ "$n" -eq 23 ]
+}
+
+@test "nnl-run -d makes the directory, and those above it, as mkdir -p" {
+	/usr/bin/python3 -c 'import numpy as np
+np.save("x.npy", np.array([[1, 2, 3], [4, 5, 6]], np.float32))'
+	g="$ROOT/tests/golden/shape-infer/transpose-default.in.json"
+	run --separate-stderr sh -c "umask 027 && exec '$BIN/nnl-run' \
+	    -d new/deeper $g x=x.npy"
+	echo "$output $stderr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "y float32[3, 2] new/deeper/y.npy" ]
+	/usr/bin/python3 -c 'import numpy as np
+y = np.load("new/deeper/y.npy")
+assert y.dtype == np.float32 and y.tolist() == [[1, 4], [2, 5], [3, 6]]'
+	# 0777 less the umask
+	[ "$(stat -c %a new)" = 750 ] && [ "$(stat -c %a new/deeper)" = 750 ]
+	# a file in the way is named, and nothing is written
+	touch afile
+	run --separate-stderr "$BIN/nnl-run" -d afile/out "$g" x=x.npy
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "nnl-run: error: afile/out: Not a directory" ]
+	run --separate-stderr "$BIN/nnl-run" -d afile "$g" x=x.npy
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "nnl-run: error: afile: Not a directory" ]
+	# a run that fails makes no directory
+	run --separate-stderr "$BIN/nnl-run" -d never "$g" x=none.npy
+	[ "$status" -eq 1 ]
+	[ ! -e never ]
 }
