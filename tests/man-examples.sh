@@ -49,6 +49,40 @@ for page in "$top"/man/man1/*.1; do
 		block=
 	done < "$work/blocks"
 done
+# nnl(7): each pipeline of its Pipelines section runs on a model.webnn
+# (resnet_head, its weights beside it) and a model.onnx (import_test),
+# and the C it writes compiles.
+mkdir "$work/n7"
+cp "$work/examples/resnet_head/resnet_head.webnn" "$work/n7/model.webnn"
+cp "$work/examples/resnet_head/resnet_head.weights" "$work/n7/model.weights"
+cp "$work/examples/resnet_head/resnet_head.manifest.json" \
+    "$work/n7/model.manifest.json"
+cp "$work/examples/import_test/model.onnx" "$work/n7/model.onnx"
+awk '/^\.Ss Pipelines/ { f = 1; next } /^\.S[sh] / { f = 0 }
+    f && /^\.Bd -literal/ { b = 1; next }
+    f && /^\.Ed/ { b = 0; print "\036"; next }
+    f && b { gsub(/\\e/, "\\"); print }' "$top/man/man7/nnl.7" > "$work/blocks"
+k7=0
+while IFS= read -r -d "$(printf '\036')" block 2>/dev/null; do
+	n=$((n + 1)) k7=$((k7 + 1))
+	touch "$work/stamp"
+	if (cd "$work/n7" && printf '%s\n' "$block" | sh -e &&
+	    sh "$top/tests/c-compiles.sh" "$work/stamp") \
+	    > "$work/out" 2>&1 && grep -q '^compile ' "$work/out"; then
+		nc=$((nc + 1))
+		echo "ok - nnl.7: $(printf '%s' "$block" | sed '/^$/d' |
+		    head -n 1 | cut -c1-60) (1 C compiled)"
+	else
+		echo "not ok - nnl.7: a pipeline fails or writes no C:"
+		printf '%s\n' "$block" | sed 's/^/#   /'
+		sed 's/^/#   /' "$work/out" | head -n 10
+		fail=1
+	fi
+done < "$work/blocks"
+if [ "$k7" -ne 2 ]; then
+	echo "not ok - nnl.7: $k7 pipelines in its Pipelines section, not 2"
+	fail=1
+fi
 # nnl-graph(5): its .webnn example reads as its JSON example.
 awk '/^\.Sh EXAMPLES/ { f = 1; next } /^\.Sh / { f = 0 }
     f && /^\.Bd -literal/ { b++; next } f && /^\.Ed/ { next }

@@ -10,11 +10,12 @@ bats_require_minimum_version 1.5.0
 	[ "$status" -eq 0 ]
 	# the C the examples write was compiled: nnc's --emit c, and
 	# nnl-emit-c's with -o and on standard output, two of them in
-	# nnl-emit-c(1), and the pipelines of nnl-fuse(1) and
-	# nnl-onnx-import(1)
+	# nnl-emit-c(1), the pipelines of nnl-fuse(1) and
+	# nnl-onnx-import(1), and the two of nnl(7)
 	[[ "$output" == *"nnl-emit-c.1: "*"(1 C compiled)"*"nnl-emit-c.1: "*"(1 C compiled)"* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '^ok - nnl.7: .*(1 C compiled)$')" -eq 2 ]
 	nc=$(printf '%s\n' "$output" | sed -n 's/.*, \([0-9]*\) C sources compiled$/\1/p')
-	[ "${nc:-0}" -ge 5 ]
+	[ "${nc:-0}" -ge 7 ]
 }
 
 @test "every program has a page whose SYNOPSIS names its options" {
