@@ -1,8 +1,9 @@
 #!/bin/bash
 # man-examples: run every command of every EXAMPLES section of the
-# section 1 pages, in a scratch copy of examples/ (with the resnet_head
-# weights packed beside its graph) and the repository's tests/, and
-# compile every C source a block writes (tests/c-compiles.sh).
+# section 1 pages, each block in a directory of its own beside a
+# scratch copy of examples/ (with the resnet_head weights packed beside
+# its graph) and the repository's tests/, and compile every C source a
+# block writes there (tests/c-compiles.sh).
 # Prints one line per block; exit 1 if any block fails.  The programs
 # are those in $NNL_BIN (default: the checkout's bin/).
 set -u
@@ -31,8 +32,14 @@ for page in "$top"/man/man1/*.1; do
 	    [ -n "${block:-}" ]; do
 		[ -n "$(printf '%s' "$block" | tr -d ' \n')" ] || continue
 		n=$((n + 1))
+		# a directory of its own: no file an earlier block wrote
+		# (a header) stands in for one this block should write
+		mkdir "$work/b$n"
+		for d in examples tests pipelines; do
+			ln -s "$work/$d" "$work/b$n/$d"
+		done
 		touch "$work/stamp"
-		if (cd "$work" && printf '%s\n' "$block" | sh -e &&
+		if (cd "$work/b$n" && printf '%s\n' "$block" | sh -e &&
 		    sh "$top/tests/c-compiles.sh" "$work/stamp") \
 		    > "$work/out" 2>&1; then
 			k=$(grep -c '^compile ' "$work/out")
