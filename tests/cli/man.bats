@@ -52,5 +52,5 @@ bats_require_minimum_version 1.5.0
 	done
 	[ "$n" -eq 13 ]
 	# no program there is "not written yet"
-	! grep -qi 'not written' "$PAGE"
+	[ -z "$(grep -i 'not written' "$PAGE")" ]
 }
