@@ -12,9 +12,12 @@ bats_require_minimum_version 1.5.0
 	# nnl-emit-c's with -o and on standard output, two of them in
 	# nnl-emit-c(1), the pipelines of nnl-fuse(1) and
 	# nnl-onnx-import(1), and the two of nnl(7)
-	[[ "$output" == *"nnl-emit-c.1: "*"(1 C compiled)"*"nnl-emit-c.1: "*"(1 C compiled)"* ]]
-	[ "$(printf '%s\n' "$output" | grep -c '^ok - nnl.7: .*(1 C compiled)$')" -eq 2 ]
-	nc=$(printf '%s\n' "$output" | sed -n 's/.*, \([0-9]*\) C sources compiled$/\1/p')
+	c='(1 C compiled)'
+	[ "$(printf '%s\n' "$output" | grep -c "^ok - nnl-emit-c.1: .*$c")" \
+	    -eq 2 ]
+	[ "$(printf '%s\n' "$output" | grep -c "^ok - nnl.7: .*$c")" -eq 2 ]
+	nc=$(printf '%s\n' "$output" |
+	    sed -n 's/.*, \([0-9]*\) C sources compiled$/\1/p')
 	[ "${nc:-0}" -ge 7 ]
 }
 
@@ -42,12 +45,14 @@ bats_require_minimum_version 1.5.0
 	n=0
 	for p in "$BIN"/*; do
 		name=$(basename "$p")
-		[ "$name" = nnl-infer ] && continue	# nnl-shape-infer's alias
+		# nnl-shape-infer's alias
+		[ "$name" = nnl-infer ] && continue
 		n=$((n + 1))
 		awk '/^\.Ss Programs/ { f = 1 } /^\.Ss NNL models/ { f = 0 }
 		    f' "$PAGE" | grep -qx ".It Xr $name 1" ||
 		    { echo "$name: not in nnl(7)'s list of programs"; false; }
-		sed -n '/^\.Sh SEE ALSO/,$p' "$PAGE" | grep -q "^\.Xr $name 1" ||
+		sed -n '/^\.Sh SEE ALSO/,$p' "$PAGE" |
+		    grep -q "^\.Xr $name 1" ||
 		    { echo "$name: not in nnl(7)'s SEE ALSO"; false; }
 	done
 	[ "$n" -eq 13 ]

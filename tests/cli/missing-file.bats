@@ -14,6 +14,8 @@ setup() {
 	ROOT="$BATS_TEST_DIRNAME/../.."
 	BIN="${NNL_BIN:-$ROOT/bin}"
 	E="$ROOT/examples"
+	G="$ROOT/tests/golden/shape-infer/transpose-default.in.json"
+	M="$E/resnet_head/resnet_head.manifest.json"
 	cd "$BATS_TEST_TMPDIR"
 }
 
@@ -40,18 +42,19 @@ none.json|nnl-emit-c -o m.c none.json
 none.json|nnl-emit-js none.json
 none.json|nnl-emit-dot none.json
 none.json|nnl-run none.json
-none.npy|nnl-run $ROOT/tests/golden/shape-infer/transpose-default.in.json x=none.npy
+none.npy|nnl-run $G x=none.npy
 none.onnx|nnl-onnx-import none.onnx
 none.json|nnl-cpu-partition -p none.json none.json
 none.npy|nnl-pack-weights pack -o w.weights none.npy
-none.weights|nnl-pack-weights list -m $E/resnet_head/resnet_head.manifest.json none.weights
+none.weights|nnl-pack-weights list -m $M none.weights
 none.json|nnl-pack-weights inline none.json
 none.nnl|nnc compile -o m none.nnl
 none.onnx|nnc compile -o m none.onnx
 none.onnx|nnc inspect none.onnx
 none.webnn|nnc report -o r.html none.webnn
 none.onnx|nnc import -o m.nnl none.onnx
-none.npy|nnc test --input none.npy --expected $E/import_test/expected.npy $E/import_test/model.onnx
+none.npy|nnc test --input none.npy --expected $E/import_test/expected.npy\
+    $E/import_test/model.onnx
 EOF2
 	[ "$n" -eq 23 ]
 }
@@ -59,7 +62,7 @@ EOF2
 @test "nnl-run -d makes the directory, and those above it, as mkdir -p" {
 	/usr/bin/python3 -c 'import numpy as np
 np.save("x.npy", np.array([[1, 2, 3], [4, 5, 6]], np.float32))'
-	g="$ROOT/tests/golden/shape-infer/transpose-default.in.json"
+	g=$G
 	run --separate-stderr sh -c "umask 027 && exec '$BIN/nnl-run' \
 	    -d new/deeper $g x=x.npy"
 	echo "$output $stderr"
