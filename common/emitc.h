@@ -25,7 +25,8 @@ enum embed { EMBED_INCBIN, EMBED_ARRAY, EMBED_BESIDE };
 
 struct emitc_opts {
 	const char *prefix;	/* C prefix of every symbol; NULL: model */
-	const char *header;	/* name the source includes, "model.h" */
+	const char *header;	/* name the source includes; NULL: none,
+				 * the header's text is in the source */
 	enum embed embed;
 	int main;		/* a main() reading stdin, writing stdout */
 	int threads;		/* >1: kernels split over this many threads */

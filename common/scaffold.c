@@ -151,7 +151,7 @@ scaffold_new(const char *path, const char *project)
 		error("--project %s: expected rust, go, cpp or python",
 		    project ? escape_tty_name(project) : "(missing)");
 		free(dir);
-		return -1;
+		return -2;	/* a usage error */
 	}
 	if (lstat(dir, &st) == 0) {
 		error("%s: already exists; nnc new makes a new directory",

@@ -391,6 +391,36 @@ path_join(const char *dir, const char *name)
 	    dir[strlen(dir) - 1] == '/' ? "" : "/", name);
 }
 
+int
+path_mkdirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	struct stat st;
+	int rc = 0;
+
+	for (char *s = p + 1;; s++)
+		if (*s == '/' || !*s) {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+				error("%s: %s", p, strerror(errno));
+				rc = -1;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	/* EEXIST: a directory, or a file in the way */
+	if (rc == 0 && stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		error("%s: %s", p, strerror(ENOTDIR));
+		rc = -1;
+	}
+	free(p);
+	return rc;
+}
+
 const char *
 path_basename(const char *path)
 {

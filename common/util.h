@@ -125,6 +125,9 @@ const char *path_basename(const char *path);
 /* 1 if name, from a model, is one file name: not empty, ".", ".." and
  * with no '/' (so DIR/name stays in DIR); else 0. */
 int path_isname(const char *name);
+/* mkdir -p: dir and each missing directory above it, mode 0777 less
+ * the umask; 0, or -1 after an error naming the one not made. */
+int path_mkdirs(const char *dir);
 
 /* Little-endian loads and stores. */
 uint32_t le32(const unsigned char *p);

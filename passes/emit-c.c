@@ -5,6 +5,8 @@
  * main() that reads raw input on stdin and writes raw output.
  */
 #define _DEFAULT_SOURCE
+#include <sys/stat.h>
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,21 @@ besidecheck(const char *out)
 			return -1;
 		}
 	return 0;
+}
+
+/*
+ * The header goes beside the source -o names, unless that is standard
+ * output, a name under /dev or /proc, a FIFO or a device: written in
+ * place, with nothing beside it (outfile_open).
+ */
+static int
+headerbeside(const char *out)
+{
+	struct stat st;
+
+	return out && strcmp(out, "-") != 0 && strncmp(out, "/dev/", 5) &&
+	    strncmp(out, "/proc/", 6) && !(stat(out, &st) == 0 &&
+	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
 }
 
 int
@@ -106,7 +123,7 @@ main(int argc, char *argv[])
 	/* model.c -> model.h beside it, unless -H says otherwise */
 	if (hdr)
 		hdrpath = xstrdup(hdr);
-	else if (out && strcmp(out, "-") != 0) {
+	else if (headerbeside(out)) {
 		size_t n = strlen(out);
 
 		hdrpath = n > 2 && strcmp(out + n - 2, ".c") == 0 ?
@@ -145,23 +162,18 @@ main(int argc, char *argv[])
 	}
 	if (!o.prefix && !g->name)
 		o.prefix = "model";
-	{
-		char *id = emitc_ident(o.prefix ? o.prefix : g->name);
-		char *dflt = xasprintf("%s.h", id);
-
-		o.header = hdrpath ? path_basename(hdrpath) : dflt;
-		/* the source and its header, both or neither */
-		outfile_group_begin();
-		if (emitc(g, &o, &src, &h) == 0 &&
-		    (!hdrpath || writefile_atomic(hdrpath, h, strlen(h)) == 0) &&
-		    writefile_atomic(out, src, strlen(src)) == 0 &&
-		    outfile_group_commit() == 0)
-			rc = 0;
-		else
-			outfile_group_abort();
-		free(dflt);
-		free(id);
-	}
+	/* the source on standard output, no -H: no header is written, so
+	 * the source holds its text and compiles alone */
+	o.header = hdrpath ? path_basename(hdrpath) : NULL;
+	/* the source and its header, both or neither */
+	outfile_group_begin();
+	if (emitc(g, &o, &src, &h) == 0 &&
+	    (!hdrpath || writefile_atomic(hdrpath, h, strlen(h)) == 0) &&
+	    writefile_atomic(out, src, strlen(src)) == 0 &&
+	    outfile_group_commit() == 0)
+		rc = 0;
+	else
+		outfile_group_abort();
 	free(src);
 	free(h);
 	free(hdrpath);

@@ -1523,8 +1523,11 @@ main(int argc, char *argv[])
 			setenv("TMPDIR", abs, 1);
 		free(abs);
 	}
-	if (!strcmp(cmd, "new"))
-		return scaffold_new(o.model, project) ? 1 : close_stdout();
+	if (!strcmp(cmd, "new")) {
+		int k = scaffold_new(o.model, project);
+
+		return k == -2 ? 2 : k ? 1 : close_stdout();
+	}
 	{
 		/* the passes run elsewhere: name the model absolutely */
 		char *abs = realpath(o.model, NULL);

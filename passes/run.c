@@ -120,6 +120,9 @@ main(int argc, char *argv[])
 	}
 	if (graph_eval(g, in, nin, out) != 0)
 		goto done;
+	/* the directory -d names, made as mkdir -p would */
+	if (path_mkdirs(dir) != 0)
+		goto done;
 	rc = 0;
 	paths = xcalloc(g->noutputs + 1, sizeof *paths);
 	/* every output or none */

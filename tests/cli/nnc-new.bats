@@ -66,13 +66,15 @@ assert abs(sum(got) - 1) < 1e-5' "$1" "$2"
 	[[ "$output" == *'io "none" makes a library without main()'* ]]
 }
 
-@test "nnc new: refuses an unknown language and an existing directory, leaving nothing" {
+@test "nnc new: refuses an unknown language (usage, 2) and an existing directory (1), leaving nothing" {
+	# a usage error, exit 2 as nnc(1) says
 	run "$BIN/nnc" new d --project java
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ "$output" == *"--project java: expected rust, go, cpp or python"* ]]
 	[ ! -e d ]
 	run "$BIN/nnc" new d
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--project (missing): expected rust, go, cpp or python"* ]]
 	[ ! -e d ]
 	mkdir d
 	run "$BIN/nnc" new d --project go

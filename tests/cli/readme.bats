@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # README.md's commands work as written: every ```sh block and every
 # indented block runs, from a directory laid out like the checkout
-# after `make`, with bin/ on the PATH.  The set-up scripts (which
+# after `make`, with bin/ on the PATH, and every C source a block
+# writes compiles (tests/c-compiles.sh).  The set-up scripts (which
 # install packages as root) and the make targets other than `make`
 # itself (the whole test suite, sanitizer builds, benchmarks) are
 # checked, not run: the scripts must parse, each make target must
@@ -64,9 +65,15 @@ SH
 		n=$((n + 1))
 		printf '%s\n' "$block" > "b$n.sh"
 		echo "# block $n:"; sed 's/^/#   /' "b$n.sh"
-		(cd w && PATH="$T/w/bin:$PATH" && cat ../prelude.sh ../b$n.sh | bash) > "b$n.log" 2>&1 ||
+		touch stamp
+		(cd w && PATH="$T/w/bin:$PATH" && cat ../prelude.sh ../b$n.sh | bash &&
+		    sh "$ROOT/tests/c-compiles.sh" ../stamp) > "b$n.log" 2>&1 ||
 		    { cat "b$n.log"; false; }
 	done < blocks.txt
+	# the first pipeline's model.c, on standard output, compiles alone;
+	# so does the one of the fourth block, with its header
+	grep -qx 'compile ./model.c' b1.log
+	grep -qx 'compile ./model.c' b5.log
 	# the blocks: the first pipeline, demo, test, the PATH,
 	# compile+link+test+pipeline, the mnist test, the ONNX pair, MNIST
 	# on the emulated Cortex-M4, the make lines (three blocks)
