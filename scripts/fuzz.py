@@ -817,8 +817,10 @@ class Fuzzer:
         d = ""
         for _ in range(r.choice([0, 1, 1, 2])):
             d = os.path.join(d, G.hostile_name(r))
-        stem = r.choice([G.hostile_name(r)] * 6 + ["model", "@fzq", "-fzq"])
-        model = os.path.join(d, stem + "." + kind)
+        model = r.choice([G.hostile_name(r, "." + kind)] * 6 + [
+            "model." + kind, "@fzq." + kind, "-fzq." + kind])
+        stem = model[:-len(kind) - 1]
+        model = os.path.join(d, model)
         if kind == "nnl":
             nmodel, wdir = r.choice(G.nnl_corpus())
             text = open(nmodel, "rb").read()
@@ -851,8 +853,9 @@ class Fuzzer:
         read as options if it got the name, each running touch PWNED."""
         if stem.startswith("@"):
             for ext in ["", ".c", ".o", ".h", ".a", ".so", ".wasm", ".s"]:
-                c.write(os.path.join(d, stem[1:] + ext),
-                        "-wrapper /usr/bin/touch,PWNED\n")
+                if len(os.fsencode(stem + ext)) <= 255:
+                    c.write(os.path.join(d, stem[1:] + ext),
+                            "-wrapper /usr/bin/touch,PWNED\n")
 
     def hostile_out(self, c, ext):
         """An output path: a hostile name (perhaps in a hostile directory
@@ -868,9 +871,9 @@ class Fuzzer:
             d = ""
             if r.random() < 0.3:
                 d = c.mkdir(G.hostile_name(r))
-            stem = G.hostile_name(r)
-            self.response_files(c, d, stem)
-            return os.path.join(d, stem + ext), []
+            name = G.hostile_name(r, ext)
+            self.response_files(c, d, name[:len(name) - len(ext)])
+            return os.path.join(d, name), []
         if k < 0.75:
             v = c.write("victim%d%s" % (len(c.steps), ext), "victim\n")
             for dd in [c.dir] + ([c.snap] if c.snap else []):
