@@ -127,7 +127,7 @@ STAGES = {
                ["nnc report"]),
     "wasm": (["nnl-shape-infer", "nnl-emit-js", "node", "nnc compile",
               "nnl-run"], ["nnc compile", "node"]),
-    "scaffold": (["nnc new", "make", "sh", "env"], ["nnc new"]),
+    "scaffold": (["nnc new", "env"], ["nnc new"]),
     "manifest": (["nnl-pack-weights manifest", "nnl-pack-weights pack",
                   "nnl-pack-weights extract", "nnl-pack-weights inline",
                   "nnl-shape-infer", "nnl-run"],
@@ -1149,10 +1149,18 @@ class Fuzzer:
                           (d, stray))
         if not c.valid or lang in ("go", "rust") and r.random() < 0.7:
             return
-        # the project's own build, run by the sanitizer build's nnc
+        # the project's own build, run by the sanitizer build's nnc: the
+        # C++ program built with the sanitizers too, the others (whose
+        # toolchains link no sanitizer runtime) not (NNC_CFLAGS unset)
         nnc = os.path.join(self.bin, "nnc")
+        if lang == "go" and not re.fullmatch(r"[\w./-]+", d):
+            # cgo refuses a directory its flags could not hold: the
+            # project is built where it is moved to
+            os.rename(c.path(d), c.path("gofzq"))
+            d = "gofzq"
         if lang == "cpp":
-            cmd = ["make", "-s", "-C", arg, "run", "NNC=" + nnc,
+            cmd = ["env", "NNC_CFLAGS=" + " ".join(SANCC[3:]), "make", "-s",
+                   "-C", arg, "run", "NNC=" + nnc,
                    "CXXFLAGS=-O1 " + " ".join(SANCC[3:])]
         elif lang == "python":
             cmd = ["sh", "-c", 'NNC="$1" sh ./build.sh && python3 main.py',
@@ -1163,13 +1171,8 @@ class Fuzzer:
         else:
             cmd = ["sh", "-c", 'NNC="$1" CARGO_TARGET_DIR="$2" cargo run '
                    '-q --offline', "sh", nnc, c.path(".cargo")]
-        if lang == "go" and not re.fullmatch(r"[\w./-]+", d):
-            # cgo refuses a directory its flags could not hold: the
-            # project is built where it is moved to
-            os.rename(c.path(d), c.path("gofzq"))
-            d = "gofzq"
-        if lang in ("go", "rust", "python"):
-            cmd = ["env", "-C", c.path(d)] + cmd
+        if lang != "cpp":
+            cmd = ["env", "-u", "NNC_CFLAGS", "-C", c.path(d)] + cmd
         c.guard = False     # the build writes beside its own files
         c.run(cmd, stdout="run.out", ok=(0,), timeout=300)
         out = open(c.path("run.out"), "rb").read()
