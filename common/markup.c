@@ -45,8 +45,12 @@ ascii(struct buf *b, enum mode m, int c)
 		return;
 	}
 	if (m == MK_DOT_STRING) {
+		/* Graphviz reads entities in strings too: "&#1;" would be
+		 * U+0001 in the SVG */
 		if (c == '"')
 			buf_puts(b, "\\\"");
+		else if (c == '&')
+			buf_puts(b, "&amp;");
 		else
 			buf_putc(b, c);
 		return;

@@ -16,7 +16,8 @@
 
 /* Each function keeps at most max bytes of s (0: all), then "...". */
 
-/* The inside of a DOT quoted string ("..." not written): \" and \\. */
+/* The inside of a DOT quoted string ("..." not written): \" and \\,
+ * and &amp;, as Graphviz reads entities in strings. */
 void markup_dot_string(struct buf *b, const char *s, size_t max);
 
 /* Text in a DOT HTML-like label <...>: &amp; &lt; &gt; &quot; for the

@@ -397,11 +397,15 @@ static struct val *
 src(struct nw *w, const char *name)
 {
 	struct val *v = val(w, name);
-	const struct tdesc *t = operand_type(graph_find(w->g, name));
+	const struct operand *o = graph_find(w->g, name);
+	const struct tdesc *t;
 
-	if (!v || !v->layer || t->rank < 1 || t->dims[0] != 1)
+	/* a name no operand has (an ONNX operator's optional input that
+	 * the graph lost) is no layer's output */
+	if (!v || !v->layer || !o)
 		return NULL;
-	return v;
+	t = operand_type(o);
+	return t->rank < 1 || t->dims[0] != 1 ? NULL : v;
 }
 
 static void

@@ -6,7 +6,30 @@ nnl-emit-js writes, run in node against tests/js/webnn-stub.mjs.
 
 Usage: fuzz.py [-b bindir] [-f findings] [-m minutes] [-n count]
                [-r share] [-s seed] [-i index] [-t seconds] TARGET
-Targets: json webnn nnl onnx npy weights emitc emitjs run nnc.
+Targets: json webnn nnl onnx npy weights emitc emitjs run nnc, and
+the surfaces of issue 28:
+  names     nnc's commands (every --emit kind, --save-temps, test,
+            inspect --svg, report, import, new) on models, outputs and
+            options with hostile names (quotes, ; $() `, blanks, line
+            ends, a leading - or @ beside the file it would read as
+            options, non-UTF-8, 255 bytes), outputs that are links,
+            FIFOs or directories; a shell that ran a name (a file
+            PWNED), a file made outside the scratch directory, or an
+            input changed is a finding
+  dot       nnl-emit-dot with every option on partitioned, planned,
+            hostile-labelled graphs with wild numbers; the DOT balanced,
+            Graphviz's SVG of it well-formed XML (fuzzcheck.py)
+  report    nnc report on such graphs and plans; the page's SVGs
+            well-formed, nothing loaded
+  wasm      nnl-emit-js --wasm (node --check) and nnc compile --emit
+            wasm on graphs with names that JavaScript orders otherwise;
+            run in node by input name (tests/js/wasm-named.mjs), its
+            outputs must equal nnl-run's
+  scaffold  nnc new with hostile directories and languages, then the
+            project's own build and run (make run, build.sh, cargo)
+  manifest  nnl-pack-weights manifest (equal to pack's), extract and
+            inline on mutated graphs, manifests and weights; a graph
+            with its constants moved must give nnl-run's bits
 
 Input I of seed S is the same on every run: -i I replays it alone.
 Two inputs of every three (all but I = 2, 5, 8...) are kept sound: a
@@ -49,6 +72,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fuzzcheck as K  # noqa: E402
 import fuzzgen as G  # noqa: E402
 
 ROOT = G.ROOT
@@ -58,8 +82,13 @@ MEM_MB = 2048
 SANEXIT = {86: "asan", 87: "ubsan"}
 SANTEXT = re.compile(r"^(SUMMARY: \w+Sanitizer|==\d+==ERROR: \w+Sanitizer)"
                      r"|: runtime error: ", re.M)
-SANCC = ["cc", "-O1", "-g", "-fsanitize=address,undefined",
-         "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
+# GCC's "undefined" leaves float-cast-overflow out: named on its own
+SANCC = ["cc", "-O1", "-g", "-fsanitize=address,undefined,float-cast-overflow",
+         "-fno-sanitize-recover=undefined,float-cast-overflow",
+         "-fno-omit-frame-pointer"]
+# Where a file made from a hostile name (each holds "fzq") or by a shell
+# that ran one (PWNED) would land outside the scratch directory.
+GUARDED = ["/tmp", ROOT, os.getcwd(), os.path.expanduser("~")]
 
 
 # Each target's steps in pipeline order (as stage() names them), and
@@ -88,6 +117,21 @@ STAGES = {
     "run": (["nnl-shape-infer", "nnl-run"], ["nnl-run"]),
     "nnc": (["nnl-parse -t webnn", "nnc import", "nnc inspect",
              "nnc compile", "nnc test"], ["nnc compile"]),
+    "names": (["nnl-parse -t webnn", "nnc inspect", "nnc compile",
+               "nnc test", "nnc report", "nnc new", "nnc import"],
+              ["nnc compile"]),
+    "dot": (["nnl-shape-infer", "nnl-plan-memory", "nnl-cpu-partition",
+             "nnl-emit-dot", "dot", "nnc inspect"],
+            ["nnl-emit-dot", "dot"]),
+    "report": (["nnl-shape-infer", "nnl-plan-memory", "nnc report"],
+               ["nnc report"]),
+    "wasm": (["nnl-shape-infer", "nnl-emit-js", "node", "nnc compile",
+              "nnl-run"], ["nnc compile", "node"]),
+    "scaffold": (["nnc new", "env"], ["nnc new"]),
+    "manifest": (["nnl-pack-weights manifest", "nnl-pack-weights pack",
+                  "nnl-pack-weights extract", "nnl-pack-weights inline",
+                  "nnl-shape-infer", "nnl-run"],
+                 ["nnl-pack-weights inline"]),
 }
 
 
@@ -110,6 +154,8 @@ class Case:
         self.steps = []
         self.reached = {}
         self.snap = None
+        self.guard = False
+        self.outs = set()   # the outputs named so far (guard)
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -145,9 +191,10 @@ class Case:
                             copy_function=copy)
 
     def run(self, argv, stdin=None, stdout=None, outs=(), ok=(0, 1),
-            timeout=None):
+            timeout=None, keep=False):
         """Run argv (nnl-* names resolved to the sanitizer build) in the
-        scratch directory; return its exit status, or raise Finding."""
+        scratch directory; return its exit status, or raise Finding.
+        keep: new files may stay after a failure (nnc --save-temps)."""
         self.freeze()
         argv = [os.path.join(self.fz.bin, a) if a.startswith("nnl-") or
                 a == "nnc" else a for a in argv]
@@ -183,6 +230,8 @@ class Case:
         rep = self.reports()
         if rep:
             raise Finding(rep[0], step, rep[1])
+        if self.guard:
+            self.guarded(step, outs, err)
         # GCC's UBSan writes to standard error whatever log_path says:
         # its exit status (env()) or its text tells, never a refusal
         if rc in SANEXIT or SANTEXT.search(err):
@@ -203,7 +252,7 @@ class Case:
             raise Finding("silent-exit1", step, err[-2000:])
         if rc != 0:
             left = sorted(x for x in self.files() - before
-                          if x != stdout)
+                          if x != stdout and not keep)
             left += [o for o in outs if o in before and
                      self.fz.changed(self, o)]
             if left:
@@ -213,6 +262,39 @@ class Case:
         if stray:
             raise Finding("stray-temp", step, "in TMPDIR: %s" % stray)
         return rc
+
+    def guarded(self, step, outs, err):
+        """With guard set (hostile names): no shell ran a name (no file
+        PWNED anywhere), no file was made outside the scratch directory,
+        no input changed but the outputs named (outs; a link or FIFO
+        among them must stay one, pointing where it did)."""
+        for dp, dn, fn in os.walk(self.dir):
+            if "PWNED" in fn or "PWNED" in dn:
+                raise Finding("shell-ran", step, "%s/PWNED made: a name was"
+                              " run as shell code or options\n%s" % (
+                                  os.path.relpath(dp, self.dir), err[-1000:]))
+        for d in GUARDED:
+            try:
+                bad = [x for x in os.listdir(d) if "fzq" in x or
+                       x == "PWNED"]
+            except OSError:
+                continue
+            if bad:
+                for x in bad:
+                    shutil.rmtree(os.path.join(d, x), ignore_errors=True)
+                    if os.path.lexists(os.path.join(d, x)):
+                        os.unlink(os.path.join(d, x))
+                raise Finding("outside-write", step, "made in %s: %r\n%s" %
+                              (d, bad, err[-1000:]))
+        self.outs.update(outs)
+        for dp, dn, fn in os.walk(self.snap):
+            for x in dn + fn:
+                a = os.path.join(dp, x)
+                rel = os.path.relpath(a, self.snap)
+                why = differs(a, self.path(rel), rel in self.outs)
+                if why:
+                    raise Finding("input-changed", step, "%r %s\n%s" % (
+                        rel, why, err[-1000:]))
 
     def reports(self):
         for f in sorted(os.listdir(self.san)):
@@ -250,6 +332,30 @@ def copy(src, dst):
         os.mkfifo(dst)
     else:
         shutil.copy2(src, dst)
+
+
+def differs(old, new, out):
+    """How the file new differs from old, its copy before the first
+    command, or None: its kind, a link's target, a regular file's bytes
+    (unless it is an output: out)."""
+    try:
+        a, b = os.lstat(old), os.lstat(new)
+    except OSError:
+        return "is gone"
+    if stat.S_IFMT(a.st_mode) != stat.S_IFMT(b.st_mode):
+        return "is no longer a %s" % ("link" if stat.S_ISLNK(a.st_mode)
+                                      else "FIFO" if stat.S_ISFIFO(
+                                          a.st_mode) else "directory"
+                                      if stat.S_ISDIR(a.st_mode) else
+                                      "regular file")
+    if stat.S_ISLNK(a.st_mode):
+        return None if os.readlink(old) == os.readlink(new) else \
+            "points elsewhere"
+    if stat.S_ISREG(a.st_mode) and not out:
+        with open(old, "rb") as f, open(new, "rb") as g:
+            if f.read() != g.read():
+                return "has changed"
+    return None
 
 
 def limits():
@@ -304,11 +410,10 @@ class Fuzzer:
         return e
 
     def changed(self, case, name):
-        a, b = case.path(name), os.path.join(case.snap, name)
-        try:
-            return open(a, "rb").read() != open(b, "rb").read()
-        except OSError:
-            return True
+        """Whether output name differs from its copy before the first
+        command (a FIFO, never read, only in kind)."""
+        return differs(os.path.join(case.snap, name), case.path(name),
+                       False) is not None
 
     def save(self, case, f, index):
         sig = signature(f)
@@ -325,14 +430,21 @@ class Fuzzer:
                         ignore=shutil.ignore_patterns(".san", ".tmp",
                                                       ".in"),
                         copy_function=copy)
-        with open(os.path.join(d, "report.txt"), "w") as o:
+        with open(os.path.join(d, "report.txt"), "w",
+                  errors="surrogateescape") as o:
             o.write("fuzz.py %s -s %d -i %d\nsignature: %s\nstep: %s\n\n%s"
                     % (self.target, self.seed, index, sig, f.step,
                        f.detail))
-        with open(os.path.join(d, "repro.sh"), "w") as o:
+        with open(os.path.join(d, "repro.sh"), "w",
+                  errors="surrogateescape") as o:
             o.write("#!/bin/sh\n# %s: %s\n# Run in a copy of this "
                     "directory; B is the sanitizer build's bin.\n"
                     "B=${NNL_BIN:-%s}\n" % (self.target, sig, self.bin))
+            for dp, _, fn in os.walk(d):    # a reader for each FIFO
+                for x in fn:
+                    if stat.S_ISFIFO(os.lstat(os.path.join(dp, x)).st_mode):
+                        o.write("cat -- %s > /dev/null &\n" % shq(
+                            os.path.relpath(os.path.join(dp, x), d)))
             for argv, si, so, ok in case.steps:
                 line = " ".join(shq(a.replace(self.bin + "/", "$B/"))
                                 for a in argv)
@@ -692,6 +804,466 @@ class Fuzzer:
                    "--expected", "want.npy", model], stdout="test.out",
                   timeout=120, ok=(0, 1) if tol in ("1e-5", "0") else
                   (0, 1, 2))
+
+    # --- the surfaces of issue 28: hostile names, pictures, pages,
+    # the WebAssembly glue, scaffolds, manifests
+
+    def hostile_model(self, c):
+        """A model (sound unless the input is hostile) as .json, .webnn
+        or .nnl under a hostile name in a hostile directory, beside the
+        files a name with a leading @ would read as options: its path."""
+        r = c.r
+        kind = r.choice(["json", "json", "webnn", "nnl"])
+        d = ""
+        for _ in range(r.choice([0, 1, 1, 2])):
+            d = os.path.join(d, G.hostile_name(r))
+        model = r.choice([G.hostile_name(r, "." + kind)] * 6 + [
+            "model." + kind, "@fzq." + kind, "-fzq." + kind])
+        stem = model[:-len(kind) - 1]
+        model = os.path.join(d, model)
+        if kind == "nnl":
+            nmodel, wdir = r.choice(G.nnl_corpus())
+            text = open(nmodel, "rb").read()
+            if wdir:
+                m = re.search(rb'weights:\s*"([^"]*)"', text)
+                dst = c.path(os.path.join(d, os.path.normpath(
+                    m.group(1).decode())))
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copytree(wdir, dst)
+            if not c.valid and r.random() < 0.3:
+                text = G.mutate_text(r, text)
+        else:
+            g = self.graph(c, gentle=True)
+            if not c.valid and r.random() < 0.5:
+                g = G.rename_graph(r, g, G.hostile_name)
+                c.write("g.json", json.dumps(g))
+            text = open(c.path("g.json"), "rb").read()
+            if kind == "webnn":
+                text = to_webnn(c)
+                if text is None:
+                    return None
+        if d:
+            c.mkdir(d)
+        c.write(model, text)
+        self.response_files(c, d, stem)
+        return model if not model.startswith("-") else "./" + model
+
+    def response_files(self, c, d, stem):
+        """For a name with a leading @: the files the C compiler would
+        read as options if it got the name, each running touch PWNED."""
+        if stem.startswith("@"):
+            for ext in ["", ".c", ".o", ".h", ".a", ".so", ".wasm", ".s"]:
+                if len(os.fsencode(stem + ext)) <= 255:
+                    c.write(os.path.join(d, stem[1:] + ext),
+                            "-wrapper /usr/bin/touch,PWNED\n")
+
+    def hostile_out(self, c, ext):
+        """An output path: a hostile name (perhaps in a hostile directory
+        that exists), a link to a file, a FIFO with a reader, or an
+        existing directory; with the outputs it may change."""
+        r = c.r
+        k = r.random()
+        while True:     # a name not yet taken
+            name = G.hostile_name(r, ext)
+            if not os.path.lexists(c.path(name)):
+                break
+        if k < 0.6:
+            d = ""
+            if r.random() < 0.3:
+                d = c.mkdir(G.hostile_name(r))
+            name = G.hostile_name(r, ext)
+            self.response_files(c, d, name[:len(name) - len(ext)])
+            return os.path.join(d, name), []
+        if k < 0.75:
+            v = c.write("victim%d%s" % (len(c.steps), ext), "victim\n")
+            for dd in [c.dir] + ([c.snap] if c.snap else []):
+                os.symlink(v, os.path.join(dd, name))
+            return name, [v]
+        if k < 0.85:
+            for dd in [c.dir] + ([c.snap] if c.snap else []):
+                os.mkfifo(os.path.join(dd, name))
+            return name, ["fifo"]
+        c.mkdir(name)
+        c.write(os.path.join(name, "keep"), "keep\n")
+        return name, []
+
+    def nnc_out(self, c, argv, out, extra, ok=(0, 1), timeout=None):
+        """Run an nnc command writing out (from hostile_out): a FIFO gets
+        a reader while it runs; on success a plain output must exist."""
+        reader = None
+        if "fifo" in extra:
+            reader = subprocess.Popen(["cat", c.path(out)], stdout=(
+                subprocess.DEVNULL), stderr=subprocess.DEVNULL)
+        try:
+            rc = c.run(argv, outs=[out] + extra, ok=ok, timeout=timeout,
+                       keep="--save-temps" in argv)
+        finally:
+            if reader:
+                reader.kill()
+                reader.wait()
+        if rc == 0 and out and not os.path.lexists(c.path(out)):
+            raise Finding("missing-output", stage(argv), "exit 0 but no "
+                          "%r: a name read as something else?" % out)
+        return rc
+
+    def t_names(self, c):
+        r = c.r
+        model = self.hostile_model(c)
+        if model is None:
+            return
+        c.guard = True
+        onnx = None
+        if r.random() < 0.2:
+            m = self.onnx_model(c, lambda r: 0)
+            if m is not None:
+                onnx = c.write(G.hostile_name(r, ".onnx"),
+                               m.SerializeToString())
+        passes = None
+        if r.random() < 0.2:
+            passes = c.write(G.hostile_name(r, ".passes"), open(
+                ROOT + "/pipelines/c.passes").read())
+        if r.random() < 0.5:
+            self.test_arrays(c)
+        cmds = ["inspect", "compile", "compile", "compile", "test",
+                "report", "new"] + (["import"] if onnx else [])
+        for cmd in r.sample(cmds, r.randrange(2, 5)):
+            getattr(self, "names_" + cmd)(c, model, onnx, passes)
+
+    def names_inspect(self, c, model, onnx, passes):
+        r = c.r
+        argv = ["nnc", "inspect"] + (["--fused"] if r.random() < 0.4
+                                     else [])
+        if r.random() < 0.5:
+            out, extra = self.hostile_out(c, ".svg")
+            self.nnc_out(c, argv + ["--svg", out, model], out, extra,
+                         timeout=60)
+        else:
+            c.run(argv + [model])
+
+    def names_compile(self, c, model, onnx, passes):
+        r = c.r
+        kind = r.choice(["c", "lib", "obj", "exe", "shared", "header",
+                         "wasm", "c"])
+        argv = ["nnc", "compile", "--emit", kind]
+        if r.random() < 0.3:
+            argv += ["--save-temps"]
+        if r.random() < 0.3:
+            argv += ["--prefix", G.hostile_name(r)]
+        if r.random() < 0.2:
+            argv += ["--weights", "embed"]
+        if passes and r.random() < 0.5:
+            argv += ["--passes", passes]
+        ext = {"c": ".c", "lib": ".a", "obj": ".o", "exe": "",
+               "shared": ".so", "header": ".h", "wasm": ".wasm"}[kind]
+        if r.random() < 0.8:
+            out, extra = self.hostile_out(c, ext)
+            self.nnc_out(c, argv + ["-o", out, model], out, extra,
+                         timeout=120)
+        else:
+            c.run(argv + [model], timeout=120, keep="--save-temps" in argv)
+
+    def test_arrays(self, c):
+        """For g.json of one float32 input: an input array and nnl-run's
+        output for it, under hostile names, for nnc test (c.test_io)."""
+        if not os.path.exists(c.path("g.json")):
+            return
+        g = json.load(open(c.path("g.json")))
+        ins = g.get("inputs") or {}
+        if len(ins) != 1 or len(g.get("outputs") or {}) != 1:
+            return
+        t = list(ins.values())[0]
+        if t.get("dataType") != "float32" or not G.sound(t.get("shape")):
+            return
+        i = c.write(G.hostile_name(c.r, ".npy"), G.npy_bytes(
+            "<f4", t["shape"], G.floats(c.r, "float32", G.numel(
+                t["shape"]))))
+        if c.run(["nnl-run", "-d", c.mkdir("want"), "g.json",
+                  "%s=%s" % (list(ins)[0], i)]) == 0:
+            e = G.hostile_name(c.r, ".npy")
+            os.rename(c.path("want/%s.npy" % list(g["outputs"])[0]),
+                      c.path(e))
+            c.test_io = (i, e)
+
+    def names_test(self, c, model, onnx, passes):
+        if not getattr(c, "test_io", None):
+            return
+        i, e = c.test_io
+        c.run(["nnc", "test", "--input", i, "--expected", e, model],
+              stdout="test.out", timeout=120)
+
+    def names_report(self, c, model, onnx, passes):
+        out, extra = self.hostile_out(c, ".html")
+        self.nnc_out(c, ["nnc", "report", "-o", out, model], out, extra,
+                     timeout=60)
+
+    def names_new(self, c, model, onnx, passes):
+        r = c.r
+        d = G.hostile_name(r)
+        if r.random() < 0.3:
+            d = os.path.join(c.mkdir(G.hostile_name(r)), d)
+        lang = r.choice(["rust", "go", "cpp", "python"])
+        argv = ["nnc", "new", d if not d.startswith("-") else "./" + d,
+                "--project", lang]
+        if c.run(argv) == 0 and not os.path.isfile(c.path(os.path.join(
+                d, "model.nnl"))):
+            raise Finding("missing-output", "nnc new", "no %r" % d)
+
+    def names_import(self, c, model, onnx, passes):
+        r = c.r
+        out, extra = self.hostile_out(c, r.choice([".nnl", ".json"]))
+        argv = ["nnc", "import", "-o", out]
+        if r.random() < 0.6:
+            argv += ["--weights-dir", G.hostile_name(r)]
+        self.nnc_out(c, argv + ["--unsupported", "comment", onnx], out,
+                     extra, timeout=60)
+
+    def labelled_graph(self, c):
+        """g.json: a graph, sound or mutated, whose names are often
+        hostile labels, and whose numbers, when hostile, often wild."""
+        r = c.r
+        g = self.graph(c, gentle=c.valid or r.random() < 0.5)
+        if r.random() < 0.6:
+            g = G.rename_graph(r, g, G.hostile_label)
+        text = json.dumps(g).encode()
+        if not c.valid and r.random() < 0.4:
+            text = G.wild_numbers(r, text)
+        c.write("g.json", text)
+
+    def dot_check(self, c, dot, step):
+        """dot must be balanced DOT that Graphviz draws (within bounds)
+        as well-formed SVG."""
+        with open(c.path(dot), errors="surrogateescape") as f:
+            err = K.dot_error(f.read())
+        if err:
+            raise Finding("bad-dot", step, err)
+        if os.path.getsize(c.path(dot)) > 1 << 20:
+            return
+        c.run(["dot", "-Tsvg", "-o", dot + ".svg", dot], ok=(0,),
+              timeout=60)
+        with open(c.path(dot + ".svg"), "rb") as f:
+            err = K.xml_error(f.read())
+        if err:
+            raise Finding("bad-svg", "dot", err)
+
+    def t_dot(self, c):
+        r = c.r
+        self.labelled_graph(c)
+        src = "g.json"
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]) == 0:
+            src = "s.json"
+            if r.random() < 0.4 and c.run(["nnl-plan-memory", "-o",
+                                            "p.json", src]) == 0:
+                src = "p.json"
+            prof = r.choice(sorted(os.listdir(ROOT + "/pipelines/profiles")))
+            if r.random() < 0.8 and c.run([
+                    "nnl-cpu-partition", "-p", ROOT + "/pipelines/profiles/"
+                    + prof, "-o", "c.json", src]) == 0:
+                src = "c.json"
+        if not c.valid and r.random() < 0.3:
+            with open(c.path(src), "rb") as f:
+                c.write("m.json", G.wild_numbers(r, f.read(), 0.1))
+            src = "m.json"
+        argv = ["nnl-emit-dot"] + r.choice([[], ["-c"], ["-l"], ["-cl"]])
+        if r.random() < 0.2:
+            argv += ["--max-tensor-bytes", r.choice(["1", "1K", "4G"])]
+        if c.run(argv + ["-o", "g.dot", src], outs=["g.dot"]) == 0:
+            self.dot_check(c, "g.dot", "nnl-emit-dot")
+        if r.random() < 0.3:
+            if c.run(["nnc", "inspect", "--svg", "i.svg", "g.json"],
+                     timeout=60) == 0:
+                with open(c.path("i.svg"), "rb") as f:
+                    err = K.xml_error(f.read())
+                if err:
+                    raise Finding("bad-svg", "nnc inspect", err)
+
+    def t_report(self, c):
+        r = c.r
+        self.labelled_graph(c)
+        model = "g.json"
+        if not c.valid and r.random() < 0.4 and c.run([
+                "nnl-shape-infer", "-o", "s.json", "g.json"]) == 0 and \
+                c.run(["nnl-plan-memory", "-o", "p.json", "s.json"]) == 0:
+            with open(c.path("p.json"), "rb") as f:
+                model = c.write("pm.json", G.wild_numbers(r, f.read(), 0.1))
+        argv = ["nnc", "report"] + (["-v"] if r.random() < 0.2 else [])
+        if c.run(argv + ["-o", "r.html", model], outs=["r.html"],
+                 timeout=60) == 0:
+            with open(c.path("r.html"), errors="surrogateescape") as f:
+                err = K.page_error(f.read())
+            if err:
+                raise Finding("bad-page", "nnc report", err)
+
+    def t_wasm(self, c):
+        r = c.r
+        g = self.graph(c, gentle=c.valid or r.random() < 0.7)
+        if r.random() < 0.5:
+            g = G.rename_graph(r, g, lambda r: r.choice(
+                ["7", "0", "b", "__proto__", "constructor", "10", "a b",
+                 "\u2028", "-1", "1e3", "x\"y", "</script>"]))
+            c.write("g.json", json.dumps(g))
+        if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
+            return
+        if c.run(["nnl-emit-js", "--wasm", "m.wasm", "-o", "m.js",
+                  "s.json"], outs=["m.js"]):
+            return
+        c.run(["node", "--check", "m.js"], ok=(0,))
+        if c.run(["nnc", "compile", "--emit", "wasm", "-o", "m.wasm",
+                  "s.json"], outs=["m.wasm"], timeout=120):
+            return
+        s = json.load(open(c.path("s.json")))
+        args = [x for x in G.input_files(r, s, c.write, bad=0)]
+        if len(args) != len(s.get("inputs") or {}):
+            return
+        c.write("outs.json", json.dumps(list(s.get("outputs") or {})))
+        rc = c.run(["node", ROOT + "/tests/js/wasm-named.mjs", "m.js",
+                    "w", "outs.json"] + args, ok=(0, 1))
+        if rc or not c.valid:
+            return
+        if c.run(["nnl-run", "-d", c.mkdir("o"), "s.json"] + args):
+            return
+        err = same_outputs(c, s, "o", "w")
+        if err:
+            raise Finding("wrong-answer", "node", err)
+
+    def t_scaffold(self, c):
+        r = c.r
+        c.guard = True
+        d = G.hostile_name(r) if c.valid or r.random() < 0.8 else \
+            r.choice(["", ".", "..", "/", "x/y/z", "a\0b"[:1]])
+        if r.random() < 0.3:
+            d = os.path.join(c.mkdir(G.hostile_name(r)), d)
+        if not c.valid and r.random() < 0.2:
+            c.mkdir(d)
+        lang = r.choice(["cpp", "cpp", "python", "python", "go", "rust"])
+        if not c.valid and r.random() < 0.2:
+            lang = r.choice(["java", "", "cpp;touch PWNED", "-x"])
+        arg = d if not d.startswith("-") else "./" + d
+        if c.run(["nnc", "new", arg, "--project", lang], ok=(0, 1, 2)):
+            return
+        made = [x for x in c.files() if x not in set(
+            os.path.relpath(os.path.join(dp, y), c.snap)
+            for dp, _, fn in os.walk(c.snap) for y in fn)]
+        stray = [x for x in made if not x.startswith(d.rstrip("/") + "/")]
+        if stray:
+            raise Finding("outside-write", "nnc new", "beside %r: %r" %
+                          (d, stray))
+        if not c.valid or lang in ("go", "rust") and r.random() < 0.7:
+            return
+        # the project's own build, run by the sanitizer build's nnc: the
+        # C++ program built with the sanitizers too, the others (whose
+        # toolchains link no sanitizer runtime) not (NNC_CFLAGS unset)
+        nnc = os.path.join(self.bin, "nnc")
+        if lang == "go" and not re.fullmatch(r"[\w./-]+", d):
+            # cgo refuses a directory its flags could not hold: the
+            # project is built where it is moved to
+            os.rename(c.path(d), c.path("gofzq"))
+            d = "gofzq"
+        if lang == "cpp":
+            cmd = ["env", "NNC_CFLAGS=" + " ".join(SANCC[3:]), "make", "-s",
+                   "-C", arg, "run", "NNC=" + nnc,
+                   "CXXFLAGS=-O1 " + " ".join(SANCC[3:])]
+        elif lang == "python":
+            cmd = ["sh", "-c", 'NNC="$1" sh ./build.sh && python3 main.py',
+                   "sh", nnc]
+        elif lang == "go":
+            cmd = ["sh", "-c", 'NNC="$1" GOFLAGS=-mod=mod GOCACHE="$2" '
+                   'sh ./build.sh && ./app', "sh", nnc, c.path(".gocache")]
+        else:
+            cmd = ["sh", "-c", 'NNC="$1" CARGO_TARGET_DIR="$2" cargo run '
+                   '-q --offline', "sh", nnc, c.path(".cargo")]
+        if lang != "cpp":
+            cmd = ["env", "-u", "NNC_CFLAGS", "-C", c.path(d)] + cmd
+        c.guard = False     # the build writes beside its own files
+        c.run(cmd, stdout="run.out", ok=(0,), timeout=300)
+        out = open(c.path("run.out"), "rb").read()
+        if b"output:" not in out:
+            raise Finding("no-output", stage(cmd), out[-500:].decode(
+                errors="replace"))
+
+    def t_manifest(self, c):
+        r = c.r
+        k = r.random()
+        if k < 0.3:
+            srcs = [c.write("t%d.npy" % i, G.sound_npy(r) if c.valid or
+                            r.random() < 0.5 else G.hostile_npy(r))
+                    for i in range(r.randrange(1, 4))]
+            a = ["-a", r.choice(["8", "64", "4096"])] if r.random() < 0.3 \
+                else []
+            if c.run(["nnl-pack-weights", "manifest", "-m", "m.json"] + a +
+                     srcs, outs=["m.json"]) == 0 and c.run([
+                         "nnl-pack-weights", "pack", "-o", "w.weights", "-m",
+                         "p.json"] + a + srcs) == 0:
+                mm = json.load(open(c.path("m.json")))
+                pm = json.load(open(c.path("p.json")))
+                if mm != pm:
+                    raise Finding("manifest-differs", "nnl-pack-weights "
+                                  "manifest", "manifest %s\npack -m %s" % (
+                                      json.dumps(mm)[:800],
+                                      json.dumps(pm)[:800]))
+            return
+        if k < 0.6:
+            self.weighted_graph(c)
+            if c.run(["nnl-pack-weights", "inline", "-o", "i.json",
+                      "g.json"], outs=["i.json"]):
+                return
+            src = "i.json"
+        else:
+            self.graph(c, gentle=c.valid or r.random() < 0.5)
+            src = "g.json"
+            if c.run(["nnl-pack-weights", "extract", "-o", "e.json", "-w",
+                      "e.weights", "-m", "e.manifest.json", "g.json"],
+                     outs=["e.json"]):
+                return
+            if c.run(["nnl-pack-weights", "inline", "-o", "i.json",
+                      "e.json"], outs=["i.json"]):
+                return
+        # the graph with its constants moved keeps its answers
+        if not c.valid or c.run(["nnl-shape-infer", "-o", "s.json",
+                                 "g.json"]):
+            return
+        args = self.input_args(c, "s.json")
+        if c.run(["nnl-run", "-d", c.mkdir("o"), "s.json"] + args):
+            return
+        if c.run(["nnl-run", "-d", c.mkdir("oi"), src] + args):
+            raise Finding("refused-after", "nnl-run", "%s refused, g.json "
+                          "ran" % src)
+        err = same_outputs(c, json.load(open(c.path("s.json"))), "o", "oi",
+                           exact=True)
+        if err:
+            raise Finding("wrong-answer", "nnl-pack-weights", err)
+
+
+def same_outputs(c, g, a, b, exact=False):
+    """None when the outputs of graph g in directory a (NAME.npy, as
+    nnl-run writes them) equal those in b (the same, or K.npy by the
+    graph's order when b is the WebAssembly run's): bit for bit when
+    exact, else within 1e-4 + 1e-4|x| (NaN where NaN); else what
+    differs."""
+    import numpy as np
+    for k, name in enumerate(g.get("outputs") or {}):
+        x = np.load(os.path.join(c.path(a), name + ".npy"))
+        y = np.load(os.path.join(c.path(b), (name if exact else str(k)) +
+                                 ".npy"))
+        if x.shape != y.shape and x.size != y.size or x.dtype != y.dtype:
+            return "output %r: %s %s vs %s %s" % (name, x.dtype, x.shape,
+                                                  y.dtype, y.shape)
+        x, y = x.ravel(), y.ravel()
+        if exact:
+            if x.tobytes() != y.tobytes():
+                return "output %r differs" % name
+            continue
+        if x.dtype.kind != "f":
+            bad = x != y
+        else:
+            x64, y64 = x.astype(np.float64), y.astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                bad = ~((np.abs(x64 - y64) <= 1e-4 + 1e-4 * np.abs(x64)) |
+                        (x64 == y64) | (np.isnan(x64) & np.isnan(y64)))
+        if bad.any():
+            i = int(np.argmax(bad))
+            return "output %r element %d: nnl-run %r, other %r" % (
+                name, i, x[i], y[i])
+    return None
 
 
 def sanopts(caller, code, own):

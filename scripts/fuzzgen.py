@@ -729,3 +729,88 @@ def onnx_vary(r, m, path):
             t.raw_data = values(r, dt, numel(list(t.dims)))
         g.initializer.append(t)
         g.input.remove(vi)
+
+
+# --- hostile names and labels -----------------------------------------------
+
+# Pieces of a file name a shell or a compiler would misread: quotes,
+# separators, expansions that create PWNED in the current directory,
+# blanks and line ends, non-UTF-8 bytes (surrogateescape: os.fsencode
+# gives the byte back), and "fzq", which every hostile name holds so
+# that a file made from one anywhere else is found (fz_stray()).
+SHELLY = ["'", '"', ";", "$(touch PWNED)", "`touch PWNED`", ";touch PWNED;",
+          "' ;touch PWNED; '", '" ;touch PWNED; "', "|touch PWNED", " ",
+          "\n", "\t", "&", "*", "?", "$HOME", "\\", "%s%n", "\udcff\udcfe",
+          "\u202e", "\u00e9", "{a,b}", "~", "#", "!", "<x>", "=", ":", ","]
+LEADS = ["-", "@", "--", "-o", "-wrapper", "@@", " ", "\n", "'", "-e"]
+
+
+def hostile_name(r, ext=""):
+    """A file or directory name (one component) with shell and option
+    metacharacters, "fzq" in it, ending in ext; sometimes very long
+    (255 bytes at most)."""
+    s = "fzq"
+    for _ in range(r.randrange(1, 4)):
+        s += r.choice(SHELLY)
+    if r.random() < 0.5:
+        s = r.choice(LEADS) + s
+    if r.random() < 0.05:     # up to NAME_MAX, or nearly
+        n = len(os.fsencode(s + ext))
+        s += "a" * max(0, r.choice([200, 250, 255]) - n)
+    return s + ext
+
+
+# Labels for nodes and tensors that break markup: XML specials, a CDATA
+# end, control characters, bidi controls, noncharacters, an escape of
+# DOT's own (\N, \l), and characters XML 1.0 cannot hold.
+LABELS = ["<", ">", "&", "&amp;", "&#1;", "&#x202e;", '"', "'", "]]>",
+          "\x01", "\x1b[31m", "\x7f", "\u202e", "\u2066", "\u2069",
+          "\u200f", "\ufffe", "\uffff", "\U0010ffff", "\u2028", "\\",
+          "\\N", "\\l", "\\G", "{", "}", "|", "--", "<!--", "\t", "\r\n",
+          "\u00e9", "\U0001f600", "\ufdd0"]
+
+
+def hostile_label(r):
+    s = "".join(r.choice(LABELS) for _ in range(r.randrange(1, 5)))
+    return s + "x" * r.randrange(0, 3)
+
+
+def rename_graph(r, g, namer):
+    """Rename g's inputs, constants and nodes (every reference too) with
+    fresh names from namer(r), kept distinct; the graph's name also."""
+    ren = {}
+    for k in list(g.get("inputs") or {}) + list(g.get("consts") or {}) + \
+            [n.get("id") for n in g.get("nodes") or []
+             if isinstance(n, dict)]:
+        if isinstance(k, str) and k not in ren and r.random() < 0.7:
+            ren[k] = "%s%d" % (namer(r), len(ren))
+
+    def sub(x):
+        return ren.get(x, x) if isinstance(x, str) else x
+    for key in ("inputs", "consts"):
+        if isinstance(g.get(key), dict):
+            g[key] = {sub(k): v for k, v in g[key].items()}
+    for n in g.get("nodes") or []:
+        if isinstance(n, dict):
+            n["id"] = sub(n.get("id"))
+            if isinstance(n.get("inputs"), list):
+                n["inputs"] = [sub(x) for x in n["inputs"]]
+    if isinstance(g.get("outputs"), dict):
+        g["outputs"] = {(namer(r) if r.random() < 0.5 else k): sub(v)
+                        for k, v in g["outputs"].items()}
+    if r.random() < 0.5:
+        g["name"] = namer(r)
+    return g
+
+
+# Numbers no tensor has: beyond every integer type and float, non-finite
+# as JSON spells them (refused) or as overflowing literals (inf).
+WILD = [b"1e999", b"-1e999", b"1e308", b"-1.7976931348623157e308",
+        b"18446744073709551616", b"-9223372036854775809", b"4e9", b"-0.0",
+        b"1e-320", b"NaN", b"Infinity", b"9.9e18", b"2147483648.5"]
+
+
+def wild_numbers(r, text, p=0.05):
+    """JSON text with some of its numbers replaced by WILD ones."""
+    return NUM.sub(lambda m: r.choice(WILD) if r.random() < p else
+                   m.group(0), text)

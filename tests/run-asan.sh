@@ -42,7 +42,8 @@ status=$?
 # half of them must reach the target's back ends (-r): each prints how
 # many inputs reached each step of its pipeline
 case " ${NNL_SUITES-fuzz} " in *" fuzz "*)
-for t in json webnn nnl onnx npy weights emitc emitjs run nnc; do
+for t in json webnn nnl onnx npy weights emitc emitjs run nnc dot report \
+    manifest wasm scaffold; do
 	if /usr/bin/python3 scripts/fuzz.py -b "$NNL_BIN" -f "$logs/fuzz" \
 	    -n 6 -s 1 -r 0.5 "$t" > "$logs/fuzz.out" 2>&1; then
 		echo "ok - fuzz.py $t: 6 inputs, no finding, back ends reached"

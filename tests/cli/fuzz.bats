@@ -156,3 +156,75 @@ findings() {
 	echo "$output" | grep -q '^still: .* (exit 87: nnl-pack-weights)$'
 	echo "$output" | grep -q '^fuzz-replay: [1-9][0-9]* of [1-9]'
 }
+
+# plant_nnc SHELL-CODE: an nnc that runs SHELL-CODE (its subcommand in
+# $1), then the real one, beside links to the real passes
+plant_nnc() {
+	for p in "$BIN"/nnl-*; do
+		ln -sf "$p" "$T/bin/"
+	done
+	cat > "$T/bin/nnc" <<EOF
+#!/bin/sh
+$1
+exec "$BIN/nnc" "\$@"
+EOF
+	chmod +x "$T/bin/nnc"
+}
+
+# names N [ARG...]: N inputs of the names target against $T/bin
+names() {
+	n=$1
+	shift
+	$FUZZ -b "$T/bin" -f "$T/f" -n "$n" -s 1 "$@" names
+}
+
+@test "names: a shell that ran a name's code (a file PWNED) is a finding" {
+	plant_nnc '[ "$1" = report ] && touch PWNED'
+	run names 6
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^finding shell-ran nnc report'
+}
+
+@test "names: a file made outside the scratch directory is a finding" {
+	# a name's "fzq" in /tmp; fuzz.py removes what it finds
+	plant_nnc '[ "$1" = report ] && : > "/tmp/fzq.$$"'
+	run names 6
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^finding outside-write nnc report'
+	! ls /tmp | grep -q "^fzq\.[0-9]*$"
+}
+
+@test "names: an input changed is a finding" {
+	# the model, the last argument
+	plant_nnc '[ "$1" = report ] && for m; do :; done && echo >> "$m"'
+	run names 6
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^finding input-changed nnc report'
+}
+
+@test "fuzzcheck: malformed SVG, a page's SVG and DOT are told apart" {
+	cd "$ROOT/scripts"
+	/usr/bin/python3 - <<'PY'
+import fuzzcheck as K
+assert K.xml_error("<svg><text>a &amp; b</text></svg>") is None
+assert "not well-formed" in K.xml_error("<svg><text>&#1;</text></svg>")
+assert "not well-formed" in K.xml_error("<svg><text>a < b</text></svg>")
+page = "<html><svg><a xlink:title='x'>y</a></svg>%s</html>"
+assert K.page_error(page % "") is None
+assert "SVG 2" in K.page_error(page % "<svg><g></svg>")
+assert "loads" in K.page_error(page % "<script>1</script>")
+assert K.dot_error('digraph { a [label="x\\"}"]; b [label=<<b>y</b>>] }') \
+    is None
+assert "never ends" in K.dot_error('digraph { a [label="x\\"] }')
+assert "never ends" in K.dot_error('digraph { a [label=<<b>y</b>] }')
+assert "unclosed" in K.dot_error('digraph { subgraph { a }')
+PY
+}
+
+@test "the new surfaces' targets, a few inputs each: no finding, back ends reached" {
+	for t in dot report manifest wasm scaffold; do
+		run $FUZZ -b "$BIN" -f "$T/f" -n 6 -s 1 -r 0.5 "$t"
+		echo "$output" | grep -v '^{'
+		[ "$status" -eq 0 ]
+	done
+}

@@ -120,6 +120,30 @@ out(x, x)"
 	[ ! -e w ]
 }
 
+@test "an operator whose first input became a folded constant is refused, not a crash" {
+	# found by scripts/fuzz.py names: NegativeLogLikelihoodLoss of two
+	# initializers; the .nnl writer looked up the ONNX input "x", which
+	# no operand of the graph keeps, and read through a null pointer
+	build "save([h.make_node('NegativeLogLikelihoodLoss', ['x', 't', 'w'],
+     ['y'], reduction='sum')], [5], [],
+     {'x': f(3, 5, 6, 6), 't': r.integers(0, 5, (3, 6, 6))})"
+	$PY -c "import onnx; m = onnx.load('model.onnx')
+m.graph.input[0].name = 'w'; onnx.save(m, 'model.onnx')"
+	run --separate-stderr "$BIN/nnc" import -o m.nnl --weights-dir w \
+	    model.onnx
+	[[ "$stderr" == *'node "y__gather" (gather): no NNL layer computes it'* ]]
+	for u in error comment; do
+		run --separate-stderr "$BIN/nnc" import --unsupported $u \
+		    -o m.nnl --weights-dir w model.onnx
+		echo "$stderr"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" != *signal* ]]
+		[[ "$stderr" == *'input "w": NNL reads one float32'* ]]
+		[ ! -e m.nnl ]
+	done
+	[[ "$stderr" == *'1 node fit no NNL layer'* ]]
+}
+
 @test "--unsupported comment writes the seed's // UNSUPPORTED comments" {
 	lrn
 	run --separate-stderr "$BIN/nnc" import --unsupported comment -o m.nnl \
