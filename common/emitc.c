@@ -94,10 +94,15 @@ struct em {
  * ones are filled by a loop. */
 enum { LITERALMAX = 64 };
 
+/* A plan number (memplan_verify checked the offsets), -1 when it is
+ * not a whole number from 0 to 2^62: never a cast out of range. */
 static int64_t
 jsonint(const cJSON *v)
 {
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+	int64_t x;
+
+	return cJSON_IsNumber(v) && checked_double_i64(v->valuedouble, 0,
+	    (int64_t)CHECKED_MAX_LIMIT, &x) == 0 ? x : -1;
 }
 
 static void

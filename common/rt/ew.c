@@ -573,7 +573,9 @@ nnl_k_quant(const int64_t *ip, const double *fp, const void *const *in,
 			v = dt == NNL_F32 ? (double)((float)nnl_loadf(in[0], i,
 			    dt) / (float)s) : nnl_loadf(in[0], i, dt) / s;
 			v = nnl_roundeven(v) + z;
-			v = v < lo ? lo : v > hi ? hi : v;
+			/* clamped before the cast; NaN (x or a scale of 0)
+			 * is the zero point, as the cast kernel gives 0 */
+			v = v != v ? z : v < lo ? lo : v > hi ? hi : v;
 			nnl_storei(out[0], i, odt, (int64_t)v);
 		} else {
 			v = ((double)nnl_loadi(in[0], i, dt) - z) * s;
