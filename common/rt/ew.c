@@ -250,7 +250,8 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			if (odt == NNL_F32 || odt == NNL_F16)
 				nnl_storef(out[0], i, odt, v);
 			else
-				nnl_storei(out[0], i, odt, (int64_t)v);
+				nnl_storei(out[0], i, odt, nnl_dtoi_sat(v,
+				    odt));
 		}
 		nnl_next(r, dims, idx);
 	}
@@ -371,7 +372,8 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			if (odt == NNL_F32 || odt == NNL_F16)
 				nnl_storer(out[0], i, odt, v);
 			else
-				nnl_storei(out[0], i, odt, (int64_t)v);
+				nnl_storei(out[0], i, odt, nnl_dtoi_sat(v,
+				    odt));
 		} else {
 			int64_t x = nnl_loadi(in[0], i, dt), v = x;
 			int uns = dt == NNL_U64 || dt == NNL_U32 ||
@@ -575,7 +577,9 @@ nnl_k_quant(const int64_t *ip, const double *fp, const void *const *in,
 			v = nnl_roundeven(v) + z;
 			/* clamped before the cast; NaN (x or a scale of 0)
 			 * is the zero point, as the cast kernel gives 0 */
-			v = v != v ? z : v < lo ? lo : v > hi ? hi : v;
+			if (v != v)
+				v = z;
+			v = v < lo ? lo : v > hi ? hi : v;
 			nnl_storei(out[0], i, odt, (int64_t)v);
 		} else {
 			v = ((double)nnl_loadi(in[0], i, dt) - z) * s;
