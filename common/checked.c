@@ -284,4 +284,37 @@ checked_graph(struct graph *g)
 	return nerr;
 }
 
+/* -2^63 and 2^63, both exact doubles: (int64_t)v is defined exactly
+ * when I64LO <= v < I64HI (C11 6.3.1.4) */
+#define I64LO (-9223372036854775808.0)
+#define I64HI 9223372036854775808.0
+
+int
+checked_double_i64(double v, int64_t lo, int64_t hi, int64_t *r)
+{
+	int64_t x;
+
+	if (!(v >= I64LO && v < I64HI))	/* NaN fails both */
+		return -1;
+	x = (int64_t)v;
+	if ((double)x != v || x < lo || x > hi)
+		return -1;
+	*r = x;
+	return 0;
+}
+
+int64_t
+checked_clamp_i64(double v, int64_t lo, int64_t hi)
+{
+	int64_t x;
+
+	if (!(v >= I64LO))	/* NaN too */
+		return lo;
+	if (!(v < I64HI))
+		return hi;
+	x = (int64_t)v;
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
 #endif /* CHECKED_ARITH_ONLY */
+

@@ -31,6 +31,21 @@ int checked_sub_i64(int64_t a, int64_t b, int64_t *r);
 int checked_mul_i64(int64_t a, int64_t b, int64_t *r);
 
 /*
+ * A number read from a model (a JSON number, an NNL or ONNX float, a
+ * .npy header) as an integer: *r = v, 0, when v is finite, whole and
+ * from lo to hi; else -1 (NaN, an infinity, a fraction, out of range),
+ * and the caller names the operand.  No double that does not fit is
+ * ever cast, which C leaves undefined (UBSan's float-cast-overflow).
+ */
+int checked_double_i64(double v, int64_t lo, int64_t hi, int64_t *r);
+/*
+ * v truncated and clamped to [lo, hi], NaN as lo: only for a number
+ * that is cosmetic (a coordinate or a label in a picture), never for
+ * one that sizes, indexes or computes anything.
+ */
+int64_t checked_clamp_i64(double v, int64_t lo, int64_t hi);
+
+/*
  * "4096", "512K", "2G", "1TB" (K, M, G, T: powers of 1024; a trailing
  * B is allowed; case does not matter) into *v.  0, or -1 when s is not
  * such a size or it is 0 or above CHECKED_MAX_LIMIT.

@@ -272,10 +272,14 @@ clusters(struct buf *b, const struct graph *g, const struct dot_opts *o)
 			continue;
 		free(placekey(g->nodes[i], &dev, &part));
 		cpu = !strcmp(dev->valuestring, "cpu");
-		buf_printf(b, "  subgraph cluster_%d {\n    label=<%s %d>;\n"
-		    "    style=\"rounded,filled\" fillcolor=\"%s\";\n", k++,
-		    cpu ? "CPU, round" : "WebNN partition",
-		    (int)part->valuedouble, cpu ? "#fff2cc" : "#e1d5e7");
+		/* the number as the graph writes it (1e300 is no int:
+		 * a label, never cast; -0 is 0, as in the key) */
+		buf_printf(b, "  subgraph cluster_%d {\n    label=<%s ", k++,
+		    cpu ? "CPU, round" : "WebNN partition");
+		json_put_number(b, part->valuedouble == 0 ? 0.0 :
+		    part->valuedouble);
+		buf_printf(b, ">;\n    style=\"rounded,filled\" "
+		    "fillcolor=\"%s\";\n", cpu ? "#fff2cc" : "#e1d5e7");
 		for (size_t j = i + 1; j; j = next[j - 1]) {
 			buf_puts(b, "  ");
 			nodestmt(b, g, g->nodes[j - 1], o);

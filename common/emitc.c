@@ -94,10 +94,15 @@ struct em {
  * ones are filled by a loop. */
 enum { LITERALMAX = 64 };
 
+/* A plan number (memplan_verify checked the offsets), -1 when it is
+ * not a whole number from 0 to 2^62: never a cast out of range. */
 static int64_t
 jsonint(const cJSON *v)
 {
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+	int64_t x;
+
+	return cJSON_IsNumber(v) && checked_double_i64(v->valuedouble, 0,
+	    (int64_t)CHECKED_MAX_LIMIT, &x) == 0 ? x : -1;
 }
 
 static void
@@ -432,8 +437,12 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    e->g->noutputs);
 	if (e->fillbytes)
 		buf_printf(h, "/* The first call of %s_infer or %s_run fills "
-		    "%llu bytes of constants\n * of one value: make it before "
-		    "calling from several threads. */\n\n", e->pfx, e->pfx,
+		    "%llu bytes of constants\n * of one value, once: threads "
+		    "that call at once wait for it (C11\n * atomics or the "
+		    "__atomic builtins of GCC and clang).  Where int\n * "
+		    "atomics are not lock-free (Cortex-M0) or the compiler has "
+		    "neither,\n * the first call must return before another "
+		    "begins. */\n\n", e->pfx, e->pfx,
 		    (unsigned long long)e->fillbytes);
 	if (e->o->threads > 1)
 		buf_printf(h, "/* Built for %d threads: compile and link with "
@@ -470,6 +479,50 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	free(guard);
 }
 
+/*
+ * The guard of the first-run fill, in the generated source: a state
+ * 0 (not begun), 1 (filling), 2 (filled).  The caller that moves it
+ * from 0 to 1 fills and stores 2 (release); any other waits until it
+ * loads 2 (acquire), so two threads calling _run first at once neither
+ * race nor see half the constants.  C11 atomics, else the __atomic
+ * builtins of GCC and clang (C99, C++); where neither is lock-free
+ * (Cortex-M0, another compiler) a plain int, and the first call must
+ * then return before a second begins, as the header says.
+ */
+static const char ONCE[] =
+    "#ifndef NNL_ONCE_T\n"
+    "#if defined(__GCC_ATOMIC_INT_LOCK_FREE) && "
+    "__GCC_ATOMIC_INT_LOCK_FREE != 2\n"
+    "#define NNL_ONCE_PLAIN 1\t/* no lock-free int: no threads */\n"
+    "#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && "
+    "\\\n    !defined(__STDC_NO_ATOMICS__)\n"
+    "#include <stdatomic.h>\n"
+    "#define NNL_ONCE_T atomic_int\n"
+    "#define NNL_ONCE_LOAD(p) atomic_load_explicit(p, "
+    "memory_order_acquire)\n"
+    "#define NNL_ONCE_STORE(p, v) atomic_store_explicit(p, v, "
+    "memory_order_release)\n"
+    "#define NNL_ONCE_CAS(p, e, v) "
+    "atomic_compare_exchange_strong_explicit(p, e, v, \\\n"
+    "    memory_order_acquire, memory_order_acquire)\n"
+    "#elif defined(__GNUC__)\n"
+    "#define NNL_ONCE_T int\n"
+    "#define NNL_ONCE_LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)\n"
+    "#define NNL_ONCE_STORE(p, v) __atomic_store_n(p, v, "
+    "__ATOMIC_RELEASE)\n"
+    "#define NNL_ONCE_CAS(p, e, v) __atomic_compare_exchange_n(p, e, v, "
+    "0, \\\n    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)\n"
+    "#else\n"
+    "#define NNL_ONCE_PLAIN 1\n"
+    "#endif\n"
+    "#ifdef NNL_ONCE_PLAIN\n"
+    "#define NNL_ONCE_T int\n"
+    "#define NNL_ONCE_LOAD(p) (*(p))\n"
+    "#define NNL_ONCE_STORE(p, v) (*(p) = (v))\n"
+    "#define NNL_ONCE_CAS(p, e, v) (*(p) == *(e) ? (*(p) = (v), 1) : 0)\n"
+    "#endif\n"
+    "#endif\n\n";
+
 /* The packed input of _infer puts each input right after the one
  * before, so an int64 after a float32 can sit at an odd address; such
  * an input is copied to an aligned staging area before the kernels
@@ -495,11 +548,17 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 
 	buf_printf(s, "static unsigned char %s_arena[%llu] NNL_ALIGNED;\n\n",
 	    e->pfx, (unsigned long long)(e->arena ? e->arena : 1));
-	if (e->fill.s)
+	if (e->fill.s) {
+		buf_puts(s, ONCE);
 		buf_printf(s, "/* The constants of one value, filled at the "
 		    "first run. */\nstatic void\n%s_fill(void)\n{\n\tstatic "
-		    "int done;\n\n\tif (done)\n\t\treturn;\n%s\tdone = 1;\n"
-		    "}\n\n", e->pfx, e->fill.s);
+		    "NNL_ONCE_T state;\n\tint zero = 0;\n\n\tif (NNL_ONCE_LOAD"
+		    "(&state) == 2)\n\t\treturn;\n\tif (!NNL_ONCE_CAS(&state, "
+		    "&zero, 1)) {\n\t\twhile (NNL_ONCE_LOAD(&state) != 2)\n"
+		    "\t\t\t;\t/* another thread fills them */\n\t\treturn;\n"
+		    "\t}\n%s\tNNL_ONCE_STORE(&state, 2);\n}\n\n", e->pfx,
+		    e->fill.s);
+	}
 	buf_printf(s, "int\n%s_run(void *workspace, const void *const *in, "
 	    "void *const *out)\n{\n\tunsigned char *A = workspace;\n\n"
 	    "\tif (!workspace || !in || !out)\n\t\treturn 1;\n"

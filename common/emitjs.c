@@ -8,10 +8,12 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checked.h"
 #include "emitjs.h"
 #include "escape.h"
 #include "eval.h"
@@ -655,8 +657,13 @@ placed(const struct node *n, int *part)
 	    "placement");
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "device");
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(p, "partition");
+	int64_t v = 0;
 
-	*part = cJSON_IsNumber(k) ? (int)k->valuedouble : 0;
+
+	/* a whole number of an int, else partition 0 as when absent */
+	if (cJSON_IsNumber(k))
+		checked_double_i64(k->valuedouble, INT_MIN, INT_MAX, &v);
+	*part = (int)v;
 	if (!cJSON_IsString(d))
 		return -1;
 	return strcmp(d->valuestring, "cpu") == 0;

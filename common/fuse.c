@@ -495,7 +495,7 @@ foldbn(struct fx *f)
 		struct operand *wc, *bc = NULL;
 		float *s, *t, *w, *nw, *nb;
 		uint64_t nwn, nbn = 0;
-		int64_t ch;
+		int64_t ch, ax;
 		int chaxis, wax;
 		char *wname, *bname, *out;
 		const char *oldb;
@@ -506,7 +506,11 @@ foldbn(struct fx *f)
 		    uses(f, n->in[0]) != 1 || cJSON_GetObjectItemCaseSensitive(
 		    p->extra, "activation"))
 			continue;
-		chaxis = (int)node_optnum(n, "axis", 1);
+		/* a whole axis of 0 to 3 (NaN or 1e300 are no axis) */
+		if (checked_double_i64(node_optnum(n, "axis", 1), 0, 3,
+		    &ax) != 0)
+			continue;
+		chaxis = (int)ax;
 		if (p->op == OP_CONV2D) {
 			if (chaxis != (strcmp(node_optstr(p, "inputLayout",
 			    "nchw"), "nhwc") ? 1 : 3))

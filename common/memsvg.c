@@ -3,10 +3,14 @@
  * a grid of node steps by arena bytes.  No layout engine is needed:
  * every position follows from the plan.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "dot.h"
+#include "escape.h"
 #include "markup.h"
 #include "memplan.h"
 #include "memsvg.h"
@@ -24,13 +28,40 @@ static const char *const fill[] = {
 	"#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"
 };
 
-static int64_t
-numat(const cJSON *a, int k)
-{
-	const cJSON *v = cJSON_GetArrayItem(a, k);
+/* Offsets and sizes of a plan are whole numbers up to 2^53, as
+ * nnl-plan-memory writes them and memplan_verify reads them. */
+#define PLANMAX (INT64_C(1) << 53)
 
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ?
-	    (int64_t)v->valuedouble : -1;
+/*
+ * The plan number v of node nd (NULL: the graph's "memory"), named
+ * key: 1 and *r, 0 when v is no number (not planned), -1 after an
+ * error naming it when it is NaN, infinite, a fraction or out of
+ * [0, 2^53], which no cast may meet.
+ */
+static int
+plannum(const struct graph *g, const struct node *nd, const char *key,
+    const cJSON *v, uint64_t *r)
+{
+	int64_t x;
+	struct buf t = { 0 };
+
+	if (!cJSON_IsNumber(v))
+		return 0;
+	if (checked_double_i64(v->valuedouble, 0, PLANMAX, &x) != 0) {
+		if (isnan(v->valuedouble))
+			buf_puts(&t, "NaN");
+		else	/* as JSON writes it: 1e300, not 1.0000000000000001e+300 */
+			json_put_number(&t, v->valuedouble);
+		error("%s: %s%s%s\"%s\" %s is not a whole number of bytes "
+		    "from 0 to 2^53", g->src ? escape_tty_name(g->src) :
+		    "<stdin>", nd ? "node \"" : "", nd ?
+		    escape_tty_name(nd->id) : "", nd ? "\": " : "memory: ",
+		    key, t.s);
+		free(t.s);
+		return -1;
+	}
+	*r = (uint64_t)x;
+	return 1;
 }
 
 struct membuf *
@@ -49,33 +80,43 @@ memsvg_buffers(struct graph *g, size_t *np)
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(nd->extra,
 		    "scratch");
 
+		uint64_t so;
+
 		if (!cJSON_IsArray(a) || !nd->types) {
 			free(v);
 			return NULL;
 		}
 		for (int k = 0; k < nd->nout; k++) {
-			int64_t off = numat(a, k);
+			uint64_t off;
+			int r = plannum(g, nd, "arena", cJSON_GetArrayItem(a,
+			    k), &off);
 
-			if (off < 0 || nd->types[k].rank < 0)
+			if (r < 0)
+				goto bad;
+			if (r == 0 || nd->types[k].rank < 0)
 				continue;
 			GROW(v, cap, n + 1);
 			v[n].node = v[n].first = v[n].last = i;
 			v[n].out = k;
-			v[n].off = (uint64_t)off;
+			v[n].off = off;
 			v[n].bytes = memplan_bytes(&nd->types[k]);
 			n++;
 		}
-		if (cJSON_IsNumber(s) && s->valuedouble >= 0) {
+		switch (plannum(g, nd, "scratch", s, &so)) {
+		case -1:
+			goto bad;
+		case 1: {
 			int64_t sz = memplan_scratch(g, nd);
 
 			if (sz > 0) {
 				GROW(v, cap, n + 1);
 				v[n].node = v[n].first = v[n].last = i;
 				v[n].out = -1;
-				v[n].off = (uint64_t)s->valuedouble;
+				v[n].off = so;
 				v[n].bytes = (uint64_t)sz;
 				n++;
 			}
+		}
 		}
 	}
 	/* last readers: later nodes' reads, graph outputs to the end; a
@@ -107,16 +148,22 @@ memsvg_buffers(struct graph *g, size_t *np)
 	strtab_free(&byname);
 	*np = n;
 	return v;
+bad:
+	free(v);
+	*np = SIZE_MAX;
+	return NULL;
 }
 
-static uint64_t
-memnum(const struct graph *g, const char *key)
+/* The graph's memory.KEY into *r (0 when absent): 0, or -1 after an
+ * error. */
+int
+memsvg_memnum(const struct graph *g, const char *key, uint64_t *r)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(g->extra, "memory");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, key);
 
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ?
-	    (uint64_t)v->valuedouble : 0;
+	*r = 0;
+	return plannum(g, NULL, key, cJSON_GetObjectItemCaseSensitive(m,
+	    key), r) < 0 ? -1 : 0;
 }
 
 /* A dashed line across the plot at y, labelled inside the plot: the
@@ -146,13 +193,19 @@ memsvg(struct buf *b, struct graph *g)
 {
 	size_t n;
 	struct membuf *v = memsvg_buffers(g, &n);
-	uint64_t arena = memnum(g, "arenaBytes");
-	uint64_t lower = memnum(g, "lowerBoundBytes"), top;
+	uint64_t arena, lower, top;
 	double pw = W - LEFT - RIGHT, ph = H - TOP - BOTTOM, sx, sy;
 	size_t steps = g->nnodes ? g->nnodes : 1, every;
 
+	if (n == SIZE_MAX)
+		return -2;
 	if (!v && g->nnodes)
 		return -1;
+	if (memsvg_memnum(g, "arenaBytes", &arena) != 0 ||
+	    memsvg_memnum(g, "lowerBoundBytes", &lower) != 0) {
+		free(v);
+		return -2;
+	}
 	top = arena > lower ? arena : lower;
 	for (size_t i = 0; i < n; i++)
 		if (v[i].off + v[i].bytes > top)

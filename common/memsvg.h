@@ -23,12 +23,18 @@ struct membuf {
 /*
  * The buffers of planned graph g (nodes in their order, typed, with
  * "arena" from nnl-plan-memory), malloc'd, *n of them; NULL and *n 0
- * when g has no plan.
+ * when g has no plan; NULL and *n SIZE_MAX after an error naming an
+ * offset that is not a whole number from 0 to 2^53.
  */
 struct membuf *memsvg_buffers(struct graph *g, size_t *n);
 
+/* The graph's "memory" number KEY ("arenaBytes") into *r, 0 when
+ * absent: 0, or -1 after such an error. */
+int memsvg_memnum(const struct graph *g, const char *key, uint64_t *r);
+
 /* The picture, appended to b: an <svg> element for an HTML page.
- * Returns -1 (nothing written) when g has no plan. */
+ * Returns -1 (nothing written) when g has no plan, -2 after such an
+ * error. */
 int memsvg(struct buf *b, struct graph *g);
 
 #endif

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checked.h"
 #include "escape.h"
 #include "eval.h"
 #include "graph.h"
@@ -237,8 +238,11 @@ list(struct node *n, const char *name, int64_t *v, int k, int64_t dflt)
 		return 0;
 	if (cJSON_GetArraySize(a) != k)
 		return -1;
-	for (int i = 0; i < k; i++)
-		v[i] = (int64_t)cJSON_GetArrayItem(a, i)->valuedouble;
+	for (int i = 0; i < k; i++)	/* whole, 0 to 2^32 - 1: no cast */
+		if (!cJSON_IsNumber(cJSON_GetArrayItem(a, i)) ||
+		    checked_double_i64(cJSON_GetArrayItem(a, i)->valuedouble,
+		    0, CHECKED_MAXDIM, &v[i]) != 0)
+			return -1;
 	return 0;
 }
 
@@ -424,7 +428,7 @@ conv(struct nw *w, struct node *n)
 	struct operand *f = cst(w, n->in[1]);
 	struct operand *b = cst(w, str(n, "bias", NULL));
 	int64_t st[2], dl[2], pad[4], same[4];
-	int64_t g = (int64_t)num(n, "groups", 1);
+	int64_t g;
 	const char *pd;
 	struct val *v = src(w, n->in[0]);
 	float *fw, *bw;
@@ -432,7 +436,8 @@ conv(struct nw *w, struct node *n)
 	char gs[48], ps[128];
 
 	if (!v || v->rank != 3 || !f || f->desc.rank != 4 ||
-	    (str(n, "bias", NULL) && !b))
+	    (str(n, "bias", NULL) && !b) || checked_double_i64(num(n,
+	    "groups", 1), 1, CHECKED_MAXDIM, &g) != 0)
 		return nofit(w, n, "not a float32 convolution of a layer "
 		    "with constant weights");
 	if (strcmp(str(n, "inputLayout", "nchw"), "nchw") ||
@@ -693,7 +698,9 @@ attr(const cJSON *o, const char *key, double dflt)
 	    cJSON_GetArrayItem(v, 0)->valuedouble : dflt;
 }
 
-/* attrs[key] into v[k]: 0, or -1 when present with another length */
+/* attrs[key] into v[k]: 0, or -1 when present with another length
+ * or with a value that is not a whole number from 0 to 2^32 - 1 (a
+ * pad, kernel or stride: NaN and 1e300 are none, never cast) */
 static int
 attrs(const cJSON *o, const char *key, int64_t *v, int k, int64_t dflt)
 {
@@ -707,7 +714,10 @@ attrs(const cJSON *o, const char *key, int64_t *v, int k, int64_t dflt)
 	if (cJSON_GetArraySize(a) != k)
 		return -1;
 	for (int i = 0; i < k; i++)
-		v[i] = (int64_t)cJSON_GetArrayItem(a, i)->valuedouble;
+		if (!cJSON_IsNumber(cJSON_GetArrayItem(a, i)) ||
+		    checked_double_i64(cJSON_GetArrayItem(a, i)->valuedouble,
+		    0, CHECKED_MAXDIM, &v[i]) != 0)
+			return -1;
 	return 0;
 }
 
@@ -824,14 +834,18 @@ group(struct nw *w, struct node *last, const cJSON *o)
 		const char *pd;
 		float *d;
 
+		/* kernel and stride whole numbers of 1 to 2^32 - 1 */
 		if (!v || v->rank != 2 || attrs(o, "pads", pads, 2, 0) ||
 		    attr(o, "dilations", 1) != 1 ||
 		    attr(o, "ceil_mode", 0) != 0 ||
-		    (conv && (!f || attr(o, "group", 1) != 1)))
+		    (conv && (!f || attr(o, "group", 1) != 1)) ||
+		    checked_double_i64(attr(o, "kernel_shape", 0), 0,
+		    CHECKED_MAXDIM, &k) != 0 || checked_double_i64(attr(o,
+		    "strides", 1), 1, CHECKED_MAXDIM, &st) != 0)
 			return nofit(w, &fake, "a 1-D Conv or MaxPool NNL's "
 			    "Conv1D and MaxPool1D cannot express");
-		k = conv ? fd[2] : (int64_t)attr(o, "kernel_shape", 0);
-		st = (int64_t)attr(o, "strides", 1);
+		if (conv)
+			k = fd[2];
 		dl = ((L + st - 1) / st - 1) * st + k - L;
 		dl = dl < 0 ? 0 : dl;
 		if (!pads[0] && !pads[1])

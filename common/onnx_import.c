@@ -7,6 +7,7 @@
  * the weights file.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,21 +386,40 @@ mkconst(struct imp *m, const char *base, enum dtype dt, int rank,
 	return c->name;
 }
 
+/*
+ * A scalar constant of type dt and value v (an attribute's, truncated
+ * toward zero for an integer type); NULL after an error when v is NaN
+ * or out of the integer type's range, which no cast may meet (uint64
+ * up to 2^63 - 1).
+ */
 const char *
 mkscalar(struct imp *m, enum dtype dt, double v)
 {
 	unsigned char b[8];
 	uint16_t h;
+	int64_t x = 0;
 
+	if (!dtype_isfloat(dt)) {
+		int bits = dtype_bits(dt), sg = dtype_issigned(dt);
+		int64_t hi = bits >= 64 ? INT64_MAX : sg ?
+		    (INT64_C(1) << (bits - 1)) - 1 : (INT64_C(1) << bits) - 1;
+
+		if (checked_double_i64(trunc(v), sg ? -hi - 1 : 0, hi,
+		    &x) != 0) {
+			nodeerr(m, "the value %.17g does not fit %s", v,
+			    dtype_name(dt));
+			return NULL;
+		}
+	}
 	switch (dt) {
 	case DT_FLOAT32: { float f = (float)v; memcpy(b, &f, 4); break; }
 	case DT_FLOAT16: h = nnl_f32_to_f16((float)v); memcpy(b, &h, 2); break;
-	case DT_INT32: { int32_t x = (int32_t)v; memcpy(b, &x, 4); break; }
-	case DT_UINT32: { uint32_t x = (uint32_t)v; memcpy(b, &x, 4); break; }
-	case DT_INT64: { int64_t x = (int64_t)v; memcpy(b, &x, 8); break; }
-	case DT_UINT64: { uint64_t x = (uint64_t)v; memcpy(b, &x, 8); break; }
-	case DT_INT8: b[0] = (unsigned char)(int8_t)v; break;
-	default: b[0] = (unsigned char)v; break;
+	case DT_INT32: { int32_t y = (int32_t)x; memcpy(b, &y, 4); break; }
+	case DT_UINT32: { uint32_t y = (uint32_t)x; memcpy(b, &y, 4); break; }
+	case DT_INT64: memcpy(b, &x, 8); break;
+	case DT_UINT64: { uint64_t y = (uint64_t)x; memcpy(b, &y, 8); break; }
+	case DT_INT8: b[0] = (unsigned char)(int8_t)x; break;
+	default: b[0] = (unsigned char)x; break;
 	}
 	return mkconst(m, NULL, dt, 0, NULL, b);
 }
@@ -474,8 +494,8 @@ cints(struct imp *m, const char *opnd, int64_t **v, size_t *n)
 			memcpy(&(*v)[i], p + 8 * i, 8);
 		} else {
 			double d = elem(t->dt, p, i);
-			(*v)[i] = d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ?
-			    INT64_MIN : (int64_t)d;
+			/* saturated as before, NaN as INT64_MIN: defined */
+			(*v)[i] = checked_clamp_i64(d, INT64_MIN, INT64_MAX);
 		}
 	}
 	*n = (size_t)k;

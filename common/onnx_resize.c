@@ -77,7 +77,11 @@ taps(const struct rsz *z, const struct amap *a, int64_t o, int64_t *idx,
     double *w)
 {
 	double x = coord(z, a, o), f = floor(x), r = x - f;
-	int64_t fi = (int64_t)f;
+	/* clampi() pins every tap to [0, in) anyway: clamped before the
+	 * cast, an infinite or NaN coordinate (a scale of 1e-300) is an
+	 * edge tap, not undefined */
+	int64_t fi = checked_clamp_i64(f, -(INT64_C(1) << 62),
+	    INT64_C(1) << 62);
 
 	if (z->mode[0] == 'n') {
 		const char *nm = z->nearest;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "dot.h"
 #include "markup.h"
 #include "memplan.h"
@@ -195,13 +196,17 @@ layers(struct buf *b, const struct graph *g, uint64_t *params,
 		td(b, p);
 		td(b, m);
 		buf_puts(b, "<td class=\"n\">");
-		for (int k = 0; k < cJSON_GetArraySize(arena); k++) {
+		/* one offset an output, each checked by memsvg() first */
+		for (int k = 0; k < n->nout && k < cJSON_GetArraySize(arena);
+		    k++) {
 			const cJSON *v = cJSON_GetArrayItem(arena, k);
+			int64_t off;
 
 			if (k)
 				buf_puts(b, "<br>");
-			if (cJSON_IsNumber(v))
-				commas(b, (uint64_t)v->valuedouble);
+			if (cJSON_IsNumber(v) && checked_double_i64(
+			    v->valuedouble, 0, INT64_MAX, &off) == 0)
+				commas(b, (uint64_t)off);
 		}
 		buf_puts(b, "</td>");
 		td(b, by);
@@ -277,14 +282,13 @@ weights(struct buf *b, const struct graph *g)
 	free(v);
 }
 
+/* The graph's memory.KEY, checked by memsvg() first. */
 static uint64_t
 memnum(const struct graph *g, const char *key)
 {
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(g->extra, "memory");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, key);
+	uint64_t v;
 
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ?
-	    (uint64_t)v->valuedouble : 0;
+	return memsvg_memnum(g, key, &v) == 0 ? v : 0;
 }
 
 int
@@ -294,10 +298,14 @@ report_write(struct graph *g, const char *title, const char *path)
 	struct buf d = { 0 }, t = { 0 }, b = { 0 }, mem = { 0 };
 	uint64_t params, macs;
 	char *svg;
-	int rc;
+	int rc = 0;
 
 	if (!cJSON_GetObjectItemCaseSensitive(g->extra, "memory") ||
-	    memsvg(&mem, g) != 0) {
+	    (rc = memsvg(&mem, g)) != 0) {
+		if (rc == -2) {		/* a number reported */
+			free(mem.s);
+			return -1;
+		}
 		error("%s: the graph has no memory plan (run "
 		    "nnl-plan-memory first)", g->src);
 		free(mem.s);

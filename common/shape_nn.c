@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "escape.h"
 #include "shape.h"
 
@@ -338,11 +339,10 @@ panels(struct shapectx *c, const cJSON *pn, const char *il, const char *fl,
 {
 	const struct tdesc *f = c->in[1];
 
-	if (!cJSON_IsNumber(pn) || pn->valuedouble < 1 ||
-	    pn->valuedouble != (double)(int64_t)pn->valuedouble)
+	if (!cJSON_IsNumber(pn) || checked_double_i64(pn->valuedouble, 1,
+	    CHECKED_MAXDIM, oc) != 0)
 		return shape_err(c, "field \"panels\": expected the number of "
 		    "output channels (nnl-fuse's filter in panels of 32)");
-	*oc = (int64_t)pn->valuedouble;
 	if (strcmp(il, "nchw") || strcmp(fl, "ihwo") || g != 1 ||
 	    f->dims[3] != (*oc + 31) / 32 * 32)
 		return shape_err(c, "field \"panels\": needs an nchw input, "
@@ -626,7 +626,8 @@ resampleopts(struct shapectx *c, float *sc, uint32_t *sz, int *hassz)
 	if (r == 0)
 		n = 2;
 	for (int i = 0; i < n && n == 2; i++)
-		if (fabs(v[i]) > FLT_MAX || (sc[i] = (float)v[i]) <= 0)
+		if (!(fabs(v[i]) <= FLT_MAX) ||	/* NaN too */
+		    !((sc[i] = (float)v[i]) > 0))
 			n = -1;
 	if (n != 2) {
 		char *vs = f64str(v, n < 0 ? 2 : n);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "summary.h"
+#include "checked.h"
 #include "escape.h"
 #include "kernel.h"
 #include "memplan.h"
@@ -142,6 +143,83 @@ nodeparams(const struct graph *g, const struct node *n)
 	return p;
 }
 
+/* Shapes' dimensions and counts of parameters and bytes, as the NNL
+ * front end writes them: whole numbers up to 2^53. */
+#define NUMMAX (INT64_C(1) << 53)
+
+/* Number v, checked by numbers(): never a cast out of range. */
+static int64_t
+whole(const cJSON *v)
+{
+	int64_t x;
+
+	return checked_double_i64(v->valuedouble, 0, NUMMAX, &x) == 0 ? x :
+	    0;
+}
+
+/* Whether v is such a number; else an error naming it. */
+static int
+isnum(const struct graph *g, const cJSON *v, const char *what,
+    const char *name)
+{
+	int64_t x;
+
+	if (cJSON_IsNumber(v) && checked_double_i64(v->valuedouble, 0,
+	    NUMMAX, &x) == 0)
+		return 1;
+	error("%s: %s \"%s\": expected a whole number from 0 to 2^53", g->src ? escape_tty_name(g->src) : "<stdin>", what,
+	    escape_tty_name(name));
+	return 0;
+}
+
+/*
+ * The numbers summary_print() shows, before it prints anything: the
+ * layers' shapes and parameters and the expected weights' shapes of
+ * the "nnl" key (which a .json graph may hold as written by anyone),
+ * and memory.arenaBytes.  0, or -1 after an error.
+ */
+static int
+numbers(const struct graph *g)
+{
+	const cJSON *l, *x, *id;
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(g->extra,
+	    "memory");
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(mem, "arenaBytes");
+
+	cJSON_ArrayForEach(l, nnlkey(g, "layers")) {
+		id = cJSON_GetObjectItemCaseSensitive(l, "id");
+		if (!cJSON_IsString(id) || !cJSON_IsString(
+		    cJSON_GetObjectItemCaseSensitive(l, "type"))) {
+			error("%s: \"nnl\": a layer without a string \"id\" "
+			    "and \"type\"", g->src ? escape_tty_name(g->src) :
+			    "<stdin>");
+			return -1;
+		}
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(l,
+		    "shape"))
+			if (!isnum(g, x, "\"nnl\": the shape of layer", id->valuestring))
+				return -1;
+		if (!isnum(g, cJSON_GetObjectItemCaseSensitive(l, "params"),
+		    "\"nnl\": the params of layer", id->valuestring))
+			return -1;
+	}
+	cJSON_ArrayForEach(l, nnlkey(g, "weights")) {
+		id = cJSON_GetObjectItemCaseSensitive(l, "key");
+		if (!cJSON_IsString(id)) {
+			error("%s: \"nnl\": a weight without a string \"key\"",
+			    g->src ? escape_tty_name(g->src) : "<stdin>");
+			return -1;
+		}
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(l,
+		    "shape"))
+			if (!isnum(g, x, "\"nnl\": the shape of weight", id->valuestring))
+				return -1;
+	}
+	if (cJSON_IsNumber(a) && !isnum(g, a, "\"memory\":", "arenaBytes"))
+		return -1;
+	return 0;
+}
+
 /* Rows of an NNL model's layers; returns the parameters. */
 static uint64_t
 layerrows(FILE *f, const cJSON *layers)
@@ -161,11 +239,11 @@ layerrows(FILE *f, const cJSON *layers)
 
 		cJSON_ArrayForEach(x, sh)
 			if (r < 8)
-				d[r++] = (int64_t)x->valuedouble;
+				d[r++] = whole(x);
 		s = nnl_shapestr(d, r);
 		row(f, id->valuestring, ty->valuestring, s,
-		    (uint64_t)pa->valuedouble);
-		total += (uint64_t)pa->valuedouble;
+		    (uint64_t)whole(pa));
+		total += (uint64_t)whole(pa);
 		free(s);
 	}
 	return total;
@@ -197,7 +275,7 @@ noderows(FILE *f, const struct graph *g)
 	return total;
 }
 
-void
+int
 summary_print(FILE *f, const struct graph *g)
 {
 	static const char rule[] = "──────────────────────────────────────"
@@ -209,6 +287,8 @@ summary_print(FILE *f, const struct graph *g)
 	char tp[48], b1[32], b2[32], b3[32];
 	int isnnl = nnlkey(g, "version") != NULL;
 
+	if (numbers(g) != 0)
+		return -1;
 	v = nnlkey(g, "version");
 	fprintf(f, "Model: %s ", g->name ? escape_tty_name(g->name) :
 	    "(unnamed)");
@@ -232,7 +312,7 @@ summary_print(FILE *f, const struct graph *g)
 			    tdesc_numel(&g->consts[i]->desc));
 	c = cJSON_GetObjectItemCaseSensitive(mem, "arenaBytes");
 	if (cJSON_IsNumber(c))
-		arena = (uint64_t)c->valuedouble;
+		arena = (uint64_t)whole(c);
 	commas(total, tp, sizeof tp);
 	human(weights, b1, sizeof b1);
 	human(arena, b2, sizeof b2);
@@ -256,10 +336,11 @@ summary_print(FILE *f, const struct graph *g)
 		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(v,
 		    "shape"))
 			if (r < 8)
-				d[r++] = (int64_t)x->valuedouble;
+				d[r++] = whole(x);
 		s = nnl_shapestr(d, r);
 		fprintf(f, "  %-30s ", escape_tty_name(k->valuestring));
 		fprintf(f, "%s\n", s);
 		free(s);
 	}
+	return 0;
 }

@@ -21,7 +21,9 @@ struct graph *summary_nnl(const char *path);
 int summary_plan(struct graph *g);
 
 /* The table, as the NNL documentation shows it: one row per layer
- * (for an NNL model, from its "nnl": {"layers"}) or per node. */
-void summary_print(FILE *f, const struct graph *g);
+ * (for an NNL model, from its "nnl": {"layers"}) or per node.  0, or
+ * -1 (nothing printed) after an error naming a number of the "nnl"
+ * key or of "memory" that is not a whole number in range. */
+int summary_print(FILE *f, const struct graph *g);
 
 #endif

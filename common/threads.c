@@ -1,6 +1,7 @@
 /* threads: the thread count of generated code (threads.h). */
 #include "threads.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "util.h"
@@ -24,9 +25,9 @@ count(const struct graph *g, const cJSON *v, const char *what)
 {
 	if (!v)
 		return 1;
-	if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1) ||
 	    v->valuedouble > THREADS_MAX ||
-	    v->valuedouble != (double)(int)v->valuedouble) {
+	    v->valuedouble != floor(v->valuedouble)) {
 		error("%s: %s threads: expected an integer from 1 to %d",
 		    g->src, what, THREADS_MAX);
 		return -1;

@@ -380,12 +380,13 @@ checkconst(struct vctx *v, struct operand *c)
 		    (unsigned long long)dtype_bytes(dt, numel), c->nbytes);
 	if (c->init == INIT_SCALAR && !dtype_isfloat(dt)) {
 		int bits = dtype_bits(dt);
+		/* [lo, end): 2^63 - 1 and 2^64 - 1 are no doubles (they
+		 * round up to end), and a cast of end is undefined */
 		double lo = dtype_issigned(dt) ? -ldexp(1, bits - 1) : 0;
-		double hi = dtype_issigned(dt) ? ldexp(1, bits - 1) - 1 :
-		    ldexp(1, bits) - 1;
+		double end = ldexp(1, dtype_issigned(dt) ? bits - 1 : bits);
 
-		if (c->value != floor(c->value) || c->value < lo ||
-		    c->value > hi)
+		if (c->value != floor(c->value) || !(c->value >= lo) ||
+		    !(c->value < end))
 			verr(v, c->pos, "const \"%s\": field \"init.value\": "
 			    "%.17g is not a %s value", escape_tty_name(c->name),
 			    c->value,

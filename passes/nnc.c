@@ -1251,6 +1251,7 @@ inspect(struct opts *o)
 	struct graph *g;
 	const cJSON *nnl, *mem, *c;
 	uint64_t total = 0, weights = 0, arena = 0;
+	int64_t a;
 	static const char rule[] = "──────────────────────────────────────"
 	    "────────────────";
 	char b1[32], b2[32], b3[32], *tp;
@@ -1319,8 +1320,9 @@ inspect(struct opts *o)
 		    tdesc_numel(&g->consts[i]->desc));
 	mem = cJSON_GetObjectItemCaseSensitive(g->extra, "memory");
 	c = cJSON_GetObjectItemCaseSensitive(mem, "arenaBytes");
-	if (cJSON_IsNumber(c))
-		arena = (uint64_t)c->valuedouble;
+	if (cJSON_IsNumber(c) && checked_double_i64(c->valuedouble, 0,
+	    INT64_C(1) << 53, &a) == 0)	/* nnl-plan-memory's, in range */
+		arena = (uint64_t)a;
 	tp = commas(total);
 	human(weights, b1, sizeof b1);
 	human(arena, b2, sizeof b2);
@@ -1386,10 +1388,8 @@ inspect_written(struct opts *o)
 	} else {
 		g = graph_load(o->model);
 	}
-	if (g && summary_plan(g) == 0) {
-		summary_print(stdout, g);
+	if (g && summary_plan(g) == 0 && summary_print(stdout, g) == 0)
 		rc = 0;
-	}
 	graph_free(g);
 	return rc;
 }

@@ -128,9 +128,13 @@ main(int argc, char *argv[])
 		cf = config(g, "align");
 		o.align = 64;
 		if (cJSON_IsNumber(cf)) {
-			unsigned a = (unsigned)cf->valuedouble;
+			int64_t w = 0;
+			unsigned a;
 
-			if (a == 0 || (a & (a - 1)) || a != cf->valuedouble) {
+			checked_double_i64(cf->valuedouble, 1, INT64_C(1) << 31,
+			    &w);
+			a = (unsigned)w;	/* 0: NaN, 1e300, 2.5 */
+			if (a == 0 || (a & (a - 1))) {
 				error("%s: config align %g is not a power of "
 				    "two", g->src, cf->valuedouble);
 				graph_free(g);

@@ -250,7 +250,8 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			if (odt == NNL_F32 || odt == NNL_F16)
 				nnl_storef(out[0], i, odt, v);
 			else
-				nnl_storei(out[0], i, odt, (int64_t)v);
+				nnl_storei(out[0], i, odt, nnl_dtoi_sat(v,
+				    odt));
 		}
 		nnl_next(r, dims, idx);
 	}
@@ -371,7 +372,8 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			if (odt == NNL_F32 || odt == NNL_F16)
 				nnl_storer(out[0], i, odt, v);
 			else
-				nnl_storei(out[0], i, odt, (int64_t)v);
+				nnl_storei(out[0], i, odt, nnl_dtoi_sat(v,
+				    odt));
 		} else {
 			int64_t x = nnl_loadi(in[0], i, dt), v = x;
 			int uns = dt == NNL_U64 || dt == NNL_U32 ||
@@ -573,6 +575,10 @@ nnl_k_quant(const int64_t *ip, const double *fp, const void *const *in,
 			v = dt == NNL_F32 ? (double)((float)nnl_loadf(in[0], i,
 			    dt) / (float)s) : nnl_loadf(in[0], i, dt) / s;
 			v = nnl_roundeven(v) + z;
+			/* clamped before the cast; NaN (x or a scale of 0)
+			 * is the zero point, as the cast kernel gives 0 */
+			if (v != v)
+				v = z;
 			v = v < lo ? lo : v > hi ? hi : v;
 			nnl_storei(out[0], i, odt, (int64_t)v);
 		} else {

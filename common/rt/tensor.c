@@ -462,8 +462,8 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 			v = cnt ? v / (double)cnt : NAN;
 		if (isf)
 			nnl_storef(out[0], o, dt, v);
-		else
-			nnl_storei(out[0], o, dt, (int64_t)v);
+		else	/* a mean of nothing is NaN, a log of 0 -inf */
+			nnl_storei(out[0], o, dt, nnl_dtoi_sat(v, dt));
 	}
 }
 

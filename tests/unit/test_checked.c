@@ -5,6 +5,7 @@
  * on shapes whose byte counts sit at 2^31, 2^32, 2^63 and 2^64.  The
  * expected values are hand-derived: 2^k and the factorisations named.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -230,6 +231,38 @@ TEST(sizes_of_types_or_overflow)
 	CHECK(dtype_bytes(DT_INT4, UINT64_MAX) == UINT64_C(1) << 63);
 }
 
+/* 2^63 = 9223372036854775808 is the first double past INT64_MAX; the
+ * double below it is 2^63 - 1024 (53-bit mantissa: steps of 2^10). */
+TEST(doubles_to_integers_in_range_or_refused)
+{
+	int64_t r = 5;
+
+	CHECK(checked_double_i64(0.0, 0, 10, &r) == 0 && r == 0);
+	CHECK(checked_double_i64(-0.0, 0, 10, &r) == 0 && r == 0);
+	CHECK(checked_double_i64(10.0, 0, 10, &r) == 0 && r == 10);
+	CHECK(checked_double_i64(11.0, 0, 10, &r) == -1);
+	CHECK(checked_double_i64(-1.0, 0, 10, &r) == -1);
+	CHECK(checked_double_i64(2.5, 0, 10, &r) == -1);
+	CHECK(checked_double_i64(NAN, INT64_MIN, INT64_MAX, &r) == -1);
+	CHECK(checked_double_i64(INFINITY, INT64_MIN, INT64_MAX, &r) == -1);
+	CHECK(checked_double_i64(-INFINITY, INT64_MIN, INT64_MAX, &r) == -1);
+	CHECK(checked_double_i64(1e300, INT64_MIN, INT64_MAX, &r) == -1);
+	CHECK(checked_double_i64(-1e300, INT64_MIN, INT64_MAX, &r) == -1);
+	CHECK(checked_double_i64(9223372036854775808.0, INT64_MIN, INT64_MAX,
+	    &r) == -1);
+	CHECK(checked_double_i64(9223372036854774784.0, INT64_MIN, INT64_MAX,
+	    &r) == 0 && r == INT64_C(9223372036854774784));
+	CHECK(checked_double_i64(-9223372036854775808.0, INT64_MIN,
+	    INT64_MAX, &r) == 0 && r == INT64_MIN);
+	CHECK(checked_clamp_i64(NAN, -3, 7) == -3);
+	CHECK(checked_clamp_i64(1e300, -3, 7) == 7);
+	CHECK(checked_clamp_i64(-1e300, -3, 7) == -3);
+	CHECK(checked_clamp_i64(INFINITY, -3, 7) == 7);
+	CHECK(checked_clamp_i64(4.9, -3, 7) == 4);
+	CHECK(checked_clamp_i64(9223372036854775808.0, 0, INT64_MAX) ==
+	    INT64_MAX);
+}
+
 int
 main(void)
 {
@@ -238,5 +271,6 @@ main(void)
 	RUN(sizes_parse_with_binary_suffixes);
 	RUN(the_limit_at_2_31_2_32_2_63_2_64);
 	RUN(sizes_of_types_or_overflow);
+	RUN(doubles_to_integers_in_range_or_refused);
 	return DONE();
 }

@@ -1,9 +1,11 @@
 /* test_report: multiply-adds and parameters of nodes, against counts
  * derived by hand in the comments. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "memsvg.h"
 #include "report.h"
 #include "shape.h"
 
@@ -84,11 +86,66 @@ TEST(gemm_transposed_and_matmul_batched)
 	graph_free(g);
 }
 
+/* relu on float32 [2, 3] (24 bytes) at arena offset OFF, in an arena
+ * of ARENA bytes: memsvg()'s result (-2: a number refused), the
+ * picture in *svg */
+static int
+chart(const char *off, const char *arena, int nan, char **svg)
+{
+	char *json = xasprintf(HEAD "\"inputs\": {\"x\": {\"dataType\": "
+	    "\"float32\", \"shape\": [2, 3]}}, \"nodes\": [{\"id\": \"y\", "
+	    "\"op\": \"relu\", \"inputs\": [\"x\"], \"options\": {}, "
+	    "\"arena\": [%s]}], \"outputs\": {\"y\": \"y\"}, \"memory\": "
+	    "{\"arenaBytes\": %s, \"lowerBoundBytes\": 24}}", off, arena);
+	struct graph *g = typed(json);
+	struct buf b = { 0 };
+	int rc;
+
+	free(json);
+	if (!g)
+		return -100;
+	if (nan)	/* JSON has no NaN: put one where a reader could */
+		cJSON_SetNumberValue(cJSON_GetArrayItem(
+		    cJSON_GetObjectItemCaseSensitive(g->nodes[0]->extra,
+		    "arena"), 0), NAN);
+	rc = memsvg(&b, g);
+	*svg = b.s;
+	graph_free(g);
+	return rc;
+}
+
+TEST(memory_chart_refuses_offsets_no_integer_holds)
+{
+	/* 2^53 + 2 is the first whole double past the plan's 2^53 */
+	static const char *const bad[][2] = {
+		{ "1e300", "64" }, { "-1e300", "64" }, { "2.5", "64" },
+		{ "-1", "64" }, { "9007199254740994", "64" },
+		{ "0", "1e300" }, { "0", "-1e300" }, { "0", "1e19" },
+	};
+	char *svg = NULL;
+
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		CHECK(chart(bad[i][0], bad[i][1], 0, &svg) == -2);
+		CHECK(svg == NULL);
+		free(svg);
+	}
+	CHECK(chart("0", "64", 1, &svg) == -2);
+	free(svg);
+	/* in range: the bar's tooltip gives the offset as written */
+	CHECK(chart("40", "64", 0, &svg) == 0);
+	CHECK(svg && strstr(svg, "24 bytes at offset 40, node 0 to the end"));
+	free(svg);
+	CHECK(chart("9007199254740992", "9007199254740992", 0, &svg) == 0);
+	CHECK(svg && strstr(svg, "at offset 9007199254740992,"));
+	free(svg);
+}
+
 int
 main(void)
 {
 	RUN(conv2d_depthwise_nhwc);
 	RUN(conv_transpose2d_nchw);
 	RUN(gemm_transposed_and_matmul_batched);
+	RUN(memory_chart_refuses_offsets_no_integer_holds);
 	return DONE();
 }
