@@ -13,6 +13,7 @@
 
 #include "checked.h"
 #include "graph.h"
+#include "modelpath.h"
 #include "shape.h"
 #include "sidecar.h"
 #include "nnl.h"
@@ -24,7 +25,8 @@ usage(void)
 	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn|nnl] "
 	    "[-w weights -m manifest]\n"
 	    "                 [-d dir] [-u error|comment] [--strict] "
-	    "[--max-tensor-bytes size] [file]\n");
+	    "[--max-tensor-bytes size]\n"
+	    "                 [--allow-outside] [file]\n");
 	exit(2);
 }
 
@@ -44,7 +46,7 @@ isnnl(const char *path)
  */
 static struct graph *
 loadnnl(char *text, size_t len, const char *in, const char *out,
-    const char *w, const char *m)
+    const char *w, const char *m, int outside)
 {
 	const char *name = displayname(in);
 	char *dir = out && strcmp(out, "-") ? path_dirname(out) : xstrdup(".");
@@ -56,6 +58,7 @@ loadnnl(char *text, size_t len, const char *in, const char *out,
 	o.weights = w;
 	o.manifest = m;
 	o.dir = dir;
+	o.outside = outside;
 	g = nnl_parse(text, len, name, &o);
 	free(dir);
 	if (g) {
@@ -113,6 +116,7 @@ main(int argc, char *argv[])
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "strict", no_argument, NULL, 'S' },
+		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -121,7 +125,7 @@ main(int argc, char *argv[])
 	struct graph *g;
 	char *text;
 	size_t len;
-	int c, rc, nnl, strict = 0;
+	int c, rc, nnl, strict = 0, outside = 0;
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
@@ -136,6 +140,7 @@ main(int argc, char *argv[])
 		case 'u': unsup = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		case 'S': strict = 1; break;
+		case MODELPATH_OPTION: outside = 1; break;
 		default: usage();
 		}
 	}
@@ -164,7 +169,7 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	if ((nnl = isnnl(in) || nnl_detect(text, len))) {
-		g = loadnnl(text, len, in, out, wfile, mfile);
+		g = loadnnl(text, len, in, out, wfile, mfile, outside);
 		wfile = mfile = NULL;	/* they named the packed output */
 	} else {
 		g = loadgraph(text, len, in);
