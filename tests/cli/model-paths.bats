@@ -1,0 +1,246 @@
+#!/usr/bin/env bats
+# One rule for the files a model names (nnl(7) Reads): an NNL model's
+# weights and ONNX external data are read only from inside the model's
+# folder; an absolute path, "..", or a symbolic link leading out is an
+# error naming the place, exit 1, nothing written; --allow-outside (in
+# nnl-parse, nnl-onnx-import and nnc) reads them, with the right result.
+# Every expected value is NumPy's, from the arrays the test wrote.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export LC_ALL=C
+	ROOT="$BATS_TEST_DIRNAME/../.."
+	BIN="${NNL_BIN:-$ROOT/bin}"
+	T="$BATS_TEST_TMPDIR"
+	PY=/usr/bin/python3
+	cd "$T"
+	mkdir -p m outside/w
+	# a 3 -> 2 Dense layer's weights, and NumPy's answer for an input
+	$PY - <<'PY'
+import numpy as np
+r = np.random.default_rng(28)
+W = r.standard_normal((3, 2)).astype(np.float32)
+b = r.standard_normal(2).astype(np.float32)
+x = r.standard_normal((1, 3)).astype(np.float32)
+np.save("outside/w/fc.weight.npy", W)
+np.save("outside/w/fc.bias.npy", b)
+np.save("x.npy", x)
+np.save("want.npy", (x.astype(np.float64) @ W + b).astype(np.float32))
+PY
+}
+
+# m/m.nnl naming its weights $1
+model() {
+	cat > m/m.nnl <<NNL
+version 0.9;
+model m {
+    config { weights: "$1"; }
+    layer input = Input(shape: [3]);
+    layer fc = Dense(units: 2);
+}
+NNL
+}
+
+# nnl-parse m/m.nnl (arguments $@ before it) into out/
+parse() {
+	rm -rf out
+	mkdir out
+	run --separate-stderr "$BIN/nnl-parse" "$@" -o out/g.json m/m.nnl
+	echo "$stderr"
+}
+
+# the refusal of weights path $1 (as the model writes it): at its
+# line and column, exit 1, nothing written
+refused() {
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[[ "$stderr" == "nnl-parse: m/m.nnl:3:23: error: weights path '$1' $2"* ]]
+	[[ "$stderr" == *"unless --allow-outside is given"* ]]
+	[ -z "$(ls out)" ]
+}
+
+# the graph in out/ computes NumPy's answer
+right() {
+	[ "$status" -eq 0 ]
+	mkdir -p res
+	"$BIN/nnl-run" -d res out/g.json input=x.npy > /dev/null
+	$PY -c 'import numpy as np
+g, w = np.load("res/fc.npy"), np.load("want.npy")
+assert g.shape == w.shape and np.allclose(g, w, rtol=1e-6, atol=1e-6), (g, w)'
+}
+
+@test "NNL weights: an absolute path is refused at its place, read with --allow-outside" {
+	model "$T/outside/w"
+	parse
+	refused "$T/outside/w" "is absolute"
+	parse --allow-outside
+	right
+}
+
+@test "NNL weights: a path climbing out with .. is refused, read with --allow-outside" {
+	model "../outside/w"
+	parse
+	refused "../outside/w" "leads outside the model's folder"
+	parse --allow-outside
+	right
+}
+
+@test "NNL weights: a symbolic link in the folder leading out is refused, read with --allow-outside" {
+	ln -s ../outside/w m/w
+	model "w"
+	parse
+	refused "w" "leads outside the model's folder"
+	parse --allow-outside
+	right
+}
+
+@test "NNL weights: an .npy file that links out of the folder is refused, read with --allow-outside" {
+	mkdir m/w
+	ln -s ../../outside/w/fc.weight.npy m/w/fc.weight.npy
+	cp outside/w/fc.bias.npy m/w/
+	model "./w"
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "nnl-parse: m/m.nnl:5:11: error: weights path './w/fc.weight.npy' leads outside the model's folder"* ]]
+	[ -z "$(ls out)" ]
+	parse --allow-outside
+	right
+}
+
+@test "NNL weights inside the folder, through .. or a link, still read" {
+	mkdir m/sub
+	cp -r outside/w m/w
+	model "sub/../w"
+	parse
+	right
+	ln -s w m/alias
+	model "alias"
+	parse
+	right
+}
+
+@test "nnc gives --allow-outside to the front end" {
+	model "../outside/w"
+	run --separate-stderr "$BIN/nnc" test --input x.npy --expected want.npy \
+	    m/m.nnl
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"m.nnl:3:23: error: weights path '../outside/w' leads outside the model's folder"* ]]
+	run --separate-stderr "$BIN/nnc" test --allow-outside --input x.npy \
+	    --expected want.npy m/m.nnl
+	echo "$output $stderr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 2/2 elements"* ]]
+}
+
+# m/model.onnx: y = x + c, c [2, 3] float32 in external data at $1;
+# the data in outside/c.bin, NumPy's answer in onnx-want.npy
+onnxmodel() {
+	$PY - "$1" <<'PY'
+import sys, numpy as np
+from onnx import helper as h, TensorProto as P, save
+r = np.random.default_rng(6)
+c = r.standard_normal((2, 3)).astype(np.float32)
+x = r.standard_normal((2, 3)).astype(np.float32)
+c.tofile("outside/c.bin")
+np.save("onnx-x.npy", x)
+np.save("onnx-want.npy", x + c)
+t = P(name="c", data_type=P.FLOAT, dims=[2, 3])
+t.data_location = P.EXTERNAL
+e = t.external_data.add()
+e.key, e.value = "location", sys.argv[1]
+g = h.make_graph([h.make_node("Add", ["x", "c"], ["y"])], "g",
+                 [h.make_tensor_value_info("x", P.FLOAT, [2, 3])],
+                 [h.make_tensor_value_info("y", P.FLOAT, [2, 3])], [t])
+save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]),
+     "m/model.onnx")
+PY
+}
+
+# nnl-onnx-import m/model.onnx (arguments $@ before it) into out/
+import() {
+	rm -rf out
+	mkdir out
+	run --separate-stderr "$BIN/nnl-onnx-import" "$@" -o out/g.json \
+	    -w out/g.weights -m out/g.manifest.json m/model.onnx
+	echo "$stderr"
+}
+
+# the import of out/ computes NumPy's answer
+onnxright() {
+	[ "$status" -eq 0 ]
+	mkdir -p res
+	"$BIN/nnl-run" -d res out/g.json x=onnx-x.npy > /dev/null
+	$PY -c 'import numpy as np
+g, w = np.load("res/y.npy"), np.load("onnx-want.npy")
+assert g.shape == w.shape and np.array_equal(g, w), (g, w)'
+}
+
+# the importer's refusal of external data path $1: $2
+onnxrefused() {
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "nnl-onnx-import: error: m/model.onnx: initializer \"c\": external data path \"$1\" $2; a model may name only files ${3:-in it}, unless --allow-outside is given" ]
+	[ -z "$(ls out)" ]
+}
+
+@test "ONNX external data outside the folder: refused, read with --allow-outside" {
+	onnxmodel ../outside/c.bin
+	import
+	onnxrefused ../outside/c.bin "leads outside the model's folder"
+	import --allow-outside
+	onnxright
+	onnxmodel "$T/outside/c.bin"
+	import
+	onnxrefused "$T/outside/c.bin" "is absolute" "in its folder"
+	import --allow-outside
+	onnxright
+	ln -s ../outside/c.bin m/c.bin
+	onnxmodel c.bin
+	import
+	onnxrefused c.bin "leads outside the model's folder"
+	import --allow-outside
+	onnxright
+}
+
+@test "nnc compiles an ONNX model with outside external data only with --allow-outside" {
+	onnxmodel ../outside/c.bin
+	run --separate-stderr "$BIN/nnc" compile --emit c -o m.c m/model.onnx
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'initializer "c": external data path "../outside/c.bin" leads outside'* ]]
+	[ ! -e m.c ]
+	run --separate-stderr "$BIN/nnc" test --allow-outside \
+	    --input onnx-x.npy --expected onnx-want.npy m/model.onnx
+	echo "$output $stderr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 6/6 elements"* ]]
+}
+
+@test "an NNL model's ONNX weights: their external data follows the rule, the flag passed on" {
+	$PY - <<'PY'
+import numpy as np
+from onnx import helper as h, TensorProto as P, numpy_helper as nh, save
+W = np.load("outside/w/fc.weight.npy")
+b = np.load("outside/w/fc.bias.npy")
+W.tofile("outside/W.bin")
+t = P(name="fc.weight", data_type=P.FLOAT, dims=[3, 2])
+t.data_location = P.EXTERNAL
+e = t.external_data.add()
+e.key, e.value = "location", "../outside/W.bin"
+g = h.make_graph([h.make_node("MatMul", ["x", "fc.weight"], ["mm"]),
+                  h.make_node("Add", ["mm", "fc.bias"], ["fc"])], "g",
+                 [h.make_tensor_value_info("x", P.FLOAT, [1, 3])],
+                 [h.make_tensor_value_info("fc", P.FLOAT, [1, 2])],
+                 [t, nh.from_array(b, "fc.bias")])
+save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "m/w.onnx")
+PY
+	model "w.onnx"
+	parse
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'initializer "fc.weight": external data path "../outside/W.bin" leads outside'* ]]
+	[ -z "$(ls out)" ]
+	parse --allow-outside
+	right
+}
