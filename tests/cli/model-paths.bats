@@ -244,3 +244,29 @@ PY
 	parse --allow-outside
 	right
 }
+
+@test "nnl-parse -t nnl warns when its weights directory is outside the model's folder" {
+	cp -r outside/w m/w
+	model "w"
+	parse
+	right
+	mkdir nnl
+	run --separate-stderr "$BIN/nnl-parse" -t nnl -o nnl/back.nnl \
+	    -d elsewhere out/g.json
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "nnl-parse: warning: nnl/back.nnl: its weights directory elsewhere is outside its folder: read the model with --allow-outside (nnl(7) Reads)" ]
+	grep -qF 'weights: "../elsewhere";' nnl/back.nnl
+	rm -rf out && mkdir out
+	run --separate-stderr "$BIN/nnl-parse" -o out/g.json nnl/back.nnl
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"weights path '../elsewhere' leads outside the model's folder"* ]]
+	run --separate-stderr "$BIN/nnl-parse" --allow-outside -o out/g.json \
+	    nnl/back.nnl
+	right
+	# inside its folder: no warning
+	run --separate-stderr "$BIN/nnl-parse" -t nnl -o nnl/in.nnl \
+	    -d nnl/w out/g.json
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "" ]
+}
