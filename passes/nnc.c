@@ -289,10 +289,10 @@ tojson(const struct opts *o, const char *jsonpath)
 		outsidearg(o, a, 5, modelabs);
 		st[ns++].argv = a;
 	} else {
-		char **a = xcalloc(3, sizeof *a);
+		char **a = xcalloc(4, sizeof *a);
 
 		a[0] = parse;
-		a[1] = modelabs;
+		outsidearg(o, a, 1, modelabs);
 		st[ns++].argv = a;
 	}
 	for (int i = 0; i < npass; i++) {
@@ -382,8 +382,10 @@ import(const struct opts *o, const char *weightsdir)
 		argv[6] = dir;
 		argv[7] = "-u";
 		argv[8] = (char *)(o->unsup ? o->unsup : "error");
-		argv[9] = jsonarg;
-		argv[10] = NULL;
+		/* nnc's own graph, in its temporary directory */
+		argv[9] = MODELPATH_FLAG;
+		argv[10] = jsonarg;
+		argv[11] = NULL;
 		rc = run_command(argv, o->verbose);
 	}
 	free(st);
@@ -1404,7 +1406,7 @@ inspect_written(struct opts *o)
 		free(m);
 		free(prog);
 	} else {
-		g = graph_load(o->model);
+		g = graph_load_model(o->model, o->outside);
 	}
 	if (g && summary_plan(g) == 0) {
 		summary_print(stdout, g);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "escape.h"
 #include "graph.h"
 #include "modelpath.h"
 #include "shape.h"
@@ -78,14 +79,22 @@ loadnnl(char *text, size_t len, const char *in, const char *out,
 	return g;
 }
 
-/* JSON or .webnn text, as graph_load reads it, from text read already
- * (standard input cannot be read twice). */
+/*
+ * JSON or .webnn text, as graph_load reads it, from text read already
+ * (standard input cannot be read twice).  A file given by name is a
+ * model the user names: the files it names follow the rule of
+ * modelpath.h.  A graph on standard input comes from the pipe the user
+ * composed, whose passes write the paths themselves (absolute ones on
+ * a pipe): it is read as it is.
+ */
 static struct graph *
-loadgraph(char *text, size_t len, const char *in)
+loadgraph(char *text, size_t len, const char *in, int outside)
 {
 	const char *name = displayname(in);
-	char *dir = strcmp(in, "-") ? path_dirname(in) : xstrdup(".");
-	struct graph *g = graph_parse(text, len, name, dir);
+	int file = strcmp(in, "-") != 0;
+	char *dir = file ? path_dirname(in) : xstrdup(".");
+	struct graph *g = file ? graph_parse_model(text, len, name, dir,
+	    outside) : graph_parse(text, len, name, dir);
 
 	free(dir);
 	if (!g) {
@@ -101,6 +110,34 @@ loadgraph(char *text, size_t len, const char *in)
 	g->ownsrc = xstrdup(name);
 	g->src = g->ownsrc;
 	return g;
+}
+
+/*
+ * The weights file w or manifest m found beside model file in by its
+ * name: under the rule of modelpath.h, neither may be a symbolic link
+ * leading out of the model's folder.  0, or -1 after the error.
+ */
+static int
+besidein(const char *in, const char *w, const char *m, int outside)
+{
+	const char *f[] = { w, m }, *why;
+	char *dir = path_dirname(in), *p;
+	struct srcloc l = { displayname(in), 0, 0, NULL, 0 };
+	int rc = 0;
+
+	for (int i = 0; i < 2 && !outside && rc == 0; i++) {
+		if ((p = modelpath(dir, path_basename(f[i]), 0, &why)) ||
+		    errno != 0) {
+			free(p);
+			continue;
+		}
+		error_at(&l, "%s %s beside it %s",
+		    i ? "manifest" : "weights file",
+		    escape_tty_name(path_basename(f[i])), why);
+		rc = -1;
+	}
+	free(dir);
+	return rc;
 }
 
 int
@@ -172,7 +209,7 @@ main(int argc, char *argv[])
 		g = loadnnl(text, len, in, out, wfile, mfile, outside);
 		wfile = mfile = NULL;	/* they named the packed output */
 	} else {
-		g = loadgraph(text, len, in);
+		g = loadgraph(text, len, in, outside);
 	}
 	if (!g)
 		return 1;
@@ -180,6 +217,12 @@ main(int argc, char *argv[])
 		char *w, *m;
 
 		sidecar_find(in, &w, &m);
+		if (w && besidein(in, w, m, outside) != 0) {
+			free(w);
+			free(m);
+			graph_free(g);
+			return 1;
+		}
 		g->weights_file = w;
 		g->manifest_file = m;
 	} else if (wfile) {
