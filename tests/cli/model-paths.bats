@@ -270,3 +270,173 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "" ]
 }
+
+# A graph the user hands a front end by name: the weights and manifest
+# it names (JSON's "weights") or finds beside it (.webnn) follow the
+# same rule.  outside/g.json and its packed weights come from the NNL
+# model (weights in m/w); gmodel writes m/g.json naming weights file $1
+# and manifest $2.
+packed() {
+	cp -r outside/w m/w
+	model "w"
+	"$BIN/nnl-parse" -w outside/g.weights -m outside/g.manifest.json \
+	    -o outside/g.json m/m.nnl
+	rm -rf m/w m/m.nnl
+}
+
+gmodel() {
+	$PY - "$1" "$2" <<'PY'
+import json, sys
+g = json.load(open("outside/g.json"))
+g["weights"] = {"file": sys.argv[1], "manifest": sys.argv[2]}
+json.dump(g, open("m/g.json", "w"))
+PY
+}
+
+# nnl-parse ARGS... FILE into out/, FILE last
+gparse() {
+	rm -rf out
+	mkdir out
+	run --separate-stderr "$BIN/nnl-parse" -o out/g.json "$@"
+	echo "$stderr"
+}
+
+# refused by nnl-parse: exit 1, the file and path named, nothing written
+grefused() {
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "nnl-parse: $1: error: $2; a model may name only files $3, unless --allow-outside is given" ]
+	[ -z "$(ls out)" ]
+}
+
+# nnc compile, test and inspect --fused of model $1 (from c/, an empty
+# folder), and plain inspect unless $3 is "noread", each refused with a
+# message holding $2, exit 1, nothing written.  (nnc inspect shows a
+# .webnn model as written, reading no weights beside it.)
+nncrefused() {
+	local plain=inspect
+
+	[ "${3:-}" = noread ] && plain=
+	rm -rf c
+	mkdir c
+	cd c
+	for cmd in "compile --emit c -o m.c" "compile -o m" \
+	    "test --input ../x.npy --expected ../want.npy" $plain \
+	    "inspect --fused"; do
+		run --separate-stderr "$BIN/nnc" $cmd "../$1"
+		echo "nnc $cmd: $status $output $stderr"
+		[ "$status" -eq 1 ]
+		[ "$output" = "" ]
+		[[ "$stderr" == *"$1: error: $2"* ]]
+		[ -z "$(ls -A)" ]
+	done
+	cd ..
+}
+
+# nnc, with --allow-outside, tests model $1 right, compiles and inspects it
+nncright() {
+	run --separate-stderr "$BIN/nnc" test --allow-outside --input x.npy \
+	    --expected want.npy "$1"
+	echo "$output $stderr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 2/2 elements"* ]]
+	run --separate-stderr "$BIN/nnc" compile --allow-outside --emit c \
+	    -o m.c "$1"
+	[ "$status" -eq 0 ]
+	[ -s m.c ]
+	run --separate-stderr "$BIN/nnc" inspect --allow-outside "$1"
+	[ "$status" -eq 0 ]
+}
+
+@test "graph JSON naming absolute weights: refused by nnl-parse FILE and nnc, read with --allow-outside" {
+	packed
+	gmodel "$T/outside/g.weights" "$T/outside/g.manifest.json"
+	gparse m/g.json
+	grefused m/g.json "field \"weights\": file path '$T/outside/g.weights' is absolute" "in its folder"
+	nncrefused m/g.json "field \"weights\": file path '$T/outside/g.weights' is absolute"
+	gparse --allow-outside m/g.json
+	right
+	nncright m/g.json
+	# the manifest alone outside
+	cp outside/g.weights m/
+	gmodel g.weights "$T/outside/g.manifest.json"
+	gparse m/g.json
+	grefused m/g.json "field \"weights\": manifest path '$T/outside/g.manifest.json' is absolute" "in its folder"
+}
+
+@test "graph JSON naming weights through .. out of its folder: refused, read with --allow-outside" {
+	packed
+	gmodel ../outside/g.weights ../outside/g.manifest.json
+	gparse m/g.json
+	grefused m/g.json "field \"weights\": file path '../outside/g.weights' leads outside the model's folder" "in it"
+	nncrefused m/g.json "field \"weights\": file path '../outside/g.weights' leads outside"
+	gparse --allow-outside m/g.json
+	right
+	nncright m/g.json
+}
+
+@test "graph JSON naming a link out of its folder: refused, read with --allow-outside" {
+	packed
+	ln -s ../outside/g.weights m/w.weights
+	cp outside/g.manifest.json m/w.manifest.json
+	gmodel w.weights w.manifest.json
+	gparse m/g.json
+	grefused m/g.json "field \"weights\": file path 'w.weights' leads outside the model's folder" "in it"
+	nncrefused m/g.json "field \"weights\": file path 'w.weights' leads outside"
+	gparse --allow-outside m/g.json
+	right
+	nncright m/g.json
+}
+
+@test "graph JSON naming weights in its folder, through .. or a link, still read" {
+	packed
+	mkdir m/sub m/p
+	cp outside/g.weights outside/g.manifest.json m/p/
+	ln -s p/g.weights m/alias.weights
+	gmodel sub/../alias.weights ./p/g.manifest.json
+	gparse m/g.json
+	right
+	nncright m/g.json
+}
+
+@test "a graph on standard input is the user's pipe: the paths it names are read" {
+	packed
+	gmodel "$T/outside/g.weights" "$T/outside/g.manifest.json"
+	rm -rf out
+	mkdir out
+	run --separate-stderr sh -c '"$1/nnl-parse" -o out/g.json < m/g.json' \
+	    sh "$BIN"
+	right
+}
+
+# m/g.webnn, its weights and manifest beside it by its name: $1 and $2
+# (w: a copy, l: a link out of the folder)
+webnnmodel() {
+	"$BIN/nnl-parse" -t webnn -o outside/g.webnn outside/g.json
+	cp outside/g.webnn m/g.webnn
+	rm -f m/g.weights m/g.manifest.json
+	if [ "$1" = l ]; then ln -s ../outside/g.weights m/g.weights
+	else cp outside/g.weights m/g.weights; fi
+	if [ "$2" = l ]; then ln -s ../outside/g.manifest.json m/g.manifest.json
+	else cp outside/g.manifest.json m/g.manifest.json; fi
+}
+
+@test ".webnn with weights beside it linking out of its folder: refused, read with --allow-outside" {
+	packed
+	webnnmodel l w
+	gparse m/g.webnn
+	grefused m/g.webnn "weights file g.weights beside it leads outside the model's folder" "in it"
+	nncrefused m/g.webnn "weights file g.weights beside it leads outside" \
+	    noread
+	gparse --allow-outside m/g.webnn
+	right
+	nncright m/g.webnn
+	webnnmodel w l
+	gparse m/g.webnn
+	grefused m/g.webnn "manifest g.manifest.json beside it leads outside the model's folder" "in it"
+	# copies in the folder: read
+	webnnmodel w w
+	gparse m/g.webnn
+	right
+	nncright m/g.webnn
+}
