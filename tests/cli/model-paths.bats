@@ -309,10 +309,10 @@ grefused() {
 	[ -z "$(ls out)" ]
 }
 
-# nnc compile, test and inspect --fused of model $1 (from c/, an empty
-# folder), and plain inspect unless $3 is "noread", each refused with a
-# message holding $2, exit 1, nothing written.  (nnc inspect shows a
-# .webnn model as written, reading no weights beside it.)
+# nnc compile, test, report and inspect --fused of model $1 (from c/, an
+# empty folder), and plain inspect unless $3 is "noread", each refused
+# with a message holding $2, exit 1, nothing written.  (nnc inspect
+# shows a .webnn model as written, reading no weights beside it.)
 nncrefused() {
 	local plain=inspect
 
@@ -322,7 +322,7 @@ nncrefused() {
 	cd c
 	for cmd in "compile --emit c -o m.c" "compile -o m" \
 	    "test --input ../x.npy --expected ../want.npy" $plain \
-	    "inspect --fused"; do
+	    "inspect --fused" "report -o r.html"; do
 		run --separate-stderr "$BIN/nnc" $cmd "../$1"
 		echo "nnc $cmd: $status $output $stderr"
 		[ "$status" -eq 1 ]
