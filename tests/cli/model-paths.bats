@@ -352,8 +352,11 @@ nncright() {
 	packed
 	gmodel "$T/outside/g.weights" "$T/outside/g.manifest.json"
 	gparse m/g.json
-	grefused m/g.json "field \"weights\": file path '$T/outside/g.weights' is absolute" "in its folder"
-	nncrefused m/g.json "field \"weights\": file path '$T/outside/g.weights' is absolute"
+	grefused m/g.json \
+	    "field \"weights\": file path '$T/outside/g.weights' is absolute" \
+	    "in its folder"
+	nncrefused m/g.json \
+	    "field \"weights\": file path '$T/outside/g.weights' is absolute"
 	gparse --allow-outside m/g.json
 	right
 	nncright m/g.json
@@ -361,15 +364,20 @@ nncright() {
 	cp outside/g.weights m/
 	gmodel g.weights "$T/outside/g.manifest.json"
 	gparse m/g.json
-	grefused m/g.json "field \"weights\": manifest path '$T/outside/g.manifest.json' is absolute" "in its folder"
+	grefused m/g.json \
+	    "field \"weights\": manifest path '$T/outside/g.manifest.json' is absolute" \
+	    "in its folder"
 }
 
 @test "graph JSON naming weights through .. out of its folder: refused, read with --allow-outside" {
 	packed
 	gmodel ../outside/g.weights ../outside/g.manifest.json
 	gparse m/g.json
-	grefused m/g.json "field \"weights\": file path '../outside/g.weights' leads outside the model's folder" "in it"
-	nncrefused m/g.json "field \"weights\": file path '../outside/g.weights' leads outside"
+	grefused m/g.json \
+	    "field \"weights\": file path '../outside/g.weights' leads outside the model's folder" \
+	    "in it"
+	nncrefused m/g.json \
+	    "field \"weights\": file path '../outside/g.weights' leads outside"
 	gparse --allow-outside m/g.json
 	right
 	nncright m/g.json
@@ -381,8 +389,11 @@ nncright() {
 	cp outside/g.manifest.json m/w.manifest.json
 	gmodel w.weights w.manifest.json
 	gparse m/g.json
-	grefused m/g.json "field \"weights\": file path 'w.weights' leads outside the model's folder" "in it"
-	nncrefused m/g.json "field \"weights\": file path 'w.weights' leads outside"
+	grefused m/g.json \
+	    "field \"weights\": file path 'w.weights' leads outside the model's folder" \
+	    "in it"
+	nncrefused m/g.json \
+	    "field \"weights\": file path 'w.weights' leads outside"
 	gparse --allow-outside m/g.json
 	right
 	nncright m/g.json
@@ -425,7 +436,9 @@ webnnmodel() {
 	packed
 	webnnmodel l w
 	gparse m/g.webnn
-	grefused m/g.webnn "weights file g.weights beside it leads outside the model's folder" "in it"
+	grefused m/g.webnn \
+	    "weights file g.weights beside it leads outside the model's folder" \
+	    "in it"
 	nncrefused m/g.webnn "weights file g.weights beside it leads outside" \
 	    noread
 	gparse --allow-outside m/g.webnn
@@ -433,7 +446,9 @@ webnnmodel() {
 	nncright m/g.webnn
 	webnnmodel w l
 	gparse m/g.webnn
-	grefused m/g.webnn "manifest g.manifest.json beside it leads outside the model's folder" "in it"
+	grefused m/g.webnn \
+	    "manifest g.manifest.json beside it leads outside the model's folder" \
+	    "in it"
 	# copies in the folder: read
 	webnnmodel w w
 	gparse m/g.webnn
