@@ -42,6 +42,8 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
 COMMON  += footprint
 COMMON += progress
 COMMON += sidecar emitjs_poly dimsfile packgraph emitjs_load
+# the rule for files a model names
+COMMON += modelpath
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \

@@ -192,6 +192,15 @@ struct graph *graph_load(const char *path);
  * what relative weights paths in the graph are relative to. */
 struct graph *graph_parse(const char *text, size_t len, const char *name,
     const char *dir);
+/*
+ * The same for a model the user names, a file given by name to a front
+ * end (never a graph on a pipe, whose paths the passes wrote): the
+ * weights and manifest it names must lie in its folder, checked before
+ * either is read, unless allow (--allow-outside; modelpath.h).
+ */
+struct graph *graph_load_model(const char *path, int allow);
+struct graph *graph_parse_model(const char *text, size_t len,
+    const char *name, const char *dir, int allow);
 /* Canonical JSON to path ("-" or NULL: stdout); atomic. 0 or -1. */
 int graph_save(const struct graph *g, const char *path);
 /* Canonical JSON text, malloc'd.  outdir: the directory the text will

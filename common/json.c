@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "escape.h"
 #include "jsonerr.h"
+#include "modelpath.h"
 #include "pipeline.h"
 #include "strtab.h"
 
@@ -166,6 +167,8 @@ json_put_value(struct buf *b, const cJSON *v)
 struct rd {
 	const char *src;
 	int bad;
+	int rule;	/* a model the user named: the files it names lie
+			   in its folder (modelpath.h) */
 };
 
 static void
@@ -556,6 +559,29 @@ readoutputs(struct rd *r, struct graph *g, const cJSON *o)
 	}
 }
 
+/*
+ * Under r->rule, the weights "what" path name, from the model's folder
+ * dir, must not be absolute or lead out of it: 0, or -1 after the
+ * error.  A file that cannot be resolved (missing) passes here, and
+ * validation says so without reading anything.
+ */
+static int
+inmodel(struct rd *r, const char *dir, const char *what, const char *name)
+{
+	const char *why;
+	char *p;
+
+	if (!r->rule)
+		return 0;
+	if ((p = modelpath(dir, name, 0, &why)) != NULL || errno != 0) {
+		free(p);
+		return 0;
+	}
+	rderr(r, "field \"weights\": %s path '%s' %s", what,
+	    escape_tty_name(name), why);
+	return -1;
+}
+
 static void
 readweights(struct rd *r, struct graph *g, const cJSON *w, const char *dir)
 {
@@ -571,6 +597,9 @@ readweights(struct rd *r, struct graph *g, const cJSON *w, const char *dir)
 		    "\"manifest\": PATH}");
 		return;
 	}
+	if (inmodel(r, dir, "file", f->valuestring) != 0 ||
+	    inmodel(r, dir, "manifest", m->valuestring) != 0)
+		return;
 	g->weights_file = path_join(dir, f->valuestring);
 	g->manifest_file = path_join(dir, m->valuestring);
 }
@@ -591,15 +620,15 @@ linecol(const char *text, size_t off, int *line, int *col)
 	}
 }
 
-struct graph *
-graph_from_json(const char *text, size_t len, const char *name,
-    const char *dir)
+static struct graph *
+fromjson(const char *text, size_t len, const char *name, const char *dir,
+    int rule)
 {
 	const char *end = NULL;
 	cJSON *root;
 	const cJSON *f, *v, *nm;
 	struct graph *g;
-	struct rd r = { name, 0 };
+	struct rd r = { name, 0, rule };
 
 	/* syntax, and strings that cannot be names, with the position */
 	if (json_check(text, len, name) != 0)
@@ -671,7 +700,15 @@ out:
 }
 
 struct graph *
-graph_parse(const char *text, size_t len, const char *name, const char *dir)
+graph_from_json(const char *text, size_t len, const char *name,
+    const char *dir)
+{
+	return fromjson(text, len, name, dir, 0);
+}
+
+static struct graph *
+parse(const char *text, size_t len, const char *name, const char *dir,
+    int rule)
 {
 	const char *p = text;
 	struct graph *g;
@@ -687,7 +724,7 @@ graph_parse(const char *text, size_t len, const char *name, const char *dir)
 		return NULL;
 	}
 	if (*p == '{' || *p == '[')
-		g = graph_from_json(text, len, name, dir);
+		g = fromjson(text, len, name, dir, rule);
 	else {
 		g = webnn_parse(text, len, name);
 		if (g)
@@ -703,7 +740,20 @@ graph_parse(const char *text, size_t len, const char *name, const char *dir)
 }
 
 struct graph *
-graph_load(const char *path)
+graph_parse(const char *text, size_t len, const char *name, const char *dir)
+{
+	return parse(text, len, name, dir, 0);
+}
+
+struct graph *
+graph_parse_model(const char *text, size_t len, const char *name,
+    const char *dir, int allow)
+{
+	return parse(text, len, name, dir, !allow);
+}
+
+static struct graph *
+load(const char *path, int rule)
 {
 	size_t len;
 	char *text = readfile(path, &len), *dir;
@@ -716,7 +766,7 @@ graph_load(const char *path)
 	}
 	dir = (!path || strcmp(path, "-") == 0) ? xstrdup(".") :
 	    path_dirname(path);
-	g = graph_parse(text, len, name, dir);
+	g = parse(text, len, name, dir, rule);
 	free(dir);
 	if (!g) {
 		free(text);
@@ -731,6 +781,18 @@ graph_load(const char *path)
 	g->ownsrc = xstrdup(name);
 	g->src = g->ownsrc;
 	return g;
+}
+
+struct graph *
+graph_load(const char *path)
+{
+	return load(path, 0);
+}
+
+struct graph *
+graph_load_model(const char *path, int allow)
+{
+	return load(path, !allow);
 }
 
 /* ---- writing ---- */

@@ -21,6 +21,8 @@ struct nnl_opts {
 	const char *dir;	/* or, with weights NULL, into this directory
 				   as MODEL.weights and MODEL.manifest.json,
 				   MODEL the model's name */
+	int outside;		/* --allow-outside: weights anywhere
+				   (modelpath.h) */
 	int summary;		/* nnc inspect: weights declared, not read
 				   (none need exist); "nnl": {"layers"} lists
 				   each layer as written (summary.c) */

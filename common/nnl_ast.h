@@ -72,7 +72,12 @@ struct nlower {
 	const struct nnl_opts *o;
 	int64_t batch;
 	const char *wfile, *mfile;	/* where the weights are packed */
-	char *wsrc;		/* the weights source, resolved */
+	char *wsrc;		/* the weights source, from the model's
+				   folder (for messages) */
+	char *wreal;		/* the same, as modelpath resolved it:
+				   what is opened */
+	char *mdir;		/* the model's folder */
+	const char *wname;	/* the source as the model names it */
 	int wkind;		/* 0 a directory of .npy files, 1 .npz,
 				   2 an ONNX model (nnl_onnx.c) */
 	struct nnl_onnx *onnx;
@@ -107,7 +112,7 @@ char *nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 /* nnl_onnx.c: weights from an ONNX model's initializers.  get: 0 with
  * *a filled (float32, NNL's layout), 1 when there is no such tensor,
  * -1 after an error. */
-struct nnl_onnx *nnl_onnx_open(const char *path);
+struct nnl_onnx *nnl_onnx_open(const char *path, int outside);
 int nnl_onnx_get(struct nnl_onnx *x, struct nmodel *m, struct nlayer *l,
     const char *key, const char *param, struct npy *a);
 void nnl_onnx_close(struct nnl_onnx *x);

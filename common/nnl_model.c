@@ -15,6 +15,7 @@
 
 #include "nnl_ast.h"
 #include "escape.h"
+#include "modelpath.h"
 #include "npy.h"
 
 /*
@@ -611,16 +612,22 @@ static int
 openweights(struct nlower *w)
 {
 	const struct nval *v = nnl_cfg(w->m, "weights");
-	char *dir = path_dirname(w->o->path ? w->o->path : ".");
+	const char *why;
 	struct stat st;
 
-	if (!v) {
-		free(dir);
+	if (!v)
 		return 0;
+	w->mdir = path_dirname(w->o->path ? w->o->path : ".");
+	w->wname = v->str;
+	w->wsrc = path_join(w->mdir, v->str);
+	/* one rule for every file a model names (modelpath.h) */
+	if (!(w->wreal = modelpath(w->mdir, v->str, w->o->outside, &why)) &&
+	    errno == 0) {
+		nnl_err(w->m, v->pos, "weights path '%s' %s",
+		    escape_tty_name(v->str), why);
+		return -1;
 	}
-	w->wsrc = path_join(dir, v->str);
-	free(dir);
-	if (stat(w->wsrc, &st) != 0) {
+	if (!w->wreal || stat(w->wreal, &st) != 0) {
 		nnl_err(w->m, v->pos, "weights '%s': %s\n  hint: run 'nnc "
 		    "inspect %s' to see every expected tensor and its shape",
 		    escape_tty_name(w->wsrc), strerror(errno),
@@ -632,14 +639,14 @@ openweights(struct nlower *w)
 	else if (strlen(w->wsrc) > 5 &&
 	    !strcmp(w->wsrc + strlen(w->wsrc) - 5, ".onnx")) {
 		w->wkind = 2;
-		if (!(w->onnx = nnl_onnx_open(w->wsrc))) {
+		if (!(w->onnx = nnl_onnx_open(w->wreal, w->o->outside))) {
 			w->m->nerr++;
 			return -1;
 		}
 	} else if (strlen(w->wsrc) > 4 &&
 	    !strcmp(w->wsrc + strlen(w->wsrc) - 4, ".npz")) {
 		w->wkind = 1;
-		if (npz_load(w->wsrc, &w->npz, &w->nnpz) != 0) {
+		if (npz_load(w->wreal, &w->npz, &w->nnpz) != 0) {
 			w->m->nerr++;
 			return -1;
 		}
@@ -650,6 +657,28 @@ openweights(struct nlower *w)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The .npy file of tensor key in the weights directory, under the
+ * rule of modelpath.h: NULL when there is none (missing, as before),
+ * or after an error at the layer when it leads outside the model's
+ * folder (a symbolic link).
+ */
+static char *
+npyfile(struct nlower *w, struct nlayer *l, const char *key, int *refused)
+{
+	char *rel = xasprintf("%s/%s.npy", w->wname, key), *f;
+	const char *why;
+
+	f = modelpath(w->mdir, rel, w->o->outside, &why);
+	if (!f && errno == 0) {
+		nnl_err(w->m, l->pos, "weights path '%s' %s",
+		    escape_tty_name(rel), why);
+		*refused = 1;
+	}
+	free(rel);
+	return f;
 }
 
 /* Pack a checked tensor and declare its constant. */
@@ -731,10 +760,10 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 		return cname;
 	}
 	if (w->wsrc && w->wkind == 0) {
-		char *f = xasprintf("%s/%s.npy", w->wsrc, key);
+		char *f = npyfile(w, l, key, &unreadable);
 		struct stat st;
 
-		if (stat(f, &st) == 0) {
+		if (f && stat(f, &st) == 0) {
 			if (npy_load(f, &a) != 0) {	/* it said why */
 				w->m->nerr++;
 				unreadable = 1;
@@ -971,6 +1000,8 @@ out:
 		npz_free(w.npz, w.nnpz);
 	nnl_onnx_close(w.onnx);
 	free(w.wsrc);
+	free(w.wreal);
+	free(w.mdir);
 	free(w.missing.s);
 	cJSON_Delete(w.wlist);
 	free(wdflt);

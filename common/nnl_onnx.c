@@ -27,6 +27,7 @@
 #include "escape.h"
 #include "nnl_perm.h"
 #include "eval.h"
+#include "modelpath.h"
 #include "pipeline.h"
 
 struct nnl_onnx {
@@ -35,7 +36,7 @@ struct nnl_onnx {
 };
 
 struct nnl_onnx *
-nnl_onnx_open(const char *path)
+nnl_onnx_open(const char *path, int outside)
 {
 	char tmpl[] = "/tmp/nnl-onnxw.XXXXXX";
 	struct nnl_onnx *x;
@@ -54,7 +55,14 @@ nnl_onnx_open(const char *path)
 	m = xasprintf("%s/m.manifest.json", x->dir);
 	{
 		char *pa = argpath(path);
-		char *a[] = { prog, "-o", j, "-w", w, "-m", m, pa, NULL };
+		/* the ONNX model's external data: the same rule, from
+		 * its own folder */
+		char *a[] = { prog, "-o", j, "-w", w, "-m", m, pa, NULL, NULL };
+
+		if (outside) {
+			a[8] = pa;
+			a[7] = MODELPATH_FLAG;
+		}
 
 		rc = run_command(a, 0);
 		free(pa);

@@ -1240,6 +1240,10 @@ nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 			free(rel);
 			goto out;
 		}
+	if (rel[0] == '/' || strncmp(rel, "../", 3) == 0)
+		warn("%s: its weights directory %s is outside its folder: "
+		    "read the model with --allow-outside (nnl(7) Reads)",
+		    path, escape_tty_name(wdir));
 	mname = ident(&w, g->name ? g->name : "model");
 	buf_puts(&out, "// Written by nnl-parse -t nnl from the graph \"");
 	escape_c_comment(&out, g->name ? g->name : "model");

@@ -15,6 +15,8 @@ struct onnx_opts {
 	const char **consts;	/* "NAME=FILE.npy": inputs made constants */
 	int nconsts;
 	int origins;		/* each node's ONNX origin in "onnx" */
+	int outside;		/* --allow-outside: external data may lie
+				   outside the model's folder */
 };
 
 /*

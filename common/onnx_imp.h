@@ -31,6 +31,8 @@ struct imp {
 	int nrefused;
 	int nerr;
 	int origins;			/* record each node's ONNX origin */
+	int outside;			/* --allow-outside: external data
+					   anywhere (modelpath.h) */
 };
 
 /* {"onnx": {"op", "node", "inputs", "attrs"}} of m->n (onnx_origin.c) */

@@ -1244,6 +1244,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	memset(&m, 0, sizeof m);
 	m.path = displayname(path);
 	m.origins = o->origins;
+	m.outside = o->outside;
 	progress_start("reading the protobuf", 0);
 	/* after progress_start, whose isatty() may set errno */
 	text = (unsigned char *)readfile(path, &len);

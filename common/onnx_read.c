@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "infile.h"
+#include "modelpath.h"
 #include "onnx_imp.h"
 #include "escape.h"
 
@@ -73,7 +74,7 @@ bad:
 }
 
 /* The bytes of external data: location relative to the model's folder,
- * never absolute or outside it. */
+ * never absolute or outside it without --allow-outside (modelpath). */
 static void *
 external(struct imp *m, const Onnx__TensorProto *t, const char *what,
     uint64_t want)
@@ -81,7 +82,7 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 	const char *loc = extget(t, "location"), *so = extget(t, "offset");
 	const char *sl = extget(t, "length");
 	uint64_t off = 0, len = want, size;
-	char *path = NULL, *real = NULL, *rdir = NULL;
+	char *real = NULL;
 	unsigned char *data = NULL;
 	const char *why;
 	int fd = -1;
@@ -91,27 +92,15 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 		    what);
 		return NULL;
 	}
-	if (loc[0] == '/') {
-		error("%s: %s: external data path \"%s\" is absolute; it must "
-		    "be relative to the model's folder", m->path, what,
-		    escape_tty_name(loc));
-		return NULL;
-	}
 	if ((so && extnum(m, what, "offset", so, &off) != 0) ||
 	    (sl && extnum(m, what, "length", sl, &len) != 0))
 		return NULL;
-	path = xasprintf("%s/%s", m->dir, loc);
-	if (!(real = realpath(path, NULL)) || !(rdir = realpath(m->dir,
-	    NULL))) {
-		error("%s: %s: external data \"%s\": %s", m->path, what,
-		    escape_tty_name(loc),
-		    strerror(errno));
-		goto out;
-	}
-	if (strncmp(real, rdir, strlen(rdir)) != 0 ||
-	    real[strlen(rdir)] != '/') {
-		error("%s: %s: external data path \"%s\" leads outside the "
-		    "model's folder", m->path, what, escape_tty_name(loc));
+	if (!(real = modelpath(m->dir, loc, m->outside, &why))) {
+		int sys = errno != 0;	/* else the policy's refusal */
+
+		error("%s: %s: external data %s\"%s\"%s%s", m->path, what,
+		    sys ? "" : "path ", escape_tty_name(loc), sys ? ": " : " ",
+		    why);
 		goto out;
 	}
 	if (len != want) {
@@ -145,9 +134,7 @@ external(struct imp *m, const Onnx__TensorProto *t, const char *what,
 out:
 	if (fd >= 0)
 		close(fd);
-	free(path);
 	free(real);
-	free(rdir);
 	return data;
 }
 

@@ -43,9 +43,12 @@ def expected_tensors(nnl, tmp):
     if m and m.group(1).endswith(".npz"):
         np.savez(os.path.join(tmp, "empty.npz"))
         empty = os.path.join(tmp, "empty.npz")
+    # the probe beside the empty weights: a model names only files in
+    # its own folder (nnl(7) Reads)
     probe = os.path.join(tmp, "probe.nnl")
     open(probe, "w").write(re.sub(r'weights:\s*"[^"]*"',
-                                  'weights: "%s"' % empty, src))
+                                  'weights: "%s"' % os.path.basename(empty),
+                                  src))
     r = subprocess.run([os.path.join(BIN, "nnl-parse"), "-w",
                         os.path.join(tmp, "p.weights"), "-m",
                         os.path.join(tmp, "p.manifest.json"), probe],

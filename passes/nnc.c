@@ -17,6 +17,7 @@
 #include "escape.h"
 #include "footprint.h"
 #include "infile.h"
+#include "modelpath.h"
 #include "nnl.h"
 #include "npy.h"
 #include "pipeline.h"
@@ -41,19 +42,22 @@ usage(void)
 	    "[--emit kind] [-o out]\n"
 	    "           [--target name] [--portable] [--target-triple triple]\n"
 	    "           [--cflag flag] [--prefix name] [--weights file|embed]\n"
-	    "           [--threads n] [--max-tensor-bytes size] model\n"
+	    "           [--threads n] [--max-tensor-bytes size] "
+	    "[--allow-outside] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
 	    "           [--target-triple triple] [--threads n] --input in.npy "
 	    "--expected out.npy\n"
-	    "           [--max-tensor-bytes size] model\n"
+	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
 	    "       nnc inspect [--fused] [--svg file.svg] [--target-triple triple]\n"
-	    "           [--cflag flag] [--max-tensor-bytes size] model\n"
+	    "           [--cflag flag] [--max-tensor-bytes size] "
+	    "[--allow-outside] model\n"
 	    "       nnc report [-v] -o file.html [--max-tensor-bytes size] "
-	    "model\n"
+	    "[--allow-outside] model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json] "
 	    "[--weights-dir dir]\n"
 	    "           [--unsupported error|comment] "
-	    "[--max-tensor-bytes size] model.onnx\n"
+	    "[--max-tensor-bytes size] [--allow-outside]\n"
+	    "           model.onnx\n"
 	    "       nnc new dir --project rust|go|cpp|python\n"
 	    "       nnc --version\n");
 	exit(2);
@@ -71,6 +75,7 @@ struct opts {
 	struct footprint *footprint;	/* a target build's, when not NULL */
 	int fused;	/* nnc inspect --fused: the graph nnc compiles */
 	const char *unsup;	/* nnc import --unsupported */
+	int outside;	/* --allow-outside, for the front end */
 };
 
 static char *modelabs;	/* the model's absolute path */
@@ -226,6 +231,16 @@ threadsarg(char ***argv, int n)
 	*argv = v;
 }
 
+/* a[i], a[i + 1]: the model, after --allow-outside when it was given,
+ * for the front end that reads the files the model names. */
+static void
+outsidearg(const struct opts *o, char **a, int i, char *model)
+{
+	if (o->outside)
+		a[i++] = MODELPATH_FLAG;
+	a[i] = model;
+}
+
 /*
  * Front end and passes: model -> planned JSON at jsonpath.  .nnl
  * models pack their weights into the temporary directory, ONNX models
@@ -254,30 +269,30 @@ tojson(const struct opts *o, const char *jsonpath)
 	 * --save-temps, beside the graphs that name it */
 	pipeline_workdir(dir);
 	if (endswith(o->model, ".nnl")) {
-		char **a = xcalloc(7, sizeof *a);
+		char **a = xcalloc(8, sizeof *a);
 
 		a[0] = parse;
 		a[1] = "-w";
 		a[2] = w;
 		a[3] = "-m";
 		a[4] = m;
-		a[5] = modelabs;
+		outsidearg(o, a, 5, modelabs);
 		st[ns++].argv = a;
 	} else if (endswith(o->model, ".onnx")) {
-		char **a = xcalloc(7, sizeof *a);
+		char **a = xcalloc(8, sizeof *a);
 
 		a[0] = onnx = find_program("nnl-onnx-import");
 		a[1] = "-w";
 		a[2] = w;
 		a[3] = "-m";
 		a[4] = m;
-		a[5] = modelabs;
+		outsidearg(o, a, 5, modelabs);
 		st[ns++].argv = a;
 	} else {
-		char **a = xcalloc(3, sizeof *a);
+		char **a = xcalloc(4, sizeof *a);
 
 		a[0] = parse;
-		a[1] = modelabs;
+		outsidearg(o, a, 1, modelabs);
 		st[ns++].argv = a;
 	}
 	for (int i = 0; i < npass; i++) {
@@ -333,7 +348,7 @@ import(const struct opts *o, const char *weightsdir)
 	char *parse = find_program("nnl-parse");
 	char *modelarg = argpath(o->model), *jsonarg = argpath(json);
 	char *argv[12];
-	int rc = 0;
+	int rc = 0, k;
 
 	if (!nnl && !endswith(out, ".json")) {
 		error("%s: nnc import writes an NNL model (.nnl) or "
@@ -350,9 +365,11 @@ import(const struct opts *o, const char *weightsdir)
 	argv[4] = w;
 	argv[5] = "-m";
 	argv[6] = m;
-	argv[7] = modelarg;
-	argv[8] = nnl ? "-a" : NULL;	/* origins, for nnl_write */
-	argv[9] = NULL;
+	k = 7;
+	if (nnl)
+		argv[k++] = "-a";	/* origins, for nnl_write */
+	outsidearg(o, argv, k, modelarg);
+	argv[k + 1 + o->outside] = NULL;
 	if (rc == 0)
 		rc = run_command(argv, o->verbose);
 	if (rc == 0 && nnl) {
@@ -365,8 +382,10 @@ import(const struct opts *o, const char *weightsdir)
 		argv[6] = dir;
 		argv[7] = "-u";
 		argv[8] = (char *)(o->unsup ? o->unsup : "error");
-		argv[9] = jsonarg;
-		argv[10] = NULL;
+		/* nnc's own graph, in its temporary directory */
+		argv[9] = MODELPATH_FLAG;
+		argv[10] = jsonarg;
+		argv[11] = NULL;
 		rc = run_command(argv, o->verbose);
 	}
 	free(st);
@@ -1378,7 +1397,10 @@ inspect_written(struct opts *o)
 		char *w = xasprintf("%s/model.weights", tmpdir);
 		char *m = xasprintf("%s/model.manifest.json", tmpdir);
 		char *prog = find_program("nnl-onnx-import");
-		char *a[] = { prog, "-o", j, "-w", w, "-m", m, modelabs, NULL };
+		char *a[] = { prog, "-o", j, "-w", w, "-m", m, NULL, NULL,
+		    NULL };
+
+		outsidearg(o, a, 7, modelabs);
 
 		g = run_command(a, o->verbose) == 0 ? graph_load(j) : NULL;
 		free(j);
@@ -1386,7 +1408,7 @@ inspect_written(struct opts *o)
 		free(m);
 		free(prog);
 	} else {
-		g = graph_load(o->model);
+		g = graph_load_model(o->model, o->outside);
 	}
 	if (g && summary_plan(g) == 0 && summary_print(stdout, g) == 0)
 		rc = 0;
@@ -1419,6 +1441,7 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ "fused", no_argument, NULL, 'F' },
 		{ "unsupported", required_argument, NULL, 'U' },
+		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "help", no_argument, NULL, 'h' },
@@ -1464,6 +1487,7 @@ main(int argc, char *argv[])
 			break;
 		case 'P': o.portable = 1; break;
 		case 'F': o.fused = 1; break;
+		case MODELPATH_OPTION: o.outside = 1; break;
 		case 'U':
 			o.unsup = optarg;
 			if (strcmp(optarg, "error") && strcmp(optarg, "comment"))

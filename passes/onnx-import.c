@@ -12,6 +12,7 @@
 #include "checked.h"
 #include "dimsfile.h"
 #include "graph.h"
+#include "modelpath.h"
 #include "onnx.h"
 #include "progress.h"
 #include "util.h"
@@ -23,7 +24,7 @@ usage(void)
 	    "-m manifest] [-n name] [-d NAME=N ...]\n"
 	    "       [--dims file.json] [-c NAME=FILE.npy ...] [-a] "
 	    "[--max-tensor-bytes size]\n"
-	    "       model.onnx\n");
+	    "       [--allow-outside] model.onnx\n");
 	exit(2);
 }
 
@@ -52,6 +53,7 @@ main(int argc, char *argv[])
 		{ "const", required_argument, NULL, 'c' },
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
+		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -96,6 +98,7 @@ main(int argc, char *argv[])
 			break;
 		case 'D': dimsfile = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
+		case MODELPATH_OPTION: o.outside = 1; break;
 		default: usage();
 		}
 	}

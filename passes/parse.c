@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "checked.h"
+#include "escape.h"
 #include "graph.h"
+#include "modelpath.h"
 #include "shape.h"
 #include "sidecar.h"
 #include "nnl.h"
@@ -24,7 +26,8 @@ usage(void)
 	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn|nnl] "
 	    "[-w weights -m manifest]\n"
 	    "                 [-d dir] [-u error|comment] [--strict] "
-	    "[--max-tensor-bytes size] [file]\n");
+	    "[--max-tensor-bytes size]\n"
+	    "                 [--allow-outside] [file]\n");
 	exit(2);
 }
 
@@ -44,7 +47,7 @@ isnnl(const char *path)
  */
 static struct graph *
 loadnnl(char *text, size_t len, const char *in, const char *out,
-    const char *w, const char *m)
+    const char *w, const char *m, int outside)
 {
 	const char *name = displayname(in);
 	char *dir = out && strcmp(out, "-") ? path_dirname(out) : xstrdup(".");
@@ -56,6 +59,7 @@ loadnnl(char *text, size_t len, const char *in, const char *out,
 	o.weights = w;
 	o.manifest = m;
 	o.dir = dir;
+	o.outside = outside;
 	g = nnl_parse(text, len, name, &o);
 	free(dir);
 	if (g) {
@@ -75,14 +79,22 @@ loadnnl(char *text, size_t len, const char *in, const char *out,
 	return g;
 }
 
-/* JSON or .webnn text, as graph_load reads it, from text read already
- * (standard input cannot be read twice). */
+/*
+ * JSON or .webnn text, as graph_load reads it, from text read already
+ * (standard input cannot be read twice).  A file given by name is a
+ * model the user names: the files it names follow the rule of
+ * modelpath.h.  A graph on standard input comes from the pipe the user
+ * composed, whose passes write the paths themselves (absolute ones on
+ * a pipe): it is read as it is.
+ */
 static struct graph *
-loadgraph(char *text, size_t len, const char *in)
+loadgraph(char *text, size_t len, const char *in, int outside)
 {
 	const char *name = displayname(in);
-	char *dir = strcmp(in, "-") ? path_dirname(in) : xstrdup(".");
-	struct graph *g = graph_parse(text, len, name, dir);
+	int file = strcmp(in, "-") != 0;
+	char *dir = file ? path_dirname(in) : xstrdup(".");
+	struct graph *g = file ? graph_parse_model(text, len, name, dir,
+	    outside) : graph_parse(text, len, name, dir);
 
 	free(dir);
 	if (!g) {
@@ -100,6 +112,34 @@ loadgraph(char *text, size_t len, const char *in)
 	return g;
 }
 
+/*
+ * The weights file w or manifest m found beside model file in by its
+ * name: under the rule of modelpath.h, neither may be a symbolic link
+ * leading out of the model's folder.  0, or -1 after the error.
+ */
+static int
+besidein(const char *in, const char *w, const char *m, int outside)
+{
+	const char *f[] = { w, m }, *why;
+	char *dir = path_dirname(in), *p;
+	struct srcloc l = { displayname(in), 0, 0, NULL, 0 };
+	int rc = 0;
+
+	for (int i = 0; i < 2 && !outside && rc == 0; i++) {
+		if ((p = modelpath(dir, path_basename(f[i]), 0, &why)) ||
+		    errno != 0) {
+			free(p);
+			continue;
+		}
+		error_at(&l, "%s %s beside it %s",
+		    i ? "manifest" : "weights file",
+		    escape_tty_name(path_basename(f[i])), why);
+		rc = -1;
+	}
+	free(dir);
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -113,6 +153,7 @@ main(int argc, char *argv[])
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ "strict", no_argument, NULL, 'S' },
+		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -121,7 +162,7 @@ main(int argc, char *argv[])
 	struct graph *g;
 	char *text;
 	size_t len;
-	int c, rc, nnl, strict = 0;
+	int c, rc, nnl, strict = 0, outside = 0;
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
@@ -136,6 +177,7 @@ main(int argc, char *argv[])
 		case 'u': unsup = optarg; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		case 'S': strict = 1; break;
+		case MODELPATH_OPTION: outside = 1; break;
 		default: usage();
 		}
 	}
@@ -164,10 +206,10 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	if ((nnl = isnnl(in) || nnl_detect(text, len))) {
-		g = loadnnl(text, len, in, out, wfile, mfile);
+		g = loadnnl(text, len, in, out, wfile, mfile, outside);
 		wfile = mfile = NULL;	/* they named the packed output */
 	} else {
-		g = loadgraph(text, len, in);
+		g = loadgraph(text, len, in, outside);
 	}
 	if (!g)
 		return 1;
@@ -175,6 +217,12 @@ main(int argc, char *argv[])
 		char *w, *m;
 
 		sidecar_find(in, &w, &m);
+		if (w && besidein(in, w, m, outside) != 0) {
+			free(w);
+			free(m);
+			graph_free(g);
+			return 1;
+		}
 		g->weights_file = w;
 		g->manifest_file = m;
 	} else if (wfile) {
