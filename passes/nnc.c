@@ -1100,7 +1100,7 @@ compile(struct opts *o, char **artifact)
 		 * from the header, whose comments hold the model's names */
 		char *id = escape_c_ident(pfx);
 
-		rc = wasm_build(csrc, id, built, tmpdir, o->verbose);
+		rc = wasm_build(csrc, id, built, out, tmpdir, o->verbose);
 		free(id);
 		if (rc == 0)
 			rc = deliver(built, out, 1);
@@ -1148,7 +1148,7 @@ compile(struct opts *o, char **artifact)
 
 			memcpy(aa, ar, n * sizeof *aa);
 			aa[n] = "rcs";
-			aa[n + 1] = outarg;	/* a new file: ar adds to one */
+			aa[n + 1] = outarg;	/* new: ar adds to a file */
 			aa[n + 2] = objarg;
 			rc = run_command(aa, o->verbose);
 			free(aa);
