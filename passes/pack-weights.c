@@ -282,8 +282,10 @@ pack(int argc, char *argv[], int manifestonly)
 		error("manifest: name the manifest to write (-m)");
 		usage();
 	}
+	/* the manifest alone: the packed bytes go nowhere, never to a
+	 * temporary file of a name someone could have foreseen */
 	if (manifestonly)
-		o = xasprintf("%s.weights.tmp", man);
+		o = xstrdup("/dev/null");
 	else if (!(o = out ? xstrdup(out) : defaultout(argv[optind]))) {
 		error("%s: cannot name the output after it; use -o",
 		    argv[optind]);
@@ -304,10 +306,6 @@ pack(int argc, char *argv[], int manifestonly)
 		}
 	if (wwriter_commit(&ww) == 0)
 		rc = 0;
-	if (rc == 0 && manifestonly && unlink(o) != 0) {
-		error("%s: %s", o, strerror(errno));
-		rc = 1;
-	}
 out:
 	freetensors(&ts);
 	free(o);
