@@ -207,7 +207,7 @@ snapshot() {
 
 @test "--save-temps compares files, not names: a hard link to the model is found" {
 	mkdir g
-	"$BIN/nnl-parse" -w g/w.weights -m g/w.manifest.json "$M" > g/model.json
+	"$BIN/nnl-parse" -w g/w.weights -m g/w.manifest.json -o g/model.json "$M"
 	ln g/model.json model.json
 	snapshot > "$T/before"
 	run --separate-stderr "$BIN/nnc" compile --save-temps --emit lib \
