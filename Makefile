@@ -332,13 +332,16 @@ INSTDATA = $(wildcard schema/*.json) js/cpuops.mjs \
           pipelines/nnl.mk pipelines/c.passes pipelines/compile.sh
 INSTMAN = $(wildcard man/man1/*.1 man/man5/*.5 man/man7/*.7)
 # Every path reaches sh single-quoted, its own quotes as '\'' (q);
-# a DESTDIR or PREFIX holding a line end is refused (instpaths).
+# a DESTDIR or PREFIX holding a line end, or a '$' that make would
+# expand as a variable of its own, is refused (instpaths).
 q = '$(subst ','\'',$(1))'
 define nl
 
 
 endef
-instpaths = $(if $(findstring $(nl),$(DESTDIR)$(PREFIX)),$(error \
+instpaths = $(if $(findstring $$,$(value DESTDIR)$(value PREFIX)),$(error \
+    DESTDIR and PREFIX must not hold a '$$': make would read it as a \
+    variable))$(if $(findstring $(nl),$(DESTDIR)$(PREFIX)),$(error \
     DESTDIR and PREFIX must not hold a line end))
 IBIN = $(call q,$(DESTDIR)$(PREFIX)/bin)
 IMAN = $(call q,$(DESTDIR)$(MANDIR))

@@ -143,3 +143,17 @@ y"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"DESTDIR and PREFIX must not hold a line end"* ]]
 }
+
+@test "a DESTDIR or PREFIX holding a '\$' is refused, nothing installed anywhere" {
+	# make would expand $HOME's $H as a variable of its own and install
+	# into "...OME"
+	mkdir "$T/s"
+	run make -s -C "$ROOT" install DESTDIR="$T/s/a\$HOME"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"DESTDIR and PREFIX must not hold a '\$'"* ]]
+	[ -z "$(ls -A "$T/s")" ]
+	run make -s -C "$ROOT" uninstall PREFIX="/x\$(shell touch $T/s/pwned)"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"must not hold a '\$'"* ]]
+	[ -z "$(ls -A "$T/s")" ]
+}
