@@ -153,6 +153,28 @@ np.save(sys.argv[1] + "/a.npy", np.ones(int(sys.argv[2]), np.float32))' \
 	[ "$(ls -A | tr '\n' ' ')" = "l out.json s " ]
 }
 
+@test "pack-weights pack and manifest never write over a source they read" {
+	mkdir w && cd w
+	tensors npys 3
+	first=$(ls npys | head -1)
+	sha256sum npys/* > "$T/sums"
+	ln -s "npys/$first" link.npy
+	for args in "manifest -m npys/$first" "pack -o npys/$first" \
+	    "pack -o x.weights -m npys/$first" "manifest -m link.npy"; do
+		run --separate-stderr "$BIN/nnl-pack-weights" $args npys
+		echo "$args: $status $stderr"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"an input is never an output"* ]]
+		sha256sum -c --quiet "$T/sums"
+		[ ! -e x.weights ]
+	done
+	# a source named as a file, not through its directory
+	run --separate-stderr "$BIN/nnl-pack-weights" manifest \
+	    -m "npys/$first" "npys/$first"
+	[ "$status" -eq 1 ]
+	sha256sum -c --quiet "$T/sums"
+}
+
 # "MODE PATH" for every file and directory under $1, sorted.
 modes() {
 	(cd "$1" && find . -mindepth 0 -printf '%m %y %p\n' | sort -k3)
