@@ -340,7 +340,7 @@ define nl
 
 endef
 instpaths = $(if $(findstring $$,$(value DESTDIR)$(value PREFIX)),$(error \
-    DESTDIR and PREFIX must not hold a '$$': make would read it as a \
+    DESTDIR and PREFIX must not hold a '$$': make would read it as a\
     variable))$(if $(findstring $(nl),$(DESTDIR)$(PREFIX)),$(error \
     DESTDIR and PREFIX must not hold a line end))
 IBIN = $(call q,$(DESTDIR)$(PREFIX)/bin)
