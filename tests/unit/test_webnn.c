@@ -814,9 +814,9 @@ static const struct bad bads[] = {
 	{ "webnn_graph v1 {}", 0, "t.webnn:1:13: error: expected the graph "
 	    "name (a string) after 'webnn_graph', found 'v1'" },
 	{ "webnn_graph \"g\" {}", 0, "t.webnn:1:17: error: expected the "
-	    "version (v1) after the graph name, found '{'" },
-	{ "webnn_graph \"g\" v2 {}", 0, "t.webnn:1:17: error: unsupported "
-	    "version v2 (nnl reads v1)" },
+	    "version (v1 or v2) after the graph name, found '{'" },
+	{ "webnn_graph \"g\" v3 {}", 0, "t.webnn:1:17: error: unsupported "
+	    "version v3 (nnl reads v1 and v2)" },
 	{ "webnn_graph \"g\" version1 {}", 0, "1:17: error: expected the "
 	    "version" },
 	{ "webnn_graph \"g\" v1\n  inputs {}\n}", 0, "t.webnn:2:3: error: "
@@ -978,8 +978,10 @@ static const struct bad bads[] = {
 	    "value, found ')'" },
 	{ 0, "  nodes { y = foo(x, a=@weights); }", "t.webnn:2:24: error: "
 	    "expected a value, found '@weights'" },
+	{ 0, "  nodes {\n    y = relu(x) %;\n  }", "t.webnn:3:17: error: "
+	    "unexpected character '%'" },
 	{ 0, "  nodes {\n    y = relu(x) $;\n  }", "t.webnn:3:17: error: "
-	    "unexpected character '$'" },
+	    "expected ';' after the statement, found '$'" },
 	{ 0, "  nodes { y = relu(x) ", "t.webnn:3:1: error: expected ';' "
 	    "after the statement, found '}'" },
 	{ 0, "  outputs { y = ; }", "t.webnn:2:17: error: expected an operand "
