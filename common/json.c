@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "jsonerr.h"
 #include "pipeline.h"
+#include "sidecar.h"
 #include "strtab.h"
 
 #include <errno.h>
@@ -735,6 +736,11 @@ graph_load(const char *path)
 		g->text = NULL;
 	g->ownsrc = xstrdup(name);
 	g->src = g->ownsrc;
+	/* a graph that names no weights: those beside it, as nnl-parse */
+	if (path && strcmp(path, "-") != 0 && sidecar_attach(g, path) != 0) {
+		graph_free(g);
+		return NULL;
+	}
 	return g;
 }
 

@@ -1,7 +1,9 @@
 /*
  * sidecar: the weights files beside a .webnn graph (model.webnn ->
  * model.weights and model.manifest.json), found the same way by every
- * pass that reads the text form: nnl-parse and nnl-emit-js.
+ * program that reads a graph from a file: graph_load attaches them, and
+ * nnl-parse, which reads its input itself, calls sidecar_find.  This is
+ * the one place that decides where a model's weights may lie.
  */
 #include <stdlib.h>
 #include <string.h>
