@@ -41,7 +41,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
 # nnc's flash and RAM figures of a target build
 COMMON  += footprint
 COMMON += progress
-COMMON += sidecar emitjs_poly dimsfile packgraph emitjs_load
+COMMON += sidecar emitjs_poly dimsfile packgraph emitjs_load rawbin
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \

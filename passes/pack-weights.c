@@ -18,6 +18,7 @@
 #include "npy.h"
 #include "escape.h"
 #include "npz.h"
+#include "rawbin.h"
 #include "packgraph.h"
 #include "util.h"
 #include "weights.h"
@@ -123,7 +124,10 @@ bystr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The .npy files of a directory, by name, not recursively. */
+/* The .npy files of a directory, and webnn-graph's NAME.bin tensors
+ * with their NAME.meta.json, by name, not recursively.  A directory
+ * with none is an error: an empty weights file is never what was
+ * meant. */
 static int
 loaddir(struct tensors *ts, const char *src)
 {
@@ -138,19 +142,23 @@ loaddir(struct tensors *ts, const char *src)
 		return -1;
 	}
 	while ((e = readdir(d)))
-		if (endswith(e->d_name, ".npy") && strlen(e->d_name) > 4) {
+		if ((endswith(e->d_name, ".npy") && strlen(e->d_name) > 4) ||
+		    rawbin_is(e->d_name)) {
 			GROW(names, cap, n + 1);
 			names[n++] = xstrdup(e->d_name);
 		}
 	closedir(d);
 	qsort(names, n, sizeof *names, bystr);
-	if (n == 0)
-		warn("%s: no .npy files", src);
+	if (n == 0) {
+		error("%s: no tensors (.npy, or .bin with .meta.json)", src);
+		rc = -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		char *p = path_join(src, names[i]);
 		struct npy a;
 
-		if (rc == 0 && npy_load(p, &a) == 0)
+		if (rc == 0 && (rawbin_is(names[i]) ? rawbin_load(p, &a) :
+		    npy_load(p, &a)) == 0)
 			rc = addtensor(ts, xstrndup(names[i],
 			    strlen(names[i]) - 4), p, &a);
 		else

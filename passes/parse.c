@@ -143,7 +143,7 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind > 1 || (strcmp(to, "json") != 0 &&
 	    strcmp(to, "webnn") != 0 && strcmp(to, "nnl") != 0) ||
-	    (!wfile != !mfile) || (wdir && strcmp(to, "nnl") != 0) ||
+	    (wfile && !mfile) || (wdir && strcmp(to, "nnl") != 0) ||
 	    (strcmp(unsup, "error") && strcmp(unsup, "comment")))
 		usage();
 	if (strcmp(to, "nnl") == 0 && (!out || strcmp(out, "-") == 0)) {
@@ -163,7 +163,11 @@ main(int argc, char *argv[])
 		error("%s: %s", displayname(in), strerror(errno));
 		return 1;
 	}
-	if ((nnl = isnnl(in) || nnl_detect(text, len))) {
+	if ((nnl = isnnl(in) || nnl_detect(text, len)) && !wfile && mfile) {
+		error("an NNL model packs its weights: give -w with -m");
+		usage();
+	}
+	if (nnl) {
 		g = loadnnl(text, len, in, out, wfile, mfile);
 		wfile = mfile = NULL;	/* they named the packed output */
 	} else {
@@ -171,7 +175,24 @@ main(int argc, char *argv[])
 	}
 	if (!g)
 		return 1;
-	if (!nnl && !wfile && !g->weights_file && strcmp(in, "-") != 0) {
+	if (!nnl && !wfile && mfile) {
+		/* -m alone: the graph checked against a manifest, no
+		 * weights (webnn-graph's validate --weights-manifest) */
+		int bad;
+
+		free(g->manifest_file);
+		free(g->weights_file);
+		g->weights_file = NULL;
+		g->manifest_file = xstrdup(mfile);
+		bad = graph_validate(g) != 0;
+		free(g->manifest_file);
+		g->manifest_file = NULL;
+		if (bad) {
+			graph_free(g);
+			return 1;
+		}
+	} else if (!nnl && !wfile && !g->weights_file &&
+	    strcmp(in, "-") != 0) {
 		char *w, *m;
 
 		sidecar_find(in, &w, &m);
