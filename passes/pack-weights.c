@@ -25,8 +25,11 @@
 
 enum { MAXALIGN = 4096 };
 
+enum { ENDIAN_OPTION = CHECKED_OPTION + 1 };
+
 static const struct option longopts[] = {
 	{ "max-tensor-bytes", required_argument, NULL, CHECKED_OPTION },
+	{ "endianness", required_argument, NULL, ENDIAN_OPTION },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -36,7 +39,9 @@ usage(void)
 	fprintf(stderr,
 	    "usage: nnl-pack-weights pack [-a align] [-l limit] "
 	    "[-o file.weights]\n"
-	    "           [-m manifest] [--max-tensor-bytes size] source ...\n"
+	    "           [-m manifest] [--endianness little] "
+	    "[--max-tensor-bytes size]\n"
+	    "           source ...\n"
 	    "       nnl-pack-weights unpack [-f] [-m manifest] [-d dir] "
 	    "[--max-tensor-bytes size]\n"
 	    "           file.weights\n"
@@ -53,7 +58,8 @@ usage(void)
 	    "[--max-tensor-bytes size] graph\n"
 	    "       nnl-pack-weights manifest [-a align] [-l limit] "
 	    "[-m manifest]\n"
-	    "           [--max-tensor-bytes size] source ...\n");
+	    "           [--endianness little] [--max-tensor-bytes size] "
+	    "source ...\n");
 	exit(2);
 }
 
@@ -260,6 +266,16 @@ pack(int argc, char *argv[], int manifestonly)
 	    NULL)) != -1) {
 		switch (c) {
 		case CHECKED_OPTION: maxbytes = optarg; break;
+		case ENDIAN_OPTION:
+			/* webnn-graph's create-manifest --endianness: only
+			 * labels the bytes; nnl writes and reads little */
+			if (strcmp(optarg, "little") != 0) {
+				error("--endianness %s: nnl writes little-endian "
+				    "weights only (the manifest says so)",
+				    optarg);
+				exit(2);
+			}
+			break;
 		case 'a':
 			errno = 0;
 			align = strtoul(optarg, &end, 10);

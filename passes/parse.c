@@ -22,7 +22,7 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn|nnl] "
-	    "[-w weights -m manifest]\n"
+	    "[[-w weights] -m manifest]\n"
 	    "                 [-d dir] [-u error|comment] [--strict] "
 	    "[--max-tensor-bytes size] [file]\n");
 	exit(2);
