@@ -50,7 +50,7 @@ usage(void)
 	    "           [--cflag flag] [--max-tensor-bytes size] model\n"
 	    "       nnc report [-v] -o file.html [--max-tensor-bytes size] "
 	    "model\n"
-	    "       nnc import [-v] [-o model.nnl|model.json] "
+	    "       nnc import [-v] [-o model.nnl|model.json|model.webnn] "
 	    "[--weights-dir dir]\n"
 	    "           [--unsupported error|comment] "
 	    "[--max-tensor-bytes size] model.onnx\n"
@@ -335,9 +335,14 @@ import(const struct opts *o, const char *weightsdir)
 	char *argv[12];
 	int rc = 0;
 
-	if (!nnl && !endswith(out, ".json")) {
-		error("%s: nnc import writes an NNL model (.nnl) or "
-		    "canonical JSON (.json)", out);
+	if (!nnl && !endswith(out, ".json") && !endswith(out, ".webnn")) {
+		error("%s: nnc import writes an NNL model (.nnl), canonical "
+		    "JSON (.json) or .webnn text (.webnn)", out);
+		rc = -1;
+	} else if (endswith(out, ".webnn") && weightsdir) {
+		/* the text names no weights: they must lie beside it */
+		error("%s: .webnn text finds its weights beside it; "
+		    "--weights-dir is for .json and .nnl", out);
 		rc = -1;
 	} else if (makedirs(od) != 0 || (!nnl && weightsdir &&
 	    makedirs(dir) != 0)) {

@@ -247,3 +247,59 @@ assert struct.unpack("<2f", d[-8:]) == (14.5, 17.5), d[-8:]'
 	[ "$status" -eq 0 ]
 	grep -q '"weights": {"file": ".*g.weights"' s.json
 }
+
+# An ONNX MatMul with a symbolic batch and a 2 KiB weight (above the 64
+# bytes kept inline), x [batch, 64] times W [64, 8].
+bigonnx() {
+	/usr/bin/python3 - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+W = (np.arange(512, dtype=np.float32).reshape(64, 8) / 100)
+g = helper.make_graph([helper.make_node("MatMul", ["x", "W"], ["y"])],
+    "big", [helper.make_tensor_value_info("x", T.FLOAT, ["batch", 64])],
+    [helper.make_tensor_value_info("y", T.FLOAT, ["batch", 8])],
+    [numpy_helper.from_array(W, "W")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+    "big.onnx")
+np.save("x.npy", np.linspace(-1, 1, 128, dtype=np.float32).reshape(2, 64))
+np.save("want.npy", np.load("x.npy").astype(np.float64) @ W)
+PY
+}
+
+@test "import: big.dims.json beside, -o .webnn text, --inline-weights" {
+	bigonnx
+	echo '{"freeDimensionOverrides": {"batch": 2}}' > big.dims.json
+	run --separate-stderr "$BIN/nnl-onnx-import" -o big.webnn big.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	grep -qx 'webnn_graph "big" v1 {' big.webnn
+	grep -qxF '    x: f32[2, 64];' big.webnn
+	grep -qxF '    W: f32[64, 8] @weights("W");' big.webnn
+	[ -f big.weights ] && [ -f big.manifest.json ]
+	# found beside it and run, against NumPy
+	run --separate-stderr "$BIN/nnl-run" -d out big.webnn x=x.npy
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import numpy as np
+d = np.abs(np.load("out/y.npy") - np.load("want.npy")).max()
+assert d < 1e-4, d'
+	# every constant in the graph, no weights file written
+	mkdir inl && cp big.onnx big.dims.json inl/ && cd inl
+	run --separate-stderr "$BIN/nnl-onnx-import" --inline-weights \
+	    -o i.json big.onnx
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import json
+c = json.load(open("i.json"))["consts"]["W"]
+assert c["init"]["kind"] == "inlineBytes", c["init"]["kind"]
+assert len(c["init"]["bytes"]) == 64 * 8 * 4
+assert "weights" not in json.load(open("i.json"))'
+	[ "$(ls)" = "$(printf 'big.dims.json\nbig.onnx\ni.json')" ]
+	run --separate-stderr "$BIN/nnl-onnx-import" --inline-weights \
+	    -w a.weights -m a.manifest.json big.onnx
+	[ "$status" -eq 2 ]
+	# nnc import writes the text too, its weights beside it
+	cd .. && run --separate-stderr "$BIN/nnc" import -o sub/n.webnn big.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -f sub/n.weights ] && [ -f sub/n.manifest.json ]
+	grep -qxF '    W: f32[64, 8] @weights("W");' sub/n.webnn
+}
