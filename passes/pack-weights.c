@@ -270,9 +270,9 @@ pack(int argc, char *argv[], int manifestonly)
 			/* webnn-graph's create-manifest --endianness: only
 			 * labels the bytes; nnl writes and reads little */
 			if (strcmp(optarg, "little") != 0) {
-				error("--endianness %s: nnl writes little-endian "
-				    "weights only (the manifest says so)",
-				    optarg);
+				error("--endianness %s: nnl writes "
+				    "little-endian weights only (the "
+				    "manifest says so)", optarg);
 				exit(2);
 			}
 			break;

@@ -266,10 +266,29 @@ np.save("want.npy", np.load("x.npy").astype(np.float64) @ W)
 PY
 }
 
-@test "import: big.dims.json beside, -o .webnn text, --inline-weights" {
+@test "nnl-onnx-import reads STEM.dims.json beside the model" {
 	bigonnx
 	echo '{"freeDimensionOverrides": {"batch": 2}}' > big.dims.json
-	run --separate-stderr "$BIN/nnl-onnx-import" -o big.webnn big.onnx
+	run --separate-stderr "$BIN/nnl-onnx-import" -o big.json big.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import json
+g = json.load(open("big.json"))
+assert g["inputs"]["x"]["shape"] == [2, 64], g["inputs"]'
+	# --dim still takes precedence; --dims replaces the sidecar
+	run --separate-stderr "$BIN/nnl-onnx-import" -d batch=3 big.onnx
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"x": {"dataType": "float32", "shape": [3, 64]}'* ]]
+	echo '{"batch": 0}' > big.dims.json
+	run --separate-stderr "$BIN/nnl-onnx-import" big.onnx
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'big.dims.json'* ]]
+}
+
+@test "nnl-onnx-import -o model.webnn writes text, its weights beside" {
+	bigonnx
+	run --separate-stderr "$BIN/nnl-onnx-import" -d batch=2 \
+	    -o big.webnn big.onnx
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	grep -qx 'webnn_graph "big" v1 {' big.webnn
@@ -282,24 +301,35 @@ PY
 	/usr/bin/python3 -c 'import numpy as np
 d = np.abs(np.load("out/y.npy") - np.load("want.npy")).max()
 assert d < 1e-4, d'
-	# every constant in the graph, no weights file written
-	mkdir inl && cp big.onnx big.dims.json inl/ && cd inl
-	run --separate-stderr "$BIN/nnl-onnx-import" --inline-weights \
-	    -o i.json big.onnx
-	[ "$status" -eq 0 ]
-	/usr/bin/python3 -c 'import json
-c = json.load(open("i.json"))["consts"]["W"]
-assert c["init"]["kind"] == "inlineBytes", c["init"]["kind"]
-assert len(c["init"]["bytes"]) == 64 * 8 * 4
-assert "weights" not in json.load(open("i.json"))'
-	[ "$(ls)" = "$(printf 'big.dims.json\nbig.onnx\ni.json')" ]
-	run --separate-stderr "$BIN/nnl-onnx-import" --inline-weights \
-	    -w a.weights -m a.manifest.json big.onnx
-	[ "$status" -eq 2 ]
 	# nnc import writes the text too, its weights beside it
-	cd .. && run --separate-stderr "$BIN/nnc" import -o sub/n.webnn big.onnx
+	run --separate-stderr "$BIN/nnc" import -o sub/n.webnn big.onnx \
+	    2>/dev/null
+	[ "$status" -eq 1 ]	# batch is not pinned: nnc has no --dim
+	echo '{"batch": 2}' > big.dims.json
+	run --separate-stderr "$BIN/nnc" import -o sub/n.webnn big.onnx
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ -f sub/n.weights ] && [ -f sub/n.manifest.json ]
 	grep -qxF '    W: f32[64, 8] @weights("W");' sub/n.webnn
+}
+
+@test "nnl-onnx-import --inline-weights puts every constant in the graph" {
+	mkdir w && cd w	# bats keeps files of its own in $T
+	bigonnx
+	TMPDIR="$PWD" run --separate-stderr "$BIN/nnl-onnx-import" \
+	    --inline-weights -d batch=2 -o i.json big.onnx
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import json, numpy as np
+g = json.load(open("i.json"))
+c = g["consts"]["W"]
+assert c["init"]["kind"] == "inlineBytes", c["init"]["kind"]
+b = np.frombuffer(bytes(c["init"]["bytes"]), "<f4").reshape(64, 8)
+assert (b == np.arange(512, dtype=np.float32).reshape(64, 8) / 100).all()
+assert "weights" not in g'
+	# no weights file written, here or left in a temporary
+	[ "$(ls -A | sort | tr '\n' ' ')" = "big.onnx i.json want.npy x.npy " ]
+	run --separate-stderr "$BIN/nnl-onnx-import" --inline-weights \
+	    -w a.weights -m a.manifest.json big.onnx
+	[ "$status" -eq 2 ]
 }
