@@ -113,6 +113,19 @@ assert g["nodes"][0]["inputs"] == ["input/x.0", "$W.a"]' a.json
 	grep -qx 'webnn_graph "" v2 {' up.webnn
 	grep -qxF '    /fc/MatMul = matmul(input/x.0, $W.a);' up.webnn
 	grep -qxF '    $W.a: f32[3, 2] @weights("W");' up.webnn
+	# every token is one of upstream's (src/wg.pest): its ident,
+	# string, number, punctuation and annotations
+	/usr/bin/python3 -c 'import re, sys
+tok = re.compile(r"\s+|#[^\n]*|\"(?:\\.|[^\"\\])*\"|"
+    r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|"
+    r"[A-Za-z_/$][A-Za-z0-9_./]*|[{}\[\](),;:=]|"
+    r"@(?:weights|scalar|bytes|quantized)\b")
+t = open(sys.argv[1]).read()
+i = 0
+while i < len(t):
+    m = tok.match(t, i)
+    assert m and m.end() > i, t[i:i + 20]
+    i = m.end()' up.webnn
 	run --separate-stderr "$BIN/nnl-parse" -o b.json up.webnn
 	[ "$status" -eq 0 ]
 	cmp a.json b.json
