@@ -10,15 +10,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "rawbin.h"
 #include "checked.h"
 #include "escape.h"
+#include "infile.h"
 #include "jsonerr.h"
 #include "util.h"
+
+/* A meta file is a few lines; 1 MiB is far more than any needs. */
+#define META_MAX ((uint64_t)1 << 20)
 
 int
 rawbin_is(const char *name)
@@ -92,15 +96,15 @@ rawbin_load(const char *bin, struct npy *a)
 {
 	size_t n = strlen(bin) - 4, len;
 	char *meta = xasprintf("%.*s.meta.json", (int)n, bin), *text, *why;
+	const char *whyr;
 	cJSON *root = NULL;
-	uint64_t numel, bytes, length;
-	struct stat st;
-	int rc = -1;
+	uint64_t numel, bytes, length, size;
+	int fd, rc = -1;
 
 	memset(a, 0, sizeof *a);
-	if (!(text = readfile(meta, &len))) {
+	if (!(text = infile_read(meta, META_MAX, &len, &whyr))) {
 		error("%s: %s (a .bin tensor needs its .meta.json)", meta,
-		    strerror(errno));
+		    whyr);
 		goto out;
 	}
 	if (json_check(text, len, meta) != 0) {
@@ -128,20 +132,21 @@ rawbin_load(const char *bin, struct npy *a)
 		    (unsigned long long)bytes);
 		goto out;
 	}
-	if (stat(bin, &st) != 0) {
-		error("%s: %s", bin, strerror(errno));
+	if ((fd = infile_open(bin, &size, &whyr)) < 0) {
+		error("%s: %s", bin, whyr);
 		goto out;
 	}
-	if ((uint64_t)st.st_size != bytes) {
+	close(fd);
+	if (size != bytes) {
 		error("%s: %llu bytes, but %s gives a %s tensor of %llu "
-		    "bytes", bin, (unsigned long long)st.st_size,
+		    "bytes", bin, (unsigned long long)size,
 		    path_basename(meta), dtype_name(a->dt),
 		    (unsigned long long)bytes);
 		goto out;
 	}
-	if (!(text = readfile(bin, &len)) || len != bytes) {
-		error("%s: %s", bin, text ? "changed while read" :
-		    strerror(errno));
+	if (!(text = infile_read(bin, bytes, &len, &whyr)) ||
+	    len != bytes) {
+		error("%s: %s", bin, text ? "changed while read" : whyr);
 		free(text);
 		goto out;
 	}
