@@ -196,6 +196,11 @@ for n, shape in (("W", [3, 2]), ("b", [2])):
 	run --separate-stderr "$BIN/nnl-pack-weights" pack -o n.weights nometa
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *'nometa/W.meta.json: No such file'* ]]
+	mkdir fifo && cp tensors/W.meta.json fifo/ && mkfifo fifo/W.bin
+	run --separate-stderr timeout 10 "$BIN/nnl-pack-weights" pack \
+	    -o f.weights fifo
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'fifo/W.bin: not a regular file'* ]]
 	mkdir empty
 	run --separate-stderr "$BIN/nnl-pack-weights" pack -o e.weights empty
 	[ "$status" -eq 1 ]
