@@ -16,6 +16,7 @@
 #include "onnx.h"
 #include "packgraph.h"
 #include "progress.h"
+#include "sidecar.h"
 #include "util.h"
 
 NNL_NORETURN static void
@@ -139,11 +140,8 @@ main(int argc, char *argv[])
 	text = out && endswith(out, ".webnn");
 	/* and model.dims.json beside model.onnx pins its dimensions,
 	 * after --dim's and in place of --dims */
-	if (!dimsfile) {
-		side = stemwith(argv[optind], ".dims.json");
-		if (access(side, F_OK) == 0)
-			dimsfile = side;
-	}
+	if (!dimsfile)
+		dimsfile = side = sidecar_dims(argv[optind]);
 	/* the file's overrides after --dim's, which take precedence */
 	if (dimsfile) {
 		if (dimsfile_read(dimsfile, &fdims, &nfdims) != 0)
