@@ -247,7 +247,7 @@ for n, shape in (("W", [3, 2]), ("b", [2])):
 	[[ "$stderr" == *'field "endianness": only "little" is supported'* ]]
 }
 
-@test "nnl-run and nnl-shape-infer find the weights beside a .webnn" {
+@test "nnl-run, nnl-shape-infer (and emit-c) find the weights beside .webnn" {
 	tensors
 	graph
 	"$BIN/nnl-pack-weights" pack -o g.weights tensors
@@ -266,7 +266,11 @@ d = open("out/y.npy", "rb").read()
 assert struct.unpack("<2f", d[-8:]) == (14.5, 17.5), d[-8:]'
 	run --separate-stderr "$BIN/nnl-shape-infer" -o s.json g.webnn
 	[ "$status" -eq 0 ]
-	grep -q '"weights": {"file": ".*g.weights"' s.json
+	grep -q '"weights": {"file": "g.weights"' s.json
+	# and so nnl-emit-c gets them down the pipeline
+	"$BIN/nnl-shape-infer" g.webnn | "$BIN/nnl-plan-memory" |
+	    "$BIN/nnl-emit-c" -o m.c -
+	[ -s m.c ] && [ -s m.h ]
 }
 
 # An ONNX MatMul with a symbolic batch and a 2 KiB weight (above the 64
