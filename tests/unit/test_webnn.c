@@ -710,12 +710,30 @@ TEST(print_refuses_names_it_cannot_write)
 	struct node *n;
 	char *s;
 
-	graph_add_input(g, "conv.1", DT_FLOAT32, 0, NULL);
+	graph_add_input(g, "conv-1", DT_FLOAT32, 0, NULL);
 	s = print(g);
 	CHECK(s == NULL);
-	CHECK(strstr(errbuf, "error: operand \"conv.1\" is not a valid .webnn "
+	CHECK(strstr(errbuf, "error: operand \"conv-1\" is not a valid .webnn "
 	    "identifier") != NULL);
 	graph_free(g);
+
+	/* webnn-graph's names ('/', '.', '$') are written; "//" would
+	 * read as a comment, '$' only starts a name, '.' never does */
+	g = graph_new();
+	graph_add_input(g, "/a.1/b", DT_FLOAT32, 0, NULL);
+	graph_add_input(g, "$c", DT_FLOAT32, 0, NULL);
+	s = print(g);
+	CHECK(s != NULL && strstr(s, "    /a.1/b: f32[];\n    $c: f32[];\n"));
+	free(s);
+	graph_free(g);
+	for (int i = 0; i < 3; i++) {
+		static const char *const bad[] = { "//a", "a$", ".a" };
+
+		g = graph_new();
+		graph_add_input(g, bad[i], DT_FLOAT32, 0, NULL);
+		CHECK(print(g) == NULL);
+		graph_free(g);
+	}
 
 	g = graph_new();
 	n = graph_add_node(g, "y", "relu");
@@ -727,11 +745,11 @@ TEST(print_refuses_names_it_cannot_write)
 	graph_free(g);
 
 	g = graph_new();
-	n = graph_add_node(g, "y", "com.ms.Foo");
+	n = graph_add_node(g, "y", "com:ms:Foo");
 	node_add_output(n, "y");
 	s = print(g);
 	CHECK(s == NULL);
-	CHECK(strstr(errbuf, "node \"y\": op \"com.ms.Foo\" is not a valid "
+	CHECK(strstr(errbuf, "node \"y\": op \"com:ms:Foo\" is not a valid "
 	    ".webnn identifier") != NULL);
 	graph_free(g);
 
@@ -853,8 +871,10 @@ static const struct bad bads[] = {
 	    "unexpected 'extra' after the end of the graph" },
 	{ "webnn_graph \"g\" v1 {\n} }", 0, "t.webnn:2:3: error: unexpected "
 	    "'}' after the end of the graph" },
-	{ "webnn_graph \"g\" v1 { / }", 0, "t.webnn:1:22: error: unexpected "
-	    "character '/'" },
+	{ "webnn_graph \"g\" v1 { ! }", 0, "t.webnn:1:22: error: unexpected "
+	    "character '!'" },
+	{ "webnn_graph \"g\" v1 { / }", 0, "t.webnn:1:22: error: unknown "
+	    "block '/'" },
 	{ "webnn_graph \"g\" v1 { \xff }", 0, "t.webnn:1:22: error: "
 	    "unexpected character 0xff" },
 	{ "webnn_graph \"g\" v1 { @ }", 0, "t.webnn:1:22: error: expected an "
