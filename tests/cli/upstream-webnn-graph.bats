@@ -98,6 +98,9 @@ G
   "outputs": {"out.y": "out.y"}
 }
 J
+	# the schema takes it as it is
+	/usr/bin/python3 "$ROOT/tests/validate-schema.py" \
+	    "$ROOT/schema/webnn-graph.schema.json" up.json
 	run --separate-stderr "$BIN/nnl-parse" -o a.json up.json
 	echo "$stderr"
 	[ "$status" -eq 0 ]
