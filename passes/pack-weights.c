@@ -154,11 +154,11 @@ loaddir(struct tensors *ts, const char *src)
 			names[n++] = xstrdup(e->d_name);
 		}
 	closedir(d);
-	qsort(names, n, sizeof *names, bystr);
 	if (n == 0) {
 		error("%s: no tensors (.npy, or .bin with .meta.json)", src);
-		rc = -1;
+		return -1;
 	}
+	qsort(names, n, sizeof *names, bystr);
 	for (size_t i = 0; i < n; i++) {
 		char *p = path_join(src, names[i]);
 		struct npy a;
