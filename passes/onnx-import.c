@@ -176,6 +176,8 @@ main(int argc, char *argv[])
 	/* the graph, its weights and manifest: all three, or none */
 	outfile_group_begin();
 	g = onnx_import(argv[optind], &o);
+	if (!g && inl)
+		outfile_group_abort();	/* its temporaries, then tmp */
 	if (g && inl && (outfile_group_commit() != 0 ||
 	    packgraph_inline(g) != 0)) {
 		graph_free(g);

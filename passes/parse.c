@@ -178,15 +178,14 @@ main(int argc, char *argv[])
 	if (!nnl && !wfile && mfile) {
 		/* -m alone: the graph checked against a manifest, no
 		 * weights (webnn-graph's validate --weights-manifest) */
+		char *ow = g->weights_file, *om = g->manifest_file;
 		int bad;
 
-		free(g->manifest_file);
-		free(g->weights_file);
 		g->weights_file = NULL;
-		g->manifest_file = xstrdup(mfile);
+		g->manifest_file = (char *)mfile;
 		bad = graph_validate(g) != 0;
-		free(g->manifest_file);
-		g->manifest_file = NULL;
+		g->weights_file = ow;	/* the graph's own, if any */
+		g->manifest_file = om;
 		if (bad) {
 			graph_free(g);
 			return 1;
