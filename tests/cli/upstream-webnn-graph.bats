@@ -240,7 +240,8 @@ for n, shape in (("W", [3, 2]), ("b", [2])):
 	run --separate-stderr "$BIN/nnl-pack-weights" pack \
 	    --endianness big -o b.weights tensors
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *'--endianness big: nnl writes little-endian weights only'* ]]
+	m='--endianness big: nnl writes little-endian weights only'
+	[[ "$stderr" == *"$m"* ]]
 	[ ! -e b.weights ]
 	"$BIN/nnl-pack-weights" pack -o m.weights tensors
 	sed 's/"little"/"big"/' m.manifest.json > big.manifest.json
