@@ -41,7 +41,7 @@ COMMON  = util outfile dtype ops graph json jsonerr validate webnn_read \
 # nnc's flash and RAM figures of a target build
 COMMON  += footprint
 COMMON += progress
-COMMON += sidecar emitjs_poly dimsfile packgraph emitjs_load
+COMMON += sidecar emitjs_poly dimsfile packgraph emitjs_load rawbin
 # the rule for files a model names
 COMMON += modelpath
 UNIT    = $(COMMON_TESTS)

@@ -11,6 +11,7 @@
 #include "jsonerr.h"
 #include "modelpath.h"
 #include "pipeline.h"
+#include "sidecar.h"
 #include "strtab.h"
 
 #include <errno.h>
@@ -522,7 +523,8 @@ readnodes(struct rd *r, struct graph *g, const cJSON *a)
 			n->options = cJSON_Duplicate(opt, 1);
 		}
 		outs = cJSON_GetObjectItemCaseSensitive(it, "outputs");
-		if (outs) {
+		/* webnn-graph writes "outputs": null on a one-output node */
+		if (outs && !cJSON_IsNull(outs)) {
 			n->multi = 1;
 			if (readnames(r, outs, what, "outputs", n,
 			    node_add_output) == 0 && n->nout == 0)
@@ -667,11 +669,15 @@ fromjson(const char *text, size_t len, const char *name, const char *dir,
 		goto out;
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "version");
-	if (!cJSON_IsNumber(v) || v->valuedouble != 1) {
+	/* 2 is what webnn-graph's serializer writes: the same format */
+	if (!cJSON_IsNumber(v) || (v->valuedouble != 1 &&
+	    v->valuedouble != 2)) {
 		rderr(&r, "field \"version\": %s", v ?
-		    "unsupported version (nnl reads version 1)" : "missing");
+		    "unsupported version (nnl reads versions 1 and 2)" :
+		    "missing");
 		goto out;
 	}
+	g->version = (int)v->valuedouble;
 	nm = cJSON_GetObjectItemCaseSensitive(root, "name");
 	if (nm && !cJSON_IsString(nm))
 		rderr(&r, "field \"name\": expected a string");
@@ -780,6 +786,11 @@ load(const char *path, int rule)
 		g->text = NULL;
 	g->ownsrc = xstrdup(name);
 	g->src = g->ownsrc;
+	/* a graph that names no weights: those beside it, as nnl-parse */
+	if (path && strcmp(path, "-") != 0 && sidecar_attach(g, path) != 0) {
+		graph_free(g);
+		return NULL;
+	}
 	return g;
 }
 

@@ -113,8 +113,8 @@ out:
 	return rc;
 }
 
-static int
-inlined(struct graph *g, const char *out)
+int
+packgraph_inline(struct graph *g)
 {
 	for (size_t i = 0; i < g->nconsts; i++) {
 		struct operand *c = g->consts[i];
@@ -141,7 +141,13 @@ inlined(struct graph *g, const char *out)
 	free(g->weights_file);
 	free(g->manifest_file);
 	g->weights_file = g->manifest_file = NULL;
-	return save(g, out);
+	return 0;
+}
+
+static int
+inlined(struct graph *g, const char *out)
+{
+	return packgraph_inline(g) == 0 ? save(g, out) : -1;
 }
 
 int

@@ -1,7 +1,10 @@
 /*
- * sidecar: the weights files beside a .webnn graph (model.webnn ->
+ * sidecar: the files beside a model: a graph's weights (model.webnn ->
  * model.weights and model.manifest.json), found the same way by every
- * pass that reads the text form: nnl-parse and nnl-emit-js.
+ * program that reads a graph from a file: graph_load attaches them, and
+ * nnl-parse, which reads its input itself, calls sidecar_find; and an
+ * ONNX model's model.dims.json, for nnl-onnx-import.  This is the one
+ * place that decides where the files beside a model may lie.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +21,22 @@ exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-void
-sidecar_find(const char *path, char **w, char **m)
+/* path's directory and stem (model.webnn -> model), then ext */
+static char *
+beside(const char *path, const char *ext)
 {
 	const char *base = path_basename(path), *dot = strrchr(base, '.');
 	size_t stem = dot && dot != base ? (size_t)(dot - path) :
 	    strlen(path);
 
-	*w = xasprintf("%.*s.weights", (int)stem, path);
-	*m = xasprintf("%.*s.manifest.json", (int)stem, path);
+	return xasprintf("%.*s%s", (int)stem, path, ext);
+}
+
+void
+sidecar_find(const char *path, char **w, char **m)
+{
+	*w = beside(path, ".weights");
+	*m = beside(path, ".manifest.json");
 	if (!exists(*w) || !exists(*m)) {
 		free(*w);
 		free(*m);
@@ -47,4 +57,17 @@ sidecar_attach(struct graph *g, const char *path)
 	g->weights_file = w;
 	g->manifest_file = m;
 	return graph_validate(g) != 0 ? -1 : 0;
+}
+
+/* webnn-graph's convert-onnx documents the sidecar model.dims.json */
+char *
+sidecar_dims(const char *path)
+{
+	char *d = beside(path, ".dims.json");
+
+	if (!exists(d)) {
+		free(d);
+		return NULL;
+	}
+	return d;
 }

@@ -1,5 +1,6 @@
 /*
- * sidecar: the weights files beside a .webnn graph (sidecar.c).
+ * sidecar: the files beside a model (sidecar.c): a graph's weights and
+ * manifest, an ONNX model's .dims.json.
  */
 #ifndef NNL_SIDECAR_H
 #define NNL_SIDECAR_H
@@ -13,5 +14,8 @@ void sidecar_find(const char *path, char **w, char **m);
  * beside it, if any, and check its constants against them.  0, or -1
  * after reporting. */
 int sidecar_attach(struct graph *g, const char *path);
+/* An ONNX model's dimension overrides beside it: path's stem +
+ * ".dims.json" (malloc'd) when it is a regular file, else NULL. */
+char *sidecar_dims(const char *path);
 
 #endif

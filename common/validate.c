@@ -413,13 +413,64 @@ wshape(const struct wtensor *t)
 	return tdesc_str(&d);
 }
 
-/* Consts of kind "weights" against the manifest the graph names. */
+/* Consts of kind "weights" against the tensors of manifest m. */
+static void
+checkentries(struct vctx *v, struct manifest *m)
+{
+	struct graph *g = v->g;
+
+	for (size_t i = 0; i < g->nconsts; i++) {
+		struct operand *c = g->consts[i];
+		struct wtensor *t;
+
+		if (c->init != INIT_WEIGHTS)
+			continue;
+		t = manifest_find(m, c->ref);
+		if (!t) {
+			verr(v, c->pos, "const \"%s\": weights \"%s\" not in "
+			    "manifest %s", escape_tty_name(c->name),
+			    escape_tty_name(c->ref), g->manifest_file);
+		} else if (t->dt != c->desc.dt || !sameshape(t, &c->desc)) {
+			char *a = tdesc_str(&c->desc), *b = wshape(t);
+
+			verr(v, c->pos, "const \"%s\": declared %s, manifest "
+			    "%s has %s", escape_tty_name(c->name), a,
+			    g->manifest_file, b);
+			free(a);
+			free(b);
+		} else if (t->length != dtype_bytes(t->dt,
+		    tdesc_numel(&c->desc))) {
+			verr(v, c->pos, "const \"%s\": manifest byteLength %llu "
+			    "disagrees with %s", escape_tty_name(c->name),
+			    (unsigned long long)t->length,
+			    dtype_name(t->dt));
+		}
+	}
+}
+
+/*
+ * Consts of kind "weights" against the manifest the graph names: with
+ * its weights file, every byte checked too; a manifest alone (nnl-parse
+ * -m, as webnn-graph's validate --weights-manifest) is checked for
+ * names, types, shapes and byte lengths.
+ */
 static void
 checkweights(struct vctx *v)
 {
 	struct graph *g = v->g;
 	struct weights w;
 
+	if (!g->weights_file && g->manifest_file) {
+		struct manifest m;
+
+		if (manifest_load(g->manifest_file, &m) != 0) {
+			v->nerr++;
+			return;
+		}
+		checkentries(v, &m);
+		manifest_free(&m);
+		return;
+	}
 	if (!g->weights_file)
 		return;
 	/* files this program wrote may still be in their temporaries; a
@@ -442,33 +493,7 @@ checkweights(struct vctx *v)
 		v->nerr++;
 		return;
 	}
-	for (size_t i = 0; i < g->nconsts; i++) {
-		struct operand *c = g->consts[i];
-		struct wtensor *t;
-
-		if (c->init != INIT_WEIGHTS)
-			continue;
-		t = manifest_find(&w.m, c->ref);
-		if (!t) {
-			verr(v, c->pos, "const \"%s\": weights \"%s\" not in "
-			    "manifest %s", escape_tty_name(c->name),
-			    escape_tty_name(c->ref), g->manifest_file);
-		} else if (t->dt != c->desc.dt || !sameshape(t, &c->desc)) {
-			char *a = tdesc_str(&c->desc), *b = wshape(t);
-
-			verr(v, c->pos, "const \"%s\": declared %s, manifest "
-			    "%s has %s", escape_tty_name(c->name), a,
-			    g->manifest_file, b);
-			free(a);
-			free(b);
-		} else if (t->length != dtype_bytes(t->dt,
-		    tdesc_numel(&c->desc))) {
-			verr(v, c->pos, "const \"%s\": manifest byteLength %llu "
-			    "disagrees with %s", escape_tty_name(c->name),
-			    (unsigned long long)t->length,
-			    dtype_name(t->dt));
-		}
-	}
+	checkentries(v, &w.m);
 	weights_close(&w);
 }
 

@@ -84,6 +84,24 @@ isidchar(int c)
 	return isidstart(c) || isdigitc(c);
 }
 
+/*
+ * An operand name, as webnn-graph's grammar (src/wg.pest) has it:
+ * (ALPHA | "_" | "/" | "$") (ALNUM | "_" | "." | "/")*, so the names
+ * its convert-onnx copies from ONNX ("/fc/MatMul", "x.1") read as
+ * written.  "//" still starts a comment.
+ */
+static int
+isnamestart(int c)
+{
+	return isidstart(c) || c == '/' || c == '$';
+}
+
+static int
+isnamechar(int c)
+{
+	return isidchar(c) || c == '.' || c == '/';
+}
+
 static int
 iskeyword(const char *s)
 {
@@ -408,10 +426,17 @@ lex(struct parser *p, struct tok *t)
 		return;
 	}
 	c = (unsigned char)s[p->off];
-	if (isidstart(c) || (c == '@' && p->off + 1 < p->len &&
-	    isidstart((unsigned char)s[p->off + 1]))) {
-		t->kind = c == '@' ? T_ANNOT : T_IDENT;
-		start = c == '@' ? ++p->off : p->off;
+	if (isnamestart(c)) {
+		t->kind = T_IDENT;
+		start = p->off++;
+		while (p->off < p->len &&
+		    isnamechar((unsigned char)s[p->off]))
+			p->off++;
+		tset(t, s + start, p->off - start);
+	} else if (c == '@' && p->off + 1 < p->len &&
+	    isidstart((unsigned char)s[p->off + 1])) {
+		t->kind = T_ANNOT;
+		start = ++p->off;
 		while (p->off < p->len && isidchar((unsigned char)s[p->off]))
 			p->off++;
 		tset(t, s + start, p->off - start);
@@ -1079,13 +1104,14 @@ header(struct parser *p)
 			v = NULL;
 	}
 	if (!v)
-		expected(p, "the version (v1) after the graph name");
-	for (const char *d = v; *d && ver <= 1; d++)
+		expected(p, "the version (v1 or v2) after the graph name");
+	for (const char *d = v; *d && ver <= 2; d++)
 		ver = ver * 10 + (*d - '0');
-	if (ver != 1)
+	/* v2 is what webnn-graph's convert-onnx writes: the same text */
+	if (ver != 1 && ver != 2)
 		failat(p, p->tok.line, p->tok.col, "unsupported version v%.*s "
-		    "(nnl reads v1)", SHOWMAX, v);
-	p->g->version = 1;
+		    "(nnl reads v1 and v2)", SHOWMAX, v);
+	p->g->version = (int)ver;
 	next(p);
 	/* webnn-graph's header flag: the graph holds quantized ops */
 	if (p->tok.kind == T_ANNOT && strcmp(p->tok.s, "quantized") == 0) {

@@ -39,12 +39,28 @@ isword(const char *s)
 	return 1;
 }
 
-/* An operand name: a word that is not a literal's keyword. */
+/*
+ * An operand name, as webnn-graph's grammar has it (ALPHA | "_" | "/" |
+ * "$") (ALNUM | "_" | "." | "/")*, that is not a literal's keyword and
+ * does not start with "//", which nnl reads as a comment.
+ */
 static int
 isident(const char *s)
 {
-	return isword(s) && strcmp(s, "true") != 0 &&
-	    strcmp(s, "false") != 0 && strcmp(s, "null") != 0;
+	if (!s || !*s || (s[0] == '/' && s[1] == '/'))
+		return 0;
+	for (const char *c = s; *c; c++) {
+		int ch = (unsigned char)*c;
+		int ok = (ch >= 'a' && ch <= 'z') ||
+		    (ch >= 'A' && ch <= 'Z') || ch == '_' || ch == '/' ||
+		    (c == s ? ch == '$' : (ch >= '0' && ch <= '9') ||
+		    ch == '.');
+
+		if (!ok)
+			return 0;
+	}
+	return strcmp(s, "true") != 0 && strcmp(s, "false") != 0 &&
+	    strcmp(s, "null") != 0;
 }
 
 /* Print an operand name, or fail: .webnn has no quoting for names. */

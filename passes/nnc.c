@@ -53,7 +53,7 @@ usage(void)
 	    "[--allow-outside] model\n"
 	    "       nnc report [-v] -o file.html [--max-tensor-bytes size] "
 	    "[--allow-outside] model\n"
-	    "       nnc import [-v] [-o model.nnl|model.json] "
+	    "       nnc import [-v] [-o model.nnl|model.json|model.webnn] "
 	    "[--weights-dir dir]\n"
 	    "           [--unsupported error|comment] "
 	    "[--max-tensor-bytes size] [--allow-outside]\n"
@@ -351,9 +351,14 @@ import(const struct opts *o, const char *weightsdir)
 	char *argv[12];
 	int rc = 0, k;
 
-	if (!nnl && !endswith(out, ".json")) {
-		error("%s: nnc import writes an NNL model (.nnl) or "
-		    "canonical JSON (.json)", out);
+	if (!nnl && !endswith(out, ".json") && !endswith(out, ".webnn")) {
+		error("%s: nnc import writes an NNL model (.nnl), canonical "
+		    "JSON (.json) or .webnn text (.webnn)", out);
+		rc = -1;
+	} else if (endswith(out, ".webnn") && weightsdir) {
+		/* the text names no weights: they must lie beside it */
+		error("%s: .webnn text finds its weights beside it; "
+		    "--weights-dir is for .json and .nnl", out);
 		rc = -1;
 	} else if (makedirs(od) != 0 || (!nnl && weightsdir &&
 	    makedirs(dir) != 0)) {

@@ -3,6 +3,7 @@
  * weights file, for every back end to take from there.
  */
 #define _DEFAULT_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,19 +15,23 @@
 #include "graph.h"
 #include "modelpath.h"
 #include "onnx.h"
+#include "packgraph.h"
 #include "progress.h"
+#include "sidecar.h"
 #include "util.h"
 
 NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-onnx-import [-o file] [-w weights "
-	    "-m manifest] [-n name] [-d NAME=N ...]\n"
-	    "       [--dims file.json] [-c NAME=FILE.npy ...] [-a] "
-	    "[--max-tensor-bytes size]\n"
-	    "       [--allow-outside] model.onnx\n");
+	    "-m manifest | --inline-weights] [-n name]\n"
+	    "       [-d NAME=N ...] [--dims file.json] [-c NAME=FILE.npy ...] "
+	    "[-a]\n"
+	    "       [--max-tensor-bytes size] [--allow-outside] model.onnx\n");
 	exit(2);
 }
+
+enum { INLINE_OPTION = MODELPATH_OPTION + 1 };
 
 /* path without its extension, then ext */
 static char *
@@ -37,6 +42,30 @@ stemwith(const char *path, const char *ext)
 	    strlen(path);
 
 	return xasprintf("%.*s%s", (int)stem, path, ext);
+}
+
+static int
+endswith(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* The graph as JSON, or as .webnn text. */
+static int
+save(struct graph *g, const char *out, int text)
+{
+	char *t;
+	int rc;
+
+	if (!text)
+		return graph_save(g, out);
+	if (!(t = webnn_print(g)))
+		return -1;
+	rc = writefile_atomic(out, t, strlen(t));
+	free(t);
+	return rc;
 }
 
 int
@@ -54,6 +83,7 @@ main(int argc, char *argv[])
 		{ "max-tensor-bytes", required_argument, NULL,
 		    CHECKED_OPTION },
 		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
+		{ "inline-weights", no_argument, NULL, INLINE_OPTION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -64,7 +94,8 @@ main(int argc, char *argv[])
 	int c, rc = 1;
 	const char *maxbytes = NULL, *dimsfile = NULL;
 	char **fdims = NULL;
-	int nfdims = 0;
+	int nfdims = 0, inl = 0, text;
+	char *tmp = NULL, *side = NULL;
 
 	setprogname(argv[0]);
 	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
@@ -97,6 +128,7 @@ main(int argc, char *argv[])
 			o.consts[o.nconsts++] = optarg;
 			break;
 		case 'D': dimsfile = optarg; break;
+		case INLINE_OPTION: inl = 1; break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		case MODELPATH_OPTION: o.outside = 1; break;
 		default: usage();
@@ -104,8 +136,15 @@ main(int argc, char *argv[])
 	}
 	if (checked_setup(maxbytes) != 0)
 		exit(2);
-	if (argc - optind != 1 || !o.weights != !o.manifest)
+	if (argc - optind != 1 || !o.weights != !o.manifest ||
+	    (inl && o.weights))
 		usage();
+	/* webnn-graph's convert-onnx: -o model.webnn writes the text */
+	text = out && endswith(out, ".webnn");
+	/* and model.dims.json beside model.onnx pins its dimensions,
+	 * after --dim's and in place of --dims */
+	if (!dimsfile)
+		dimsfile = side = sidecar_dims(argv[optind]);
 	/* the file's overrides after --dim's, which take precedence */
 	if (dimsfile) {
 		if (dimsfile_read(dimsfile, &fdims, &nfdims) != 0)
@@ -115,7 +154,22 @@ main(int argc, char *argv[])
 		for (int i = 0; i < nfdims; i++)
 			o.dims[o.ndims++] = fdims[i];
 	}
-	if (!o.weights) {
+	if (inl) {
+		/* --inline-weights: the weights to a private folder, read
+		 * back into the graph, removed */
+		const char *td = getenv("TMPDIR");
+
+		tmp = xasprintf("%s/nnl-onnx-import.XXXXXX", td && *td ?
+		    td : "/tmp");
+		if (!mkdtemp(tmp)) {
+			error("%s: %s", tmp, strerror(errno));
+			free(tmp);
+			tmp = NULL;
+			goto out;
+		}
+		o.weights = wdflt = xasprintf("%s/w.weights", tmp);
+		o.manifest = mdflt = xasprintf("%s/w.manifest.json", tmp);
+	} else if (!o.weights) {
 		const char *base = out && strcmp(out, "-") ? out :
 		    path_basename(argv[optind]);
 
@@ -125,11 +179,28 @@ main(int argc, char *argv[])
 	/* the graph, its weights and manifest: all three, or none */
 	outfile_group_begin();
 	g = onnx_import(argv[optind], &o);
+	if (!g && inl)
+		outfile_group_abort();	/* its temporaries, then tmp */
+	if (g && inl && (outfile_group_commit() != 0 ||
+	    packgraph_inline(g) != 0)) {
+		graph_free(g);
+		g = NULL;
+	}
+	if (inl)
+		outfile_group_begin();
 	if (g)
 		progress_start("writing the graph", 0);
-	if (g && graph_save(g, out) == 0 && outfile_group_commit() == 0)
+	if (g && save(g, out, text) == 0 && outfile_group_commit() == 0)
 		rc = close_stdout();
 	graph_free(g);
+out:
+	if (tmp) {
+		unlink(o.weights);
+		unlink(o.manifest);
+		rmdir(tmp);
+		free(tmp);
+	}
+	free(side);
 	free(wdflt);
 	free(mdflt);
 	free(o.dims);

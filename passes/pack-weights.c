@@ -19,14 +19,18 @@
 #include "npy.h"
 #include "escape.h"
 #include "npz.h"
+#include "rawbin.h"
 #include "packgraph.h"
 #include "util.h"
 #include "weights.h"
 
 enum { MAXALIGN = 4096 };
 
+enum { ENDIAN_OPTION = CHECKED_OPTION + 1 };
+
 static const struct option longopts[] = {
 	{ "max-tensor-bytes", required_argument, NULL, CHECKED_OPTION },
+	{ "endianness", required_argument, NULL, ENDIAN_OPTION },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -36,7 +40,9 @@ usage(void)
 	fprintf(stderr,
 	    "usage: nnl-pack-weights pack [-a align] [-l limit] "
 	    "[-o file.weights]\n"
-	    "           [-m manifest] [--max-tensor-bytes size] source ...\n"
+	    "           [-m manifest] [--endianness little] "
+	    "[--max-tensor-bytes size]\n"
+	    "           source ...\n"
 	    "       nnl-pack-weights unpack [-f] [-m manifest] [-d dir] "
 	    "[--max-tensor-bytes size]\n"
 	    "           file.weights\n"
@@ -53,7 +59,8 @@ usage(void)
 	    "[--max-tensor-bytes size] graph\n"
 	    "       nnl-pack-weights manifest [-a align] [-l limit] "
 	    "[-m manifest]\n"
-	    "           [--max-tensor-bytes size] source ...\n");
+	    "           [--endianness little] [--max-tensor-bytes size] "
+	    "source ...\n");
 	exit(2);
 }
 
@@ -124,7 +131,10 @@ bystr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The .npy files of a directory, by name, not recursively. */
+/* The .npy files of a directory, and webnn-graph's NAME.bin tensors
+ * with their NAME.meta.json, by name, not recursively.  A directory
+ * with none is an error: an empty weights file is never what was
+ * meant. */
 static int
 loaddir(struct tensors *ts, const char *src)
 {
@@ -139,19 +149,23 @@ loaddir(struct tensors *ts, const char *src)
 		return -1;
 	}
 	while ((e = readdir(d)))
-		if (endswith(e->d_name, ".npy") && strlen(e->d_name) > 4) {
+		if ((endswith(e->d_name, ".npy") && strlen(e->d_name) > 4) ||
+		    rawbin_is(e->d_name)) {
 			GROW(names, cap, n + 1);
 			names[n++] = xstrdup(e->d_name);
 		}
 	closedir(d);
+	if (n == 0) {
+		error("%s: no tensors (.npy, or .bin with .meta.json)", src);
+		return -1;
+	}
 	qsort(names, n, sizeof *names, bystr);
-	if (n == 0)
-		warn("%s: no .npy files", src);
 	for (size_t i = 0; i < n; i++) {
 		char *p = path_join(src, names[i]);
 		struct npy a;
 
-		if (rc == 0 && npy_load(p, &a) == 0)
+		if (rc == 0 && (rawbin_is(names[i]) ? rawbin_load(p, &a) :
+		    npy_load(p, &a)) == 0)
 			rc = addtensor(ts, xstrndup(names[i],
 			    strlen(names[i]) - 4), p, &a);
 		else
@@ -266,6 +280,16 @@ pack(int argc, char *argv[], int manifestonly)
 	    NULL)) != -1) {
 		switch (c) {
 		case CHECKED_OPTION: maxbytes = optarg; break;
+		case ENDIAN_OPTION:
+			/* webnn-graph's create-manifest --endianness: only
+			 * labels the bytes; nnl writes and reads little */
+			if (strcmp(optarg, "little") != 0) {
+				error("--endianness %s: nnl writes "
+				    "little-endian weights only (the "
+				    "manifest says so)", optarg);
+				exit(2);
+			}
+			break;
 		case 'a':
 			errno = 0;
 			align = strtoul(optarg, &end, 10);

@@ -24,7 +24,7 @@ NNL_NORETURN static void
 usage(void)
 {
 	fprintf(stderr, "usage: nnl-parse [-o file] [-t json|webnn|nnl] "
-	    "[-w weights -m manifest]\n"
+	    "[[-w weights] -m manifest]\n"
 	    "                 [-d dir] [-u error|comment] [--strict] "
 	    "[--max-tensor-bytes size]\n"
 	    "                 [--allow-outside] [file]\n");
@@ -185,7 +185,7 @@ main(int argc, char *argv[])
 		exit(2);
 	if (argc - optind > 1 || (strcmp(to, "json") != 0 &&
 	    strcmp(to, "webnn") != 0 && strcmp(to, "nnl") != 0) ||
-	    (!wfile != !mfile) || (wdir && strcmp(to, "nnl") != 0) ||
+	    (wfile && !mfile) || (wdir && strcmp(to, "nnl") != 0) ||
 	    (strcmp(unsup, "error") && strcmp(unsup, "comment")))
 		usage();
 	if (strcmp(to, "nnl") == 0 && (!out || strcmp(out, "-") == 0)) {
@@ -205,7 +205,11 @@ main(int argc, char *argv[])
 		error("%s: %s", displayname(in), strerror(errno));
 		return 1;
 	}
-	if ((nnl = isnnl(in) || nnl_detect(text, len))) {
+	if ((nnl = isnnl(in) || nnl_detect(text, len)) && !wfile && mfile) {
+		error("an NNL model packs its weights: give -w with -m");
+		usage();
+	}
+	if (nnl) {
 		g = loadnnl(text, len, in, out, wfile, mfile, outside);
 		wfile = mfile = NULL;	/* they named the packed output */
 	} else {
@@ -213,7 +217,23 @@ main(int argc, char *argv[])
 	}
 	if (!g)
 		return 1;
-	if (!nnl && !wfile && !g->weights_file && strcmp(in, "-") != 0) {
+	if (!nnl && !wfile && mfile) {
+		/* -m alone: the graph checked against a manifest, no
+		 * weights (webnn-graph's validate --weights-manifest) */
+		char *ow = g->weights_file, *om = g->manifest_file;
+		int bad;
+
+		g->weights_file = NULL;
+		g->manifest_file = (char *)mfile;
+		bad = graph_validate(g) != 0;
+		g->weights_file = ow;	/* the graph's own, if any */
+		g->manifest_file = om;
+		if (bad) {
+			graph_free(g);
+			return 1;
+		}
+	} else if (!nnl && !wfile && !g->weights_file &&
+	    strcmp(in, "-") != 0) {
 		char *w, *m;
 
 		sidecar_find(in, &w, &m);

@@ -199,7 +199,8 @@ def graphschema(rows, dts):
                 "op": {"enum": [r[0] for r in rows]},
                 "inputs": {"type": "array", "items": nonempty()},
                 "options": {"type": "object"},
-                "outputs": {"type": "array", "minItems": 1,
+                # null: webnn-graph's serializer on a one-output node
+                "outputs": {"type": ["array", "null"], "minItems": 1,
                             "items": nonempty()},
                 "types": {"$ref": "#/$defs/types"},
                 "activation": {"$ref": "#/$defs/activation"},
@@ -312,7 +313,8 @@ def graphschema(rows, dts):
         "required": ["format", "version", "inputs", "nodes", "outputs"],
         "properties": {
             "format": {"const": "webnn-graph-json"},
-            "version": {"const": 1},
+            # 2: what webnn-graph's serializer writes, the same format
+            "version": {"enum": [1, 2]},
             "name": {"type": "string"},
             "quantized": {"type": "boolean",
                           "description": "webnn-graph's @quantized "

@@ -710,12 +710,30 @@ TEST(print_refuses_names_it_cannot_write)
 	struct node *n;
 	char *s;
 
-	graph_add_input(g, "conv.1", DT_FLOAT32, 0, NULL);
+	graph_add_input(g, "conv-1", DT_FLOAT32, 0, NULL);
 	s = print(g);
 	CHECK(s == NULL);
-	CHECK(strstr(errbuf, "error: operand \"conv.1\" is not a valid .webnn "
+	CHECK(strstr(errbuf, "error: operand \"conv-1\" is not a valid .webnn "
 	    "identifier") != NULL);
 	graph_free(g);
+
+	/* webnn-graph's names ('/', '.', '$') are written; "//" would
+	 * read as a comment, '$' only starts a name, '.' never does */
+	g = graph_new();
+	graph_add_input(g, "/a.1/b", DT_FLOAT32, 0, NULL);
+	graph_add_input(g, "$c", DT_FLOAT32, 0, NULL);
+	s = print(g);
+	CHECK(s != NULL && strstr(s, "    /a.1/b: f32[];\n    $c: f32[];\n"));
+	free(s);
+	graph_free(g);
+	for (int i = 0; i < 3; i++) {
+		static const char *const bad[] = { "//a", "a$", ".a" };
+
+		g = graph_new();
+		graph_add_input(g, bad[i], DT_FLOAT32, 0, NULL);
+		CHECK(print(g) == NULL);
+		graph_free(g);
+	}
 
 	g = graph_new();
 	n = graph_add_node(g, "y", "relu");
@@ -727,11 +745,11 @@ TEST(print_refuses_names_it_cannot_write)
 	graph_free(g);
 
 	g = graph_new();
-	n = graph_add_node(g, "y", "com.ms.Foo");
+	n = graph_add_node(g, "y", "com:ms:Foo");
 	node_add_output(n, "y");
 	s = print(g);
 	CHECK(s == NULL);
-	CHECK(strstr(errbuf, "node \"y\": op \"com.ms.Foo\" is not a valid "
+	CHECK(strstr(errbuf, "node \"y\": op \"com:ms:Foo\" is not a valid "
 	    ".webnn identifier") != NULL);
 	graph_free(g);
 
@@ -814,9 +832,9 @@ static const struct bad bads[] = {
 	{ "webnn_graph v1 {}", 0, "t.webnn:1:13: error: expected the graph "
 	    "name (a string) after 'webnn_graph', found 'v1'" },
 	{ "webnn_graph \"g\" {}", 0, "t.webnn:1:17: error: expected the "
-	    "version (v1) after the graph name, found '{'" },
-	{ "webnn_graph \"g\" v2 {}", 0, "t.webnn:1:17: error: unsupported "
-	    "version v2 (nnl reads v1)" },
+	    "version (v1 or v2) after the graph name, found '{'" },
+	{ "webnn_graph \"g\" v3 {}", 0, "t.webnn:1:17: error: unsupported "
+	    "version v3 (nnl reads v1 and v2)" },
 	{ "webnn_graph \"g\" version1 {}", 0, "1:17: error: expected the "
 	    "version" },
 	{ "webnn_graph \"g\" v1\n  inputs {}\n}", 0, "t.webnn:2:3: error: "
@@ -853,8 +871,10 @@ static const struct bad bads[] = {
 	    "unexpected 'extra' after the end of the graph" },
 	{ "webnn_graph \"g\" v1 {\n} }", 0, "t.webnn:2:3: error: unexpected "
 	    "'}' after the end of the graph" },
-	{ "webnn_graph \"g\" v1 { / }", 0, "t.webnn:1:22: error: unexpected "
-	    "character '/'" },
+	{ "webnn_graph \"g\" v1 { ! }", 0, "t.webnn:1:22: error: unexpected "
+	    "character '!'" },
+	{ "webnn_graph \"g\" v1 { / }", 0, "t.webnn:1:22: error: unknown "
+	    "block '/'" },
 	{ "webnn_graph \"g\" v1 { \xff }", 0, "t.webnn:1:22: error: "
 	    "unexpected character 0xff" },
 	{ "webnn_graph \"g\" v1 { @ }", 0, "t.webnn:1:22: error: expected an "
@@ -978,8 +998,10 @@ static const struct bad bads[] = {
 	    "value, found ')'" },
 	{ 0, "  nodes { y = foo(x, a=@weights); }", "t.webnn:2:24: error: "
 	    "expected a value, found '@weights'" },
+	{ 0, "  nodes {\n    y = relu(x) %;\n  }", "t.webnn:3:17: error: "
+	    "unexpected character '%'" },
 	{ 0, "  nodes {\n    y = relu(x) $;\n  }", "t.webnn:3:17: error: "
-	    "unexpected character '$'" },
+	    "expected ';' after the statement, found '$'" },
 	{ 0, "  nodes { y = relu(x) ", "t.webnn:3:1: error: expected ';' "
 	    "after the statement, found '}'" },
 	{ 0, "  outputs { y = ; }", "t.webnn:2:17: error: expected an operand "
