@@ -275,8 +275,10 @@ class Case:
                                   os.path.relpath(dp, self.dir), err[-1000:]))
         for d in GUARDED:
             try:
-                bad = [x for x in os.listdir(d) if "fzq" in x or
-                       x == "PWNED"]
+                # (not the scratch directories of fuzz.py runs beside
+                # this one, whose random names may hold "fzq" too)
+                bad = [x for x in os.listdir(d) if ("fzq" in x and
+                       not x.startswith("nnlfz.")) or x == "PWNED"]
             except OSError:
                 continue
             if bad:
@@ -686,7 +688,7 @@ class Fuzzer:
                "u", "w.weights"])
         if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
             return
-        c.run(["nnl-run", "-d", c.mkdir("o"), "s.json"] +
+        c.run(["nnl-run", "-d", c.mkdir("o"), "--", "s.json"] +
               self.input_args(c, "s.json"))
         if c.run(["nnl-plan-memory", "-o", "p.json", "s.json"]) == 0:
             c.run(["nnl-emit-c", "-e", c.r.choice(["array", "incbin"]),
@@ -746,7 +748,7 @@ class Fuzzer:
             self.graph(c, gentle=r.random() < 0.8)
         if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
             return
-        c.run(["nnl-run", "-d", c.mkdir("o"), "s.json"] +
+        c.run(["nnl-run", "-d", c.mkdir("o"), "--", "s.json"] +
               self.input_args(c, "s.json"))
 
     def t_nnc(self, c):
@@ -977,7 +979,7 @@ class Fuzzer:
         i = c.write(G.hostile_name(c.r, ".npy"), G.npy_bytes(
             "<f4", t["shape"], G.floats(c.r, "float32", G.numel(
                 t["shape"]))))
-        if c.run(["nnl-run", "-d", c.mkdir("want"), "g.json",
+        if c.run(["nnl-run", "-d", c.mkdir("want"), "--", "g.json",
                   "%s=%s" % (list(ins)[0], i)]) == 0:
             e = G.hostile_name(c.r, ".npy")
             os.rename(c.path("want/%s.npy" % list(g["outputs"])[0]),
@@ -1014,7 +1016,7 @@ class Fuzzer:
         argv = ["nnc", "import", "-o", out]
         if r.random() < 0.6:
             argv += ["--weights-dir", G.hostile_name(r)]
-        self.nnc_out(c, argv + ["--unsupported", "comment", onnx], out,
+        self.nnc_out(c, argv + ["--unsupported", "comment", "--", onnx], out,
                      extra, timeout=60)
 
     def labelled_graph(self, c):
@@ -1119,7 +1121,7 @@ class Fuzzer:
                     "w", "outs.json"] + args, ok=(0, 1))
         if rc or not c.valid:
             return
-        if c.run(["nnl-run", "-d", c.mkdir("o"), "s.json"] + args):
+        if c.run(["nnl-run", "-d", c.mkdir("o"), "--", "s.json"] + args):
             return
         err = same_outputs(c, s, "o", "w")
         if err:
@@ -1222,9 +1224,9 @@ class Fuzzer:
                                  "g.json"]):
             return
         args = self.input_args(c, "s.json")
-        if c.run(["nnl-run", "-d", c.mkdir("o"), "s.json"] + args):
+        if c.run(["nnl-run", "-d", c.mkdir("o"), "--", "s.json"] + args):
             return
-        if c.run(["nnl-run", "-d", c.mkdir("oi"), src] + args):
+        if c.run(["nnl-run", "-d", c.mkdir("oi"), "--", src] + args):
             raise Finding("refused-after", "nnl-run", "%s refused, g.json "
                           "ran" % src)
         err = same_outputs(c, json.load(open(c.path("s.json"))), "o", "oi",
