@@ -468,8 +468,11 @@ lower_norm(struct nlower *w, struct nlayer *l, const struct nlayer *in,
     const char *x)
 {
 	int64_t C = in->shape[in->rank - 1], ax = in->rank;
-	char *g = nnl_weight(w, l, "gamma", &C, 1, &C, 1);
-	char *b = nnl_weight(w, l, "beta", &C, 1, &C, 1);
+	int ln = l->type[0] == 'L';	/* upstream nnc's names too */
+	char *g = nnl_weight_alt(w, l, "gamma", ln ? "scale" : NULL, &C, 1,
+	    &C, 1);
+	char *b = nnl_weight_alt(w, l, "beta", ln ? "bias" : NULL, &C, 1,
+	    &C, 1);
 	struct node *n;
 
 	if (l->type[0] == 'B') {

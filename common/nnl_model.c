@@ -723,22 +723,71 @@ nnl_numel(const int64_t *d, int r)
 }
 
 /*
- * Load tensor ID.PARAM, check it has shape want (rank wr), pack it and
- * declare constant ID__PARAM with shape decl (rank dr, the same
- * number of elements).  A missing tensor is noted for the one E003
- * error.  Returns the constant's name.
+ * Find tensor KEY (parameter pname of layer l) in the weights source:
+ * the array, *owned when the caller frees it; NULL when there is none
+ * or, with *unreadable set, after an error.
+ */
+static struct npy *
+lookup(struct nlower *w, struct nlayer *l, const char *key,
+    const char *pname, struct npy *a, int *owned, int *unreadable)
+{
+	struct npy *ap = NULL;
+
+	if (w->wsrc && w->wkind == 0) {
+		char *f = npyfile(w, l, key, unreadable);
+		struct stat st;
+
+		if (f && stat(f, &st) == 0) {
+			if (npy_load(f, a) != 0) {	/* it said why */
+				w->m->nerr++;
+				*unreadable = 1;
+			} else {
+				ap = a;
+				*owned = 1;
+			}
+		}
+		free(f);
+	} else if (w->wsrc && w->wkind == 2) {
+		int r = nnl_onnx_get(w->onnx, w->m, l, key, pname, a);
+
+		if (r < 0) {
+			w->m->nerr++;
+			*unreadable = 1;
+		} else if (r == 0) {
+			ap = a;
+			*owned = 1;
+		}
+	} else if (w->wsrc) {
+		for (size_t i = 0; i < w->nnpz; i++)
+			if (!strcmp(w->npz[i].name, key))
+				ap = &w->npz[i].arr;
+	}
+	return ap;
+}
+
+/*
+ * Load tensor ID.PARAM, or failing that ID.ALT (another name the same
+ * tensor goes by, NULL when none: LayerNorm's gamma and beta are
+ * upstream nnc's scale and bias), check it has shape want (rank wr),
+ * pack it and declare constant ID__PARAM with shape decl (rank dr, the
+ * same number of elements).  A file source holding both names is an
+ * error (which one is meant?).  A missing tensor is noted for the one
+ * E003 error.  Returns the constant's name.
  */
 char *
-nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
-    const int64_t *want, int wr, const int64_t *decl, int dr)
+nnl_weight_alt(struct nlower *w, struct nlayer *l, const char *pname,
+    const char *alt, const int64_t *want, int wr, const int64_t *decl,
+    int dr)
 {
-	char *key = xasprintf("%s.%s", l->id, pname);
+	char *key = xasprintf("%s.%s", l->id, pname), *akey = NULL;
 	char *cname = xasprintf("%s__%s", l->id, pname);
 	struct npy a, *ap = NULL;
 	int owned = 0, unreadable = 0;
 
 	memset(&a, 0, sizeof a);
 	l->nparams += nnl_numel(want, wr);
+	if (alt)
+		akey = xasprintf("%s.%s", l->id, alt);
 	if (w->o->summary) {
 		/* nnc inspect: the tensor as the layer expects it */
 		struct operand *c = graph_add_const(w->g, cname, DT_FLOAT32,
@@ -749,6 +798,8 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 			cJSON_AddItemToArray(sh, cJSON_CreateNumber(
 			    (double)want[i]));
 		cJSON_AddStringToObject(e, "key", key);
+		if (akey)
+			cJSON_AddStringToObject(e, "alias", akey);
 		cJSON_AddItemToObject(e, "shape", sh);
 		if (!w->wlist)
 			w->wlist = cJSON_CreateArray();
@@ -757,41 +808,39 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 		c->init = INIT_WEIGHTS;
 		c->ref = key;
 		c->pos = l->pos;
+		free(akey);
 		return cname;
 	}
-	if (w->wsrc && w->wkind == 0) {
-		char *f = npyfile(w, l, key, &unreadable);
-		struct stat st;
+	ap = lookup(w, l, key, pname, &a, &owned, &unreadable);
+	if (akey && !unreadable && (!ap || w->wkind != 2)) {
+		struct npy b, *bp;
+		int bowned = 0;
 
-		if (f && stat(f, &st) == 0) {
-			if (npy_load(f, &a) != 0) {	/* it said why */
-				w->m->nerr++;
-				unreadable = 1;
-			} else {
-				ap = &a;
-				owned = 1;
-			}
-		}
-		free(f);
-	} else if (w->wsrc && w->wkind == 2) {
-		int r = nnl_onnx_get(w->onnx, w->m, l, key, pname, &a);
-
-		if (r < 0) {
-			w->m->nerr++;
+		memset(&b, 0, sizeof b);
+		bp = lookup(w, l, akey, alt, &b, &bowned, &unreadable);
+		if (bp && ap) {
+			nnl_err(w->m, l->pos, "%s and %s both given: keep one",
+			    escape_tty_name(key), escape_tty_name(akey));
 			unreadable = 1;
-		} else if (r == 0) {
-			ap = &a;
-			owned = 1;
+		} else if (bp) {
+			a = b;
+			ap = bowned ? &a : bp;
+			owned = bowned;
+			bowned = 0;
+			free(key);
+			key = akey;
+			akey = NULL;
 		}
-	} else if (w->wsrc) {
-		for (size_t i = 0; i < w->nnpz; i++)
-			if (!strcmp(w->npz[i].name, key))
-				ap = &w->npz[i].arr;
+		if (bowned)
+			npy_free(&b);
 	}
 	if (!ap && !unreadable) {
 		char *s = nnl_shapestr(want, wr);
 
 		buf_printf(&w->missing, "\n    %s %s", escape_tty_name(key), s);
+		if (akey)
+			buf_printf(&w->missing, " (or %s)",
+			    escape_tty_name(akey));
 		w->nmissing++;
 		free(s);
 	} else if (ap && ap->dt != DT_FLOAT32) {
@@ -817,7 +866,15 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 	if (owned)
 		npy_free(&a);
 	free(key);
+	free(akey);
 	return cname;
+}
+
+char *
+nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
+    const int64_t *want, int wr, const int64_t *decl, int dr)
+{
+	return nnl_weight_alt(w, l, pname, NULL, want, wr, decl, dr);
 }
 
 /* nnc inspect's rows: "layers": [{"id", "type", "shape", "params"}],
