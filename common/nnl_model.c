@@ -645,8 +645,13 @@ openweights(struct nlower *w)
 		}
 	} else if (strlen(w->wsrc) > 4 &&
 	    !strcmp(w->wsrc + strlen(w->wsrc) - 4, ".npz")) {
+		int rc;
+
 		w->wkind = 1;
-		if (npz_load(w->wreal, &w->npz, &w->nnpz) != 0) {
+		npy_allow_f64(1);	/* float64 weights: cast */
+		rc = npz_load(w->wreal, &w->npz, &w->nnpz);
+		npy_allow_f64(0);
+		if (rc != 0) {
 			w->m->nerr++;
 			return -1;
 		}
@@ -738,7 +743,12 @@ lookup(struct nlower *w, struct nlayer *l, const char *key,
 		struct stat st;
 
 		if (f && stat(f, &st) == 0) {
-			if (npy_load(f, a) != 0) {	/* it said why */
+			int rc;
+
+			npy_allow_f64(1);
+			rc = npy_load(f, a);
+			npy_allow_f64(0);
+			if (rc != 0) {	/* it said why */
 				w->m->nerr++;
 				*unreadable = 1;
 			} else {
@@ -763,6 +773,32 @@ lookup(struct nlower *w, struct nlayer *l, const char *key,
 				ap = &w->npz[i].arr;
 	}
 	return ap;
+}
+
+/*
+ * Upstream nnc's cast of float64 weights for precision float32, done
+ * as npy reads them (npy_allow_f64: round to nearest, an infinity
+ * beyond float32's range, as Rust's "as f32" gives): a warning naming
+ * the tensor's file and counting the infinities.
+ */
+static void
+warn64(struct nlower *w, struct nlayer *l, const char *key,
+    const struct npy *a)
+{
+	struct srcloc at = { w->m->name, l->pos.line, l->pos.col, w->m->text,
+	    w->m->len };
+	char *file = w->wkind == 0 ? xasprintf("%s/%s.npy", w->wname, key) :
+	    xasprintf("%s: %s", w->wname, key);
+
+	if (a->ninf)
+		warn_at(&at, "%s: float64 weights cast to float32; %llu "
+		    "value%s beyond float32's range became infinite",
+		    escape_tty_name(file), (unsigned long long)a->ninf,
+		    a->ninf == 1 ? "" : "s");
+	else
+		warn_at(&at, "%s: float64 weights cast to float32",
+		    escape_tty_name(file));
+	free(file);
 }
 
 /*
@@ -834,6 +870,8 @@ nnl_weight_alt(struct nlower *w, struct nlayer *l, const char *pname,
 		if (bowned)
 			npy_free(&b);
 	}
+	if (ap && ap->from64)
+		warn64(w, l, key, ap);
 	if (!ap && !unreadable) {
 		char *s = nnl_shapestr(want, wr);
 
