@@ -118,8 +118,8 @@ wantrank(struct nlower *w, struct nlayer *l, const struct nlayer *in, int r)
 	if (in->rank == r)
 		return 0;
 	s = nnl_shapestr(in->shape, in->rank);
-	nnl_err(w->m, l->typepos, "%s needs an input of rank %d (%s), '%s' "
-	    "gives %s", l->type, r, r == 3 ? "height, width, channels" :
+	nnl_err(w->m, l->typepos, "E002: %s needs an input of rank %d (%s), "
+	    "'%s' gives %s", l->type, r, r == 3 ? "height, width, channels" :
 	    "length, channels", escape_tty_name(in->id), s);
 	free(s);
 	return -1;
@@ -606,8 +606,8 @@ lower_addmul(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 			char *a = nnl_shapestr(in->shape, in->rank);
 			char *b = nnl_shapestr(o->shape, o->rank);
 
-			nnl_err(w->m, l->typepos, "%s: inputs '%s' %s and '%s' "
-			    "%s differ in shape", l->type,
+			nnl_err(w->m, l->typepos, "E004: %s: inputs '%s' %s and "
+			    "'%s' %s differ in shape", l->type,
 			    escape_tty_name(in->id), a, escape_tty_name(o->id),
 			    b);
 			free(a);
@@ -634,8 +634,9 @@ axis(struct nlower *w, struct nlayer *l, int rank)
 	int a = (int)nnl_pnum(l, "axis", -1), b = a < 0 ? rank + a : a;
 
 	if (b < 0 || b >= rank) {
-		nnl_err(w->m, nnl_param(l, "axis")->v.pos, "%s: axis %d is out "
-		    "of range for an input of rank %d", l->type, a, rank);
+		nnl_err(w->m, nnl_param(l, "axis")->v.pos, "%s%s: axis %d is "
+		    "out of range for an input of rank %d", l->type[0] == 'C' ?
+		    "E005: " : "", l->type, a, rank);
 		return -1;
 	}
 	return b + 1;
@@ -662,8 +663,8 @@ lower_concat(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 			char *s = nnl_shapestr(in->shape, in->rank);
 			char *t = nnl_shapestr(o->shape, o->rank);
 
-			nnl_err(w->m, l->typepos, "Concat: '%s' %s and '%s' %s "
-			    "differ off the axis %d", escape_tty_name(in->id),
+			nnl_err(w->m, l->typepos, "E005: Concat: '%s' %s and '%s' "
+			    "%s differ off the axis %d", escape_tty_name(in->id),
 			    s, escape_tty_name(o->id), t,
 			    a - 1);
 			free(s);
@@ -803,7 +804,7 @@ lower_input(struct nlower *w, struct nlayer *l)
 		char *mc, *sc, *t;
 
 		if (!mv || !sv || mv->n != C || sv->n != C) {
-			nnl_err(w->m, pre->pos, "standardize needs "
+			nnl_err(w->m, pre->pos, "E007: standardize needs "
 			    "preprocess_mean and preprocess_std with one number "
 			    "per channel (%lld)", (long long)C);
 			return -1;

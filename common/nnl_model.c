@@ -341,8 +341,8 @@ checkconfig(struct nlower *w)
 	/* nnc 0.4.0 and later refuse these rather than compute wrongly */
 	if ((v = nnl_cfg(m, "precision")) && v->k == NV_STR &&
 	    (!strcmp(v->str, "float64") || !strcmp(v->str, "int8")))
-		nnl_err(m, v->pos, "precision \"%s\" is not supported: nnl "
-		    "computes in float32", escape_tty_name(v->str));
+		nnl_err(m, v->pos, "E007: precision \"%s\" is not supported: "
+		    "nnl computes in float32", escape_tty_name(v->str));
 	else
 		strkey(m, "precision", prec);
 	strkey(m, "target", target);
@@ -392,7 +392,7 @@ wire(struct nmodel *m)
 
 		for (int j = 0; j < i; j++)
 			if (!strcmp(m->layers[j].id, l->id))
-				nnl_err(m, l->pos, "layer '%s' is declared twice",
+				nnl_err(m, l->pos, "E001: layer '%s' is declared twice",
 				    escape_tty_name(l->id));
 		for (int j = 0; j < m->nlayers; j++) {
 			size_t n = strlen(m->layers[j].id);
@@ -416,7 +416,8 @@ wire(struct nmodel *m)
 		int to = findlayer(m, cn->to);
 
 		if (to < 0) {
-			nnl_err(m, cn->topos, "connection to unknown layer '%s'",
+			nnl_err(m, cn->topos, "E001: connection to unknown "
+			    "layer '%s'",
 			    escape_tty_name(cn->to));
 			continue;
 		}
@@ -425,8 +426,8 @@ wire(struct nmodel *m)
 			struct nlayer *l = &m->layers[to];
 
 			if (from < 0) {
-				nnl_err(m, cn->frompos[k], "connection from "
-				    "unknown layer '%s'",
+				nnl_err(m, cn->frompos[k], "E001: connection "
+				    "from unknown layer '%s'",
 				    escape_tty_name(cn->from[k]));
 				continue;
 			}
@@ -439,6 +440,20 @@ wire(struct nmodel *m)
 }
 
 /* Every layer's type, parameters and number of inputs. */
+/* Upstream nnc's code for a layer with too few or many inputs: E001
+ * for none, E004 for an Add, E005 for a Concat (nnc(1), DIAGNOSTICS). */
+static const char *
+ecode(const struct nlayer *l)
+{
+	if (l->nin == 0)
+		return "E001: ";
+	if (!strcmp(l->type, "Add"))
+		return "E004: ";
+	if (!strcmp(l->type, "Concat"))
+		return "E005: ";
+	return "";
+}
+
 static int
 checklayers(struct nmodel *m)
 {
@@ -466,8 +481,8 @@ checklayers(struct nmodel *m)
 		checkparams(m, l, t);
 		ninput += t->minin == 0;
 		if (l->nin < t->minin || l->nin > t->maxin)
-			nnl_err(m, l->pos, "%s '%s' takes %s%d input%s, it has "
-			    "%d%s", escape_tty_name(l->type),
+			nnl_err(m, l->pos, "%s%s '%s' takes %s%d input%s, it "
+			    "has %d%s", ecode(l), escape_tty_name(l->type),
 			    escape_tty_name(l->id), t->minin == t->maxin ? "" :
 			    "at least ", t->minin, t->minin == 1 ? "" : "s",
 			    l->nin, t->minin > 1 && !m->hasconn ?
@@ -516,8 +531,8 @@ cycle(struct nmodel *m)
 		buf_printf(&b, "%s'%s'", i ? " -> " : "", m->layers[path[j]].id);
 		j = j == seen[cur] - 1 ? n - 1 : j - 1;
 	}
-	nnl_err(m, m->layers[path[first]].pos, "the connections form a "
-	    "cycle: %s", b.s);
+	nnl_err(m, m->layers[path[first]].pos, "E006: the connections form "
+	    "a cycle: %s", b.s);
 	free(b.s);
 	free(path);
 	free(seen);
@@ -628,7 +643,7 @@ openweights(struct nlower *w)
 		return -1;
 	}
 	if (!w->wreal || stat(w->wreal, &st) != 0) {
-		nnl_err(w->m, v->pos, "weights '%s': %s\n  hint: run 'nnc "
+		nnl_err(w->m, v->pos, "E003: weights '%s': %s\n  hint: run 'nnc "
 		    "inspect %s' to see every expected tensor and its shape",
 		    escape_tty_name(w->wsrc), strerror(errno),
 		    escape_tty_name(w->m->name));
@@ -656,8 +671,8 @@ openweights(struct nlower *w)
 			return -1;
 		}
 	} else {
-		nnl_err(w->m, v->pos, "weights '%s': expected a directory of "
-		    ".npy files, an .npz archive or an .onnx model",
+		nnl_err(w->m, v->pos, "E003: weights '%s': expected a directory "
+		    "of .npy files, an .npz archive or an .onnx model",
 		    escape_tty_name(w->wsrc));
 		return -1;
 	}
@@ -882,8 +897,8 @@ nnl_weight_alt(struct nlower *w, struct nlayer *l, const char *pname,
 		w->nmissing++;
 		free(s);
 	} else if (ap && ap->dt != DT_FLOAT32) {
-		nnl_err(w->m, l->pos, "%s: %s data, precision float32 needs "
-		    "float32", escape_tty_name(key), dtype_name(ap->dt));
+		nnl_err(w->m, l->pos, "E003: %s: %s data, precision float32 "
+		    "needs float32", escape_tty_name(key), dtype_name(ap->dt));
 	} else if (ap) {
 		int same = ap->rank == wr;
 
@@ -893,8 +908,8 @@ nnl_weight_alt(struct nlower *w, struct nlayer *l, const char *pname,
 			char *e = nnl_shapestr(want, wr);
 			char *f = nnl_shapestr(ap->shape, ap->rank);
 
-			nnl_err(w->m, l->pos, "shape mismatch: %s: expected %s, "
-			    "found %s", escape_tty_name(key), e, f);
+			nnl_err(w->m, l->pos, "E003: shape mismatch: %s: expected "
+			    "%s, found %s", escape_tty_name(key), e, f);
 			free(e);
 			free(f);
 		} else if (w->m->nerr == 0 && w->nmissing == 0) {

@@ -123,3 +123,86 @@ got = b[t["byteOffset"]:t["byteOffset"] + t["byteLength"]].hex()
 assert t["dataType"] == "float32" and got == open("want.hex").read(), got
 PY
 }
+
+# Upstream's diagnostic codes where nnl means the same condition
+# (nnc(1), DIAGNOSTICS): code MODEL-BODY EXPECTED-STDERR-PART
+coded() {
+	cat > m.nnl <<NNL
+version 0.9;
+model m {
+    config { weights: "./w"; $3 }
+$1
+}
+NNL
+	run --separate-stderr "$BIN/nnl-parse" -o o.json m.nnl
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$2"* ]]
+	[ ! -e o.json ]
+}
+
+@test "E001: a layer declared twice, an unknown connection, no input" {
+	coded '    layer x = Input(shape: [4]);
+    layer x = ReLU();' "m.nnl:5:11: error: E001: layer 'x' is declared twice"
+	coded '    layer x = Input(shape: [4]);
+    layer r = ReLU();
+    connections { x -> q; }' "error: E001: connection to unknown layer 'q'"
+	coded '    layer x = Input(shape: [4]);
+    layer r = ReLU();
+    layer s = ReLU();
+    connections { x -> r; }' "error: E001: ReLU 's' takes 1 input, it has 0"
+}
+
+@test "E002: a layer given an input of the wrong rank" {
+	coded '    layer x = Input(shape: [4]);
+    layer p = MaxPool2D(kernel: 2);' \
+	    "m.nnl:5:15: error: E002: MaxPool2D needs an input of rank 3"
+}
+
+@test "E003: a weight of the wrong shape" {
+	mkdir -p w && /usr/bin/python3 -c 'import numpy as np
+np.save("w/d.weight.npy", np.zeros((3, 2), np.float32))
+np.save("w/d.bias.npy", np.zeros(2, np.float32))'
+	coded '    layer x = Input(shape: [4]);
+    layer d = Dense(units: 2);' \
+	    "m.nnl:5:11: error: E003: shape mismatch: d.weight: expected [4, 2], found [3, 2]"
+}
+
+@test "E004: Add inputs that differ in shape, or too few" {
+	coded '    layer x = Input(shape: [4]);
+    layer p = Dense(units: 3);
+    layer a = Add();
+    connections { x -> p; [x, p] -> a; }' \
+	    "error: E004: Add: inputs 'x' [4] and 'p' [3] differ in shape"
+	coded '    layer x = Input(shape: [4]);
+    layer a = Add();' "m.nnl:5:11: error: E004: Add 'a' takes at least 2 inputs, it has 1"
+}
+
+@test "E005: Concat inputs that differ off the axis, or an axis out of range" {
+	coded '    layer x = Input(shape: [2, 3]);
+    layer f = Flatten();
+    layer c = Concat(axis: 0);
+    connections { x -> f; [x, f] -> c; }' \
+	    "error: E005: Concat: 'x' [2, 3] and 'f' [6] differ off the axis 0"
+	coded '    layer x = Input(shape: [2, 3]);
+    layer r = ReLU();
+    layer c = Concat(axis: 2);
+    connections { x -> r; [x, r] -> c; }' \
+	    "error: E005: Concat: axis 2 is out of range for an input of rank 2"
+}
+
+@test "E006: a cycle" {
+	coded '    layer x = Input(shape: [4]);
+    layer a = Add();
+    layer b = ReLU();
+    connections { [x, b] -> a; a -> b; }' \
+	    "error: E006: the connections form a cycle: 'a' -> 'b' -> 'a'"
+}
+
+@test "E007: a precision nnl does not compute, standardize without its numbers" {
+	coded '    layer x = Input(shape: [4]);' \
+	    "m.nnl:3:41: error: E007: precision \"float64\" is not supported" \
+	    'precision: "float64";'
+	coded '    layer x = Input(shape: [4]);' \
+	    "error: E007: standardize needs preprocess_mean and preprocess_std" \
+	    'preprocess: "standardize";'
+}
