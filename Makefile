@@ -331,34 +331,46 @@ INSTDATA = $(wildcard schema/*.json) js/cpuops.mjs \
           $(patsubst pipelines/%,%,$(wildcard pipelines/profiles/*.json)) \
           pipelines/nnl.mk pipelines/c.passes pipelines/compile.sh
 INSTMAN = $(wildcard man/man1/*.1 man/man5/*.5 man/man7/*.7)
+# Every path reaches sh single-quoted, its own quotes as '\'' (q);
+# a DESTDIR or PREFIX holding a line end, or a '$' that make would
+# expand as a variable of its own, is refused (instpaths).
+q = '$(subst ','\'',$(1))'
+define nl
+
+
+endef
+instpaths = $(if $(findstring $$,$(value DESTDIR)$(value PREFIX)),$(error \
+    DESTDIR and PREFIX must not hold a '$$': make would read it as a\
+    variable))$(if $(findstring $(nl),$(DESTDIR)$(PREFIX)),$(error \
+    DESTDIR and PREFIX must not hold a line end))
+IBIN = $(call q,$(DESTDIR)$(PREFIX)/bin)
+IMAN = $(call q,$(DESTDIR)$(MANDIR))
+IDATA = $(call q,$(DESTDIR)$(DATADIR))
 install: all
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 \
-	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
-	    $(DESTDIR)$(DATADIR)/schema $(DESTDIR)$(DATADIR)/js \
-	    $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/pipelines
-	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	ln -sf nnl-shape-infer $(DESTDIR)$(PREFIX)/bin/nnl-infer
-	cp man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
-	cp man/man5/*.5 $(DESTDIR)$(MANDIR)/man5/
-	cp man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
-	cp schema/*.json $(DESTDIR)$(DATADIR)/schema/
-	cp common/rt/cpuops.mjs $(DESTDIR)$(DATADIR)/js/
-	cp pipelines/profiles/*.json $(DESTDIR)$(DATADIR)/profiles/
+	$(instpaths)mkdir -p $(IBIN) $(IMAN)/man1 $(IMAN)/man5 $(IMAN)/man7 \
+	    $(IDATA)/schema $(IDATA)/js $(IDATA)/profiles $(IDATA)/pipelines
+	cp $(foreach f,$(BINS),$(call q,$(f))) $(IBIN)/
+	ln -sf nnl-shape-infer $(IBIN)/nnl-infer
+	cp man/man1/*.1 $(IMAN)/man1/
+	cp man/man5/*.5 $(IMAN)/man5/
+	cp man/man7/*.7 $(IMAN)/man7/
+	cp schema/*.json $(IDATA)/schema/
+	cp common/rt/cpuops.mjs $(IDATA)/js/
+	cp pipelines/profiles/*.json $(IDATA)/profiles/
 	cp pipelines/nnl.mk pipelines/c.passes pipelines/compile.sh \
-	    $(DESTDIR)$(DATADIR)/pipelines/
-	mkdir -p $(DESTDIR)$(DATADIR)/templates
-	cp -R templates/new $(DESTDIR)$(DATADIR)/templates/
+	    $(IDATA)/pipelines/
+	mkdir -p $(IDATA)/templates
+	cp -R templates/new $(IDATA)/templates/
 
 uninstall:
-	rm -f $(BINS:$(BIN)/%=$(DESTDIR)$(PREFIX)/bin/%) \
-	    $(DESTDIR)$(PREFIX)/bin/nnl-infer
-	rm -f $(INSTMAN:man/%=$(DESTDIR)$(MANDIR)/%)
-	rm -f $(INSTDATA:%=$(DESTDIR)$(DATADIR)/%)
-	rm -rf $(DESTDIR)$(DATADIR)/templates/new
-	rmdir $(DESTDIR)$(DATADIR)/templates 2>/dev/null || true
+	$(instpaths)rm -f $(foreach f,$(BINS:$(BIN)/%=%) nnl-infer,$(IBIN)/$(f))
+	rm -f $(foreach f,$(INSTMAN:man/%=%),$(call q,$(DESTDIR)$(MANDIR)/$(f)))
+	rm -f $(foreach f,$(INSTDATA),$(call q,$(DESTDIR)$(DATADIR)/$(f)))
+	rm -rf $(IDATA)/templates/new
+	rmdir $(IDATA)/templates 2>/dev/null || true
 	for d in schema js profiles pipelines; do \
-	    rmdir $(DESTDIR)$(DATADIR)/$$d 2>/dev/null || true; done
-	rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true
+	    rmdir $(IDATA)/"$$d" 2>/dev/null || true; done
+	rmdir $(IDATA) 2>/dev/null || true
 
 clean:
 	rm -rf build bin

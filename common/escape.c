@@ -359,3 +359,23 @@ escape_tty_message(struct buf *b, const char *s)
 {
 	tty(b, s, strlen(s), ESCAPE_TTY_LINE_MAX, TTY_LINES);
 }
+
+/*
+ * -e beside: the assembler reads the source's path, __FILE__, as its
+ * string, where a quote, a backslash or a line end would name another
+ * weights file.  0, or -1 after an error naming the path.
+ */
+int
+escape_beside_check(const char *out)
+{
+	for (const unsigned char *q = (const unsigned char *)out; *q; q++)
+		if (*q == '"' || *q == '\\' || *q < 0x20 || *q == 0x7f) {
+			error("%s: -e beside: the assembler would read another "
+			    "weights file than the one beside a source whose "
+			    "path holds '\"', '\\' or a control character: "
+			    "rename it, or use -e incbin or array",
+			    escape_tty_name(out));
+			return -1;
+		}
+	return 0;
+}

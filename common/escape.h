@@ -115,4 +115,10 @@ void escape_tty_text(struct buf *b, const char *s, size_t n, size_t max);
  */
 void escape_tty_message(struct buf *b, const char *s);
 
+/*
+ * -e beside: 0 if the assembler reads a source's path, __FILE__, back
+ * exactly, else -1 after an error naming the path.
+ */
+int escape_beside_check(const char *src);
+
 #endif

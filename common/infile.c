@@ -20,6 +20,40 @@
 
 static char reason[128];
 
+/* Every file infile_open opened, for infile_which (an input is never
+ * an output). */
+static struct seen {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+} *seen;
+static size_t nseen, capseen;
+
+static void
+remember(const struct stat *st, const char *path)
+{
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i].dev == st->st_dev && seen[i].ino == st->st_ino)
+			return;
+	GROW(seen, capseen, nseen + 1);
+	seen[nseen].dev = st->st_dev;
+	seen[nseen].ino = st->st_ino;
+	seen[nseen++].path = xstrdup(path);
+}
+
+const char *
+infile_which(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return NULL;
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i].dev == st.st_dev && seen[i].ino == st.st_ino)
+			return seen[i].path;
+	return NULL;
+}
+
 static const char *
 kindof(mode_t m)
 {
@@ -50,6 +84,7 @@ infile_open(const char *path, uint64_t *size, const char **why)
 		close(fd);
 		return -1;
 	}
+	remember(&st, path);
 	*size = (uint64_t)st.st_size;
 	return fd;
 }

@@ -29,4 +29,11 @@ int infile_pread(int fd, void *buf, size_t n, uint64_t off,
 char *infile_read(const char *path, uint64_t max, size_t *len,
     const char **why);
 
+/*
+ * The name under which this program opened, with infile_open, the file
+ * that path names now (links followed), or NULL: what a program that
+ * must not write over its inputs checks each output against.
+ */
+const char *infile_which(const char *path);
+
 #endif

@@ -342,6 +342,8 @@ spawn(char **argv, int in, int out, int *closeme, int nclose)
 	_exit(127);
 }
 
+/* With a stem (nnc --save-temps): one stage at a time, each graph kept
+ * in a file through outfile (nnl(7) FILES), complete or not at all. */
 static int
 sequential(struct stage *s, int n, const char *infile, const char *outfile,
     const char *stem, int verbose)
@@ -354,12 +356,14 @@ sequential(struct stage *s, int n, const char *infile, const char *outfile,
 		    xasprintf("%s.%d.%s.json", stem, i + 1,
 		    path_basename(s[i].argv[0]));
 		int in = prev ? open(prev, O_RDONLY) : -1;
-		int out = open(next, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		struct outfile of;
 		pid_t pid;
 		int st;
 
-		if ((prev && in < 0) || out < 0) {
-			error("%s: %s", out < 0 ? next : prev, strerror(errno));
+		if (prev && in < 0) {
+			error("%s: %s", prev, strerror(errno));
+			rc = -1;
+		} else if (outfile_open(&of, next) != 0) {
 			rc = -1;
 		} else {
 			if (verbose) {
@@ -368,15 +372,17 @@ sequential(struct stage *s, int n, const char *infile, const char *outfile,
 				    prev ? prev : "", next);
 			}
 			fflush(NULL);
-			pid = spawn(s[i].argv, in, out, NULL, 0);
+			pid = spawn(s[i].argv, in, fileno(of.fp), NULL, 0);
 			if (pid < 0 || waitpid(pid, &st, 0) < 0 ||
-			    !status_ok(s[i].argv[0], st))
+			    !status_ok(s[i].argv[0], st)) {
+				outfile_abort(&of);
 				rc = -1;
+			} else if (outfile_commit(&of) != 0) {
+				rc = -1;
+			}
 		}
 		if (in >= 0)
 			close(in);
-		if (out >= 0)
-			close(out);
 		free(prev);
 		prev = next;
 	}

@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,28 +52,41 @@ templates(void)
 }
 
 static int
+writeall(int fd, const char *b, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A file of the template, created 0666 (0777 for a script) less the
+ * umask, as cp(1) would: nnc new never widens what the umask allows. */
+static int
 copyfile(const char *from, const char *to, mode_t mode)
 {
 	size_t n;
 	char *b = readfile(from, &n);
-	FILE *f;
-	int rc = 0;
+	int fd, rc = 0;
 
 	if (!b) {
 		error("%s: %s", from, strerror(errno));
 		return -1;
 	}
-	f = fopen(to, "wb");
-	if (!f || fwrite(b, 1, n, f) != n) {
+	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+	    (mode & 0111) ? 0777 : 0666);
+	if (fd < 0 || writeall(fd, b, n) != 0) {
 		error("%s: %s", escape_tty_name(to), strerror(errno));
 		rc = -1;
 	}
-	if (f && fclose(f) != 0 && rc == 0) {
-		error("%s: %s", escape_tty_name(to), strerror(errno));
-		rc = -1;
-	}
-	/* scripts stay executable */
-	if (rc == 0 && chmod(to, (mode & 0111) ? 0755 : 0644) != 0) {
+	if (fd >= 0 && close(fd) != 0 && rc == 0) {
 		error("%s: %s", escape_tty_name(to), strerror(errno));
 		rc = -1;
 	}
@@ -171,7 +185,11 @@ scaffold_new(const char *path, const char *project)
 	if (!mkdtemp(tmp)) {
 		error("%s: %s", escape_tty_name(parent), strerror(errno));
 	} else {
-		if (chmod(tmp, 0755) == 0 && copytree(common, tmp) == 0 &&
+		/* mkdtemp's 0700 becomes what mkdir(DIR, 0777) makes */
+		mode_t m = umask(0);
+
+		umask(m);
+		if (chmod(tmp, 0777 & ~m) == 0 && copytree(common, tmp) == 0 &&
 		    copytree(lang, tmp) == 0) {
 			if (rename(tmp, dir) == 0)
 				rc = 0;

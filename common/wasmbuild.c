@@ -36,7 +36,7 @@ wasm_target(const char *target, const char *triple, int portable)
 
 int
 wasm_build(const char *csrc, const char *pfx, const char *out,
-    const char *tmp, int verbose)
+    const char *shown, const char *tmp, int verbose)
 {
 	char *shim, **cc;
 	char *argv[64], *owned[16];
@@ -103,7 +103,7 @@ wasm_build(const char *csrc, const char *pfx, const char *out,
 	rc = run_command(argv, verbose);
 	if (rc != 0)
 		error("%s: the WebAssembly build failed (%s, with lld and "
-		    "wasi-libc)", out, cc[0]);
+		    "wasi-libc)", shown, cc[0]);
 	for (int i = 0; i < no; i++)
 		free(owned[i]);
 	words_free(cc);

@@ -19,10 +19,11 @@ int wasm_target(const char *target, const char *triple, int portable);
  * that exports its memory, _initialize, the API's functions
  * (PFX_infer...), and the fixed names JavaScript calls:
  * nnl_infer, nnl_input_bytes, nnl_output_bytes, nnl_alloc, nnl_free.
- * tmp is a directory for the shim.  The compiler is $NNC_WASM_CC, or
- * clang.  Returns 0, or -1 after an error message.
+ * tmp is a directory for the shim; messages name the module shown
+ * (the path the caller delivers out to).  The compiler is
+ * $NNC_WASM_CC, or clang.  Returns 0, or -1 after an error message.
  */
 int wasm_build(const char *csrc, const char *pfx, const char *out,
-    const char *tmp, int verbose);
+    const char *shown, const char *tmp, int verbose);
 
 #endif

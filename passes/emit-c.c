@@ -31,26 +31,6 @@ usage(void)
 }
 
 /*
- * -e beside: the assembler reads the source's path, __FILE__, as its
- * string, where a quote, a backslash or a line end would name another
- * weights file.  0, or -1 after an error naming the path.
- */
-static int
-besidecheck(const char *out)
-{
-	for (const unsigned char *q = (const unsigned char *)out; *q; q++)
-		if (*q == '"' || *q == '\\' || *q < 0x20 || *q == 0x7f) {
-			error("%s: -e beside: the assembler would read another "
-			    "weights file than the one beside a source whose "
-			    "path holds '\"', '\\' or a control character: "
-			    "rename it, or use -e incbin or array",
-			    escape_tty_name(out));
-			return -1;
-		}
-	return 0;
-}
-
-/*
  * The header goes beside the source -o names, unless that is standard
  * output, a name under /dev or /proc, a FIFO or a device: written in
  * place, with nothing beside it (outfile_open).
@@ -118,7 +98,7 @@ main(int argc, char *argv[])
 	if (argc - optind > 1)
 		usage();
 	if (o.embed == EMBED_BESIDE && out && strcmp(out, "-") != 0 &&
-	    besidecheck(out) != 0)
+	    escape_beside_check(out) != 0)
 		return 1;
 	/* model.c -> model.h beside it, unless -H says otherwise */
 	if (hdr)

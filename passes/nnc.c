@@ -76,6 +76,7 @@ struct opts {
 	int fused;	/* nnc inspect --fused: the graph nnc compiles */
 	const char *unsup;	/* nnc import --unsupported */
 	int outside;	/* --allow-outside, for the front end */
+	const char *testin[2];	/* nnc test's --input and --expected */
 };
 
 static char *modelabs;	/* the model's absolute path */
@@ -735,6 +736,75 @@ keepweights(const char *json, const char *csrc)
 	return rc;
 }
 
+/*
+ * Deliver a file nnc made in its temporary directory to the path the
+ * user named, through outfile (nnl(7) FILES): a regular file replaced
+ * by rename, keeping its mode; a FIFO or a device written in place; a
+ * link kept, its target replaced.  how: 0 text ("-" is standard
+ * output), 1 binary ("-" is a file), 2 an executable binary (a new file
+ * gets 0777 less the umask, a replaced one execute bits where it has
+ * read bits).  0, or -1 after an error.
+ */
+static int
+deliver(const char *from, const char *to, int how)
+{
+	struct outfile of;
+	char buf[1 << 16];
+	size_t n;
+	FILE *in = fopen(from, "rb");
+
+	if (!in) {
+		error("%s: %s", from, strerror(errno));
+		return -1;
+	}
+	if (how && !strcmp(to, "-"))
+		to = "./-";
+	if (outfile_open(&of, to) != 0) {
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		if (fwrite(buf, 1, n, of.fp) != n)
+			break;
+	if (ferror(in) || ferror(of.fp)) {
+		error("%s: write error: %s", to, strerror(errno));
+		fclose(in);
+		outfile_abort(&of);
+		return -1;
+	}
+	fclose(in);
+	if (how == 2 && of.tmp) {
+		mode_t m = umask(0);
+
+		umask(m);
+		of.mode = of.mode < 0 ? (int)(0777 & ~m) :
+		    of.mode | (of.mode & 0444) >> 2;
+	}
+	return outfile_commit(&of);
+}
+
+/* --emit c, --save-temps: the source, its header and the weights
+ * beside it (when there are) all or none. */
+static int
+deliverc(const char *tsrc, const char *thdr, const char *csrc,
+    const char *chdr)
+{
+	char *tw = xasprintf("%s.weights", tsrc);
+	char *w = xasprintf("%s.weights", csrc);
+	int rc = -1;
+
+	outfile_group_begin();
+	if (deliver(thdr, chdr, 0) == 0 && deliver(tsrc, csrc, 0) == 0 &&
+	    (access(tw, F_OK) != 0 || deliver(tw, w, 1) == 0) &&
+	    outfile_group_commit() == 0)
+		rc = 0;
+	else
+		outfile_group_abort();
+	free(tw);
+	free(w);
+	return rc;
+}
+
 static char *
 humanb(uint64_t b, char *buf, size_t len)
 {
@@ -788,13 +858,142 @@ targetcheck(const struct opts *o, const char *json, const char *object,
 	return rc;
 }
 
+/* The artifact --emit kind writes: -o, else named after the model. */
+static char *
+outname(const struct opts *o, const char *kind, const char *st)
+{
+	if (o->out)
+		return xstrdup(o->out);
+	if (!strcmp(kind, "exe"))
+		return xstrdup(st);
+	if (!strcmp(kind, "obj"))
+		return xasprintf("%s.o", st);
+	if (!strcmp(kind, "lib"))
+		return xasprintf("lib%s.a", st);
+	if (!strcmp(kind, "shared"))
+		return xasprintf("lib%s.so", st);
+	if (!strcmp(kind, "header"))
+		return xasprintf("%s.h", st);
+	if (!strcmp(kind, "wasm"))
+		return xasprintf("%s.wasm", st);
+	return xasprintf("%s.c", st);
+}
+
+/* A graph model's weights and manifest, as the graph names them. */
+static void
+graphinputs(const char *model, char **w, char **m)
+{
+	size_t n;
+	char *text = readfile(model, &n), *dir = path_dirname(model);
+	cJSON *j = text ? cJSON_ParseWithLength(text, n) : NULL;
+	const cJSON *wt = cJSON_GetObjectItemCaseSensitive(j, "weights");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(wt, "file");
+	const cJSON *mf = cJSON_GetObjectItemCaseSensitive(wt, "manifest");
+
+	*w = cJSON_IsString(f) ? path_join(dir, f->valuestring) : NULL;
+	*m = cJSON_IsString(mf) ? path_join(dir, mf->valuestring) : NULL;
+	cJSON_Delete(j);
+	free(text);
+	free(dir);
+}
+
+/*
+ * An input is never an output (nnl(7) FILES): no file nnc would write
+ * (the artifact, its header, and with --save-temps every graph, weights
+ * file, manifest and C source it keeps) may be, by device and inode,
+ * the model, the weights or manifest a graph model names, the --passes
+ * file or nnc test's arrays.  0, or -1 after an error naming both.
+ */
+static int
+inputclash(const struct opts *o, const char *kind, const char *st,
+    const char *out, const char *hdr)
+{
+	char *sp = stem(o->out ? o->out : o->model), *gw = NULL, *gm = NULL;
+	const char *in[6] = { o->model, o->passes, o->testin[0],
+	    o->testin[1] };
+	char **outs = NULL, **lines = NULL;
+	size_t cap = 0, nout = 0;
+	int npass = 0, rc = 0;
+	size_t nart;
+
+	if (!endswith(o->model, ".nnl") && !endswith(o->model, ".onnx"))
+		graphinputs(o->model, &gw, &gm);
+	in[4] = gw;
+	in[5] = gm;
+	GROW(outs, cap, 16);
+	outs[nout++] = xstrdup(out);
+	outs[nout++] = xstrdup(hdr);
+	if (!strcmp(kind, "c"))
+		outs[nout++] = xasprintf("%s.weights", out);
+	nart = nout;
+	if (o->savetemps) {
+		lines = readpasses(o->passes, &npass);
+		GROW(outs, cap, nout + (size_t)npass + 14);
+		outs[nout++] = xasprintf("%s.json", st);
+		outs[nout++] = xasprintf("%s.c", st);
+		outs[nout++] = xasprintf("%s.h", st);
+		outs[nout++] = xasprintf("%s.c.weights", st);
+		outs[nout++] = xasprintf("%s.weights", sp);
+		outs[nout++] = xasprintf("%s.manifest.json", sp);
+		outs[nout++] = xasprintf("%s.fused.weights", sp);
+		outs[nout++] = xasprintf("%s.fused.manifest.json", sp);
+		if (gw && endswith(gw, ".weights")) {	/* nnl-fuse's */
+			int n = (int)(strlen(gw) - strlen(".weights"));
+
+			outs[nout++] = xasprintf("%.*s.fused.weights", n, gw);
+			outs[nout++] = xasprintf("%.*s.fused.manifest.json",
+			    n, gw);
+		}
+		/* the graph after each stage but the last (pipeline.c) */
+		for (int i = 0; i < npass; i++) {
+			const char *prog = i == 0 ? (endswith(o->model,
+			    ".onnx") ? "nnl-onnx-import" : "nnl-parse") :
+			    lines[i - 1];
+			size_t len = strcspn(prog, " \t");
+			char *p = xstrndup(prog, len);
+
+			outs[nout++] = xasprintf("%s.%d.%s.json", sp, i + 1,
+			    path_basename(p));
+			free(p);
+		}
+	}
+	for (size_t i = 0; i < nout && !rc; i++) {
+		struct stat so, si;
+
+		if (stat(outs[i], &so) != 0)
+			continue;
+		for (size_t k = 0; k < sizeof in / sizeof *in && !rc; k++)
+			if (in[k] && stat(in[k], &si) == 0 &&
+			    so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
+				error("%s: %s would write over the input %s: "
+				    "an input is never an output (%s)",
+				    escape_tty_name(outs[i]), i < nart ?
+				    "-o" : "--save-temps",
+				    escape_tty_name(in[k]), i < nart ?
+				    "name another output" :
+				    "run nnc in another directory");
+				rc = -1;
+			}
+	}
+	for (size_t i = 0; i < nout; i++)
+		free(outs[i]);
+	free(outs);
+	for (int i = 0; i < npass; i++)
+		free(lines[i]);
+	free(lines);
+	free(gw);
+	free(gm);
+	free(sp);
+	return rc;
+}
+
 /* Compile o->model into the artifact o->emit; *artifact gets its path. */
 static int
 compile(struct opts *o, char **artifact)
 {
 	char *st = stem(o->model), *json = NULL, *csrc = NULL, *chdr = NULL;
-	char *out;
-	char *outdir, *hdr = NULL, *pfx = NULL;
+	char *tsrc = NULL, *thdr = NULL, *built = NULL;
+	char *out, *outdir, *hdr, *pfx = NULL;
 	const char *kind = o->emit ? o->emit : "exe";
 	struct graph *g;
 	char *emit = find_program("nnl-emit-c");
@@ -819,29 +1018,35 @@ compile(struct opts *o, char **artifact)
 			    "(examples/cortex-m4)", o->triple, kind);
 		goto out0;
 	}
+	out = outname(o, kind, st);
+	outdir = path_dirname(out);
+	hdr = !strcmp(kind, "header") ? xstrdup(out) :
+	    xasprintf("%s/%s.h", outdir, st);
+	if (inputclash(o, kind, st, out, hdr) != 0)
+		goto out;
 	json = o->savetemps ? xasprintf("%s.json", st) :
 	    xasprintf("%s/model.json", maketmp());
 	if (o->verbose)
 		progress_off();
 	progress_start("compile 1/3: front end and passes", 0);
 	if (tojson(o, json) != 0)
-		goto out0;
+		goto out;
 	g = graph_load(json);
 	if (!g)
-		goto out0;
+		goto out;
 	io = cJSON_IsString(config(g, "io")) ?
 	    config(g, "io")->valuestring : "stdio";
 	if (isexe && strcmp(io, "none") == 0 && !o->testing) {
 		error("%s: io \"none\" makes a library without main(): use "
 		    "--emit obj, lib or shared", o->model);
 		graph_free(g);
-		goto out0;
+		goto out;
 	}
 	if (strcmp(io, "stdio") && strcmp(io, "none")) {
 		error("%s: io \"%s\": expected \"stdio\" or \"none\"",
 		    o->model, escape_tty_name(io));
 		graph_free(g);
-		goto out0;
+		goto out;
 	}
 	nflags = strcmp(kind, "wasm") ? cflags(o, g, flags) :
 	    wasm_target(o->target, o->triple, o->portable);
@@ -852,56 +1057,42 @@ compile(struct opts *o, char **artifact)
 	threads = threads_of_graph(g, 1);
 	graph_free(g);
 	if (threads < 0)
-		goto out0;
+		goto out;
 	/* bare-metal and WebAssembly triples have no POSIX threads */
 	if (threads > 1 && o->triple && (strstr(o->triple, "-none") ||
 	    !strncmp(o->triple, "wasm", 4))) {
 		error("%s: %d threads: target %s has no POSIX threads (use "
 		    "--threads 1)", o->model, threads,
 		    escape_tty_name(o->triple));
-		goto out0;
+		goto out;
 	}
 	if (nflags < 0)
-		goto out0;
-	if (o->out)
-		out = xstrdup(o->out);
-	else if (!strcmp(kind, "exe"))
-		out = xstrdup(st);
-	else if (!strcmp(kind, "obj"))
-		out = xasprintf("%s.o", st);
-	else if (!strcmp(kind, "lib"))
-		out = xasprintf("lib%s.a", st);
-	else if (!strcmp(kind, "shared"))
-		out = xasprintf("lib%s.so", st);
-	else if (!strcmp(kind, "header"))
-		out = xasprintf("%s.h", st);
-	else if (!strcmp(kind, "wasm"))
-		out = xasprintf("%s.wasm", st);
-	else
-		out = xasprintf("%s.c", st);
-	outdir = path_dirname(out);
+		goto out;
 	if (makedirs(outdir) != 0)
 		goto out;
-	hdr = !strcmp(kind, "header") ? xstrdup(out) :
-	    xasprintf("%s/%s.h", outdir, st);
-	if (o->savetemps || !strcmp(kind, "c")) {
-		csrc = !strcmp(kind, "c") ? xstrdup(out) :
-		    xasprintf("%s.c", st);
-		chdr = !strcmp(kind, "c") ? xstrdup(hdr) :
-		    xasprintf("%s.h", st);
-	} else {
-		csrc = xasprintf("%s/%s.c", maketmp(), st);
-		chdr = xasprintf("%s/%s.h", tmpdir, st);
-	}
 	embed = o->weights && !strcmp(o->weights, "embed");
 	/* C that outlives nnc (--emit c, --save-temps) finds its weights
 	 * beside it; C in the temporary directory, by its path there */
 	keep = !strcmp(kind, "c") || o->savetemps;
+	if (keep) {
+		csrc = !strcmp(kind, "c") ? xstrdup(out) :
+		    xasprintf("%s.c", st);
+		chdr = !strcmp(kind, "c") ? xstrdup(hdr) :
+		    xasprintf("%s.h", st);
+		if (!embed && strcmp(csrc, "-") &&
+		    escape_beside_check(csrc) != 0)
+			goto out;
+	}
+	/* everything is made in the temporary directory and delivered
+	 * through outfile (nnl(7) FILES): no tool replaces a link or
+	 * removes a device named by -o */
+	tsrc = xasprintf("%s/%s.c", maketmp(), st);
+	thdr = xasprintf("%s/%s.h", tmpdir, st);
 	{
 		char *ja = argpath(json);
 		char *ea[] = { emit, "-p", pfx, "-e", embed ? "array" :
-		    keep ? "beside" : "incbin", "-H", chdr,
-		    "-o", csrc, ja, isexe ? "-m" : NULL, NULL };
+		    keep ? "beside" : "incbin", "-H", thdr,
+		    "-o", tsrc, ja, isexe ? "-m" : NULL, NULL };
 
 		progress_start("compile 2/3: nnl-emit-c", 0);
 		k = run_command(ea, o->verbose);
@@ -910,29 +1101,35 @@ compile(struct opts *o, char **artifact)
 			goto out;
 	}
 	/* the weights once the source is there; no source without them */
-	if (keep && !embed && keepweights(json, csrc) != 0) {
-		unlink(csrc);
-		unlink(chdr);
+	if (keep && !embed && keepweights(json, tsrc) != 0)
 		goto out;
+	if (keep && deliverc(tsrc, thdr, csrc, chdr) != 0)
+		goto out;
+	if (!keep) {
+		csrc = xstrdup(tsrc);
+		chdr = xstrdup(thdr);
 	}
+	built = xasprintf("%s/artifact.%s", tmpdir, kind);
 	if (!strcmp(kind, "c")) {
 		rc = 0;
 	} else if (!strcmp(kind, "header")) {
-		rc = strcmp(chdr, hdr) ? copyfile(chdr, hdr) : 0;
+		rc = strcmp(chdr, hdr) ? deliver(thdr, hdr, 0) : 0;
 	} else if (!strcmp(kind, "wasm")) {
 		/* the identifier nnl-emit-c made of -p, not one read back
 		 * from the header, whose comments hold the model's names */
 		char *id = escape_c_ident(pfx);
 
-		rc = wasm_build(csrc, id, out, maketmp(), o->verbose);
+		rc = wasm_build(csrc, id, built, out, tmpdir, o->verbose);
 		free(id);
+		if (rc == 0)
+			rc = deliver(built, out, 1);
 		if (rc == 0 && strcmp(chdr, hdr))
-			rc = copyfile(chdr, hdr);
+			rc = deliver(thdr, hdr, 0);
 	} else {
 		char *incdir = path_dirname(chdr);
 		char *inc = xasprintf("-I%s", incdir);
-		char *obj = xasprintf("%s/%s.o", maketmp(), st);
-		char *objarg = argpath(obj), *outarg = argpath(out);
+		char *obj = xasprintf("%s/%s.o", tmpdir, st);
+		char *objarg = argpath(obj), *outarg = argpath(built);
 		char *srcarg = argpath(csrc);
 		char **a = xcalloc(nwords(cc) + 24 + 2 * NNC_MAXCFLAGS,
 		    sizeof *a);
@@ -959,10 +1156,10 @@ compile(struct opts *o, char **artifact)
 		a[k] = NULL;
 		progress_start("compile 3/3: the C compiler", 0);
 		rc = run_command(a, o->verbose);
+		/* no object over the limit: it is never delivered */
 		if (rc == 0 && o->triple && !isexe && strcmp(kind, "shared"))
-			if ((rc = targetcheck(o, json, !strcmp(kind, "lib") ?
-			    obj : out, o->footprint)) != 0)
-				unlink(out);	/* no object over the limit */
+			rc = targetcheck(o, json, !strcmp(kind, "lib") ?
+			    obj : built, o->footprint);
 		if (rc == 0 && !strcmp(kind, "lib")) {
 			char **ar = compiler(o->triple, "ar");
 			size_t n = nwords(ar);
@@ -970,15 +1167,17 @@ compile(struct opts *o, char **artifact)
 
 			memcpy(aa, ar, n * sizeof *aa);
 			aa[n] = "rcs";
-			aa[n + 1] = outarg;
+			aa[n + 1] = outarg;	/* new: ar adds to a file */
 			aa[n + 2] = objarg;
-			unlink(out);
 			rc = run_command(aa, o->verbose);
 			free(aa);
 			words_free(ar);
 		}
+		if (rc == 0)
+			rc = deliver(built, out, isexe ||
+			    !strcmp(kind, "shared") ? 2 : 1);
 		if (rc == 0 && !isexe && strcmp(chdr, hdr))
-			rc = copyfile(chdr, hdr);
+			rc = deliver(thdr, hdr, 0);
 		free(a);
 		free(obj);
 		free(objarg);
@@ -993,6 +1192,9 @@ compile(struct opts *o, char **artifact)
 out:
 	free(csrc);
 	free(chdr);
+	free(tsrc);
+	free(thdr);
+	free(built);
 	free(hdr);
 	free(outdir);
 	free(out);
@@ -1068,6 +1270,8 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 	o->emit = "exe";
 	o->testing = 1;
 	o->out = NULL;
+	o->testin[0] = input;
+	o->testin[1] = expected;
 	{
 		char *st = stem(o->model);
 

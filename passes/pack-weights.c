@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "checked.h"
+#include "infile.h"
 #include "npy.h"
 #include "escape.h"
 #include "npz.h"
@@ -236,6 +237,19 @@ freetensors(struct tensors *ts)
 	free(ts->v);
 }
 
+/* 0 if out is none of the files read so far; -1 after naming both. */
+static int
+notinput(const char *out)
+{
+	const char *in = strcmp(out, "/dev/null") ? infile_which(out) : NULL;
+
+	if (!in)
+		return 0;
+	error("%s: it is the input %s: an input is never an output",
+	    escape_tty_name(out), escape_tty_name(in));
+	return -1;
+}
+
 /* pack; or, manifestonly, write only the manifest pack would write
  * (the weights go to a temporary that is removed). */
 static int
@@ -282,8 +296,10 @@ pack(int argc, char *argv[], int manifestonly)
 		error("manifest: name the manifest to write (-m)");
 		usage();
 	}
+	/* the manifest alone: the packed bytes go nowhere, never to a
+	 * temporary file of a name someone could have foreseen */
 	if (manifestonly)
-		o = xasprintf("%s.weights.tmp", man);
+		o = xstrdup("/dev/null");
 	else if (!(o = out ? xstrdup(out) : defaultout(argv[optind]))) {
 		error("%s: cannot name the output after it; use -o",
 		    argv[optind]);
@@ -293,6 +309,8 @@ pack(int argc, char *argv[], int manifestonly)
 	for (int i = optind; i < argc; i++)
 		if (load(&ts, argv[i]) != 0)
 			goto out;
+	if (notinput(o) != 0 || notinput(m) != 0)
+		goto out;
 	if (wwriter_open(&ww, o, m, (unsigned)align) != 0)
 		goto out;
 	for (size_t i = 0; i < ts.n; i++)
@@ -304,10 +322,6 @@ pack(int argc, char *argv[], int manifestonly)
 		}
 	if (wwriter_commit(&ww) == 0)
 		rc = 0;
-	if (rc == 0 && manifestonly && unlink(o) != 0) {
-		error("%s: %s", o, strerror(errno));
-		rc = 1;
-	}
 out:
 	freetensors(&ts);
 	free(o);

@@ -5,16 +5,21 @@
 # native programs, runs each on its bundled input and prints the result,
 # its difference from the NumPy reference output and the time per
 # inference; with `nnc report` available it writes a report page too.
-# Everything it writes goes to $NNL_DEMO_DIR (default $TMPDIR/nnl-demo).
+# Everything it writes goes to $NNL_DEMO_DIR, by default a new directory
+# $TMPDIR/nnl-demo.XXXXXX (mktemp: no name another user could foresee).
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 [ "${1:-}" = --no-deps ] || sh scripts/install-deps.sh
 make -s
 bin=${NNL_BIN:-$top/bin}	# the programs (make check-asan: its build)
-out=${NNL_DEMO_DIR:-${TMPDIR:-/tmp}/nnl-demo}
+if [ -n "${NNL_DEMO_DIR:-}" ]; then
+	out=$NNL_DEMO_DIR
+	mkdir -p "$out"
+else
+	out=$(mktemp -d "${TMPDIR:-/tmp}/nnl-demo.XXXXXX")
+fi
 py=/usr/bin/python3
-mkdir -p "$out"
 report=
 if "$bin/nnc" report --help 2>&1 | grep -q 'nnc report'; then
 	report=1

@@ -12,8 +12,9 @@ update=0
 pass=0 fail=0
 mkdir -p build/golden
 root=$(pwd)
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+tdir=$(mktemp -d)	# a private directory: no name beside mktemp's
+trap 'rm -rf "$tdir"' EXIT
+tmp=$tdir/out
 for in in tests/golden/*/*.in.*; do
 	[ -e "$in" ] || continue
 	dir=$(dirname "$in")

@@ -105,3 +105,55 @@ for f in ("pipe.bin", "mk.bin", "nnc.bin"):
 	[ -x "$T/stage/mnist" ]
 	[ -z "$(find "$T/stage/opt" ! -type d)" ]
 }
+
+@test "DESTDIR and PREFIX with blanks and quotes: exactly there, and uninstall removes exactly that" {
+	[[ "$T" != "$ROOT"/* ]]
+	mkdir "$T/s" && cd "$T/s"
+	dest="$T/s/d i r'q\"x"
+	pre="/o p/n'l"
+	# a decoy named by the first word of DESTDIR, as sh would split it
+	printf 'decoy\n' > "$T/s/d"
+	before=$(git -C "$ROOT" status --porcelain --ignored)
+	make -s -C "$ROOT" install PREFIX="$pre" DESTDIR="$dest"
+	[ "$(git -C "$ROOT" status --porcelain --ignored)" = "$before" ]
+	# the same files as a plain install, and nothing else anywhere here
+	make -s -C "$ROOT" install PREFIX=/o/n DESTDIR="$T/plain"
+	(cd "$dest$pre" && find . | sort) > "$T/got"
+	(cd "$T/plain/o/n" && find . | sort) > "$T/want"
+	diff "$T/want" "$T/got"
+	[ "$(ls -A "$T/s" | sort | tr '\n' /)" = "d/d i r'q\"x/" ]
+	[ "$(ls -A "$dest")" = "o p" ] && [ "$(ls -A "$dest/o p")" = "n'l" ]
+	make -s -C "$ROOT" uninstall PREFIX="$pre" DESTDIR="$dest"
+	[ "$(git -C "$ROOT" status --porcelain --ignored)" = "$before" ]
+	[ -z "$(find "$dest" ! -type d)" ]
+	[ ! -e "$dest$pre/share/nnl" ]
+	[ "$(cat "$T/s/d")" = decoy ]
+	make -s -C "$ROOT" uninstall PREFIX=/o/n DESTDIR="$T/plain"
+}
+
+@test "a DESTDIR or PREFIX holding a line end is refused, nothing installed" {
+	mkdir "$T/s"
+	run make -s -C "$ROOT" install DESTDIR="$T/s/a
+b"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"DESTDIR and PREFIX must not hold a line end"* ]]
+	[ -z "$(ls -A "$T/s")" ]
+	run make -s -C "$ROOT" uninstall PREFIX="/x
+y"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"DESTDIR and PREFIX must not hold a line end"* ]]
+}
+
+@test "a DESTDIR or PREFIX holding a '\$' is refused, nothing installed anywhere" {
+	# make would expand $HOME's $H as a variable of its own and install
+	# into "...OME"
+	mkdir "$T/s"
+	run make -s -C "$ROOT" install DESTDIR="$T/s/a\$HOME"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"DESTDIR and PREFIX must not hold a '\$'"* ]]
+	[ -z "$(ls -A "$T/s")" ]
+	run make -s -C "$ROOT" uninstall PREFIX="/x\$(shell touch $T/s/pwned)"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"must not hold a '\$'"* ]]
+	[ -z "$(ls -A "$T/s")" ]
+}
