@@ -606,8 +606,8 @@ lower_addmul(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 			char *a = nnl_shapestr(in->shape, in->rank);
 			char *b = nnl_shapestr(o->shape, o->rank);
 
-			nnl_err(w->m, l->typepos, "E004: %s: inputs '%s' %s and "
-			    "'%s' %s differ in shape", l->type,
+			nnl_err(w->m, l->typepos, "E004: %s: inputs '%s' %s "
+			    "and '%s' %s differ in shape", l->type,
 			    escape_tty_name(in->id), a, escape_tty_name(o->id),
 			    b);
 			free(a);
@@ -663,10 +663,10 @@ lower_concat(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 			char *s = nnl_shapestr(in->shape, in->rank);
 			char *t = nnl_shapestr(o->shape, o->rank);
 
-			nnl_err(w->m, l->typepos, "E005: Concat: '%s' %s and '%s' "
-			    "%s differ off the axis %d", escape_tty_name(in->id),
-			    s, escape_tty_name(o->id), t,
-			    a - 1);
+			nnl_err(w->m, l->typepos, "E005: Concat: '%s' %s and "
+			    "'%s' %s differ off the axis %d",
+			    escape_tty_name(in->id), s, escape_tty_name(o->id),
+			    t, a - 1);
 			free(s);
 			free(t);
 			return -1;

@@ -392,8 +392,8 @@ wire(struct nmodel *m)
 
 		for (int j = 0; j < i; j++)
 			if (!strcmp(m->layers[j].id, l->id))
-				nnl_err(m, l->pos, "E001: layer '%s' is declared twice",
-				    escape_tty_name(l->id));
+				nnl_err(m, l->pos, "E001: layer '%s' is "
+				    "declared twice", escape_tty_name(l->id));
 		for (int j = 0; j < m->nlayers; j++) {
 			size_t n = strlen(m->layers[j].id);
 
@@ -643,8 +643,9 @@ openweights(struct nlower *w)
 		return -1;
 	}
 	if (!w->wreal || stat(w->wreal, &st) != 0) {
-		nnl_err(w->m, v->pos, "E003: weights '%s': %s\n  hint: run 'nnc "
-		    "inspect %s' to see every expected tensor and its shape",
+		nnl_err(w->m, v->pos, "E003: weights '%s': %s\n  hint: run "
+		    "'nnc inspect %s' to see every expected tensor and its "
+		    "shape",
 		    escape_tty_name(w->wsrc), strerror(errno),
 		    escape_tty_name(w->m->name));
 		return -1;
@@ -671,8 +672,9 @@ openweights(struct nlower *w)
 			return -1;
 		}
 	} else {
-		nnl_err(w->m, v->pos, "E003: weights '%s': expected a directory "
-		    "of .npy files, an .npz archive or an .onnx model",
+		nnl_err(w->m, v->pos, "E003: weights '%s': expected a "
+		    "directory of .npy files, an .npz archive or an .onnx "
+		    "model",
 		    escape_tty_name(w->wsrc));
 		return -1;
 	}
@@ -908,8 +910,9 @@ nnl_weight_alt(struct nlower *w, struct nlayer *l, const char *pname,
 			char *e = nnl_shapestr(want, wr);
 			char *f = nnl_shapestr(ap->shape, ap->rank);
 
-			nnl_err(w->m, l->pos, "E003: shape mismatch: %s: expected "
-			    "%s, found %s", escape_tty_name(key), e, f);
+			nnl_err(w->m, l->pos, "E003: shape mismatch: %s: "
+			    "expected %s, found %s", escape_tty_name(key), e,
+			    f);
 			free(e);
 			free(f);
 		} else if (w->m->nerr == 0 && w->nmissing == 0) {

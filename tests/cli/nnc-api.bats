@@ -51,15 +51,17 @@ d = np.abs(got - want).max()
 assert d <= 1e-5, d' "$1" "$2"
 }
 
-@test "the API is named after the NNL model, not the file: mnist_classifier_infer" {
+@test "the API and its header are named after the NNL model, not the file: mnist_classifier_infer" {
 	"$BIN/nnc" compile --emit lib -o build/libmnist.a "$EX/mnist.nnl"
-	[ -f build/libmnist.a ] && [ -f build/mnist.h ]
-	grep -q '^int mnist_classifier_infer(const void \*input, void \*output);$' build/mnist.h
-	grep -q '^int mnist_classifier_input_size(void);$' build/mnist.h
-	grep -q '^int mnist_classifier_output_size(void);$' build/mnist.h
-	! grep -q 'mnist_infer' build/mnist.h
-	cc -O2 ${NNL_TEST_CFLAGS:-} \
-	    -Ibuild -DMODEL_H='"mnist.h"' -DPFX=mnist_classifier -o app \
+	# upstream nnc's header beside the library: <model>.h
+	[ -f build/libmnist.a ] && [ -f build/mnist_classifier.h ]
+	[ ! -e build/mnist.h ]
+	grep -q '^int mnist_classifier_infer(const void \*input, void \*output);$' build/mnist_classifier.h
+	grep -q '^int mnist_classifier_input_size(void);$' build/mnist_classifier.h
+	grep -q '^int mnist_classifier_output_size(void);$' build/mnist_classifier.h
+	! grep -q 'mnist_infer' build/mnist_classifier.h
+	cc -O2 ${NNL_TEST_CFLAGS:-} -Ibuild \
+	    -DMODEL_H='"mnist_classifier.h"' -DPFX=mnist_classifier -o app \
 	    app.c -Lbuild -lmnist -lm
 	./app < in.bin > out.bin
 	close_to_expected out.bin "$EX/expected_output.npy"
@@ -67,8 +69,9 @@ assert d <= 1e-5, d' "$1" "$2"
 
 @test "--prefix names the API; a name that is no C identifier is made one" {
 	"$BIN/nnc" compile --emit obj --prefix digits -o d.o "$EX/mnist.nnl"
-	grep -q '^int digits_infer(' mnist.h
-	cc -O2 ${NNL_TEST_CFLAGS:-} -I. -DMODEL_H='"mnist.h"' -DPFX=digits \
+	[ -f digits.h ] && [ ! -e mnist.h ]	# named after the API
+	grep -q '^int digits_infer(' digits.h
+	cc -O2 ${NNL_TEST_CFLAGS:-} -I. -DMODEL_H='"digits.h"' -DPFX=digits \
 	    -o app app.c d.o -lm
 	./app < in.bin > out.bin
 	close_to_expected out.bin "$EX/expected_output.npy"
@@ -97,6 +100,14 @@ assert d <= 1e-5, d' "$1" "$2"
 	cp my-mlp.onnx efficientnet_b0.op13.onnx
 	"$BIN/nnc" compile --emit header efficientnet_b0.op13.onnx
 	grep -q '^int efficientnet_b0_op13_infer(' efficientnet_b0.op13.h
+	# beside an object, the header takes the API's name
+	"$BIN/nnc" compile --emit obj -o e.o efficientnet_b0.op13.onnx
+	grep -q '^int efficientnet_b0_op13_infer(' efficientnet_b0_op13.h
+	# never over the library itself
+	run --separate-stderr "$BIN/nnc" compile --emit lib \
+	    -o efficientnet_b0_op13.h efficientnet_b0.op13.onnx
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"--emit lib would write its header ./efficientnet_b0_op13.h over it"* ]]
 	cp my-mlp.onnx mlp.onnx
 	"$BIN/nnc" compile --emit header mlp.onnx
 	grep -q '^int mlp_infer(' mlp.h
