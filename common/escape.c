@@ -147,50 +147,44 @@ ckeyword(const char *s)
 	return 0;
 }
 
-/* Kept as it is: [A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*, no keyword,
- * not the runtime's nnl_ names. */
-static int
-plainident(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > ESCAPE_IDENT_MAX || !isalnumc(s[0]) ||
-	    (s[0] >= '0' && s[0] <= '9') || s[n - 1] == '_' ||
-	    ckeyword(s))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnumc(s[i]) && (s[i] != '_' || s[i + 1] == '_'))
-			return 0;
-	if ((s[0] | 0x20) == 'n' && (s[1] | 0x20) == 'n' &&
-	    (s[2] | 0x20) == 'l')
-		return 0;
-	return 1;
-}
-
 char *
 escape_c_ident(const char *name)
 {
 	struct buf b = { 0 };
+	int gap = 0;
 
-	if (plainident(name))
-		return xstrdup(name);
-	/* "m__" marks the form: a kept name has no "__", and the
-	 * encoding below none either (each '_' starts _XX). */
-	buf_puts(&b, "m__");
+	/* each run of bytes outside [A-Za-z0-9] ('_' among them) is one
+	 * '_' between words, none at either end */
 	for (const char *p = name; *p; p++) {
-		if (b.n > ESCAPE_IDENT_MAX - 22)
-			break;
-		if (isalnumc((unsigned char)*p))
-			buf_putc(&b, *p);
-		else
-			buf_printf(&b, "_%02X", (unsigned char)*p);
+		if (!isalnumc((unsigned char)*p)) {
+			gap = 1;
+			continue;
+		}
+		if (gap && b.n)
+			buf_putc(&b, '_');
+		buf_putc(&b, *p);
+		gap = 0;
 	}
-	if (b.n > ESCAPE_IDENT_MAX - 22) {
-		/* cut: "__h" and the hash make it the cut form's own */
-		b.s[b.n = ESCAPE_IDENT_MAX - 22] = '\0';
-		while (b.n > 3 && b.s[b.n - 1] == '_')
+	if (!b.s) {
+		buf_putc(&b, 'm');	/* no letter or digit at all */
+	} else if ((b.s[0] >= '0' && b.s[0] <= '9') ||
+	    ((b.s[0] | 0x20) == 'n' && (b.s[1] | 0x20) == 'n' &&
+	    (b.s[2] | 0x20) == 'l')) {
+		/* not an identifier; the runtime's nnl_ names */
+		char *t = xasprintf("m_%s", b.s);
+
+		free(b.s);
+		b.s = t;
+		b.n = strlen(t);
+	} else if (ckeyword(b.s)) {
+		buf_puts(&b, "_m");
+	}
+	if (b.n > ESCAPE_IDENT_MAX) {
+		/* cut: the hash of the whole name keeps long names apart */
+		b.s[b.n = ESCAPE_IDENT_MAX - 18] = '\0';
+		while (b.s[b.n - 1] == '_')
 			b.s[--b.n] = '\0';
-		buf_printf(&b, "__h%016llx", (unsigned long long)
+		buf_printf(&b, "_h%016llx", (unsigned long long)
 		    XXH3_64bits(name, strlen(name)));
 	}
 	return b.s;

@@ -38,13 +38,16 @@ void escape_c_comment(struct buf *b, const char *s);
 void escape_c_string(struct buf *b, const char *s);
 
 /*
- * A valid C identifier for a model name, malloc'd, one to one: a name
- * of letters and digits with single inner underscores, that starts
- * with a letter, is no keyword and does not start with nnl (any case)
- * is kept; any other name becomes "m__" and the name with every byte
- * outside [A-Za-z0-9] as _XX (hex), so it cannot equal a kept name or
- * another one.  Beyond ESCAPE_IDENT_MAX bytes the form is cut and ends
- * in "__h" and the XXH3-64 of the whole name.
+ * A readable C identifier for a model name, malloc'd: its letters and
+ * digits, each run of other bytes ('_' among them) one '_' between
+ * them and none at either end ("efficientnet_b0.op13" gives
+ * "efficientnet_b0_op13", "my-net" "my_net"); "m_" in front of one
+ * that starts with a digit or with nnl (any case: the runtime's
+ * names), "_m" after a C keyword or main, "m" for a name with no letter
+ * or digit.  Beyond ESCAPE_IDENT_MAX bytes it is cut and ends in "_h"
+ * and the XXH3-64 of the whole name.  Names that differ only in the
+ * bytes between words ("a.b", "a-b", "a__b") give one identifier: two
+ * such models linked into one program need --prefix (nnl(7), Names).
  */
 char *escape_c_ident(const char *name);
 

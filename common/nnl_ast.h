@@ -108,6 +108,9 @@ int nnl_isint(const struct nval *v);
 char *nnl_shapestr(const int64_t *d, int r);
 char *nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
     const int64_t *want, int wr, const int64_t *decl, int dr);
+char *nnl_weight_alt(struct nlower *w, struct nlayer *l, const char *pname,
+    const char *alt, const int64_t *want, int wr, const int64_t *decl,
+    int dr);
 
 /* nnl_onnx.c: weights from an ONNX model's initializers.  get: 0 with
  * *a filled (float32, NNL's layout), 1 when there is no such tensor,

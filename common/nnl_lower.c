@@ -118,8 +118,8 @@ wantrank(struct nlower *w, struct nlayer *l, const struct nlayer *in, int r)
 	if (in->rank == r)
 		return 0;
 	s = nnl_shapestr(in->shape, in->rank);
-	nnl_err(w->m, l->typepos, "%s needs an input of rank %d (%s), '%s' "
-	    "gives %s", l->type, r, r == 3 ? "height, width, channels" :
+	nnl_err(w->m, l->typepos, "E002: %s needs an input of rank %d (%s), "
+	    "'%s' gives %s", l->type, r, r == 3 ? "height, width, channels" :
 	    "length, channels", escape_tty_name(in->id), s);
 	free(s);
 	return -1;
@@ -468,8 +468,11 @@ lower_norm(struct nlower *w, struct nlayer *l, const struct nlayer *in,
     const char *x)
 {
 	int64_t C = in->shape[in->rank - 1], ax = in->rank;
-	char *g = nnl_weight(w, l, "gamma", &C, 1, &C, 1);
-	char *b = nnl_weight(w, l, "beta", &C, 1, &C, 1);
+	int ln = l->type[0] == 'L';	/* upstream nnc's names too */
+	char *g = nnl_weight_alt(w, l, "gamma", ln ? "scale" : NULL, &C, 1,
+	    &C, 1);
+	char *b = nnl_weight_alt(w, l, "beta", ln ? "bias" : NULL, &C, 1,
+	    &C, 1);
 	struct node *n;
 
 	if (l->type[0] == 'B') {
@@ -603,8 +606,8 @@ lower_addmul(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 			char *a = nnl_shapestr(in->shape, in->rank);
 			char *b = nnl_shapestr(o->shape, o->rank);
 
-			nnl_err(w->m, l->typepos, "%s: inputs '%s' %s and '%s' "
-			    "%s differ in shape", l->type,
+			nnl_err(w->m, l->typepos, "E004: %s: inputs '%s' %s "
+			    "and '%s' %s differ in shape", l->type,
 			    escape_tty_name(in->id), a, escape_tty_name(o->id),
 			    b);
 			free(a);
@@ -631,8 +634,9 @@ axis(struct nlower *w, struct nlayer *l, int rank)
 	int a = (int)nnl_pnum(l, "axis", -1), b = a < 0 ? rank + a : a;
 
 	if (b < 0 || b >= rank) {
-		nnl_err(w->m, nnl_param(l, "axis")->v.pos, "%s: axis %d is out "
-		    "of range for an input of rank %d", l->type, a, rank);
+		nnl_err(w->m, nnl_param(l, "axis")->v.pos, "%s%s: axis %d is "
+		    "out of range for an input of rank %d", l->type[0] == 'C' ?
+		    "E005: " : "", l->type, a, rank);
 		return -1;
 	}
 	return b + 1;
@@ -659,10 +663,10 @@ lower_concat(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 			char *s = nnl_shapestr(in->shape, in->rank);
 			char *t = nnl_shapestr(o->shape, o->rank);
 
-			nnl_err(w->m, l->typepos, "Concat: '%s' %s and '%s' %s "
-			    "differ off the axis %d", escape_tty_name(in->id),
-			    s, escape_tty_name(o->id), t,
-			    a - 1);
+			nnl_err(w->m, l->typepos, "E005: Concat: '%s' %s and "
+			    "'%s' %s differ off the axis %d",
+			    escape_tty_name(in->id), s, escape_tty_name(o->id),
+			    t, a - 1);
 			free(s);
 			free(t);
 			return -1;
@@ -800,7 +804,7 @@ lower_input(struct nlower *w, struct nlayer *l)
 		char *mc, *sc, *t;
 
 		if (!mv || !sv || mv->n != C || sv->n != C) {
-			nnl_err(w->m, pre->pos, "standardize needs "
+			nnl_err(w->m, pre->pos, "E007: standardize needs "
 			    "preprocess_mean and preprocess_std with one number "
 			    "per channel (%lld)", (long long)C);
 			return -1;

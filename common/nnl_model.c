@@ -341,8 +341,8 @@ checkconfig(struct nlower *w)
 	/* nnc 0.4.0 and later refuse these rather than compute wrongly */
 	if ((v = nnl_cfg(m, "precision")) && v->k == NV_STR &&
 	    (!strcmp(v->str, "float64") || !strcmp(v->str, "int8")))
-		nnl_err(m, v->pos, "precision \"%s\" is not supported: nnl "
-		    "computes in float32", escape_tty_name(v->str));
+		nnl_err(m, v->pos, "E007: precision \"%s\" is not supported: "
+		    "nnl computes in float32", escape_tty_name(v->str));
 	else
 		strkey(m, "precision", prec);
 	strkey(m, "target", target);
@@ -392,8 +392,8 @@ wire(struct nmodel *m)
 
 		for (int j = 0; j < i; j++)
 			if (!strcmp(m->layers[j].id, l->id))
-				nnl_err(m, l->pos, "layer '%s' is declared twice",
-				    escape_tty_name(l->id));
+				nnl_err(m, l->pos, "E001: layer '%s' is "
+				    "declared twice", escape_tty_name(l->id));
 		for (int j = 0; j < m->nlayers; j++) {
 			size_t n = strlen(m->layers[j].id);
 
@@ -416,7 +416,8 @@ wire(struct nmodel *m)
 		int to = findlayer(m, cn->to);
 
 		if (to < 0) {
-			nnl_err(m, cn->topos, "connection to unknown layer '%s'",
+			nnl_err(m, cn->topos, "E001: connection to unknown "
+			    "layer '%s'",
 			    escape_tty_name(cn->to));
 			continue;
 		}
@@ -425,8 +426,8 @@ wire(struct nmodel *m)
 			struct nlayer *l = &m->layers[to];
 
 			if (from < 0) {
-				nnl_err(m, cn->frompos[k], "connection from "
-				    "unknown layer '%s'",
+				nnl_err(m, cn->frompos[k], "E001: connection "
+				    "from unknown layer '%s'",
 				    escape_tty_name(cn->from[k]));
 				continue;
 			}
@@ -439,6 +440,20 @@ wire(struct nmodel *m)
 }
 
 /* Every layer's type, parameters and number of inputs. */
+/* Upstream nnc's code for a layer with too few or many inputs: E001
+ * for none, E004 for an Add, E005 for a Concat (nnc(1), DIAGNOSTICS). */
+static const char *
+ecode(const struct nlayer *l)
+{
+	if (l->nin == 0)
+		return "E001: ";
+	if (!strcmp(l->type, "Add"))
+		return "E004: ";
+	if (!strcmp(l->type, "Concat"))
+		return "E005: ";
+	return "";
+}
+
 static int
 checklayers(struct nmodel *m)
 {
@@ -466,8 +481,8 @@ checklayers(struct nmodel *m)
 		checkparams(m, l, t);
 		ninput += t->minin == 0;
 		if (l->nin < t->minin || l->nin > t->maxin)
-			nnl_err(m, l->pos, "%s '%s' takes %s%d input%s, it has "
-			    "%d%s", escape_tty_name(l->type),
+			nnl_err(m, l->pos, "%s%s '%s' takes %s%d input%s, it "
+			    "has %d%s", ecode(l), escape_tty_name(l->type),
 			    escape_tty_name(l->id), t->minin == t->maxin ? "" :
 			    "at least ", t->minin, t->minin == 1 ? "" : "s",
 			    l->nin, t->minin > 1 && !m->hasconn ?
@@ -516,8 +531,8 @@ cycle(struct nmodel *m)
 		buf_printf(&b, "%s'%s'", i ? " -> " : "", m->layers[path[j]].id);
 		j = j == seen[cur] - 1 ? n - 1 : j - 1;
 	}
-	nnl_err(m, m->layers[path[first]].pos, "the connections form a "
-	    "cycle: %s", b.s);
+	nnl_err(m, m->layers[path[first]].pos, "E006: the connections form "
+	    "a cycle: %s", b.s);
 	free(b.s);
 	free(path);
 	free(seen);
@@ -628,8 +643,9 @@ openweights(struct nlower *w)
 		return -1;
 	}
 	if (!w->wreal || stat(w->wreal, &st) != 0) {
-		nnl_err(w->m, v->pos, "weights '%s': %s\n  hint: run 'nnc "
-		    "inspect %s' to see every expected tensor and its shape",
+		nnl_err(w->m, v->pos, "E003: weights '%s': %s\n  hint: run "
+		    "'nnc inspect %s' to see every expected tensor and its "
+		    "shape",
 		    escape_tty_name(w->wsrc), strerror(errno),
 		    escape_tty_name(w->m->name));
 		return -1;
@@ -645,14 +661,20 @@ openweights(struct nlower *w)
 		}
 	} else if (strlen(w->wsrc) > 4 &&
 	    !strcmp(w->wsrc + strlen(w->wsrc) - 4, ".npz")) {
+		int rc;
+
 		w->wkind = 1;
-		if (npz_load(w->wreal, &w->npz, &w->nnpz) != 0) {
+		npy_allow_f64(1);	/* float64 weights: cast */
+		rc = npz_load(w->wreal, &w->npz, &w->nnpz);
+		npy_allow_f64(0);
+		if (rc != 0) {
 			w->m->nerr++;
 			return -1;
 		}
 	} else {
-		nnl_err(w->m, v->pos, "weights '%s': expected a directory of "
-		    ".npy files, an .npz archive or an .onnx model",
+		nnl_err(w->m, v->pos, "E003: weights '%s': expected a "
+		    "directory of .npy files, an .npz archive or an .onnx "
+		    "model",
 		    escape_tty_name(w->wsrc));
 		return -1;
 	}
@@ -723,22 +745,102 @@ nnl_numel(const int64_t *d, int r)
 }
 
 /*
- * Load tensor ID.PARAM, check it has shape want (rank wr), pack it and
- * declare constant ID__PARAM with shape decl (rank dr, the same
- * number of elements).  A missing tensor is noted for the one E003
- * error.  Returns the constant's name.
+ * Find tensor KEY (parameter pname of layer l) in the weights source:
+ * the array, *owned when the caller frees it; NULL when there is none
+ * or, with *unreadable set, after an error.
+ */
+static struct npy *
+lookup(struct nlower *w, struct nlayer *l, const char *key,
+    const char *pname, struct npy *a, int *owned, int *unreadable)
+{
+	struct npy *ap = NULL;
+
+	if (w->wsrc && w->wkind == 0) {
+		char *f = npyfile(w, l, key, unreadable);
+		struct stat st;
+
+		if (f && stat(f, &st) == 0) {
+			int rc;
+
+			npy_allow_f64(1);
+			rc = npy_load(f, a);
+			npy_allow_f64(0);
+			if (rc != 0) {	/* it said why */
+				w->m->nerr++;
+				*unreadable = 1;
+			} else {
+				ap = a;
+				*owned = 1;
+			}
+		}
+		free(f);
+	} else if (w->wsrc && w->wkind == 2) {
+		int r = nnl_onnx_get(w->onnx, w->m, l, key, pname, a);
+
+		if (r < 0) {
+			w->m->nerr++;
+			*unreadable = 1;
+		} else if (r == 0) {
+			ap = a;
+			*owned = 1;
+		}
+	} else if (w->wsrc) {
+		for (size_t i = 0; i < w->nnpz; i++)
+			if (!strcmp(w->npz[i].name, key))
+				ap = &w->npz[i].arr;
+	}
+	return ap;
+}
+
+/*
+ * Upstream nnc's cast of float64 weights for precision float32, done
+ * as npy reads them (npy_allow_f64: round to nearest, an infinity
+ * beyond float32's range, as Rust's "as f32" gives): a warning naming
+ * the tensor's file and counting the infinities.
+ */
+static void
+warn64(struct nlower *w, struct nlayer *l, const char *key,
+    const struct npy *a)
+{
+	struct srcloc at = { w->m->name, l->pos.line, l->pos.col, w->m->text,
+	    w->m->len };
+	char *file = w->wkind == 0 ? xasprintf("%s/%s.npy", w->wname, key) :
+	    xasprintf("%s: %s", w->wname, key);
+
+	if (a->ninf)
+		warn_at(&at, "%s: float64 weights cast to float32; %llu "
+		    "value%s beyond float32's range became infinite",
+		    escape_tty_name(file), (unsigned long long)a->ninf,
+		    a->ninf == 1 ? "" : "s");
+	else
+		warn_at(&at, "%s: float64 weights cast to float32",
+		    escape_tty_name(file));
+	free(file);
+}
+
+/*
+ * Load tensor ID.PARAM, or failing that ID.ALT (another name the same
+ * tensor goes by, NULL when none: LayerNorm's gamma and beta are
+ * upstream nnc's scale and bias), check it has shape want (rank wr),
+ * pack it and declare constant ID__PARAM with shape decl (rank dr, the
+ * same number of elements).  A file source holding both names is an
+ * error (which one is meant?).  A missing tensor is noted for the one
+ * E003 error.  Returns the constant's name.
  */
 char *
-nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
-    const int64_t *want, int wr, const int64_t *decl, int dr)
+nnl_weight_alt(struct nlower *w, struct nlayer *l, const char *pname,
+    const char *alt, const int64_t *want, int wr, const int64_t *decl,
+    int dr)
 {
-	char *key = xasprintf("%s.%s", l->id, pname);
+	char *key = xasprintf("%s.%s", l->id, pname), *akey = NULL;
 	char *cname = xasprintf("%s__%s", l->id, pname);
 	struct npy a, *ap = NULL;
 	int owned = 0, unreadable = 0;
 
 	memset(&a, 0, sizeof a);
 	l->nparams += nnl_numel(want, wr);
+	if (alt)
+		akey = xasprintf("%s.%s", l->id, alt);
 	if (w->o->summary) {
 		/* nnc inspect: the tensor as the layer expects it */
 		struct operand *c = graph_add_const(w->g, cname, DT_FLOAT32,
@@ -749,6 +851,8 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 			cJSON_AddItemToArray(sh, cJSON_CreateNumber(
 			    (double)want[i]));
 		cJSON_AddStringToObject(e, "key", key);
+		if (akey)
+			cJSON_AddStringToObject(e, "alias", akey);
 		cJSON_AddItemToObject(e, "shape", sh);
 		if (!w->wlist)
 			w->wlist = cJSON_CreateArray();
@@ -757,46 +861,46 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 		c->init = INIT_WEIGHTS;
 		c->ref = key;
 		c->pos = l->pos;
+		free(akey);
 		return cname;
 	}
-	if (w->wsrc && w->wkind == 0) {
-		char *f = npyfile(w, l, key, &unreadable);
-		struct stat st;
+	ap = lookup(w, l, key, pname, &a, &owned, &unreadable);
+	if (akey && !unreadable && (!ap || w->wkind != 2)) {
+		struct npy b, *bp;
+		int bowned = 0;
 
-		if (f && stat(f, &st) == 0) {
-			if (npy_load(f, &a) != 0) {	/* it said why */
-				w->m->nerr++;
-				unreadable = 1;
-			} else {
-				ap = &a;
-				owned = 1;
-			}
-		}
-		free(f);
-	} else if (w->wsrc && w->wkind == 2) {
-		int r = nnl_onnx_get(w->onnx, w->m, l, key, pname, &a);
-
-		if (r < 0) {
-			w->m->nerr++;
+		memset(&b, 0, sizeof b);
+		bp = lookup(w, l, akey, alt, &b, &bowned, &unreadable);
+		if (bp && ap) {
+			nnl_err(w->m, l->pos, "%s and %s both given: keep one",
+			    escape_tty_name(key), escape_tty_name(akey));
 			unreadable = 1;
-		} else if (r == 0) {
-			ap = &a;
-			owned = 1;
+		} else if (bp) {
+			a = b;
+			ap = bowned ? &a : bp;
+			owned = bowned;
+			bowned = 0;
+			free(key);
+			key = akey;
+			akey = NULL;
 		}
-	} else if (w->wsrc) {
-		for (size_t i = 0; i < w->nnpz; i++)
-			if (!strcmp(w->npz[i].name, key))
-				ap = &w->npz[i].arr;
+		if (bowned)
+			npy_free(&b);
 	}
+	if (ap && ap->from64)
+		warn64(w, l, key, ap);
 	if (!ap && !unreadable) {
 		char *s = nnl_shapestr(want, wr);
 
 		buf_printf(&w->missing, "\n    %s %s", escape_tty_name(key), s);
+		if (akey)
+			buf_printf(&w->missing, " (or %s)",
+			    escape_tty_name(akey));
 		w->nmissing++;
 		free(s);
 	} else if (ap && ap->dt != DT_FLOAT32) {
-		nnl_err(w->m, l->pos, "%s: %s data, precision float32 needs "
-		    "float32", escape_tty_name(key), dtype_name(ap->dt));
+		nnl_err(w->m, l->pos, "E003: %s: %s data, precision float32 "
+		    "needs float32", escape_tty_name(key), dtype_name(ap->dt));
 	} else if (ap) {
 		int same = ap->rank == wr;
 
@@ -806,8 +910,9 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 			char *e = nnl_shapestr(want, wr);
 			char *f = nnl_shapestr(ap->shape, ap->rank);
 
-			nnl_err(w->m, l->pos, "shape mismatch: %s: expected %s, "
-			    "found %s", escape_tty_name(key), e, f);
+			nnl_err(w->m, l->pos, "E003: shape mismatch: %s: "
+			    "expected %s, found %s", escape_tty_name(key), e,
+			    f);
 			free(e);
 			free(f);
 		} else if (w->m->nerr == 0 && w->nmissing == 0) {
@@ -817,7 +922,15 @@ nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 	if (owned)
 		npy_free(&a);
 	free(key);
+	free(akey);
 	return cname;
+}
+
+char *
+nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
+    const int64_t *want, int wr, const int64_t *decl, int dr)
+{
+	return nnl_weight_alt(w, l, pname, NULL, want, wr, decl, dr);
 }
 
 /* nnc inspect's rows: "layers": [{"id", "type", "shape", "params"}],

@@ -457,7 +457,7 @@ syntax(struct parser *P)
 		struct srcloc l = { m->name, P->pos.line, P->pos.col, m->text,
 		    m->len };
 
-		warn_at(&l, "no 'version' line: reading as NNL 0.2");
+		warn_at(&l, "W002: no 'version' line: reading as NNL 0.2");
 	}
 	if (!iskw(P, "model")) {
 		nnl_err(m, P->pos, "expected 'model', found %s",

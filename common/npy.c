@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,7 +43,16 @@ struct hdr {
 	const char *p, *end;
 	char *err;
 	size_t errlen;
+	int f64;	/* descr '<f8', read as float32 */
 };
+
+static int allow64;
+
+void
+npy_allow_f64(int on)
+{
+	allow64 = on;
+}
 
 static void
 skipws(struct hdr *h)
@@ -193,11 +203,15 @@ pydescr(struct hdr *h, enum dtype *dt)
 		    "supported");
 	*dt = isalpha((unsigned char)base[0]) ? dtype_from_npy(base) :
 	    DT_NONE;
+	if (*dt == DT_NONE && allow64 && !strcmp(base, "f8")) {
+		*dt = DT_FLOAT32;	/* cast as it is read */
+		h->f64 = 1;
+	}
 	if (*dt == DT_NONE)
 		return fail(h->err, h->errlen, "unsupported dtype '%s' (nnl "
 		    "reads float32, float16, int8, uint8, int32, uint32, "
 		    "int64, uint64)", d);
-	if (dtype_bits(*dt) > 8 && (order == '>' ||
+	if ((h->f64 || dtype_bits(*dt) > 8) && (order == '>' ||
 	    ((order == '=' || order == '|') && bigendian_host())))
 		return fail(h->err, h->errlen, "big-endian data ('%s') is not "
 		    "supported", d);
@@ -296,6 +310,33 @@ fromfortran(unsigned char *dst, const unsigned char *src, const struct npy *a,
 }
 
 /*
+ * float64 values to float32 in place (each float's bytes lie below the
+ * double's it comes from): rounded to the nearest (ties to even); one
+ * beyond float32's range, from the midpoint of FLT_MAX and 2^128 up,
+ * becomes an infinity of its sign (as IEEE 754 and Rust's "as f32"
+ * round it, without C's undefined conversion), counted in ninf.
+ */
+static void
+tofloat(struct npy *a, uint64_t numel)
+{
+	for (uint64_t i = 0; i < numel; i++) {
+		double v;
+		float f;
+
+		memcpy(&v, a->data + i * sizeof v, sizeof v);
+		if (isfinite(v) && fabs(v) >= 0x1.ffffffp127) {
+			f = v < 0 ? -INFINITY : INFINITY;
+			a->ninf++;
+		} else {
+			f = (float)v;
+		}
+		memcpy(a->data + i * sizeof f, &f, sizeof f);
+	}
+	a->nbytes = (size_t)numel * sizeof(float);
+	a->from64 = 1;
+}
+
+/*
  * The image from src, in the order of its bytes: the preamble, the
  * header (its length checked against the real size first), then the
  * data, allocated only once the shape's byte count equals what the
@@ -304,7 +345,7 @@ fromfortran(unsigned char *dst, const unsigned char *src, const struct npy *a,
 int
 npy_read(struct npy_src *src, struct npy *out, char *err, size_t errlen)
 {
-	struct hdr h = { NULL, NULL, err, errlen };
+	struct hdr h = { NULL, NULL, err, errlen, 0 };
 	unsigned char pre[12], *hb = NULL, *raw = NULL;
 	size_t hlen, off, n0;
 	uint64_t numel = 1, nbytes, len = src->size, avail;
@@ -351,7 +392,7 @@ npy_read(struct npy_src *src, struct npy *out, char *err, size_t errlen)
 		}
 		numel *= d;
 	}
-	nbytes = dtype_bytes(out->dt, numel);
+	nbytes = h.f64 ? numel * 8 : dtype_bytes(out->dt, numel);
 	avail = len - off - hlen;
 	if (avail != nbytes || nbytes >= SIZE_MAX) {
 		fail(err, errlen, avail < nbytes ? "truncated data: %s needs "
@@ -367,11 +408,13 @@ npy_read(struct npy_src *src, struct npy *out, char *err, size_t errlen)
 		raw = xmalloc(out->nbytes + 1);
 		if (src->read(src, raw, out->nbytes, err, errlen) != 0)
 			goto bad;
-		fromfortran(out->data, raw, out,
+		fromfortran(out->data, raw, out, h.f64 ? 8 :
 		    (size_t)dtype_bits(out->dt) / 8, numel);
 	} else if (src->read(src, out->data, out->nbytes, err, errlen) != 0) {
 		goto bad;
 	}
+	if (h.f64)
+		tofloat(out, numel);
 	free(hb);
 	free(raw);
 	return 0;

@@ -19,6 +19,8 @@ struct npy {
 	int64_t shape[NPY_MAXDIM];
 	unsigned char *data;	/* C-order bytes, malloc'd (owned) */
 	size_t nbytes;
+	int from64;	/* float64 in the file, cast (npy_allow_f64) */
+	uint64_t ninf;	/* of those, beyond float32's range: infinite */
 };
 
 /*
@@ -52,5 +54,10 @@ int npy_write(FILE *fp, enum dtype dt, int rank, const int64_t *shape,
 int npy_save(const char *path, enum dtype dt, int rank, const int64_t *shape,
     const void *data, size_t nbytes);
 void npy_free(struct npy *a);
+/*
+ * Whether reads accept float64 ('<f8') data, read as float32 with
+ * from64 set (upstream nnc's cast of weights; off: refused).
+ */
+void npy_allow_f64(int on);
 
 #endif

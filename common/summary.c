@@ -339,7 +339,11 @@ summary_print(FILE *f, const struct graph *g)
 				d[r++] = whole(x);
 		s = nnl_shapestr(d, r);
 		fprintf(f, "  %-30s ", escape_tty_name(k->valuestring));
-		fprintf(f, "%s\n", s);
+		fprintf(f, "%s", s);
+		x = cJSON_GetObjectItemCaseSensitive(v, "alias");
+		if (cJSON_IsString(x))	/* another name it goes by */
+			fprintf(f, " (or %s)", escape_tty_name(x->valuestring));
+		fputc('\n', f);
 		free(s);
 	}
 	return 0;

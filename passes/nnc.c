@@ -1063,6 +1063,24 @@ compile(struct opts *o, char **artifact)
 	graph_free(g);
 	if (threads < 0)
 		goto out;
+	/* the header beside a library or object is named after the API,
+	 * as upstream nnc names it: <prefix>.h (nnc(1), OUTPUT) */
+	if (!strcmp(kind, "obj") || !strcmp(kind, "lib") ||
+	    !strcmp(kind, "shared")) {
+		char *id = escape_c_ident(pfx);
+
+		free(hdr);
+		hdr = xasprintf("%s/%s.h", outdir, id);
+		free(id);
+		if (!strcmp(hdr + strlen(outdir) + 1, path_basename(out))) {
+			error("%s: --emit %s would write its header %s over "
+			    "it: name another output", escape_tty_name(out),
+			    kind, escape_tty_name(hdr));
+			goto out;
+		}
+		if (inputclash(o, kind, st, out, hdr) != 0)
+			goto out;
+	}
 	/* bare-metal and WebAssembly triples have no POSIX threads */
 	if (threads > 1 && o->triple && (strstr(o->triple, "-none") ||
 	    !strncmp(o->triple, "wasm", 4))) {

@@ -38,23 +38,30 @@ flags="-O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 flags="$flags --specs=nano.specs -ffunction-sections -fdata-sections"
 mkdir -p "$dir"
 stem=$(basename "$model"); stem=${stem%.*}
+# the library and the header nnc names after the model's API, alone in
+# a folder of their own
+lib=$dir/model
+rm -rf -- "$lib"
+mkdir -- "$lib"
 "$nnc" compile --emit lib --target-triple thumbv7em-none-eabi \
-    ${NNC_FLAGS:-} -o "$dir/lib$stem.a" "$model"
-# the API's prefix, from the header nnc wrote beside the library
-api=$(sed -n 's/^int \([A-Za-z_][A-Za-z0-9_]*\)_infer(.*/\1/p' \
-    "$dir/$stem.h")
-[ -n "$api" ] || { echo "run.sh: no _infer in $dir/$stem.h" >&2; exit 1; }
+    ${NNC_FLAGS:-} -o "$lib/lib$stem.a" "$model"
+set -- "$lib"/*.h
+[ $# -eq 1 ] && [ -f "$1" ] || { echo "run.sh: no header in $lib" >&2; exit 1; }
+hdr=$1
+# the API's prefix, from that header
+api=$(sed -n 's/^int \([A-Za-z_][A-Za-z0-9_]*\)_infer(.*/\1/p' "$hdr")
+[ -n "$api" ] || { echo "run.sh: no _infer in $hdr" >&2; exit 1; }
 # the output buffer: the bytes of all outputs, from the same header
-outmax=$(sed -n 's/.*Bytes of all inputs ([0-9]*) and of all outputs (\([0-9]*\)).*/\1/p' "$dir/$stem.h")
+outmax=$(sed -n 's/.*Bytes of all inputs ([0-9]*) and of all outputs (\([0-9]*\)).*/\1/p' "$hdr")
 /usr/bin/python3 -c 'import sys, numpy as np
 np.ascontiguousarray(np.load(sys.argv[1])).tofile(sys.argv[2])' \
     "$input" "$dir/input.bin"
 arm-none-eabi-gcc $flags -nostartfiles -T "$here/mps2-an386.ld" \
-    -Wl,--gc-sections -I"$here" -I"$dir" -DMODEL="$api" \
-    -DMODEL_H="\"$stem.h\"" -DINPUT_FILE="\"$dir/input.bin\"" \
+    -Wl,--gc-sections -I"$here" -I"$lib" -DMODEL="$api" \
+    -DMODEL_H="\"${hdr##*/}\"" -DINPUT_FILE="\"$dir/input.bin\"" \
     ${outmax:+-DOUTPUT_MAX=$outmax} \
     -o "$dir/firmware.elf" "$here/startup.c" "$here/semihost.c" \
-    "$here/main.c" "$here/input.S" "$dir/lib$stem.a" -lm
+    "$here/main.c" "$here/input.S" "$lib/lib$stem.a" -lm
 arm-none-eabi-size -A "$dir/firmware.elf" | awk '
     { s[$1] = $2 }
     END { printf "flash: %d bytes (text %d + rodata %d + data %d)\n",

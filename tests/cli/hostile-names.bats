@@ -105,26 +105,28 @@ c_run() {
 	no_payload hostile
 }
 
-@test "C identifiers from -p are valid and one to one: three prefixes link into one program" {
+@test "C identifiers from -p are readable and valid: four prefixes link into one program" {
 	mkdir p
 	/usr/bin/python3 "$H/make_graph.py" p --plain
 	"$BIN/nnl-shape-infer" p/g.json | "$BIN/nnl-plan-memory" > p/planned.json
-	for pf in my-net my_net MY_NET int; do
+	for pf in my-net MY_NET int 3d; do
 		"$BIN/nnl-emit-c" -p "$pf" -o "p/$pf.c" p/planned.json
 	done
-	grep -q 'int m__my_2Dnet_infer(' p/my-net.h
-	grep -q 'int my_net_infer(' p/my_net.h
+	# nnl(7), Names: a run of other bytes is one '_'; "_m" after a
+	# keyword, "m_" before a digit
+	grep -q 'int my_net_infer(' p/my-net.h
 	grep -q 'int MY_NET_infer(' p/MY_NET.h
-	grep -q 'int m__int_infer(' p/int.h
-	grep -q '^#ifndef MY_NET_H$' p/my_net.h
+	grep -q 'int int_m_infer(' p/int.h
+	grep -q 'int m_3d_infer(' p/3d.h
+	grep -q '^#ifndef MY_NET_H$' p/my-net.h
 	grep -q '^#ifndef MY_NET__H$' p/MY_NET.h
 	cat > p/main.c <<'C'
 #include <stdio.h>
 #include <string.h>
 #include "my-net.h"
-#include "my_net.h"
 #include "MY_NET.h"
 #include "int.h"
+#include "3d.h"
 
 int
 main(void)
@@ -132,8 +134,8 @@ main(void)
 	static float in[12], a[24], b[24], c[24], d[24];
 
 	fread(in, 4, 12, stdin);
-	if (m__my_2Dnet_infer(in, a) || my_net_infer(in, b) ||
-	    MY_NET_infer(in, c) || m__int_infer(in, d))
+	if (my_net_infer(in, a) || MY_NET_infer(in, b) ||
+	    int_m_infer(in, c) || m_3d_infer(in, d))
 		return 1;
 	fwrite(a, 4, 24, stdout);
 	return memcmp(a, b, sizeof a) || memcmp(a, c, sizeof a) ||
@@ -141,8 +143,8 @@ main(void)
 }
 C
 	cc -std=c99 -Wall -Werror ${NNL_TEST_CFLAGS:-} \
-	    -Ip -o p/all p/main.c p/my-net.c p/my_net.c \
-	    p/MY_NET.c p/int.c -lm
+	    -Ip -o p/all p/main.c p/my-net.c p/MY_NET.c \
+	    p/int.c p/3d.c -lm
 	p/all < p/in.bin > p/out.bin
 	/usr/bin/python3 "$H/compare.py" p/expected.json p/out.bin
 	# the header name goes into #include "...", which has no escapes

@@ -77,7 +77,7 @@ np.save("w/fc1.weight.npy", np.load("w/fc1.weight.npy").T.copy())'
 	model "$MLP"
 	parse
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"m.nnl:5:11: error: shape mismatch: fc1.weight: expected [4, 3], found [3, 4]"* ]]
+	[[ "$stderr" == *"m.nnl:5:11: error: E003: shape mismatch: fc1.weight: expected [4, 3], found [3, 4]"* ]]
 }
 
 @test "an unknown layer type suggests the nearest one" {
@@ -103,7 +103,7 @@ np.save("w/fc1.weight.npy", np.load("w/fc1.weight.npy").T.copy())'
 	mkdir -p weights && cp w/*.npy weights/
 	run --separate-stderr "$BIN/nnl-parse" -w x.weights -m x.manifest.json nov.nnl
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"nov.nnl:1:1: warning: no 'version' line"* ]]
+	[[ "$stderr" == *"nov.nnl:1:1: warning: W002: no 'version' line"* ]]
 }
 
 @test "an unsupported precision is an error" {
@@ -210,7 +210,7 @@ np.save("w/fc1.weight.npy", np.load("w/fc1.weight.npy").T.copy())'
     connections { b -> d; [input, c] -> b; b -> c; }'
 	parse
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"m.nnl:6:11: error: the connections form a cycle: 'b' -> 'c' -> 'b'"* ]]
+	[[ "$stderr" == *"m.nnl:6:11: error: E006: the connections form a cycle: 'b' -> 'c' -> 'b'"* ]]
 	[ "$(printf '%s\n' "$stderr" | grep -c 'error:')" -eq 1 ]
 }
 
@@ -292,11 +292,11 @@ np.save("w/fc1.bias.npy", np.zeros(3, np.int32))'
 	model "$MLP"
 	parse
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"m.nnl:5:11: error: fc1.bias: int32 data, precision float32 needs float32"* ]]
+	[[ "$stderr" == *"m.nnl:5:11: error: E003: fc1.bias: int32 data, precision float32 needs float32"* ]]
 	sed -i 's#"./w"#"./nowhere"#' m.nnl
 	parse
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"m.nnl:3:23: error: weights './nowhere': No such file or directory"* ]]
+	[[ "$stderr" == *"m.nnl:3:23: error: E003: weights './nowhere': No such file or directory"* ]]
 }
 
 @test "shape errors name the layer and the shapes" {

@@ -1,9 +1,9 @@
-// Runs the sample model through the C API nnc generated (build/model.h)
+// Runs the sample model through the C API nnc generated (build/sample.h)
 // and prints the class probabilities.
 #include <cstdio>
 #include <vector>
 
-#include "model.h"	// declares sample_infer & co. inside extern "C"
+#include "sample.h"	// declares sample_infer & co. inside extern "C"
 
 int
 main()

@@ -6,7 +6,7 @@ package main
 /*
 #cgo CFLAGS: -I${SRCDIR}/build
 #cgo LDFLAGS: -L${SRCDIR}/build -lsample -lm
-#include "model.h"
+#include "sample.h"
 */
 import "C"
 
