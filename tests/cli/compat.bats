@@ -43,7 +43,7 @@ setup() {
 	[ -f other.o ]
 }
 
-@test "nnc import with no options writes MODEL.nnl and ./weights that pass nnc test" {
+@test "nnc import with no options writes MODEL.nnl and ./weights" {
 	cp "$ROOT"/examples/import_test/model.onnx \
 	    "$ROOT"/examples/import_test/input.npy \
 	    "$ROOT"/examples/import_test/expected.npy .
@@ -57,7 +57,7 @@ setup() {
 	[[ "$output" == PASS:* ]]
 }
 
-@test "nnc import: an initializer with no data is an error naming it, nothing written" {
+@test "nnc import: an initializer with no data is an error naming it" {
 	$PY - <<-'PY'
 	import onnx
 	from onnx import helper as h, TensorProto as T
@@ -130,7 +130,7 @@ assert y.shape == (1, 6) and y.tolist() == [[1, 0, 3, 0, 5, 0]], y'
 	[[ "$output" != *gone* ]]
 }
 
-@test "webnn-graph text: all eight dtypes, outputs split by commas without a semicolon" {
+@test "webnn-graph text: eight dtypes, outputs split by commas, no semicolon" {
 	cat > d.webnn <<-'EOF'
 	webnn_graph "dt" v1 {
 	  inputs {
