@@ -362,3 +362,25 @@ assert "weights" not in g'
 	    -w a.weights -m a.manifest.json big.onnx
 	[ "$status" -eq 2 ]
 }
+
+@test "int4 and uint4 .bin tensors are refused, never read as nibbles" {
+	# upstream's .bin holds a byte per 4-bit value; nnl packs two to a
+	# byte, so the same bytes would be other numbers
+	for t in int4 uint4; do
+		mkdir "$t"
+		printf '\001\002\003\004' > "$t/q.bin"
+		printf '{"dataType": "%s", "shape": [4], "byteLength": 4}' \
+		    "$t" > "$t/q.meta.json"
+		run --separate-stderr "$BIN/nnl-pack-weights" pack \
+		    -o "$t.weights" "$t"
+		[ "$status" -eq 1 ]
+		m="$t/q.meta.json: $t: webnn-graph stores a byte per"
+		[[ "$stderr" == *"$m 4-bit value; give the tensor as .npy"* ]]
+		[ ! -e "$t.weights" ] && [ ! -e "$t.manifest.json" ]
+		run --separate-stderr "$BIN/nnl-pack-weights" manifest \
+		    -m "$t.m.json" "$t"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"$m 4-bit value"* ]]
+		[ ! -e "$t.m.json" ]
+	done
+}
