@@ -139,7 +139,7 @@ while i < len(t):
 	[[ "$stderr" == *'"out-y" is not a valid .webnn identifier'* ]]
 }
 
-@test ".webnn text v2 with /, . and \$ in names reads; v3 is refused" {
+@test ".webnn text v2 with /, . and dollars in names reads; v3 is refused" {
 	cat > g.webnn <<'G'
 webnn_graph "g" v2 {
   inputs {
