@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
 #include "dtype.h"
 #include "ops.h"
 #include "util.h"
@@ -212,13 +213,6 @@ struct graph *graph_from_json(const char *text, size_t len,
 
 /* The canonical printer for any JSON value (numbers in shortest
  * round-trip form), appended to a buffer. */
-struct buf {
-	char *s;
-	size_t n, cap;
-};
-void buf_puts(struct buf *b, const char *s);
-void buf_putc(struct buf *b, int c);
-void buf_printf(struct buf *b, const char *fmt, ...) NNL_PRINTF(2, 3);
 void json_put_string(struct buf *b, const char *s);
 void json_put_number(struct buf *b, double v);
 void json_put_value(struct buf *b, const cJSON *v);	/* one line */
