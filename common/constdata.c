@@ -2,7 +2,7 @@
  * constdata: the bytes of a constant operand, whatever its init: read
  * from the graph's weights file, filled from a scalar, or inline.
  */
-#include "eval.h"
+#include "constdata.h"
 #include "escape.h"
 
 #include <stdlib.h>

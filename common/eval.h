@@ -6,6 +6,7 @@
 #ifndef NNL_EVAL_H
 #define NNL_EVAL_H
 
+#include "constdata.h"
 #include "graph.h"
 
 struct evalbuf {
@@ -24,13 +25,5 @@ struct evalbuf {
 int graph_eval(struct graph *g, const struct evalbuf *inputs, int ninputs,
     struct evalbuf *outputs);
 
-/*
- * The bytes of a constant (malloc'd), or NULL after reporting.  The
- * graph's weights file is opened at the first call and kept open with
- * the graph while it names the same files.
- */
-void *const_bytes(struct graph *g, struct operand *c, uint64_t *nbytes);
-/* Close the weights const_bytes keeps (after rewriting the file). */
-void const_forget(struct graph *g);
 
 #endif

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval.h"
+#include "constdata.h"
 #include "kernel.h"
 #include "uses.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "shape.h"
+#include "opts.h"
 
 /* Op codes of rt/ew.c, in its enum's order. */
 static const enum op binops[] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX,

@@ -11,7 +11,7 @@
 
 #include "kernel.h"
 #include "escape.h"
-#include "shape.h"
+#include "opts.h"
 #include "threads.h"
 
 /* rt/gemm.c's packing space for an M x N x K product, in floats: one

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "shape.h"
+#include "opts.h"
 
 static const char *
 operandopt(struct kctx *c, const char *name)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "shape.h"
+#include "opts.h"
 
 static int64_t
 esize(const struct tdesc *t)

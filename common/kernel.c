@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shape.h"
+#include "opts.h"
 
 #define K(name) void nnl_k_##name(const int64_t *ip, const double *fp, \
     const void *const *in, void *const *out, void *scratch);
