@@ -210,6 +210,10 @@ char *graph_to_json(const struct graph *g, const char *outdir);
 /* JSON text into a graph, without validation (json.c). */
 struct graph *graph_from_json(const char *text, size_t len,
     const char *name, const char *dir);
+/* The same, rule: a model the user names, whose weights must lie in
+ * its folder (modelpath.h); load.c reads through this. */
+struct graph *json_read_model(const char *text, size_t len,
+    const char *name, const char *dir, int rule);
 
 /* The canonical printer for any JSON value (numbers in shortest
  * round-trip form), appended to a buffer. */
