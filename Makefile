@@ -30,7 +30,7 @@ ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
           emit-c emit-js run onnx-import cpu-partition emit-dot
 # Modules of the shared library, each common/NAME.c.
-COMMON  = util buf outfile dtype ops graph json load jsonerr validate webnn_read \
+COMMON  = util buf outfile dtype ops graph json jsonput load jsonerr validate webnn_read \
           webnn_write checked heap order memplan memplan_verify constdata pipeline \
           opts shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \

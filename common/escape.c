@@ -9,6 +9,7 @@
  * second line or a megabyte.
  */
 #include "escape.h"
+#include "jsonput.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,9 @@
 #ifndef NNL_ESCAPE_H
 #define NNL_ESCAPE_H
 
-#include "graph.h"
+#include <cjson/cJSON.h>
+
+#include "buf.h"
 
 /* Comments keep this many bytes of a name, then "...". */
 #define ESCAPE_COMMENT_MAX 200

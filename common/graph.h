@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "jsonput.h"
 #include "dtype.h"
 #include "ops.h"
 #include "util.h"
@@ -215,11 +216,6 @@ struct graph *graph_from_json(const char *text, size_t len,
 struct graph *json_read_model(const char *text, size_t len,
     const char *name, const char *dir, int rule);
 
-/* The canonical printer for any JSON value (numbers in shortest
- * round-trip form), appended to a buffer. */
-void json_put_string(struct buf *b, const char *s);
-void json_put_number(struct buf *b, double v);
-void json_put_value(struct buf *b, const cJSON *v);	/* one line */
 
 /* validate.c */
 /*
