@@ -35,7 +35,7 @@ COMMON  = util buf outfile dtype ops graph json jsonput load jsonerr validate we
           opts shape shape_ew shape_nn shape_tensor \
           kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
           emitjs partition markup dot memsvg report \
-          nnl_read nnl_model nnl_lower nnl_write nnl_perm nnl_onnx \
+          nnl_read nnl_model nnl_param nnl_weight nnl_lower nnl_write nnl_perm nnl_onnx \
           npy npz weights strtab infile uses wasmbuild emitjs_wasm \
           scaffold summary threads
 # nnc's flash and RAM figures of a target build

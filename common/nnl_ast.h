@@ -95,8 +95,8 @@ void nnl_err(struct nmodel *m, struct pos p, const char *fmt, ...)
     NNL_PRINTF(3, 4);
 int nnl_syntax(struct nmodel *m);
 
-/* nnl_model.c: a layer's parameters (already checked against the
- * layer table) and the weights */
+/* nnl_param.c: a layer's parameters (already checked against the
+ * layer table); nnl_weight.c: the weights */
 const struct nparam *nnl_param(const struct nlayer *l, const char *name);
 double nnl_pnum(const struct nlayer *l, const char *name, double dflt);
 const char *nnl_pstr(const struct nlayer *l, const char *name,
@@ -111,6 +111,12 @@ char *nnl_weight(struct nlower *w, struct nlayer *l, const char *pname,
 char *nnl_weight_alt(struct nlower *w, struct nlayer *l, const char *pname,
     const char *alt, const int64_t *want, int wr, const int64_t *decl,
     int dr);
+/* The model's weights source: open (0 or -1 after reporting), the
+ * summary's weight lines, one E003 for every missing tensor. */
+int nnl_weights_open(struct nlower *w);
+void nnl_weights_summary(struct graph *g, struct nmodel *m,
+    struct nlower *w);
+void nnl_weights_missing(struct nlower *w);
 
 /* nnl_onnx.c: weights from an ONNX model's initializers.  get: 0 with
  * *a filled (float32, NNL's layout), 1 when there is no such tensor,
