@@ -48,6 +48,7 @@ openweights(struct graph *g)
 		free(w);
 		return NULL;
 	}
+	g->wcache_free = const_forget;
 	return g->wcache = w;
 }
 

@@ -5,7 +5,6 @@
  */
 #include "graph.h"
 #include "heap.h"
-#include "weights.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -140,9 +139,8 @@ graph_free(struct graph *g)
 	free(g->manifest_file);
 	free(g->owntext);
 	free(g->ownsrc);
-	if (g->wcache)
-		weights_close(g->wcache);
-	free(g->wcache);
+	if (g->wcache_free)
+		g->wcache_free(g);
 	free(g);
 }
 

@@ -99,6 +99,9 @@ struct graph {
 	char *owntext;			/* freed with the graph */
 	char *ownsrc;
 	struct weights *wcache;		/* const_bytes' open weights */
+	/* closes wcache: set by const_bytes (constdata.c), called by
+	 * graph_free, which so needs nothing of the weights files */
+	void (*wcache_free)(struct graph *g);
 };
 
 struct weights;

@@ -15,7 +15,7 @@
 
 #include "checked.h"
 #include "escape.h"
-#include "eval.h"
+#include "constdata.h"
 #include "graph.h"
 #include "packgraph.h"
 #include "sidecar.h"
