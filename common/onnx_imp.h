@@ -136,6 +136,20 @@ const void *cbytes(struct imp *m, const char *opnd);
 int cints(struct imp *m, const char *opnd, int64_t **v, size_t *n);
 int cfloats(struct imp *m, const char *opnd, double **v, size_t *n);
 
+/* The driver's (onnx_import.c) access to values and constants: the
+ * operand an ONNX value names (NULL: none), naming one, a name nothing
+ * has yet (malloc'd), and a new constant (data copied). */
+const char *imp_lookup(struct imp *m, const char *onnxname);
+void imp_setval(struct imp *m, const char *onnxname, const char *opnd);
+char *imp_fresh(struct imp *m, const char *base);
+struct operand *imp_addconst(struct imp *m, const char *name, enum dtype dt,
+    int rank, const int64_t *dims, const void *data, size_t nbytes);
+
+enum {
+	INLINEMAX = 64,		/* bytes: larger constants go to weights */
+	FOLDMAX = 64 << 20,	/* bytes: larger results stay computed */
+};
+
 /* cJSON builders for options. */
 cJSON *jints(const int64_t *v, size_t n);
 cJSON *ju32s(const uint32_t *v, size_t n);

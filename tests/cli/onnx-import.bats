@@ -208,7 +208,7 @@ assert np.array_equal(np.load("out/y.npy"), np.load("want.npy"))'
 
 @test "every refusal code is one nnl-onnx-import(1) lists under REFUSALS" {
 	cd "$BATS_TEST_DIRNAME/../.."
-	src=$(grep -o '\[REFUSE_[A-Z]*\] = "[a-z-]*"' common/onnx_import.c |
+	src=$(grep -o '\[REFUSE_[A-Z]*\] = "[a-z-]*"' common/onnx_emit.c |
 	    sed 's/.*= "//; s/"$//' | sort)
 	man=$(sed -n '/^\.Sh REFUSALS/,/^\.Sh /p' man/man1/nnl-onnx-import.1 |
 	    sed -n 's/^\.It Li //p' | sort)
