@@ -1,7 +1,8 @@
 # nnl: one build for the library, the passes, the tests and the pages.
 #   make            build every executable into bin/
-#   make check      unit, golden, schema and command-line tests, and
-#                   the harness's own (check-harness)
+#   make check      unit, golden, schema and command-line tests, the
+#                   library's layering (check-layers) and the
+#                   harness's own (check-harness)
 #   make install    PREFIX=/usr/local (DESTDIR honoured)
 #   make check-asan the unit and command-line tests under ASan+UBSan
 .POSIX:
@@ -22,28 +23,35 @@ DEPCFLAGS = $$(pkg-config --cflags libcjson libzip 2>/dev/null)
 LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip) -lxxhash -lz -lm
 # The ONNX importer's protobuf code, generated from Debian's onnx.proto.
 ONNXPROTO = /usr/include/onnx/onnx.proto
-ONNX    = onnx_read onnx_import onnx_emit onnx_names onnx_ew onnx_loss onnx_tensor \
+ONNX    = onnx_read onnx_import onnx_emit onnx_names onnx_ew onnx_loss \
+          onnx_tensor \
           onnx_nn onnx_rnn onnx_resize onnx_origin
 ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
 PASSES  = parse pack-weights reorder shape-infer fuse plan-memory \
           emit-c emit-js run onnx-import cpu-partition emit-dot
-# Modules of the shared library, each common/NAME.c.
-COMMON  = util buf outfile dtype ops graph json jsonput load jsonerr validate webnn_read \
-          webnn_write checked heap order memplan memplan_verify constdata pipeline \
-          opts shape shape_ew shape_nn shape_tensor \
-          kernel kern_ew kern_nn kern_rnn kern_tensor eval fuse escape emitc \
-          emitjs partition markup dot memsvg report \
-          nnl_read nnl_model nnl_param nnl_weight nnl_lower nnl_write nnl_perm nnl_onnx \
-          npy npz weights strtab infile uses wasmbuild emitjs_wasm \
-          scaffold summary threads
-# nnc's flash and RAM figures of a target build
-COMMON  += footprint
-COMMON += progress
-COMMON += sidecar emitjs_poly dimsfile packgraph emitjs_load rawbin
-# the rule for files a model names
-COMMON += modelpath
+# Modules of the shared library, each common/STAGE/NAME.c, by stage
+# from the bottom up (common/LAYERS says which stage may use which;
+# the ONNX importer, in common/onnx, only nnl-onnx-import links).
+COMMON  = core/util core/buf core/outfile core/dtype core/ops core/graph \
+          core/json core/jsonput core/jsonerr core/checked core/heap \
+          core/pipeline core/opts core/escape core/markup core/strtab \
+          core/infile core/uses core/threads core/progress core/modelpath
+COMMON += formats/load formats/validate formats/webnn_read \
+          formats/webnn_write formats/constdata formats/npy formats/npz \
+          formats/weights formats/sidecar formats/dimsfile \
+          formats/packgraph formats/rawbin
+COMMON += host/kernel host/kern_ew host/kern_nn host/kern_rnn \
+          host/kern_tensor host/eval
+COMMON += middle/order middle/memplan middle/memplan_verify middle/shape \
+          middle/shape_ew middle/shape_nn middle/shape_tensor middle/fuse \
+          middle/partition
+COMMON += nnl/nnl_read nnl/nnl_model nnl/nnl_param nnl/nnl_weight \
+          nnl/nnl_lower nnl/nnl_write nnl/nnl_perm nnl/nnl_onnx nnl/summary
+COMMON += back/emitc back/emitjs back/dot back/memsvg back/report \
+          back/wasmbuild back/emitjs_wasm back/scaffold back/footprint \
+          back/emitjs_poly back/emitjs_load
 UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
@@ -58,8 +66,12 @@ RT      = gemm_f32_4x8_scalar gemm_f32_6x16_avx2 gemm_f32_14x32_avx512 \
 LIBOBJ  = $(COMMON:%=$(B)/common/%.o) $(RT:%=$(B)/common/rt/%.o)
 BINS    = $(PASSES:%=$(BIN)/nnl-%) $(BIN)/nnc
 TESTBINS = $(COMMON_TESTS:%=$(B)/tests/%)
-HDRS    = $(wildcard common/*.h) common/ops.def common/rt/rt.h \
+HDRS    = $(wildcard common/*/*.h) common/core/ops.def common/rt/rt.h \
           common/rt/kernels.def
+# The library's folders, one per stage (common/LAYERS): sources name
+# each other's headers by file name alone.
+LIBDIRS = core formats host middle onnx nnl back
+INC     = -Icommon $(LIBDIRS:%=-Icommon/%)
 
 all: $(BINS) $(BIN)/nnl-infer
 all: examples
@@ -87,12 +99,12 @@ examples/resnet_head/resnet_head.weights: examples/resnet_head/make_weights.py \
 	@$(BIN)/nnl-pack-weights pack -o $@ $(B)/examples/resnet_head
 
 $(B)/common/%.o: common/%.c $(HDRS)
-	@mkdir -p $(B)/common
-	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ $<
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPCFLAGS) $(INC) -c -o $@ $<
 
 $(B)/common/rt/%.o: common/rt/%.c common/rt/rt.h
 	@mkdir -p $(B)/common/rt
-	$(CC) $(CFLAGS) -DNNL_RT= -DNNL_RT_DISPATCH -Icommon -c -o $@ $<
+	$(CC) $(CFLAGS) -DNNL_RT= -DNNL_RT_DISPATCH $(INC) -c -o $@ $<
 
 $(B)/libnnl.a: $(LIBOBJ)
 	rm -f $@
@@ -100,7 +112,7 @@ $(B)/libnnl.a: $(LIBOBJ)
 
 $(B)/passes/%.o: passes/%.c $(HDRS)
 	@mkdir -p $(B)/passes
-	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPCFLAGS) $(INC) -c -o $@ $<
 
 $(BIN)/nnl-%: $(B)/passes/%.o $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)
@@ -119,13 +131,13 @@ $(B)/onnx/onnx.pb-c.c: $(ONNXPROTO)
 $(B)/onnx/onnx.pb-c.o: $(B)/onnx/onnx.pb-c.c
 	$(CC) -std=c11 $(OPT) -g $(SAN) -I$(B)/onnx -c -o $@ $(B)/onnx/onnx.pb-c.c
 
-$(B)/onnx/%.o: common/%.c $(HDRS) common/onnx_ops.def common/onnx_arity.h \
-    $(B)/onnx/onnx.pb-c.c
-	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -I$(B)/onnx -c -o $@ $<
+$(B)/onnx/%.o: common/onnx/%.c $(HDRS) common/onnx/onnx_ops.def \
+    common/onnx/onnx_arity.h $(B)/onnx/onnx.pb-c.c
+	$(CC) $(CFLAGS) $(DEPCFLAGS) $(INC) -I$(B)/onnx -c -o $@ $<
 
 $(B)/passes/onnx-import.o: passes/onnx-import.c $(HDRS)
 	@mkdir -p $(B)/passes
-	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -c -o $@ passes/onnx-import.c
+	$(CC) $(CFLAGS) $(DEPCFLAGS) $(INC) -c -o $@ passes/onnx-import.c
 
 $(BIN)/nnl-onnx-import: $(B)/passes/onnx-import.o $(ONNXOBJ) $(B)/libnnl.a \
     $(SANOBJ)
@@ -191,7 +203,7 @@ $(B)/ubsan_log.o: tests/harness/ubsan_log.c
 
 $(B)/tests/%: tests/unit/%.c $(B)/libnnl.a tests/unit/check.h $(SANOBJ)
 	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS) $(DEPCFLAGS) -Icommon -Itests/unit -o $@ $< \
+	$(CC) $(CFLAGS) $(DEPCFLAGS) $(INC) -Itests/unit -o $@ $< \
 	    $(B)/libnnl.a $(SANOBJ) $(LDLIBS)
 
 # The thread pool as generated code holds it: the runtime pasted in,
@@ -200,12 +212,20 @@ $(B)/tests/test_par: tests/unit/test_par.c $(B)/libnnl.a \
     tests/unit/check.h common/rt/rt.h $(RT:%=common/rt/%.c) common/rt/par.c \
     $(SANOBJ)
 	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS) -pthread -Icommon -Itests/unit -o $@ \
+	$(CC) $(CFLAGS) -pthread $(INC) -Itests/unit -o $@ \
 	    tests/unit/test_par.c $(SANOBJ) -lm
 
 check: all $(TESTBINS)
 	@sh tests/run-all.sh $(TESTBINS)
+	@$(MAKE) -s check-layers
 	@$(MAKE) -s check-harness
+
+# The library's layering (common/LAYERS): every include and every call
+# between the objects of $(B) against the rules, and no circle of more
+# than five files (scripts/check-layers.py; tests/cli/layers.bats
+# shows it failing).
+check-layers: all
+	@/usr/bin/python3 scripts/check-layers.py --root common --build $(B)
 
 # The checks of the checks (tests/harness): a runner that dies, and a
 # sanitizer report planted in a copy of a pass (built against the
@@ -305,9 +325,9 @@ bench-passes: all
 # (rt/par.c) is only ever pasted after the rest of the runtime, with
 # NNL_RT_THREADS set: it is checked so, as generated code has it.
 check-clang: $(B)/onnx/onnx.pb-c.c
-	@for f in common/*.c $(RT:%=common/rt/%.c) passes/*.c \
-	    tests/unit/*.c; do \
-	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) -Icommon -I$(B)/onnx \
+	@for f in $(COMMON:%=common/%.c) $(ONNX:%=common/onnx/%.c) \
+	    $(RT:%=common/rt/%.c) passes/*.c tests/unit/*.c; do \
+	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) $(INC) -I$(B)/onnx \
 	        -Itests/unit \
 	        -fsyntax-only $$f || exit 1; done
 	@{ echo '#define NNL_RT_THREADS 2'; \
@@ -376,7 +396,7 @@ clean:
 	rm -rf build bin
 
 .PHONY: all examples asan bench bench-ort bench-layers bench-passes check check-asan check-clang \
-    check-mutants \
+    check-layers check-mutants \
     check-wasm-resnet18 bench-wasm check-harness \
     conformance conformance-js conformance-accept \
     conformance-js-accept golden lint-man install uninstall clean

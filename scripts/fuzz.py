@@ -372,7 +372,7 @@ def signature(f):
     loc = ""
     locs = [x for x in re.findall(
         r"((?:common|passes|build)/[\w/.-]+\.c:\d+)", f.detail)
-        if not x.startswith("common/util.c")]
+        if not x.startswith("common/core/util.c")]
     if locs:
         loc = locs[0]
     elif re.search(r"/m\.c:\d+", f.detail):

@@ -675,8 +675,8 @@ def sound_npz(r):
 
 
 def onnx_ops():
-    """The op types the importer converts (common/onnx_ops.def)."""
-    with open(ROOT + "/common/onnx_ops.def") as f:
+    """The op types the importer converts (common/onnx/onnx_ops.def)."""
+    with open(ROOT + "/common/onnx/onnx_ops.def") as f:
         return set(re.findall(r'^ONNX\("(\w+)"', f.read(), re.M))
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """gen-onnx-arity: the operand counts of every ONNX operator version.
 
-Usage: gen-onnx-arity.py > common/onnx_arity.h
+Usage: gen-onnx-arity.py > common/onnx/onnx_arity.h
 Reads the operator schemas of Debian's python3-onnx (the same ONNX
 release as libonnx-dev's onnx.proto) and prints one row per operator
 version of the default domain: ARITY(op, since_version, min_inputs,

@@ -417,8 +417,8 @@ def main():
         sys.exit(2)
     out = sys.argv[1] if len(sys.argv) == 2 else os.path.join(ROOT,
                                                               "schema")
-    dts = dtypes(os.path.join(ROOT, "common", "dtype.h"))
-    rows = ops(os.path.join(ROOT, "common", "ops.def"))
+    dts = dtypes(os.path.join(ROOT, "common", "core", "dtype.h"))
+    rows = ops(os.path.join(ROOT, "common", "core", "ops.def"))
     write(os.path.join(out, "webnn-graph.schema.json"),
           graphschema(rows, dts))
     write(os.path.join(out, "weights-manifest.schema.json"),

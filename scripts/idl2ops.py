@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""idl2ops: derive the rows of common/ops.def from the WebNN WebIDL.
+"""idl2ops: derive the rows of common/core/ops.def from the WebNN WebIDL.
 
 Usage: idl2ops.py webnn.idl            print the rows
-       idl2ops.py --check webnn.idl common/ops.def
+       idl2ops.py --check webnn.idl common/core/ops.def
                                        exit 1 if ops.def's operands,
                                        parameters or option names differ
 The IDL is the authority for names; ops.def adds what the IDL cannot say.

@@ -32,8 +32,8 @@ setup() {
 	sed 's/^  argMax: /  argMaxGone: /' "$ROOT/common/rt/cpuops.mjs" > fake/common/rt/cpuops.mjs
 	cp "$ROOT"/tests/ops/*.py fake/tests/ops/
 	cp "$ROOT"/tests/js/cpuops-run.mjs "$ROOT"/tests/js/npy.mjs fake/tests/js/
-	mkdir -p fake/common fake/pipelines
-	cp "$ROOT/common/ops.def" fake/common/
+	mkdir -p fake/common/core fake/pipelines
+	cp "$ROOT/common/core/ops.def" fake/common/core/
 	cp -r "$ROOT/pipelines/profiles" fake/pipelines/
 	run env NNL_BIN="$BIN" /usr/bin/python3 fake/tests/ops/cpuops.py --op argMax
 	[ "$status" -eq 1 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Names on the terminal: a model's names reach diagnostics and listings
-# only through escape_tty (common/escape.c).  Each input holds names
+# only through escape_tty (common/core/escape.c).  Each input holds names
 # that would set the window title, clear the screen, move the cursor,
 # reorder text or forge a second diagnostic line if printed raw, or
 # weigh 1 MiB; what the programs print holds no control byte, is UTF-8

@@ -171,7 +171,7 @@ PY
 
 @test "the operand-count table is what ONNX's schemas say" {
 	cd "$BATS_TEST_DIRNAME/../.."
-	/usr/bin/python3 scripts/gen-onnx-arity.py | diff - common/onnx_arity.h
+	/usr/bin/python3 scripts/gen-onnx-arity.py | diff - common/onnx/onnx_arity.h
 }
 
 @test "--const gives an input's value at import time, when a node needs it" {
@@ -208,7 +208,7 @@ assert np.array_equal(np.load("out/y.npy"), np.load("want.npy"))'
 
 @test "every refusal code is one nnl-onnx-import(1) lists under REFUSALS" {
 	cd "$BATS_TEST_DIRNAME/../.."
-	src=$(grep -o '\[REFUSE_[A-Z]*\] = "[a-z-]*"' common/onnx_emit.c |
+	src=$(grep -o '\[REFUSE_[A-Z]*\] = "[a-z-]*"' common/onnx/onnx_emit.c |
 	    sed 's/.*= "//; s/"$//' | sort)
 	man=$(sed -n '/^\.Sh REFUSALS/,/^\.Sh /p' man/man1/nnl-onnx-import.1 |
 	    sed -n 's/^\.It Li //p' | sort)

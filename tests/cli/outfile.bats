@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# How every program writes -o FILE (common/outfile.c): a regular file
+# How every program writes -o FILE (common/core/outfile.c): a regular file
 # through a temporary renamed over it, keeping its mode; a FIFO, a
 # device or /dev/stdout written in place, never replaced; a symbolic
 # link kept, its target's content replaced.  nnl-shape-infer stands for

@@ -40,14 +40,15 @@ ifs = [c["if"]["properties"]["op"]["const"]
 assert len(names) == 95, len(names)
 assert s["$defs"]["node"]["properties"]["op"]["enum"] == names
 assert ifs == names
-assert all("op." + n in s["$defs"] for n in names)' "$S" "$ROOT/common/ops.def"
+assert all("op." + n in s["$defs"] for n in names)' "$S" \
+	    "$ROOT/common/core/ops.def"
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
 
 @test "the op table matches the WebNN IDL" {
 	cd "$ROOT"
-	$PY scripts/idl2ops.py --check tests/data/webnn.idl common/ops.def
+	$PY scripts/idl2ops.py --check tests/data/webnn.idl common/core/ops.def
 }
 
 @test "every graph under tests/golden and examples satisfies the schema" {

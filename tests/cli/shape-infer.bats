@@ -22,7 +22,7 @@ setup() {
 @test "every op of the table has a shape-infer golden" {
 	missing=""
 	for op in $(sed -n 's/^OP([A-Z0-9_]*, "\([A-Za-z0-9]*\)",$/\1/p' \
-	    "$BATS_TEST_DIRNAME/../../common/ops.def"); do
+	    "$BATS_TEST_DIRNAME/../../common/core/ops.def"); do
 		grep -lq "\"op\": \"$op\"" "$G"/*.in.json ||
 		    missing="$missing $op"
 	done

@@ -41,8 +41,10 @@ build() {
 		bad "$1: not planted: did passes/shape-infer.c change?"
 		return 1
 	fi
+	# the library's folders, as the Makefile's INC names them
+	inc=$(for d in common/*/; do printf ' -I%s' "${d%/}"; done)
 	# shellcheck disable=SC2086
-	${CC:-cc} -std=c11 -O1 -g $SANFLAGS -Icommon \
+	${CC:-cc} -std=c11 -O1 -g $SANFLAGS $inc \
 	    $(pkg-config --cflags libcjson libzip 2>/dev/null) \
 	    -o "$t/$1/bin/nnl-shape-infer" "$t/$1/shape-infer.c" \
 	    "$asan/libnnl.a" "$asan/ubsan_log.o" $LDLIBS || {

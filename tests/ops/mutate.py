@@ -4,10 +4,10 @@ that the op cases (tests/ops/run.py) catch each.
 
 Usage: mutate.py [-v] [-j N] [--extra JSON]... [NAME...]
 Each mutant of MUTANTS replaces one string, found exactly once, in one
-source: a host kernel (common/kern_*.c, which prepares the parameters
+source: a host kernel (common/host/kern_*.c, which prepares the parameters
 nnl-run and nnl-emit-c both use), a runtime kernel (common/rt/*.c, in
 libnnl for nnl-run and pasted by nnl-emit-c into generated C) or a
-shape rule (common/shape_*.c).  The sources and objects of the built
+shape rule (common/middle/shape_*.c).  The sources and objects of the built
 tree (make all) are copied to a temporary directory, and every mutant
 is built there, so the tree's own files are never changed; only the
 mutated file is compiled again and only the programs it concerns are
@@ -130,7 +130,7 @@ mutant("gather ignores negative indices", "common/rt/tensor.c",
 mutant("maxPool counts cells past the edge as 0", "common/rt/nn.c",
        "nnl_real acc = kind == 2 ? -INFINITY : 0;", "nnl_real acc = 0;",
        ["maxPool2d-nhwc-ceil"], RT)
-# ---- host kernels (common/kern_*.c) ----
+# ---- host kernels (common/host/kern_*.c) ----
 mutant("clamp's minValue and maxValue swapped", KEW,
        'opt_f64(c->sc, "minValue", &a) < 0 ||\n'
        '\t\t    opt_f64(c->sc, "maxValue", &b) < 0)',
@@ -157,15 +157,16 @@ mutant("triangular's diagonal negated", KEW, "kip(c, diag);",
 mutant("broadcast strides not zeroed", KEW,
        "s[i] = d == 1 && dims[i] != 1 ? 0 : st;", "s[i] = st;",
        ["add-broadcast", "greater"], HOST)
-mutant("batchNormalization's epsilon left out", "common/kern_nn.c",
+mutant("batchNormalization's epsilon left out", "common/host/kern_nn.c",
        "kip(c, cJSON_IsString(b));\n\tkfp(c, eps);\n\tif (kactivation(c))",
        "kip(c, cJSON_IsString(b));\n\tkfp(c, 0);\n\tif (kactivation(c))",
        ["batchNormalization-axis3"], HOST)
-mutant("argMin and argMax told apart the wrong way", "common/kern_tensor.c",
+mutant("argMin and argMax told apart the wrong way",
+       "common/host/kern_tensor.c",
        "kip(c, c->n->op == OP_ARG_MAX);", "kip(c, c->n->op != OP_ARG_MAX);",
        ["argMax", "argMin-keep-int64"], HOST)
 # ---- shape rules: the output type ----
-mutant("isNaN's output keeps the input type", "common/shape_ew.c",
+mutant("isNaN's output keeps the input type", "common/middle/shape_ew.c",
        "shape_out(c, 0, DT_UINT8, c->in[0]->rank, c->in[0]->dims);",
        "shape_out(c, 0, c->in[0]->dt, c->in[0]->rank, c->in[0]->dims);",
        ["isNaN"], ("all",))

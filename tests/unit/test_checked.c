@@ -19,7 +19,7 @@
 #define checked_mul_i64 fb_mul_i64
 #define NNL_NO_BUILTINS
 #define CHECKED_ARITH_ONLY
-#include "../../common/checked.c"
+#include "../../common/core/checked.c"
 #undef checked_add_u64
 #undef checked_mul_u64
 #undef checked_add_i64

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""expect_nn: the shape-infer goldens of the common/shape_nn.c ops,
+"""expect_nn: the shape-infer goldens of the common/middle/shape_nn.c ops,
 checked against PyTorch and NumPy rather than against our C code.
 
 Usage: expect_nn.py [GOLDEN_DIR]

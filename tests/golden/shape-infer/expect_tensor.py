@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """expect_tensor: an independent check of the shape-infer goldens of the
-tensor rules (common/shape_tensor.c).
+tensor rules (common/middle/shape_tensor.c).
 
 For every golden case holding one of the ops below, the expected data
 type and shape of each of that node's outputs is computed by running the

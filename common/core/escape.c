@@ -9,7 +9,6 @@
  * second line or a megabyte.
  */
 #include "escape.h"
-#include "jsonput.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -247,31 +246,6 @@ escape_js_key(struct buf *b, const char *s)
 		buf_puts(b, s);
 	else
 		escape_js_string(b, s);
-}
-
-void
-escape_js_value(struct buf *b, const cJSON *v)
-{
-	const cJSON *it;
-	int first = 1;
-
-	if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
-		buf_putc(b, cJSON_IsObject(v) ? '{' : '[');
-		cJSON_ArrayForEach(it, v) {
-			buf_puts(b, first ? "" : ", ");
-			first = 0;
-			if (cJSON_IsObject(v)) {
-				escape_js_key(b, it->string);
-				buf_puts(b, ": ");
-			}
-			escape_js_value(b, it);
-		}
-		buf_putc(b, cJSON_IsObject(v) ? '}' : ']');
-	} else if (cJSON_IsString(v)) {
-		escape_js_string(b, v->valuestring);
-	} else {
-		json_put_value(b, v);	/* a number, true, false, null */
-	}
 }
 
 /* Characters no terminal line may hold raw: controls, and those that

@@ -72,7 +72,8 @@ void escape_js_string(struct buf *b, const char *s);
  */
 void escape_js_key(struct buf *b, const char *s);
 
-/* A JSON value as a JavaScript literal, keys and strings as above. */
+/* A JSON value as a JavaScript literal, keys and strings as above
+ * (jsonput.c, beside the JSON printer whose numbers it writes). */
 void escape_js_value(struct buf *b, const cJSON *v);
 
 /*

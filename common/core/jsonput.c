@@ -5,6 +5,7 @@
  * print a JSON value without reaching the graph.
  */
 #include "jsonput.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -116,5 +117,35 @@ json_put_value(struct buf *b, const cJSON *v)
 		buf_puts(b, "false");
 	} else {
 		buf_puts(b, "null");
+	}
+}
+
+/*
+ * A JSON value as a JavaScript literal (escape.h): here, not in
+ * escape.c, because its numbers are the JSON printer's, and the
+ * escapers sit below it.
+ */
+void
+escape_js_value(struct buf *b, const cJSON *v)
+{
+	const cJSON *it;
+	int first = 1;
+
+	if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+		buf_putc(b, cJSON_IsObject(v) ? '{' : '[');
+		cJSON_ArrayForEach(it, v) {
+			buf_puts(b, first ? "" : ", ");
+			first = 0;
+			if (cJSON_IsObject(v)) {
+				escape_js_key(b, it->string);
+				buf_puts(b, ": ");
+			}
+			escape_js_value(b, it);
+		}
+		buf_putc(b, cJSON_IsObject(v) ? '}' : ']');
+	} else if (cJSON_IsString(v)) {
+		escape_js_string(b, v->valuestring);
+	} else {
+		json_put_value(b, v);	/* a number, true, false, null */
 	}
 }
