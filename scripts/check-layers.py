@@ -85,28 +85,20 @@ def includes(root, files):
 
 
 def objects(build, files):
-    """Object file -> source file, matched by stem under build/."""
-    bystem = {}
-    for f in files:
-        if f.endswith('.c'):
-            bystem.setdefault(os.path.splitext(os.path.basename(f))[0],
-                              []).append(f)
+    """Object file -> source file: common/D/x.c is built as
+    build/common/D/x.o, or (the ONNX importer's) build/onnx/x.o.
+    Objects of no current source (left from an older layout) are not
+    read."""
     out = {}
-    for d, dirs, fs in os.walk(build):
-        rel = os.path.relpath(d, build)
-        top = rel.split(os.sep)[0]
-        if top not in ('common', 'onnx'):
+    for f in files:
+        if not f.endswith('.c'):
             continue
-        for o in fs:
-            if not o.endswith('.o'):
-                continue
-            stem = o[:-2]
-            cands = bystem.get(stem, [])
-            if len(cands) > 1:
-                sub = os.path.relpath(d, os.path.join(build, 'common'))
-                cands = [c for c in cands if folder(c) == sub] or cands
-            if len(cands) == 1:
-                out[os.path.join(d, o)] = cands[0]
+        for o in (os.path.join(build, 'common', f[:-2] + '.o'),
+                  os.path.join(build, 'onnx',
+                               os.path.basename(f)[:-2] + '.o')):
+            if os.path.exists(o):
+                out[o] = f
+                break
     return out
 
 

@@ -64,3 +64,16 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"the rules go round"* ]]
 }
+
+@test "a call across a forbidden line fails, naming caller and callee" {
+	# the objects make built; LAYERS as it is but back without middle:
+	# report.c's call of memplan_bytes (memplan.c) is then forbidden
+	sed -i 's/^back: middle host formats core$/back: host formats core/' \
+	    "$T/common/LAYERS"
+	grep -q '^back: host formats core$' "$T/common/LAYERS"
+	run --separate-stderr /usr/bin/python3 "$ROOT/scripts/check-layers.py" \
+	    --root "$ROOT/common" --rules "$T/common/LAYERS" \
+	    --build "${NNL_BUILD:-$ROOT/build}"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"common/back/report.c: report_write calls memplan_bytes ("*"/common/middle/memplan.c): back may not use middle"* ]]
+}
