@@ -2,9 +2,10 @@
 # make check-layers (scripts/check-layers.py): the library's folders
 # against common/LAYERS.  The expectations are written out by hand
 # here, not read from the script: a copy of common/ with one include
-# planted where LAYERS forbids it must fail naming that line, a
-# circle planted between two files must fail naming both, and the
-# copy as it is must pass.
+# planted where LAYERS forbids it must fail naming that line, a circle
+# of six planted files must fail naming them, a folder or a rule gone
+# wrong must fail, a call the rules forbid must fail naming caller and
+# callee, and the copy as it is must pass.
 
 bats_require_minimum_version 1.5.0
 
