@@ -55,7 +55,7 @@ def mutant(name, path, old, new, cases, modes):
                         cases=cases, modes=modes))
 
 
-EW, KEW = "common/rt/ew.c", "common/kern_ew.c"
+EW, KEW = "common/rt/ew.c", "common/host/kern_ew.c"
 # ---- runtime kernels (common/rt) ----
 mutant("logicalAnd bitwise", EW, "case NNL_AND: return a != 0 && b != 0;",
        "case NNL_AND: return (double)((int64_t)a & (int64_t)b);",
