@@ -4,9 +4,9 @@
 Usage: gen-schema.py [DIR]
 Writes DIR/webnn-graph.schema.json and DIR/weights-manifest.schema.json
 (DIR: the checkout's schema/ by default).  The data types come from the
-DTYPES table of common/dtype.h and the per-op part (which operands,
+DTYPES table of common/core/dtype.h and the per-op part (which operands,
 parameters and options each op takes, of which type, which parameters
-it requires) from the OP rows of common/ops.def, so the schema and the
+it requires) from the OP rows of common/core/ops.def, so the schema and the
 C reader cannot drift apart.  The output depends on those two files
 only, byte for byte; tests/check-schema-fresh.sh compares it with the
 committed schemas.
