@@ -44,30 +44,6 @@ stemwith(const char *path, const char *ext)
 	return xasprintf("%.*s%s", (int)stem, path, ext);
 }
 
-static int
-endswith(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-
-	return n >= m && strcmp(s + n - m, suf) == 0;
-}
-
-/* The graph as JSON, or as .webnn text. */
-static int
-save(struct graph *g, const char *out, int text)
-{
-	char *t;
-	int rc;
-
-	if (!text)
-		return graph_save(g, out);
-	if (!(t = webnn_print(g)))
-		return -1;
-	rc = writefile_atomic(out, t, strlen(t));
-	free(t);
-	return rc;
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -94,7 +70,7 @@ main(int argc, char *argv[])
 	int c, rc = 1;
 	const char *maxbytes = NULL, *dimsfile = NULL;
 	char **fdims = NULL;
-	int nfdims = 0, inl = 0, text;
+	int nfdims = 0, inl = 0;
 	char *tmp = NULL, *side = NULL;
 
 	setprogname(argv[0]);
@@ -139,8 +115,6 @@ main(int argc, char *argv[])
 	if (argc - optind != 1 || !o.weights != !o.manifest ||
 	    (inl && o.weights))
 		usage();
-	/* webnn-graph's convert-onnx: -o model.webnn writes the text */
-	text = out && endswith(out, ".webnn");
 	/* and model.dims.json beside model.onnx pins its dimensions,
 	 * after --dim's and in place of --dims */
 	if (!dimsfile)
@@ -190,7 +164,7 @@ main(int argc, char *argv[])
 		outfile_group_begin();
 	if (g)
 		progress_start("writing the graph", 0);
-	if (g && save(g, out, text) == 0 && outfile_group_commit() == 0)
+	if (g && webnn_save_as(g, out) == 0 && outfile_group_commit() == 0)
 		rc = close_stdout();
 	graph_free(g);
 out:

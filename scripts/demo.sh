@@ -28,16 +28,16 @@ fi
 # demo NAME KIND MODEL INPUT.npy EXPECTED.npy
 demo() {
 	name=$1 kind=$2 model=$3 input=$4 want=$5
-	stem=${model##*/}
-	stem=${stem%.*}	# the header's name
 	echo "$name ($kind model $model)"
 	"$bin/nnc" compile --emit obj -o "$out/$name.o" "$model"
-	# the API is named after the model: its prefix, from the header
-	pfx=$(sed -n 's/^int \([A-Za-z0-9_]*\)_infer(.*/\1/p' "$out/$stem.h")
+	# the API, and the header beside the object, are named after the
+	# model: its header where the demo names it, its prefix from there
+	"$bin/nnc" compile --emit header -o "$out/$name.h" "$model"
+	pfx=$(sed -n 's/^int \([A-Za-z0-9_]*\)_infer(.*/\1/p' "$out/$name.h")
 	# (NNL_TEST_CFLAGS: make check-asan's sanitizers, which its
 	# NNC_CFLAGS gave the object too)
 	cc -O2 -Wall -Werror ${NNL_TEST_CFLAGS:-} -DDEMO_PREFIX="$pfx" \
-	    -DDEMO_HEADER="\"$out/$stem.h\"" -o "$out/$name" \
+	    -DDEMO_HEADER="\"$out/$name.h\"" -o "$out/$name" \
 	    scripts/demo-time.c "$out/$name.o" -lm
 	echo "  compiled:  $out/$name  (nnc compile --emit obj -o $name.o $model)"
 	$py -c 'import numpy as np, sys

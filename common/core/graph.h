@@ -243,5 +243,8 @@ extern int graph_passthrough;
 /* webnn_read.c / webnn_write.c: the .webnn text form */
 struct graph *webnn_parse(const char *text, size_t len, const char *name);
 char *webnn_print(const struct graph *g);	/* malloc'd text */
+/* g to out (NULL or "-": standard output) as .webnn text when out ends
+ * in .webnn, else as canonical JSON; atomic.  0, or -1 after an error. */
+int webnn_save_as(const struct graph *g, const char *out);
 
 #endif

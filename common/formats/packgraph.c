@@ -22,14 +22,6 @@
 #include "util.h"
 #include "weights.h"
 
-static int
-endswith(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-
-	return n >= m && strcmp(s + n - m, suf) == 0;
-}
-
 /* path's stem + ext */
 static char *
 stemwith(const char *path, const char *ext)
@@ -39,23 +31,6 @@ stemwith(const char *path, const char *ext)
 	    strlen(path);
 
 	return xasprintf("%.*s%s", (int)stem, path, ext);
-}
-
-/* The graph to out (NULL or "-": standard output): .webnn text when out
- * ends in .webnn, else canonical JSON. */
-static int
-save(struct graph *g, const char *out)
-{
-	char *t;
-	int rc;
-
-	if (!out || !endswith(out, ".webnn"))
-		return graph_save(g, out);
-	if (!(t = webnn_print(g)))
-		return -1;
-	rc = writefile_atomic(out, t, strlen(t));
-	free(t);
-	return rc;
 }
 
 static int
@@ -100,7 +75,7 @@ extract(struct graph *g, const char *out, const char *w, const char *m)
 	free(g->manifest_file);
 	g->weights_file = xstrdup(w);
 	g->manifest_file = xstrdup(m);
-	if (wwriter_commit(&ww) != 0 || save(g, out) != 0)
+	if (wwriter_commit(&ww) != 0 || webnn_save_as(g, out) != 0)
 		goto out;
 	if (!n)
 		warn("%s: the graph has no constant to extract", g->src);
@@ -147,7 +122,7 @@ packgraph_inline(struct graph *g)
 static int
 inlined(struct graph *g, const char *out)
 {
-	return packgraph_inline(g) == 0 ? save(g, out) : -1;
+	return packgraph_inline(g) == 0 ? webnn_save_as(g, out) : -1;
 }
 
 int

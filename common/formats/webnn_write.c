@@ -12,6 +12,7 @@
  */
 #include "graph.h"
 #include "escape.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -351,4 +352,20 @@ webnn_print(const struct graph *g)
 		return NULL;
 	}
 	return w.b.s;
+}
+
+int
+webnn_save_as(const struct graph *g, const char *out)
+{
+	size_t n = out ? strlen(out) : 0;
+	char *t;
+	int rc;
+
+	if (n < 6 || strcmp(out + n - 6, ".webnn") != 0)
+		return graph_save(g, out);
+	if (!(t = webnn_print(g)))
+		return -1;
+	rc = writefile_atomic(out, t, strlen(t));
+	free(t);
+	return rc;
 }

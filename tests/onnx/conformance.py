@@ -194,8 +194,11 @@ def build(test, d, tmp, consts, ins):
         with open(g, "wb") as f:
             f.write(p.stdout)
     exe = os.path.join(tmp, "prog")
+    # the recorded graph names its weights by absolute path, as a pass
+    # writing to a pipe does: nnc reads them only with --allow-outside
+    # (nnl(7) Reads)
     p = run([os.path.join(BIN, "nnc"), "compile", "--emit", "exe", "-o",
-             exe, g], cwd=tmp)
+             exe] + (["--allow-outside"] if JS else []) + [g], cwd=tmp)
     if crashed(p):
         return None, ("FAIL", "nnc compile crashed: " + why(p), True, None)
     if p.returncode != 0:

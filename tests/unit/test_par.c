@@ -118,8 +118,9 @@ TEST(parts_run_concurrently)
 	CHECK(m.met == 2);
 	CHECK(m.thread[0] != m.thread[1]);
 	/* the caller takes parts from the first, the workers from the
-	 * last */
-	CHECK(m.thread[0] == 0);
+	 * last, so the caller never runs part 1; part 0 is the caller's
+	 * unless it was descheduled while a second worker took it (a
+	 * loaded machine), which no test can rule out */
 	CHECK(m.thread[1] != 0);
 }
 
