@@ -58,16 +58,24 @@ COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_strtab test_uses test_dwconv test_pool test_markup \
           test_report test_wino test_par test_conv
 
-# Runtime kernels (common/rt/NAME.c): in libnnl, and pasted into
-# generated code, where they are static.  libnnl holds every SGEMM
-# microkernel of the platform and picks one at run time (rt.h).
-RT      = gemm_f32_4x8_scalar gemm_f32_6x16_avx2 gemm_f32_14x32_avx512 \
-          gemm_f32_8x8_neon gemm dwconv wino ew nn rnn tensor
+# Runtime kernels (common/rt/FAMILY/NAME.c): in libnnl, and pasted into
+# generated code, in this order, where they are static.  libnnl holds
+# every SGEMM microkernel of the platform and picks one at run time
+# (rt.h).  RTPAR, the thread pool and each family's threaded part, is
+# pasted after them only into code built with --threads (never in
+# libnnl).
+RT      = f32-gemm/gemm_f32_4x8_scalar f32-gemm/gemm_f32_6x16_avx2 \
+          f32-gemm/gemm_f32_14x32_avx512 f32-gemm/gemm_f32_8x8_neon \
+          f32-gemm/gemm f32-dwconv/dwconv f32-winograd/wino \
+          elementwise/ew nn/nn rnn/rnn tensor/tensor
+RTPAR   = par/par.h par/par.c f32-gemm/gemm_par.c nn/nn_par.c \
+          f32-dwconv/dwconv_par.c tensor/tensor_par.c elementwise/ew_par.c
+RTINC   = -Icommon/rt -Icommon/rt/par
 LIBOBJ  = $(COMMON:%=$(B)/common/%.o) $(RT:%=$(B)/common/rt/%.o)
 BINS    = $(PASSES:%=$(BIN)/nnl-%) $(BIN)/nnc
 TESTBINS = $(COMMON_TESTS:%=$(B)/tests/%)
 HDRS    = $(wildcard common/*/*.h) common/core/ops.def common/rt/rt.h \
-          common/rt/kernels.def
+          common/rt/kernels.def common/rt/par/par.h
 # The library's folders, one per stage (common/LAYERS): sources name
 # each other's headers by file name alone.
 LIBDIRS = core formats host middle onnx nnl back
@@ -103,8 +111,8 @@ $(B)/common/%.o: common/%.c $(HDRS)
 	$(CC) $(CFLAGS) $(DEPCFLAGS) $(INC) -c -o $@ $<
 
 $(B)/common/rt/%.o: common/rt/%.c common/rt/rt.h
-	@mkdir -p $(B)/common/rt
-	$(CC) $(CFLAGS) -DNNL_RT= -DNNL_RT_DISPATCH $(INC) -c -o $@ $<
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DNNL_RT= -DNNL_RT_DISPATCH $(INC) $(RTINC) -c -o $@ $<
 
 $(B)/libnnl.a: $(LIBOBJ)
 	rm -f $@
@@ -147,36 +155,36 @@ $(BIN)/nnl-onnx-import: $(B)/passes/onnx-import.o $(ONNXOBJ) $(B)/libnnl.a \
 
 # The runtime's sources, embedded in nnl-emit-c for generated code.
 $(B)/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh \
-    common/rt/par.c
+    $(RTPAR:%=common/rt/%)
 	@mkdir -p $(B)
 	sh scripts/embed.sh nnl_rtsrc common/rt/rt.h \
 	    $(RT:%=common/rt/%.c) > $@
-	sh scripts/embed.sh nnl_parsrc common/rt/par.c >> $@
+	sh scripts/embed.sh nnl_parsrc $(RTPAR:%=common/rt/%) >> $@
 
 $(B)/rtsrc.o: $(B)/rtsrc.c
 	$(CC) -c -o $@ $(B)/rtsrc.c
 
 # XXH3 in JavaScript, pasted into every module nnl-emit-js writes.
-$(B)/xxh3js.c: common/rt/xxh3.mjs scripts/embed.sh
+$(B)/xxh3js.c: common/rt/js/xxh3.mjs scripts/embed.sh
 	@mkdir -p $(B)
-	sh scripts/embed.sh nnl_xxh3js common/rt/xxh3.mjs > $@
+	sh scripts/embed.sh nnl_xxh3js common/rt/js/xxh3.mjs > $@
 
 $(B)/xxh3js.o: $(B)/xxh3js.c
 	$(CC) -c -o $@ $(B)/xxh3js.c
 
 # The WebAssembly runner, pasted into modules nnl-emit-js --wasm writes.
-$(B)/wasmjs.c: common/rt/wasm.mjs scripts/embed.sh
+$(B)/wasmjs.c: common/rt/js/wasm.mjs scripts/embed.sh
 	@mkdir -p $(B)
-	sh scripts/embed.sh nnl_wasmjs common/rt/wasm.mjs > $@
+	sh scripts/embed.sh nnl_wasmjs common/rt/js/wasm.mjs > $@
 
 $(B)/wasmjs.o: $(B)/wasmjs.c
 	$(CC) -c -o $@ $(B)/wasmjs.c
 
 # Weights chosen at load time, pasted into modules nnl-emit-js
 # --weights-at-load writes.
-$(B)/weightsjs.c: common/rt/weights.mjs scripts/embed.sh
+$(B)/weightsjs.c: common/rt/js/weights.mjs scripts/embed.sh
 	@mkdir -p $(B)
-	sh scripts/embed.sh nnl_weightsjs common/rt/weights.mjs > $@
+	sh scripts/embed.sh nnl_weightsjs common/rt/js/weights.mjs > $@
 
 $(B)/weightsjs.o: $(B)/weightsjs.c
 	$(CC) -c -o $@ $(B)/weightsjs.c
@@ -209,10 +217,11 @@ $(B)/tests/%: tests/unit/%.c $(B)/libnnl.a tests/unit/check.h $(SANOBJ)
 # The thread pool as generated code holds it: the runtime pasted in,
 # POSIX threads.
 $(B)/tests/test_par: tests/unit/test_par.c $(B)/libnnl.a \
-    tests/unit/check.h common/rt/rt.h $(RT:%=common/rt/%.c) common/rt/par.c \
+    tests/unit/check.h common/rt/rt.h $(RT:%=common/rt/%.c) \
+    $(RTPAR:%=common/rt/%) \
     $(SANOBJ)
 	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS) -pthread $(INC) -Itests/unit -o $@ \
+	$(CC) $(CFLAGS) -pthread $(INC) $(RTINC) -Itests/unit -o $@ \
 	    tests/unit/test_par.c $(SANOBJ) -lm
 
 check: all $(TESTBINS)
@@ -322,17 +331,18 @@ bench-passes: all
 	@/usr/bin/python3 bench/passes.py
 
 # Every source must also be warning-free under clang.  The thread pool
-# (rt/par.c) is only ever pasted after the rest of the runtime, with
+# (rt/par, RTPAR) is only ever pasted after the rest of the runtime, with
 # NNL_RT_THREADS set: it is checked so, as generated code has it.
 check-clang: $(B)/onnx/onnx.pb-c.c
 	@for f in $(COMMON:%=common/%.c) $(ONNX:%=common/onnx/%.c) \
 	    $(RT:%=common/rt/%.c) passes/*.c tests/unit/*.c; do \
-	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) $(INC) -I$(B)/onnx \
-	        -Itests/unit \
+	    clang $(CFLAGS) -DNNL_RT= $(DEPCFLAGS) $(INC) $(RTINC) \
+	        -I$(B)/onnx -Itests/unit \
 	        -fsyntax-only $$f || exit 1; done
 	@{ echo '#define NNL_RT_THREADS 2'; \
-	    for f in $(RT) par; do echo "#include \"rt/$$f.c\""; done; } | \
-	    clang $(CFLAGS) -DNNL_RT= -Icommon -Icommon/rt -fsyntax-only \
+	    for f in $(RT:%=%.c) $(filter %.c,$(RTPAR)); do \
+	        echo "#include \"rt/$$f\""; done; } | \
+	    clang $(CFLAGS) -DNNL_RT= -Icommon $(RTINC) -fsyntax-only \
 	        -x c - || exit 1; echo "clang: clean"
 
 # Regenerate golden outputs after an intended change; review the diff.
@@ -375,7 +385,7 @@ install: all
 	cp man/man5/*.5 $(IMAN)/man5/
 	cp man/man7/*.7 $(IMAN)/man7/
 	cp schema/*.json $(IDATA)/schema/
-	cp common/rt/cpuops.mjs $(IDATA)/js/
+	cp common/rt/js/cpuops.mjs $(IDATA)/js/
 	cp pipelines/profiles/*.json $(IDATA)/profiles/
 	cp pipelines/nnl.mk pipelines/c.passes pipelines/compile.sh \
 	    $(IDATA)/pipelines/

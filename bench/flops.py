@@ -15,7 +15,7 @@ effective: 2 flops a multiply-add of direct convolution and of the
 executed: what the kernels compute.  The same as effective, except
     for a convolution whose filter layout parameter is 4 (ip[19]): the
     runtime runs those, and only those, by Winograd's F(2x2, 3x3)
-    (common/rt/nn.c, common/rt/wino.c; nnl-fuse chooses them, the
+    (common/rt/nn/nn.c, common/rt/f32-winograd/wino.c; nnl-fuse chooses them, the
     planned graph marks them "winograd": "2x2").  For T = N
     ceil(OH / 2) ceil(OW / 2) output tiles, C input and O output
     channels, such a convolution executes

@@ -1163,7 +1163,7 @@ compile(struct opts *o, char **artifact)
 		for (int i = 0; i < nflags; i++)
 			a[k++] = (char *)flags[i];
 		a[k++] = inc;
-		if (threads > 1)	/* rt/par.c's POSIX threads */
+		if (threads > 1)	/* rt/par/par.c's POSIX threads */
 			a[k++] = "-pthread";
 		if (!strcmp(kind, "shared")) {
 			a[k++] = "-shared";

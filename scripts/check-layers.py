@@ -106,23 +106,32 @@ def threaded_rt(root, files, tmp):
     """The runtime as generated code with --threads holds it.
 
     libnnl's runtime objects are built for one thread, so the calls to
-    and from the thread pool (rt/par.c, only ever pasted into generated
+    and from the thread pool (rt/par/par.c, only ever pasted into generated
     code) are in no object of build/: compile each runtime file again
     with NNL_RT_THREADS set, rt.h first, into tmp.
     """
     out = {}
     rth = [f for f in files if os.path.basename(f) == 'rt.h']
+    # the runtime's headers (rt.h, par/par.h), found as generated code
+    # and libnnl's build find them: by file name
+    rtdirs = sorted({folder(f) for f in files
+                     if f.endswith('.h') and f.split(os.sep)[0] == 'rt'})
     for f in files:
         if not (f.endswith('.c') and f.split(os.sep)[0] == 'rt'):
             continue
         o = os.path.join(tmp, f.replace(os.sep, '_')[:-2] + '.o')
         cmd = ['cc', '-std=c11', '-w', '-O0', '-c', '-DNNL_RT=',
                '-DNNL_RT_DISPATCH', '-DNNL_RT_THREADS=2', '-I' + root]
+        cmd += ['-I' + os.path.join(root, d) for d in rtdirs]
         for h in rth[:1]:
             cmd += ['-include', os.path.join(root, h)]
         cmd += ['-o', o, os.path.join(root, f)]
-        if subprocess.run(cmd, capture_output=True).returncode == 0:
-            out[o] = f
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            # a file left out would hide its calls: no check at all
+            sys.exit('error: %s: cannot compile it as threaded code:\n%s'
+                     % (os.path.join(root, f), r.stderr.strip()))
+        out[o] = f
     return out
 
 

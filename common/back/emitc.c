@@ -274,7 +274,7 @@ emitnode(struct em *e, struct node *n, size_t idx)
 		    (long long)jsonint(sc)) : xstrdup("0");
 
 		buf_puts(&e->body, " };\n");
-		if (e->o->threads > 1 && k.scratch)	/* rt/par.c */
+		if (e->o->threads > 1 && k.scratch)	/* rt/par/par.c */
 			buf_printf(&e->body, "\t\tnnl_par_end = %s + %llu;\n",
 			    sarg, (unsigned long long)k.scratch);
 		else if (e->o->threads > 1)
@@ -787,7 +787,7 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	free(src);
 	if (o->threads > 1) {
 		buf_printf(&s, "/* The heavy kernels split over %d threads "
-		    "(rt/par.c). */\n#define NNL_RT_THREADS %d\n",
+		    "(rt/par/par.c). */\n#define NNL_RT_THREADS %d\n",
 		    o->threads, o->threads);
 		buf_puts(&s, nnl_rtsrc);
 		buf_puts(&s, nnl_parsrc);

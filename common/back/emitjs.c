@@ -21,7 +21,7 @@
 #include "uses.h"
 #include "weights.h"
 
-extern const char nnl_xxh3js[];	/* common/rt/xxh3.mjs */
+extern const char nnl_xxh3js[];	/* common/rt/js/xxh3.mjs */
 
 struct ej {
 	struct graph *g;
@@ -624,7 +624,7 @@ weightsreader(struct ej *e)
 
 /* ---- partitions (nnl-cpu-partition's placement) ---- */
 
-/* The CpuOps functions (common/rt/cpuops.mjs). */
+/* The CpuOps functions (common/rt/js/cpuops.mjs). */
 static int
 cpuop(const char *op)
 {

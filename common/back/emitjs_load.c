@@ -2,14 +2,14 @@
  * emitjs_load: the weights half of a module nnl-emit-js
  * --weights-at-load writes from the graph alone: weightsNeeded (each
  * constant's manifest tensor, data type and shape), the runtime of
- * common/rt/weights.mjs pasted in, and checkWeights(), verifyWeights()
+ * common/rt/js/weights.mjs pasted in, and checkWeights(), verifyWeights()
  * and loadWeights() on it, so that the weights file and its manifest
  * are chosen when the module loads and one graph serves several.
  */
 #include "emitjs.h"
 #include "escape.h"
 
-extern const char nnl_weightsjs[];	/* common/rt/weights.mjs */
+extern const char nnl_weightsjs[];	/* common/rt/js/weights.mjs */
 
 static const char glue[] =
 "\n"
@@ -78,7 +78,7 @@ emitjs_load(struct buf *b, struct graph *g)
 	}
 	buf_puts(b, n ? "\n};\n\n" : "};\n\n");
 	buf_puts(b, "// ---- weights chosen at load time (common/rt/"
-	    "weights.mjs) ----\n");
+	    "js/weights.mjs) ----\n");
 	buf_puts(b, nnl_weightsjs);
 	buf_puts(b, glue);
 }

@@ -2,12 +2,12 @@
  * emitjs_wasm: load(), one way to run an emitted module's model: WebNN
  * when navigator.ml gives a context and builds the graph, else the
  * model's WebAssembly build (nnc compile --emit wasm) through
- * common/rt/wasm.mjs, pasted in.
+ * common/rt/js/wasm.mjs, pasted in.
  */
 #include "emitjs_wasm.h"
 #include "escape.h"
 
-extern const char nnl_wasmjs[];	/* common/rt/wasm.mjs */
+extern const char nnl_wasmjs[];	/* common/rt/js/wasm.mjs */
 
 static const char load[] =
 "\n"
@@ -61,7 +61,7 @@ void
 emitjs_wasm(struct buf *b, struct graph *g, const char *module)
 {
 	buf_puts(b, "\n// ---- WebAssembly, where WebNN is missing "
-	    "(common/rt/wasm.mjs) ----\n");
+	    "(common/rt/js/wasm.mjs) ----\n");
 	buf_puts(b, nnl_wasmjs);
 	buf_puts(b, "\n// The model's WebAssembly build (nnc compile --emit "
 	    "wasm), relative to this\n// module.\nexport const wasmModule = ");

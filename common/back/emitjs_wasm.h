@@ -9,7 +9,7 @@
 #include "graph.h"
 
 /*
- * Append to b, after emitjs's module: common/rt/wasm.mjs, wasmModule
+ * Append to b, after emitjs's module: common/rt/js/wasm.mjs, wasmModule
  * (module, a URL relative to the emitted module), wasmInputOrder and
  * wasmOutputOrder (g's input and output names in its order, the order
  * the module packs them), and load(options) -> {backend, reason,

@@ -2,7 +2,7 @@
  * threads: how many threads generated code splits its heavy kernels
  * over (nnc --threads, the NNL config key "threads", the memory plan's
  * "threads").  The kernels' workspace grows with it: each part of an
- * SGEMM packs into its own space (common/rt/par.c).
+ * SGEMM packs into its own space (common/rt/par/par.c).
  */
 #ifndef NNL_THREADS_H
 #define NNL_THREADS_H

@@ -1,5 +1,5 @@
 /*
- * kern_ew: prepares the elementwise kernels of rt/ew.c for the binary,
+ * kern_ew: prepares the elementwise kernels of rt/elementwise/ew.c for the binary,
  * comparison, logical, unary and activation ops, prelu, softmax, cast,
  * where, quantize and dequantize, cumulativeSum, triangular, expand,
  * tile and reverse.
@@ -10,7 +10,7 @@
 #include "kernel.h"
 #include "opts.h"
 
-/* Op codes of rt/ew.c, in its enum's order. */
+/* Op codes of rt/elementwise/ew.c, in its enum's order. */
 static const enum op binops[] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX,
     OP_MIN, OP_POW, OP_EQUAL, OP_NOT_EQUAL, OP_GREATER,
     OP_GREATER_OR_EQUAL, OP_LESSER, OP_LESSER_OR_EQUAL, OP_LOGICAL_AND,

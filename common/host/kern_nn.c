@@ -1,11 +1,11 @@
 /*
- * kern_nn: prepares the kernels of rt/nn.c: conv2d, the pools, gemm,
+ * kern_nn: prepares the kernels of rt/nn/nn.c: conv2d, the pools, gemm,
  * matmul, the normalizations, pad and resample2d.  Float16 operands run
  * through the float32 kernels (f16finish); a fused activation (the
  * node's "activation" field, from nnl-fuse) becomes the kernel's
  * epilogue.
  */
-#define NNL_RT /* rt/gemm.c is in libnnl: extern */
+#define NNL_RT /* rt/f32-gemm/gemm.c is in libnnl: extern */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +14,8 @@
 #include "opts.h"
 #include "threads.h"
 
-/* rt/gemm.c's packing space for an M x N x K product, in floats: one
- * for each part of a product split over threads (rt/par.c). */
+/* rt/f32-gemm/gemm.c's packing space for an M x N x K product, in floats: one
+ * for each part of a product split over threads (rt/par/par.c). */
 static uint64_t
 pack(int64_t M, int64_t N, int64_t K)
 {
@@ -164,7 +164,7 @@ prepare_conv2d(struct kctx *c)
 	kh = f->dims[flc == 0 ? 2 : flc == 3 ? 1 : flc == 1 ? 0 : 1];
 	kw = f->dims[flc == 0 ? 3 : flc == 3 ? 2 : flc == 1 ? 1 : 2];
 	/* nnl-fuse's Winograd filter [4, 4, I, O] (shape-infer checked
-	 * the rest): a 3 x 3 convolution by rt/wino.c */
+	 * the rest): a 3 x 3 convolution by rt/f32-winograd/wino.c */
 	if ((wino = cJSON_GetObjectItemCaseSensitive(c->n->extra,
 	    "winograd") != NULL)) {
 		flc = 4;
@@ -204,10 +204,10 @@ prepare_conv2d(struct kctx *c)
 		return shape_err(c->sc, "field \"panels\": the C kernels read "
 		    "a filter in panels only for a float32 product of output "
 		    "[P, O] (nnl-fuse decides which)");
-	/* an nchw im2col a band of output rows at a time (rt/nn.c) */
+	/* an nchw im2col a band of output rows at a time (rt/nn/nn.c) */
 	nb = !nhwc && !flip && !direct ? nnl_conv_band(icg * kh * kw, OH,
 	    OW) * OW : P;
-	/* the banded form: a band's im2col for each thread (rt/par.c
+	/* the banded form: a band's im2col for each thread (rt/par/par.c
 	 * gives threads whole bands) */
 	c->k->scratch = 4 * ((nhwc || flip ? pack(P, O / groups,
 	    icg * kh * kw) : pack(O / groups, nb, icg * kh * kw)) +
@@ -217,7 +217,7 @@ prepare_conv2d(struct kctx *c)
 	if (wino)
 		c->k->scratch = 4 * (uint64_t)nnl_wino_scratch(C, O, OH, OW,
 		    kernel_threads);
-	else if (icg == 1 && O == groups && !nhwc)	/* rt/dwconv.c alone */
+	else if (icg == 1 && O == groups && !nhwc)	/* rt/f32-dwconv/dwconv.c alone */
 		c->k->scratch = 4 * (uint64_t)nnl_dw_scratch(c->k->ip) *
 		    (uint64_t)kernel_threads;
 	return f16finish(c, "conv2d", 3);

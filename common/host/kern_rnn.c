@@ -1,6 +1,6 @@
 /*
  * kern_rnn: prepares convTranspose2d and the recurrent kernels of
- * rt/rnn.c.  The cells run as one step of the sequence kernels.
+ * rt/rnn/rnn.c.  The cells run as one step of the sequence kernels.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * kern_tensor: prepares the data-movement and reduction kernels of
- * rt/tensor.c: reshape, transpose, slice, split, concat, the gather and
+ * rt/tensor/tensor.c: reshape, transpose, slice, split, concat, the gather and
  * scatter families, the reductions, argMin and argMax.
  */
 #include <stdlib.h>

@@ -861,7 +861,7 @@ setfilter(struct fx *f, struct node *n, char *name, const char *layout,
 /*
  * The constant float32 oihw filter [O, I, 3, 3] of an nchw conv2d at
  * stride and dilation 1, in one group, read by that node alone,
- * becomes U = G g G^T of Winograd's F(2x2, 3x3) (rt/wino.c), stored
+ * becomes U = G g G^T of Winograd's F(2x2, 3x3) (rt/f32-winograd/wino.c), stored
  * [4, 4, I, O] as "hwio" says, with the node's field "winograd": "2x2"
  * telling that it stands for the 3 x 3 filter.  Only where it pays on
  * the C kernels: at least 24 input and output channels and 12 x 12
@@ -1033,7 +1033,7 @@ filterihwo(struct fx *f)
 			continue;
 		d = c->desc.dims;
 		if (d[1] == 1 && node_optnum(n, "groups", 1) == (double)d[0])
-			continue;	/* depthwise: rt/dwconv.c */
+			continue;	/* depthwise: rt/f32-dwconv/dwconv.c */
 		if (!(src = const_bytes(g, c, &nb)))
 			return -1;
 		eb = dtype_bytes(c->desc.dt, 1);

@@ -27,7 +27,7 @@ struct fuse_opts {
  * the order the C kernels read in place; with o->winograd, before
  * that, the constant 3 x 3 filters of large enough nchw conv2d nodes at
  * stride 1 as Winograd's F(2x2, 3x3) transform (the node's "winograd"
- * field; rt/wino.c); with o->panels, after that, the constant filters
+ * field; rt/f32-winograd/wino.c); with o->panels, after that, the constant filters
  * of conv2d nodes whose product the C kernels compute transposed, in
  * panels of 32 output channels (the node's "panels" field); with
  * o->residual, before the activations, the add of a conv2d's result

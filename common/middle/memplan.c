@@ -66,7 +66,7 @@ memplan_inplace_op(enum op op)
  * bytes, dead after n): an elementwise op, or a float32 nchw depthwise
  * 3 x 3 conv2d at stride 1 whose output is its input's size, on planes
  * narrower than the widest vector (16) and of at most NNL_DW_BLOCK
- * pixels padded: rt/dwconv.c takes such planes in blocks of channels,
+ * pixels padded: rt/f32-dwconv/dwconv.c takes such planes in blocks of channels,
  * reading a block whole before it writes its outputs, and threads take
  * whole blocks.  Its output is then written where this core just
  * wrote the input, not over lines the other cores hold (mobilenet_v2's
@@ -590,7 +590,7 @@ lastuses(struct plan *p, size_t nslots)
  * after the concat, whose buffer is its own (not shared with another
  * input, not already a concat's or holding one) and whose place in
  * the output is aligned.  The output then lives from the first of
- * them; the concat copies only the others (rt/tensor.c skips an input
+ * them; the concat copies only the others (rt/tensor/tensor.c skips an input
  * already where it goes).
  */
 static void

@@ -258,7 +258,7 @@ nnl_conv_span(int64_t OW, int64_t W, int64_t s, int64_t pad, int64_t off,
 
 /*
  * The row of the padded channel copy of a depthwise nchw convolution
- * (rt/dwconv.c), in floats, for conv2d's parameters ip: the padded row,
+ * (rt/f32-dwconv/dwconv.c), in floats, for conv2d's parameters ip: the padded row,
  * or what whole vectors of up to 16 output columns read, if more.  The
  * scratch holds H + 1 such rows.
  */
@@ -273,7 +273,7 @@ nnl_dw_width(const int64_t *ip)
 }
 
 /* Floats of a row of the phase planes of a 3 x 3 stride-2 depthwise
- * nchw convolution (rt/dwconv.c): an output row and one more column;
+ * nchw convolution (rt/f32-dwconv/dwconv.c): an output row and one more column;
  * a plane holds one more row than the output, and 32 floats of room. */
 NNL_RT_INLINE int64_t
 nnl_dw_s2_plane(const int64_t *ip)
@@ -926,14 +926,14 @@ NNL_RT void nnl_par_dw_nchw(const float *x, const float *w, int64_t wc,
     int64_t wt, const float *bias, float *y, const int64_t *ip,
     int64_t act, float lo, float hi, float *pad);
 NNL_RT int nnl_par_pool_nchw(const int64_t *ip, const float *x, float *y);
-/* rt/nn.c's nnl_conv_stem by bands of output rows: 0 where too small
+/* rt/nn/nn.c's nnl_conv_stem by bands of output rows: 0 where too small
  * to split. */
 NNL_RT int nnl_par_stem(const float *x, const float *w, const float *bias,
     float *y, const int64_t *ip, int64_t act, float lo, float hi);
 NNL_RT int nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
     const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
     int tb, float *C, int64_t ldc, const struct nnl_gemm_epi *e);
-/* An nchw conv2d's group by bands of output rows (rt/nn.c): the band's
+/* An nchw conv2d's group by bands of output rows (rt/nn/nn.c): the band's
  * im2col into col, then its product with the filter w (lda, ta) into
  * y (rows P floats apart) from e; col and pack hold a band's im2col
  * (Kd x nb floats) and packing space (ps floats) for each thread. */
@@ -947,7 +947,7 @@ struct nnl_conv_bands {
 NNL_RT int nnl_par_bands(const struct nnl_conv_bands *b);
 NNL_RT int nnl_par_concat(const int64_t *ip, const void *const *in,
     void *const *out);
-/* rt/ew.c's float32 elementwise ops of n contiguous floats, y = a op b
+/* rt/elementwise/ew.c's float32 elementwise ops of n contiguous floats, y = a op b
  * (op an nnl_binary_f32 op) or, with b null, relu of a: 0 where too
  * small to split. */
 NNL_RT int nnl_par_flat(int64_t op, const float *a, const float *b,
@@ -956,7 +956,7 @@ NNL_RT int nnl_par_flat(int64_t op, const float *a, const float *b,
  * small to split. */
 NNL_RT int nnl_par_addact(float *y, const float *r, int64_t n,
     int64_t act, float lo, float hi);
-/* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn.c),
+/* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn/nn.c),
  * then its transposition into y[O][P], by whole tiles of columns or
  * rows. */
 NNL_RT int nnl_par_flip(int64_t P, int64_t O, int64_t K, const float *A,

@@ -100,7 +100,7 @@ PY
 	"$BIN/nnl-emit-js" -o m.js p.json
 	grep -q 'export const partitions = \[' m.js
 	grep -q 'v\["m"\] = CpuOps.mul(v\["n"\], v\["n"\], {});' m.js
-	cp "$ROOT/common/rt/cpuops.mjs" .
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
 	/usr/bin/python3 -c 'import numpy as np
 np.save("x.npy", np.random.default_rng(1).standard_normal((2, 3)).astype(np.float32))
 np.save("n.npy", np.array([3, -2], np.int64))'
@@ -123,7 +123,7 @@ assert np.allclose(np.load("z.npy"), want, atol=1e-6)'
 	"$BIN/nnl-cpu-partition" -p "$P/cpu-no-int64.json" -o p.json g.json
 	grep -q '"device": "cpu"' p.json
 	"$BIN/nnl-emit-js" -o m.js p.json
-	cp "$ROOT/common/rt/cpuops.mjs" .
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
 	/usr/bin/python3 - "$d" <<'PY'
 import glob, sys, numpy as np, onnx
 from onnx import numpy_helper

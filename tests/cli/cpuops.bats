@@ -12,7 +12,7 @@ setup() {
 	BIN="${NNL_BIN:-$ROOT/bin}"
 	P="$ROOT/pipelines/profiles"
 	cd "$BATS_TEST_TMPDIR"
-	cp "$ROOT/common/rt/cpuops.mjs" .
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
 }
 
 @test "every op a profile can leave to the CPU has CpuOps, and they agree with NumPy" {
@@ -28,8 +28,8 @@ setup() {
 
 @test "a CpuOps gap is reported by name" {
 	# without argMax in CpuOps, the walk names it
-	mkdir -p fake/common/rt fake/tests/ops fake/tests/js
-	sed 's/^  argMax: /  argMaxGone: /' "$ROOT/common/rt/cpuops.mjs" > fake/common/rt/cpuops.mjs
+	mkdir -p fake/common/rt/js fake/tests/ops fake/tests/js
+	sed 's/^  argMax: /  argMaxGone: /' "$ROOT/common/rt/js/cpuops.mjs" > fake/common/rt/js/cpuops.mjs
 	cp "$ROOT"/tests/ops/*.py fake/tests/ops/
 	cp "$ROOT"/tests/js/cpuops-run.mjs "$ROOT"/tests/js/npy.mjs fake/tests/js/
 	mkdir -p fake/common/core fake/pipelines

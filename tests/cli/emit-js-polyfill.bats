@@ -11,7 +11,7 @@ setup() {
 	BIN="${NNL_BIN:-$ROOT/bin}"
 	P="$ROOT/pipelines/profiles"
 	cd "$BATS_TEST_TMPDIR"
-	cp "$ROOT/common/rt/cpuops.mjs" .
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
 	# int64 shape arithmetic on a constant, then float work on x
 	/usr/bin/python3 - <<'PY'
 import json, numpy as np

@@ -216,7 +216,7 @@ JS
 }
 
 @test "--weights-at-load with CPU nodes: --polyfill and the partitioned run read the chosen weights" {
-	cp "$ROOT/common/rt/cpuops.mjs" .
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
 	# an int64 constant from the weights file, computed on the CPU
 	/usr/bin/python3 - <<'PY'
 import json, numpy as np

@@ -182,7 +182,7 @@ C
 	cc ${NNL_TEST_CFLAGS:-} -o x x.c -lxxhash
 	./x > c.txt
 	cat > x.mjs <<JS
-import { xxh3 } from "$ROOT/common/rt/xxh3.mjs";
+import { xxh3 } from "$ROOT/common/rt/js/xxh3.mjs";
 const b = new Uint8Array(5000);
 let s = 12345;
 for (let i = 0; i < 5000; i++) { s = (Math.imul(s, 1103515245) + 12345) >>> 0; b[i] = (s >>> 16) & 255; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The SGEMM microkernels and their driver (common/rt/gemm*.c) built the
+# The SGEMM microkernels and their driver (common/rt/f32-gemm) built the
 # three ways generated code builds them: no -march at all (the portable
 # kernel), -march=native (the host's kernel, chosen by the compiler's
 # macros), and for aarch64 (NEON) run under qemu.  Each build runs
@@ -12,9 +12,10 @@ setup() {
 	export LC_ALL=C
 	ROOT="$BATS_TEST_DIRNAME/../.."
 	T="$BATS_TEST_TMPDIR"
-	SRC="$ROOT/tests/unit/test_gemm.c $ROOT/common/rt/gemm*.c"
+	SRC="$ROOT/tests/unit/test_gemm.c $ROOT/common/rt/f32-gemm/gemm.c
+	    $ROOT/common/rt/f32-gemm/gemm_f32_*.c"
 	FLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter
-	    -DNNL_RT= -I$ROOT/common -I$ROOT/tests/unit"
+	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt -I$ROOT/tests/unit"
 }
 
 @test "the portable build (no -march) passes the SGEMM tests" {

@@ -27,18 +27,18 @@ setup() {
 @test "a mutant that changes nothing survives, and fails the run" {
 	# notEqual as not-equal: the same function, so no case can fail
 	run /usr/bin/python3 "$M" --extra '{"name": "equivalent",
-	    "path": "common/rt/ew.c", "old": "case NNL_NE: return a != b;",
+	    "path": "common/rt/elementwise/ew.c", "old": "case NNL_NE: return a != b;",
 	    "new": "case NNL_NE: return !(a == b);",
 	    "cases": ["notEqual-float"], "modes": ["run"]}' equivalent
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"not ok - SURVIVED common/rt/ew.c: equivalent (run)"* ]]
+	[[ "$output" == *"not ok - SURVIVED common/rt/elementwise/ew.c: equivalent (run)"* ]]
 	[[ "$output" == *"mutants: 0 killed, 1 survived"* ]]
 }
 
 @test "a mutant whose text is not in its file stops the run" {
 	run /usr/bin/python3 "$M" --extra '{"name": "stale",
-	    "path": "common/rt/ew.c", "old": "no such text",
+	    "path": "common/rt/elementwise/ew.c", "old": "no such text",
 	    "new": "x", "cases": ["add-broadcast"], "modes": ["run"]}' stale
 	echo "$output"
 	[ "$status" -eq 2 ]

@@ -8,7 +8,7 @@
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	# residual blocks whose convolutions take each path of rt/nn.c: a
+	# residual blocks whose convolutions take each path of rt/nn/nn.c: a
 	# 3 x 3 of 16 channels by bands of im2col rows (three at 48 x 48,
 	# a thread's band at 3 threads); the 1 x 1
 	# projection of an inverted residual block straight on the image

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The kernels written in rt.h's vectors, depthwise convolution
-# (common/rt/dwconv.c), pooling and im2col (common/rt/nn.c) and
-# Winograd's convolution (common/rt/wino.c), built the ways generated
+# (common/rt/f32-dwconv/dwconv.c), pooling and im2col (common/rt/nn/nn.c) and
+# Winograd's convolution (common/rt/f32-winograd/wino.c), built the ways generated
 # code builds them: no -march (4-float vectors), -march=native (the
 # host's widest), AVX2 (8 floats), no vector extensions at all
 # (NNL_RT_NOVEC), clang, and aarch64 under qemu.  Each build runs
@@ -17,7 +17,7 @@ setup() {
 	T="$BATS_TEST_TMPDIR"
 	RT="$ROOT/common/rt"
 	FLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter
-	    -DNNL_RT= -I$ROOT/common -I$ROOT/tests/unit"
+	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt -I$ROOT/tests/unit"
 }
 
 # check CC [FLAGS...] [-- RUNNER...]: build both tests, run each
@@ -28,13 +28,18 @@ check() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do fl+=("$1"); shift; done
 	[ "${1:-}" = -- ] && shift && run=("$@")
 	$cc $FLAGS "${fl[@]}" -o "$T/d" "$ROOT/tests/unit/test_dwconv.c" \
-	    "$RT/dwconv.c" -lm
+	    "$RT/f32-dwconv/dwconv.c" -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/p" "$ROOT/tests/unit/test_pool.c" \
-	    "$RT/nn.c" "$RT/dwconv.c" "$RT/wino.c" "$RT"/gemm*.c -lm
+	    "$RT/nn/nn.c" "$RT/f32-dwconv/dwconv.c" \
+	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
+	    "$RT"/f32-gemm/gemm_f32_*.c -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/w" "$ROOT/tests/unit/test_wino.c" \
-	    "$RT/wino.c" "$RT"/gemm*.c -lm
+	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
+	    "$RT"/f32-gemm/gemm_f32_*.c -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/c" "$ROOT/tests/unit/test_conv.c" \
-	    "$RT/nn.c" "$RT/dwconv.c" "$RT/wino.c" "$RT"/gemm*.c -lm
+	    "$RT/nn/nn.c" "$RT/f32-dwconv/dwconv.c" \
+	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
+	    "$RT"/f32-gemm/gemm_f32_*.c -lm
 	run "${run[@]}" "$T/d"
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -165,7 +165,7 @@ p = json.load(open(sys.argv[1])); del p["div"]; json.dump(p, open("p.json", "w")
 	    "$BIN/nnl-cpu-partition" -p p.json |
 	    "$BIN/nnl-emit-js" --wasm mnist.wasm -o part.js
 	grep -q 'export async function runPartitioned' part.js
-	cp "$ROOT/common/rt/cpuops.mjs" .
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
 	run node "$ROOT/tests/js/wasm-select.mjs" part.js "$d/test_input.npy"
 	echo "$output"
 	[ "$status" -eq 0 ]

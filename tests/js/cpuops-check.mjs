@@ -1,4 +1,4 @@
-// cpuops-check: the CpuOps functions (common/rt/cpuops.mjs) run for real
+// cpuops-check: the CpuOps functions (common/rt/js/cpuops.mjs) run for real
 // in node and compared with nnl's C kernels (nnl-run) on the same
 // one-node graphs: integers exactly, floats to 1e-6.
 // Usage: node cpuops-check.mjs BIN-DIR   Exit 1 on any mismatch.
@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { CpuOps, tensor } from "../../common/rt/cpuops.mjs";
+import { CpuOps, tensor } from "../../common/rt/js/cpuops.mjs";
 import { npyRead, npyWrite } from "./npy.mjs";
 
 const BIN = process.argv[2];

@@ -5,7 +5,7 @@
 // and prints the name of every job that ran; a job that throws is
 // reported on stderr and left out.
 import { readFileSync } from "node:fs";
-import { CpuOps } from "../../common/rt/cpuops.mjs";
+import { CpuOps } from "../../common/rt/js/cpuops.mjs";
 import { npyRead, npyWrite } from "./npy.mjs";
 
 const jobs = JSON.parse(readFileSync(process.argv[2], "utf8"));

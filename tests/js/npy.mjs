@@ -1,7 +1,7 @@
 // npy: .npy files in and out for the JavaScript tests, as tensors
 // {dataType, shape, data} (typed arrays; float16 as its bits).
 import { readFileSync, writeFileSync } from "node:fs";
-import { ARRAYS } from "../../common/rt/cpuops.mjs";
+import { ARRAYS } from "../../common/rt/js/cpuops.mjs";
 
 const DESCR = {float32: "<f4", float16: "<f2", int32: "<i4", uint32: "<u4",
   int64: "<i8", uint64: "<u8", int8: "|i1", uint8: "|u1"};

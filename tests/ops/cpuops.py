@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """cpuops: every op a support profile can leave to the CPU has a CpuOps
-implementation (common/rt/cpuops.mjs), and each agrees with the NumPy
+implementation (common/rt/js/cpuops.mjs), and each agrees with the NumPy
 references of tests/ops/cases.py, run for real in node.
 
 Usage: cpuops.py [--list] [--op NAME]
@@ -114,7 +114,7 @@ def main():
     if missing:
         raise SystemExit("cpuops: ops without a case: %s" % missing)
     r = sh(["node", "--input-type=module", "-e",
-            'import { CpuOps } from "%s/common/rt/cpuops.mjs";'
+            'import { CpuOps } from "%s/common/rt/js/cpuops.mjs";'
             'console.log(Object.keys(CpuOps).join(" "));' % ROOT])
     cpuops = set(r.stdout.split())
     profiles = sorted(glob.glob(os.path.join(ROOT, "pipelines/profiles",

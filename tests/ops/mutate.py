@@ -55,7 +55,7 @@ def mutant(name, path, old, new, cases, modes):
                         cases=cases, modes=modes))
 
 
-EW, KEW = "common/rt/ew.c", "common/host/kern_ew.c"
+EW, KEW = "common/rt/elementwise/ew.c", "common/host/kern_ew.c"
 # ---- runtime kernels (common/rt) ----
 mutant("logicalAnd bitwise", EW, "case NNL_AND: return a != 0 && b != 0;",
        "case NNL_AND: return (double)((int64_t)a & (int64_t)b);",
@@ -121,13 +121,13 @@ mutant("int64 add through double", EW,
        "int exact = !isf && op <= NNL_LE;",
        "int exact = 0 && !isf && op <= NNL_LE;",
        ["add-int64"], RT)
-mutant("argMax picks the least", "common/rt/tensor.c",
+mutant("argMax picks the least", "common/rt/tensor/tensor.c",
        "if (ismax ? v > bv : v < bv) {", "if (ismax ? v < bv : v > bv) {",
        ["argMax", "argMin-keep-int64"], RT)
-mutant("gather ignores negative indices", "common/rt/tensor.c",
+mutant("gather ignores negative indices", "common/rt/tensor/tensor.c",
        "\tif (v < 0)\n\t\tv += n;\n", "\tif (v < -n)\n\t\tv += n;\n",
        ["gather-axis1", "gather-int64-index"], RT)
-mutant("maxPool counts cells past the edge as 0", "common/rt/nn.c",
+mutant("maxPool counts cells past the edge as 0", "common/rt/nn/nn.c",
        "nnl_real acc = kind == 2 ? -INFINITY : 0;", "nnl_real acc = 0;",
        ["maxPool2d-nhwc-ceil"], RT)
 # ---- host kernels (common/host/kern_*.c) ----

@@ -1,6 +1,6 @@
 /*
  * test_conv: conv2d of nchw images through im2col and the SGEMM
- * (rt/nn.c's nnl_k_conv2d_f32) against a convolution computed here in
+ * (rt/nn/nn.c's nnl_k_conv2d_f32) against a convolution computed here in
  * double precision from its definition.  Shapes cover the im2col row
  * copies: strides 1 to 3 (stride 2 takes the vector path of even
  * lanes), widths below, at and past every vector width, padding on
@@ -59,7 +59,7 @@ static const int64_t shapes[][15] = {
 	{ 16, 12, 1, 40, 60, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	/* 1 x 1 at stride 1, unpadded: the image itself */
 	{ 16, 24, 1, 20, 21, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 },
-	/* depthwise (rt/dwconv.c) */
+	/* depthwise (rt/f32-dwconv/dwconv.c) */
 	{ 20, 20, 20, 12, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
 	{ 8, 8, 8, 15, 18, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 };

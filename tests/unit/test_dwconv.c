@@ -1,5 +1,5 @@
 /*
- * test_dwconv: the depthwise convolution kernels (rt/dwconv.c) against
+ * test_dwconv: the depthwise convolution kernels (rt/f32-dwconv/dwconv.c) against
  * a convolution computed here in double precision, with the padding
  * and activation written out from their definitions.  Shapes cover the
  * vector path and its ragged edges: widths below, at and past the

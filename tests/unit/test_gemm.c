@@ -1,5 +1,5 @@
 /*
- * test_gemm: every SGEMM microkernel this machine runs (rt/gemm.c's
+ * test_gemm: every SGEMM microkernel this machine runs (rt/f32-gemm/gemm.c's
  * table), and the driver around it, against a product computed here in
  * double precision.  Each microkernel is checked tile by tile on every
  * ragged edge (m from 1 to its rows, n from 1 to its columns, through

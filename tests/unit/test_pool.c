@@ -1,5 +1,5 @@
 /*
- * test_pool: max and average pooling (rt/nn.c's pool2d, whose nchw
+ * test_pool: max and average pooling (rt/nn/nn.c's pool2d, whose nchw
  * planes run in vectors) against pooling computed here in double from
  * the definition: the window's real cells only, padding taking no part.
  * Shapes cover ragged vector edges (widths below, at and past the

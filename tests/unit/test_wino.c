@@ -1,5 +1,5 @@
 /*
- * test_wino: rt/wino.c's Winograd F(2 x 2, 3 x 3) convolution against
+ * test_wino: rt/f32-winograd/wino.c's Winograd F(2 x 2, 3 x 3) convolution against
  * the definition of a 3 x 3 convolution at stride 1, computed here in
  * double from the untransformed filter.  The transformed filter U =
  * G g G^T is written out here too, from Lavin and Gray's matrices.

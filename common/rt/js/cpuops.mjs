@@ -108,7 +108,7 @@ function truncDiv(x, y) {
   return y === 0 ? 0 : Math.trunc(x / y);
 }
 
-// x to the power y on integers (bigints), as rt/ew.c computes it: the
+// x to the power y on integers (bigints), as rt/elementwise/ew.c computes it: the
 // low 64 bits of the product by squaring (the typed array keeps its
 // own width of them); a negative power truncates 1 / x^-y toward 0.
 function ipow(x, y) {

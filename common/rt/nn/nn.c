@@ -195,7 +195,7 @@ nnl_conv_res(float *y, const float *r, int64_t n, int64_t act, float lo,
 /*
  * conv2d: nhwc, N, C, H, W, O, OH, OW, kh, kw, sh, sw, dh, dw, pt, pb,
  * pl, pr, groups, filter layout (0 oihw, 1 hwio, 2 ohwi, 3 ihwo, 4
- * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/wino.c, 5
+ * Winograd's F(2 x 2, 3 x 3) [4, 4, I, O] from nnl-fuse: rt/f32-winograd/wino.c, 5
  * [O / 32][I][kh][kw][32] from nnl-fuse, for the flipped form), has
  * bias, activation; fp: activation parameters.  in: input, filter,
  * bias, residual (nnl-fuse's: added after the bias, before the
@@ -234,7 +234,7 @@ nnl_k_conv2d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	    nnl_packsize(ocg, nb, Kd));
 	int depthwise = icg == 1 && ocg == 1;
 
-	if (fl == 4) {	/* Winograd's transformed filter: rt/wino.c */
+	if (fl == 4) {	/* Winograd's transformed filter: rt/f32-winograd/wino.c */
 		for (int64_t n = 0; n < N; n++)
 			nnl_conv_wino_nchw(x + n * C * H * W, w, bias,
 			    y + n * O * P, C, H, W, O, OH, OW, pt, pl, pact,
