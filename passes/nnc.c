@@ -992,21 +992,26 @@ inputclash(const struct opts *o, const char *kind, const char *st,
 	return rc;
 }
 
-/* Compile o->model into the artifact o->emit; *artifact gets its path. */
-static int
-compile(struct opts *o, char **artifact)
-{
-	char *st = stem(o->model), *json = NULL, *csrc = NULL, *chdr = NULL;
-	char *tsrc = NULL, *thdr = NULL, *built = NULL;
-	char *out, *outdir, *hdr, *pfx = NULL;
-	const char *kind = o->emit ? o->emit : "exe";
-	struct graph *g;
-	char *emit = find_program("nnl-emit-c");
-	char **cc = compiler(o->triple, "cc");
-	const char *io, *flags[16 + 2 * NNC_MAXCFLAGS];
-	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, embed, keep;
-	int threads, k;
+/* The files of one compile and what it learns of the graph. */
+struct build {
+	const char *kind;	/* --emit */
+	int isexe;		/* --emit exe */
+	char *st;		/* the model's stem */
+	char *out, *outdir, *hdr;	/* the artifact and its header */
+	char *json;		/* the graph nnl-emit-c reads */
+	char *pfx;		/* the API's prefix */
+	char *csrc, *chdr;	/* the C source and header compiled */
+	char *tsrc, *thdr;	/* nnl-emit-c's, in the temporary directory */
+	char *built;		/* the artifact before it is delivered */
+	const char *flags[16 + 2 * NNC_MAXCFLAGS];	/* the C compiler's */
+	int nflags;		/* of flags, or -1 after an error */
+	int threads;
+};
 
+/* Whether --emit kind is one nnc makes, and one the target can have. */
+static int
+checkkind(struct opts *o, const char *kind, int isexe)
+{
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
 	    strcmp(kind, "c") && strcmp(kind, "wasm"))
@@ -1021,210 +1026,297 @@ compile(struct opts *o, char **artifact)
 			error("%s: --emit %s: a bare-metal build is linked into "
 			    "its firmware: use --emit obj or lib "
 			    "(examples/cortex-m4)", o->triple, kind);
-		goto out0;
+		return -1;
 	}
-	out = outname(o, kind, st);
-	outdir = path_dirname(out);
-	hdr = !strcmp(kind, "header") ? xstrdup(out) :
-	    xasprintf("%s/%s.h", outdir, st);
-	if (inputclash(o, kind, st, out, hdr) != 0)
-		goto out;
-	json = o->savetemps ? xasprintf("%s.json", st) :
-	    xasprintf("%s/model.json", maketmp());
-	if (o->verbose)
-		progress_off();
-	progress_start("compile 1/3: front end and passes", 0);
-	if (tojson(o, json) != 0)
-		goto out;
-	g = graph_load(json);
+	return 0;
+}
+
+/*
+ * What the graph b->json says of the build: its io (a program needs
+ * "stdio"), the C compiler's flags for the target, the API's prefix
+ * and the thread count.
+ */
+static int
+readgraph(struct opts *o, struct build *b)
+{
+	struct graph *g = graph_load(b->json);
+	const char *io;
+
 	if (!g)
-		goto out;
+		return -1;
 	io = cJSON_IsString(config(g, "io")) ?
 	    config(g, "io")->valuestring : "stdio";
-	if (isexe && strcmp(io, "none") == 0 && !o->testing) {
+	if (b->isexe && strcmp(io, "none") == 0 && !o->testing) {
 		error("%s: io \"none\" makes a library without main(): use "
 		    "--emit obj, lib or shared", o->model);
 		graph_free(g);
-		goto out;
+		return -1;
 	}
 	if (strcmp(io, "stdio") && strcmp(io, "none")) {
 		error("%s: io \"%s\": expected \"stdio\" or \"none\"",
 		    o->model, escape_tty_name(io));
 		graph_free(g);
-		goto out;
+		return -1;
 	}
-	nflags = strcmp(kind, "wasm") ? cflags(o, g, flags) :
+	b->nflags = strcmp(b->kind, "wasm") ? cflags(o, g, b->flags) :
 	    wasm_target(o->target, o->triple, o->portable);
 	/* the API is named after the model: --prefix, else the graph's
 	 * name (an ONNX graph's is the exporter's: the file's stem) */
-	pfx = xstrdup(o->prefix ? o->prefix : g->name && *g->name &&
-	    !endswith(o->model, ".onnx") ? g->name : st);
-	threads = threads_of_graph(g, 1);
+	b->pfx = xstrdup(o->prefix ? o->prefix : g->name && *g->name &&
+	    !endswith(o->model, ".onnx") ? g->name : b->st);
+	b->threads = threads_of_graph(g, 1);
 	graph_free(g);
-	if (threads < 0)
-		goto out;
-	/* the header beside a library or object is named after the API,
-	 * as upstream nnc names it: <prefix>.h (nnc(1), OUTPUT) */
-	if (!strcmp(kind, "obj") || !strcmp(kind, "lib") ||
-	    !strcmp(kind, "shared")) {
-		char *id = escape_c_ident(pfx);
+	return b->threads < 0 ? -1 : 0;
+}
 
-		free(hdr);
-		hdr = xasprintf("%s/%s.h", outdir, id);
-		free(id);
-		if (!strcmp(hdr + strlen(outdir) + 1, path_basename(out))) {
-			error("%s: --emit %s would write its header %s over "
-			    "it: name another output", escape_tty_name(out),
-			    kind, escape_tty_name(hdr));
-			goto out;
-		}
-		if (inputclash(o, kind, st, out, hdr) != 0)
-			goto out;
+/* The header beside a library or object is named after the API, as
+ * upstream nnc names it: <prefix>.h (nnc(1), OUTPUT). */
+static int
+apiheader(struct opts *o, struct build *b)
+{
+	char *id = escape_c_ident(b->pfx);
+
+	free(b->hdr);
+	b->hdr = xasprintf("%s/%s.h", b->outdir, id);
+	free(id);
+	if (!strcmp(b->hdr + strlen(b->outdir) + 1, path_basename(b->out))) {
+		error("%s: --emit %s would write its header %s over "
+		    "it: name another output", escape_tty_name(b->out),
+		    b->kind, escape_tty_name(b->hdr));
+		return -1;
 	}
+	return inputclash(o, b->kind, b->st, b->out, b->hdr);
+}
+
+/* nnl-emit-c's source and header of the graph, into the temporary
+ * directory; the weights embedded, beside the source (keep) or by
+ * their path. */
+static int
+emitsource(struct opts *o, struct build *b, char *emit, int embed,
+    int keep)
+{
+	char *ja = argpath(b->json);
+	char *ea[] = { emit, "-p", b->pfx, "-e", embed ? "array" :
+	    keep ? "beside" : "incbin", "-H", b->thdr,
+	    "-o", b->tsrc, ja, b->isexe ? "-m" : NULL, NULL };
+	int k;
+
+	progress_start("compile 2/3: nnl-emit-c", 0);
+	k = run_command(ea, o->verbose);
+	free(ja);
+	return k;
+}
+
+/* The archive of a library: ar rcs out obj. */
+static int
+archive(struct opts *o, char *outarg, char *objarg)
+{
+	char **ar = compiler(o->triple, "ar");
+	size_t n = nwords(ar);
+	char **aa = xcalloc(n + 4, sizeof *aa);
+	int rc;
+
+	memcpy(aa, ar, n * sizeof *aa);
+	aa[n] = "rcs";
+	aa[n + 1] = outarg;	/* new: ar adds to a file */
+	aa[n + 2] = objarg;
+	rc = run_command(aa, o->verbose);
+	free(aa);
+	words_free(ar);
+	return rc;
+}
+
+/* The C compiler cc on the source: a program, a shared library, an
+ * object or (with ar) a library, checked against the target and
+ * delivered with its header. */
+static int
+ccbuild(struct opts *o, struct build *b, char **cc)
+{
+	const char *kind = b->kind;
+	char *incdir = path_dirname(b->chdr);
+	char *inc = xasprintf("-I%s", incdir);
+	char *obj = xasprintf("%s/%s.o", tmpdir, b->st);
+	char *objarg = argpath(obj), *outarg = argpath(b->built);
+	char *srcarg = argpath(b->csrc);
+	char **a = xcalloc(nwords(cc) + 24 + 2 * NNC_MAXCFLAGS,
+	    sizeof *a);
+	int k = 0, rc;
+
+	for (char **w = cc; *w; w++)
+		a[k++] = *w;
+	for (int i = 0; i < b->nflags; i++)
+		a[k++] = (char *)b->flags[i];
+	a[k++] = inc;
+	if (b->threads > 1)	/* rt/par.c's POSIX threads */
+		a[k++] = "-pthread";
+	if (!strcmp(kind, "shared")) {
+		a[k++] = "-shared";
+		a[k++] = "-fPIC";
+	} else if (strcmp(kind, "exe")) {
+		a[k++] = "-c";
+	}
+	a[k++] = "-o";
+	a[k++] = !strcmp(kind, "lib") ? objarg : outarg;
+	a[k++] = srcarg;
+	if (b->isexe || !strcmp(kind, "shared"))
+		a[k++] = "-lm";
+	a[k] = NULL;
+	progress_start("compile 3/3: the C compiler", 0);
+	rc = run_command(a, o->verbose);
+	/* no object over the limit: it is never delivered */
+	if (rc == 0 && o->triple && !b->isexe && strcmp(kind, "shared"))
+		rc = targetcheck(o, b->json, !strcmp(kind, "lib") ?
+		    obj : b->built, o->footprint);
+	if (rc == 0 && !strcmp(kind, "lib"))
+		rc = archive(o, outarg, objarg);
+	if (rc == 0)
+		rc = deliver(b->built, b->out, b->isexe ||
+		    !strcmp(kind, "shared") ? 2 : 1);
+	if (rc == 0 && !b->isexe && strcmp(b->chdr, b->hdr))
+		rc = deliver(b->thdr, b->hdr, 0);
+	free(a);
+	free(obj);
+	free(objarg);
+	free(outarg);
+	free(srcarg);
+	free(inc);
+	free(incdir);
+	return rc;
+}
+
+/* The artifact from the C source: the source itself, the header, a
+ * WebAssembly module, or what the C compiler makes. */
+static int
+makeartifact(struct opts *o, struct build *b, char **cc)
+{
+	int rc;
+
+	b->built = xasprintf("%s/artifact.%s", tmpdir, b->kind);
+	if (!strcmp(b->kind, "c")) {
+		rc = 0;
+	} else if (!strcmp(b->kind, "header")) {
+		rc = strcmp(b->chdr, b->hdr) ? deliver(b->thdr, b->hdr, 0) : 0;
+	} else if (!strcmp(b->kind, "wasm")) {
+		/* the identifier nnl-emit-c made of -p, not one read back
+		 * from the header, whose comments hold the model's names */
+		char *id = escape_c_ident(b->pfx);
+
+		rc = wasm_build(b->csrc, id, b->built, b->out, tmpdir,
+		    o->verbose);
+		free(id);
+		if (rc == 0)
+			rc = deliver(b->built, b->out, 1);
+		if (rc == 0 && strcmp(b->chdr, b->hdr))
+			rc = deliver(b->thdr, b->hdr, 0);
+	} else {
+		rc = ccbuild(o, b, cc);
+	}
+	return rc;
+}
+
+/* The names of the C that outlives nnc (--emit c, --save-temps): the
+ * artifact, or the model's stem with .c and .h. */
+static int
+keptnames(struct build *b, int embed)
+{
+	b->csrc = !strcmp(b->kind, "c") ? xstrdup(b->out) :
+	    xasprintf("%s.c", b->st);
+	b->chdr = !strcmp(b->kind, "c") ? xstrdup(b->hdr) :
+	    xasprintf("%s.h", b->st);
+	if (!embed && strcmp(b->csrc, "-") &&
+	    escape_beside_check(b->csrc) != 0)
+		return -1;
+	return 0;
+}
+
+/* Frees the names b holds. */
+static void
+build_free(struct build *b)
+{
+	free(b->csrc);
+	free(b->chdr);
+	free(b->tsrc);
+	free(b->thdr);
+	free(b->built);
+	free(b->hdr);
+	free(b->outdir);
+	free(b->out);
+	free(b->pfx);
+	free(b->json);
+	free(b->st);
+}
+
+/* Compile o->model into the artifact o->emit; *artifact gets its path. */
+static int
+compile(struct opts *o, char **artifact)
+{
+	struct build b;
+	char *emit = find_program("nnl-emit-c");
+	char **cc = compiler(o->triple, "cc");
+	int rc = -1, embed, keep;
+
+	memset(&b, 0, sizeof b);
+	b.kind = o->emit ? o->emit : "exe";
+	b.isexe = !strcmp(b.kind, "exe");
+	b.st = stem(o->model);
+	if (checkkind(o, b.kind, b.isexe) != 0)
+		goto out;
+	b.out = outname(o, b.kind, b.st);
+	b.outdir = path_dirname(b.out);
+	b.hdr = !strcmp(b.kind, "header") ? xstrdup(b.out) :
+	    xasprintf("%s/%s.h", b.outdir, b.st);
+	if (inputclash(o, b.kind, b.st, b.out, b.hdr) != 0)
+		goto out;
+	b.json = o->savetemps ? xasprintf("%s.json", b.st) :
+	    xasprintf("%s/model.json", maketmp());
+	if (o->verbose)
+		progress_off();
+	progress_start("compile 1/3: front end and passes", 0);
+	if (tojson(o, b.json) != 0 || readgraph(o, &b) != 0)
+		goto out;
+	if ((!strcmp(b.kind, "obj") || !strcmp(b.kind, "lib") ||
+	    !strcmp(b.kind, "shared")) && apiheader(o, &b) != 0)
+		goto out;
 	/* bare-metal and WebAssembly triples have no POSIX threads */
-	if (threads > 1 && o->triple && (strstr(o->triple, "-none") ||
+	if (b.threads > 1 && o->triple && (strstr(o->triple, "-none") ||
 	    !strncmp(o->triple, "wasm", 4))) {
 		error("%s: %d threads: target %s has no POSIX threads (use "
-		    "--threads 1)", o->model, threads,
+		    "--threads 1)", o->model, b.threads,
 		    escape_tty_name(o->triple));
 		goto out;
 	}
-	if (nflags < 0)
+	if (b.nflags < 0)
 		goto out;
-	if (makedirs(outdir) != 0)
+	if (makedirs(b.outdir) != 0)
 		goto out;
 	embed = o->weights && !strcmp(o->weights, "embed");
 	/* C that outlives nnc (--emit c, --save-temps) finds its weights
 	 * beside it; C in the temporary directory, by its path there */
-	keep = !strcmp(kind, "c") || o->savetemps;
-	if (keep) {
-		csrc = !strcmp(kind, "c") ? xstrdup(out) :
-		    xasprintf("%s.c", st);
-		chdr = !strcmp(kind, "c") ? xstrdup(hdr) :
-		    xasprintf("%s.h", st);
-		if (!embed && strcmp(csrc, "-") &&
-		    escape_beside_check(csrc) != 0)
-			goto out;
-	}
+	keep = !strcmp(b.kind, "c") || o->savetemps;
+	if (keep && keptnames(&b, embed) != 0)
+		goto out;
 	/* everything is made in the temporary directory and delivered
 	 * through outfile (nnl(7) FILES): no tool replaces a link or
 	 * removes a device named by -o */
-	tsrc = xasprintf("%s/%s.c", maketmp(), st);
-	thdr = xasprintf("%s/%s.h", tmpdir, st);
-	{
-		char *ja = argpath(json);
-		char *ea[] = { emit, "-p", pfx, "-e", embed ? "array" :
-		    keep ? "beside" : "incbin", "-H", thdr,
-		    "-o", tsrc, ja, isexe ? "-m" : NULL, NULL };
-
-		progress_start("compile 2/3: nnl-emit-c", 0);
-		k = run_command(ea, o->verbose);
-		free(ja);
-		if (k != 0)
-			goto out;
-	}
-	/* the weights once the source is there; no source without them */
-	if (keep && !embed && keepweights(json, tsrc) != 0)
+	b.tsrc = xasprintf("%s/%s.c", maketmp(), b.st);
+	b.thdr = xasprintf("%s/%s.h", tmpdir, b.st);
+	if (emitsource(o, &b, emit, embed, keep) != 0)
 		goto out;
-	if (keep && deliverc(tsrc, thdr, csrc, chdr) != 0)
+	/* the weights once the source is there; no source without them */
+	if (keep && !embed && keepweights(b.json, b.tsrc) != 0)
+		goto out;
+	if (keep && deliverc(b.tsrc, b.thdr, b.csrc, b.chdr) != 0)
 		goto out;
 	if (!keep) {
-		csrc = xstrdup(tsrc);
-		chdr = xstrdup(thdr);
+		b.csrc = xstrdup(b.tsrc);
+		b.chdr = xstrdup(b.thdr);
 	}
-	built = xasprintf("%s/artifact.%s", tmpdir, kind);
-	if (!strcmp(kind, "c")) {
-		rc = 0;
-	} else if (!strcmp(kind, "header")) {
-		rc = strcmp(chdr, hdr) ? deliver(thdr, hdr, 0) : 0;
-	} else if (!strcmp(kind, "wasm")) {
-		/* the identifier nnl-emit-c made of -p, not one read back
-		 * from the header, whose comments hold the model's names */
-		char *id = escape_c_ident(pfx);
-
-		rc = wasm_build(csrc, id, built, out, tmpdir, o->verbose);
-		free(id);
-		if (rc == 0)
-			rc = deliver(built, out, 1);
-		if (rc == 0 && strcmp(chdr, hdr))
-			rc = deliver(thdr, hdr, 0);
-	} else {
-		char *incdir = path_dirname(chdr);
-		char *inc = xasprintf("-I%s", incdir);
-		char *obj = xasprintf("%s/%s.o", tmpdir, st);
-		char *objarg = argpath(obj), *outarg = argpath(built);
-		char *srcarg = argpath(csrc);
-		char **a = xcalloc(nwords(cc) + 24 + 2 * NNC_MAXCFLAGS,
-		    sizeof *a);
-
-		k = 0;
-		for (char **w = cc; *w; w++)
-			a[k++] = *w;
-		for (int i = 0; i < nflags; i++)
-			a[k++] = (char *)flags[i];
-		a[k++] = inc;
-		if (threads > 1)	/* rt/par.c's POSIX threads */
-			a[k++] = "-pthread";
-		if (!strcmp(kind, "shared")) {
-			a[k++] = "-shared";
-			a[k++] = "-fPIC";
-		} else if (strcmp(kind, "exe")) {
-			a[k++] = "-c";
-		}
-		a[k++] = "-o";
-		a[k++] = !strcmp(kind, "lib") ? objarg : outarg;
-		a[k++] = srcarg;
-		if (isexe || !strcmp(kind, "shared"))
-			a[k++] = "-lm";
-		a[k] = NULL;
-		progress_start("compile 3/3: the C compiler", 0);
-		rc = run_command(a, o->verbose);
-		/* no object over the limit: it is never delivered */
-		if (rc == 0 && o->triple && !isexe && strcmp(kind, "shared"))
-			rc = targetcheck(o, json, !strcmp(kind, "lib") ?
-			    obj : built, o->footprint);
-		if (rc == 0 && !strcmp(kind, "lib")) {
-			char **ar = compiler(o->triple, "ar");
-			size_t n = nwords(ar);
-			char **aa = xcalloc(n + 4, sizeof *aa);
-
-			memcpy(aa, ar, n * sizeof *aa);
-			aa[n] = "rcs";
-			aa[n + 1] = outarg;	/* new: ar adds to a file */
-			aa[n + 2] = objarg;
-			rc = run_command(aa, o->verbose);
-			free(aa);
-			words_free(ar);
-		}
-		if (rc == 0)
-			rc = deliver(built, out, isexe ||
-			    !strcmp(kind, "shared") ? 2 : 1);
-		if (rc == 0 && !isexe && strcmp(chdr, hdr))
-			rc = deliver(thdr, hdr, 0);
-		free(a);
-		free(obj);
-		free(objarg);
-		free(outarg);
-		free(srcarg);
-		free(inc);
-		free(incdir);
-	}
+	rc = makeartifact(o, &b, cc);
 	progress_clear();
 	if (rc == 0 && artifact)
-		*artifact = xstrdup(out);
+		*artifact = xstrdup(b.out);
 out:
-	free(csrc);
-	free(chdr);
-	free(tsrc);
-	free(thdr);
-	free(built);
-	free(hdr);
-	free(outdir);
-	free(out);
-out0:
-	free(pfx);
-	free(json);
-	free(st);
+	build_free(&b);
 	free(emit);
 	words_free(cc);
 	return rc;
