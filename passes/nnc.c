@@ -1362,43 +1362,15 @@ sci(double v, int prec, char *buf)
 	return buf;
 }
 
+/* The compiled program exe on inraw into outraw, under qemu-user for
+ * another target: 0, or 1 after an error. */
 static int
-test(struct opts *o, const char *input, const char *expected, double tol)
+runcompiled(struct opts *o, char *exe, const char *inraw, const char *outraw)
 {
-	char *exe = NULL, *inraw, *outraw, *exearg, *argv[5], *owned[2] = { 0 };
+	char *exearg, *argv[5], *owned[2] = { 0 };
 	char why[96];
-	struct npy in, want;
-	size_t n;
-	unsigned char *got;
-	int64_t count, bad = 0, shown = 0;
-	double maxdiff = 0;
-	char tb[32], mb[32];
 	int rc;
 
-	if (npy_load(input, &in) != 0 || npy_load(expected, &want) != 0)
-		return 1;
-	if (in.dt != DT_FLOAT32 || want.dt != DT_FLOAT32) {
-		error("%s: expected float32 arrays", in.dt != DT_FLOAT32 ?
-		    input : expected);
-		return 1;
-	}
-	o->emit = "exe";
-	o->testing = 1;
-	o->out = NULL;
-	o->testin[0] = input;
-	o->testin[1] = expected;
-	{
-		char *st = stem(o->model);
-
-		o->out = xasprintf("%s/%s", maketmp(), st);
-		free(st);
-	}
-	if (compile(o, &exe) != 0)
-		return 1;
-	inraw = xasprintf("%s/input.bin", tmpdir);
-	outraw = xasprintf("%s/output.bin", tmpdir);
-	if (writefile_atomic(inraw, in.data, in.nbytes) != 0)
-		return 1;
 	/* the program by its path (it has a '/': no PATH search) */
 	exearg = argpath(exe);
 	if (o->triple) {
@@ -1426,11 +1398,21 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 		    sizeof why));
 		return 1;
 	}
-	got = (unsigned char *)readfile(outraw, &n);
-	if (!got)
-		die("%s: %s", outraw, strerror(errno));
-	count = (int64_t)(want.nbytes / 4);
-	if (n != want.nbytes) {
+	return 0;
+}
+
+/* The output got (n bytes) against want, element by element within
+ * tol: the report on stdout; 1 when they differ. */
+static int
+compare(const struct npy *want, const unsigned char *got, size_t n,
+    double tol)
+{
+	int64_t count, bad = 0, shown = 0;
+	double maxdiff = 0;
+	char tb[32], mb[32];
+
+	count = (int64_t)(want->nbytes / 4);
+	if (n != want->nbytes) {
 		printf("FAIL: output has %zu elements, expected %lld\n", n / 4,
 		    (long long)count);
 		return 1;
@@ -1440,7 +1422,7 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 		double d;
 
 		memcpy(&g, got + 4 * i, 4);
-		memcpy(&w, want.data + 4 * i, 4);
+		memcpy(&w, want->data + 4 * i, 4);
 		d = fabs((double)g - (double)w);
 		if (isnan(g) != isnan(w) || (!isnan(g) && isnan(d)))
 			d = INFINITY;
@@ -1453,7 +1435,7 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 
 			bad++;
 			if (shown++ < 10) {
-				putindex(&want, i, idx, sizeof idx);
+				putindex(want, i, idx, sizeof idx);
 				printf("  mismatch at %s: got %.8f, expected "
 				    "%.8f, diff %s\n", idx, g, w,
 				    sci(d, 2, mb));
@@ -1468,13 +1450,55 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 		printf("PASS: %lld/%lld elements within tolerance %s (max "
 		    "diff: %s)\n", (long long)count, (long long)count,
 		    sci(tol, 1, tb), sci(maxdiff, 2, mb));
+	return bad ? 1 : 0;
+}
+
+static int
+test(struct opts *o, const char *input, const char *expected, double tol)
+{
+	char *exe = NULL, *inraw, *outraw;
+	struct npy in, want;
+	size_t n;
+	unsigned char *got;
+	int bad;
+
+	if (npy_load(input, &in) != 0 || npy_load(expected, &want) != 0)
+		return 1;
+	if (in.dt != DT_FLOAT32 || want.dt != DT_FLOAT32) {
+		error("%s: expected float32 arrays", in.dt != DT_FLOAT32 ?
+		    input : expected);
+		return 1;
+	}
+	o->emit = "exe";
+	o->testing = 1;
+	o->out = NULL;
+	o->testin[0] = input;
+	o->testin[1] = expected;
+	{
+		char *st = stem(o->model);
+
+		o->out = xasprintf("%s/%s", maketmp(), st);
+		free(st);
+	}
+	if (compile(o, &exe) != 0)
+		return 1;
+	inraw = xasprintf("%s/input.bin", tmpdir);
+	outraw = xasprintf("%s/output.bin", tmpdir);
+	if (writefile_atomic(inraw, in.data, in.nbytes) != 0)
+		return 1;
+	if (runcompiled(o, exe, inraw, outraw) != 0)
+		return 1;
+	got = (unsigned char *)readfile(outraw, &n);
+	if (!got)
+		die("%s: %s", outraw, strerror(errno));
+	bad = compare(&want, got, n, tol);
 	free(got);
 	free(exe);
 	free(inraw);
 	free(outraw);
 	npy_free(&in);
 	npy_free(&want);
-	return bad ? 1 : 0;
+	return bad;
 }
 
 static char *
@@ -1735,42 +1759,136 @@ inspect_written(struct opts *o)
 	return rc;
 }
 
+/* The options that are not nnc's struct opts: a command's own. */
+struct args {
+	const char *input, *expected;	/* nnc test's */
+	const char *wdir;	/* nnc import --weights-dir */
+	const char *maxbytes;	/* --max-tensor-bytes */
+	const char *svg;	/* nnc inspect --svg */
+	const char *project;	/* nnc new --project */
+	double tol;		/* nnc test --tolerance */
+};
+
+/* nnc's long options, each with its short name for getopt_long. */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "emit", required_argument, NULL, 'e' },
+	{ "target-triple", required_argument, NULL, 't' },
+	{ "target", required_argument, NULL, 'g' },
+	{ "cflag", required_argument, NULL, 'C' },
+	{ "portable", no_argument, NULL, 'P' },
+	{ "threads", required_argument, NULL, 'N' },
+	{ "passes", required_argument, NULL, 'p' },
+	{ "save-temps", no_argument, NULL, 's' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "expected", required_argument, NULL, 'x' },
+	{ "tolerance", required_argument, NULL, 'T' },
+	{ "weights-dir", required_argument, NULL, 'W' },
+	{ "svg", required_argument, NULL, 'S' },
+	{ "prefix", required_argument, NULL, 'X' },
+	{ "project", required_argument, NULL, 'J' },
+	{ "weights", required_argument, NULL, 'E' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "fused", no_argument, NULL, 'F' },
+	{ "unsupported", required_argument, NULL, 'U' },
+	{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
+	{ "max-tensor-bytes", required_argument, NULL,
+	    CHECKED_OPTION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The options after the command (argv[1]) into o and a; usage() exits
+ * 2 on a wrong one. */
+static void
+parse_options(int argc, char *argv[], struct opts *o, struct args *a)
+{
+	int c;
+
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "o:vVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 'e': o->emit = optarg; break;
+		case 't':
+			o->triple = optarg;
+			/* a compiler's and qemu's name are made from it */
+			if (!*optarg || *optarg == '-' || optarg[strspn(optarg,
+			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+			    "VWXYZ0123456789_.-")])
+				die("--target-triple %s: expected letters, "
+				    "digits, '_', '.' and '-', not first",
+				    escape_tty_name(optarg));
+			break;
+		case 'g': o->target = optarg; break;
+		case 'C':
+			if (o->ncflag == NNC_MAXCFLAGS)
+				die("more than %d --cflag options", NNC_MAXCFLAGS);
+			o->cflag[o->ncflag++] = optarg;
+			break;
+		case 'P': o->portable = 1; break;
+		case 'F': o->fused = 1; break;
+		case MODELPATH_OPTION: o->outside = 1; break;
+		case 'U':
+			o->unsup = optarg;
+			if (strcmp(optarg, "error") && strcmp(optarg, "comment"))
+				usage();
+			break;
+		case 'N':
+			if ((o->threads = threads_parse(optarg)) < 0)
+				usage();
+			break;
+		case 'p': o->passes = optarg; break;
+		case 's': o->savetemps = 1; break;
+		case 'i': a->input = optarg; break;
+		case 'x': a->expected = optarg; break;
+		case 'W': a->wdir = optarg; break;
+		case 'S': a->svg = optarg; break;
+		case 'X': o->prefix = optarg; break;
+		case 'J': a->project = optarg; break;
+		case 'E':
+			if (strcmp(optarg, "file") && strcmp(optarg, "embed"))
+				usage();
+			o->weights = optarg;
+			break;
+		case 'T': {
+			char *end;
+
+			a->tol = strtod(optarg, &end);
+			if (*end || !(a->tol >= 0))
+				usage();
+			break;
+		}
+		case 'v': o->verbose = 1; break;
+		case CHECKED_OPTION: a->maxbytes = optarg; break;
+		default: usage();
+		}
+	}
+}
+
+/*
+ * An absolute TMPDIR for nnc and every program it runs (the C
+ * compiler's own temporaries): a relative one that starts with '-' or
+ * '@' would read as an option.
+ */
+static void
+abstmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *abs = t && *t && *t != '/' ? realpath(t, NULL) : NULL;
+
+	if (abs)
+		setenv("TMPDIR", abs, 1);
+	free(abs);
+}
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "emit", required_argument, NULL, 'e' },
-		{ "target-triple", required_argument, NULL, 't' },
-		{ "target", required_argument, NULL, 'g' },
-		{ "cflag", required_argument, NULL, 'C' },
-		{ "portable", no_argument, NULL, 'P' },
-		{ "threads", required_argument, NULL, 'N' },
-		{ "passes", required_argument, NULL, 'p' },
-		{ "save-temps", no_argument, NULL, 's' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "expected", required_argument, NULL, 'x' },
-		{ "tolerance", required_argument, NULL, 'T' },
-		{ "weights-dir", required_argument, NULL, 'W' },
-		{ "svg", required_argument, NULL, 'S' },
-		{ "prefix", required_argument, NULL, 'X' },
-		{ "project", required_argument, NULL, 'J' },
-		{ "weights", required_argument, NULL, 'E' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "fused", no_argument, NULL, 'F' },
-		{ "unsupported", required_argument, NULL, 'U' },
-		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
-		{ "max-tensor-bytes", required_argument, NULL,
-		    CHECKED_OPTION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct opts o;
-	const char *cmd, *input = NULL, *expected = NULL, *wdir = NULL;
-	const char *maxbytes = NULL, *svg = NULL, *project = NULL;
-	double tol = 1e-5;
-	int c;
+	struct args a = { .tol = 1e-5 };
+	const char *cmd;
 
 	memset(&o, 0, sizeof o);
 	setprogname(argv[0]);
@@ -1783,68 +1901,10 @@ main(int argc, char *argv[])
 	if (argc < 2 || argv[1][0] == '-')
 		usage();
 	cmd = argv[1];
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "o:vVh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o.out = optarg; break;
-		case 'e': o.emit = optarg; break;
-		case 't':
-			o.triple = optarg;
-			/* a compiler's and qemu's name are made from it */
-			if (!*optarg || *optarg == '-' || optarg[strspn(optarg,
-			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
-			    "VWXYZ0123456789_.-")])
-				die("--target-triple %s: expected letters, "
-				    "digits, '_', '.' and '-', not first",
-				    escape_tty_name(optarg));
-			break;
-		case 'g': o.target = optarg; break;
-		case 'C':
-			if (o.ncflag == NNC_MAXCFLAGS)
-				die("more than %d --cflag options", NNC_MAXCFLAGS);
-			o.cflag[o.ncflag++] = optarg;
-			break;
-		case 'P': o.portable = 1; break;
-		case 'F': o.fused = 1; break;
-		case MODELPATH_OPTION: o.outside = 1; break;
-		case 'U':
-			o.unsup = optarg;
-			if (strcmp(optarg, "error") && strcmp(optarg, "comment"))
-				usage();
-			break;
-		case 'N':
-			if ((o.threads = threads_parse(optarg)) < 0)
-				usage();
-			break;
-		case 'p': o.passes = optarg; break;
-		case 's': o.savetemps = 1; break;
-		case 'i': input = optarg; break;
-		case 'x': expected = optarg; break;
-		case 'W': wdir = optarg; break;
-		case 'S': svg = optarg; break;
-		case 'X': o.prefix = optarg; break;
-		case 'J': project = optarg; break;
-		case 'E':
-			if (strcmp(optarg, "file") && strcmp(optarg, "embed"))
-				usage();
-			o.weights = optarg;
-			break;
-		case 'T': {
-			char *end;
-
-			tol = strtod(optarg, &end);
-			if (*end || !(tol >= 0))
-				usage();
-			break;
-		}
-		case 'v': o.verbose = 1; break;
-		case CHECKED_OPTION: maxbytes = optarg; break;
-		default: usage();
-		}
-	}
-	if (checked_setup(maxbytes) != 0)
+	parse_options(argc, argv, &o, &a);
+	if (checked_setup(a.maxbytes) != 0)
 		exit(2);
-	if (maxbytes) {
+	if (a.maxbytes) {
 		/* every stage reads the limit from the environment */
 		char v[32];
 
@@ -1852,22 +1912,12 @@ main(int argc, char *argv[])
 		    (unsigned long long)checked_limit());
 		setenv("NNL_MAX_TENSOR_BYTES", v, 1);
 	}
-	if (argc - optind != 1 || (svg && strcmp(cmd, "inspect")))
+	if (argc - optind != 1 || (a.svg && strcmp(cmd, "inspect")))
 		usage();
 	o.model = argv[optind];
-	{
-		/* an absolute TMPDIR for nnc and every program it runs
-		 * (the C compiler's own temporaries): a relative one that
-		 * starts with '-' or '@' would read as an option */
-		const char *t = getenv("TMPDIR");
-		char *abs = t && *t && *t != '/' ? realpath(t, NULL) : NULL;
-
-		if (abs)
-			setenv("TMPDIR", abs, 1);
-		free(abs);
-	}
+	abstmpdir();
 	if (!strcmp(cmd, "new")) {
-		int k = scaffold_new(o.model, project);
+		int k = scaffold_new(o.model, a.project);
 
 		return k == -2 ? 2 : k ? 1 : close_stdout();
 	}
@@ -1880,15 +1930,16 @@ main(int argc, char *argv[])
 		modelabs = abs;
 	}
 	if (!strcmp(cmd, "import"))
-		return import(&o, wdir) == 0 ? close_stdout() : 1;
+		return import(&o, a.wdir) == 0 ? close_stdout() : 1;
 	if (!strcmp(cmd, "compile"))
 		return compile(&o, NULL) == 0 ? close_stdout() : 1;
 	if (!strcmp(cmd, "test")) {
-		if (!input || !expected)
+		if (!a.input || !a.expected)
 			usage();
-		return test(&o, input, expected, tol) ? 1 : close_stdout();
+		return test(&o, a.input, a.expected, a.tol) ? 1 :
+		    close_stdout();
 	}
-	if (!strcmp(cmd, "inspect") && svg && draw(&o, svg, NULL) != 0)
+	if (!strcmp(cmd, "inspect") && a.svg && draw(&o, a.svg, NULL) != 0)
 		return 1;
 	/* as written, unless the fused view is asked for (or what a
 	 * target build needs, which is the fused graph's) */
