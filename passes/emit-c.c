@@ -45,21 +45,71 @@ headerbeside(const char *out)
 	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
 }
 
+/* nnl-emit-c's long options, each with its short name. */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "header", required_argument, NULL, 'H' },
+	{ "prefix", required_argument, NULL, 'p' },
+	{ "embed", required_argument, NULL, 'e' },
+	{ "main", no_argument, NULL, 'm' },
+	{ "threads", required_argument, NULL, 'T' },
+	{ "max-tensor-bytes", required_argument, NULL,
+	    CHECKED_OPTION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* -e's embedding of the weights; usage() on another word. */
+static enum embed
+embedof(const char *arg)
+{
+	if (strcmp(arg, "incbin") == 0)
+		return EMBED_INCBIN;
+	if (strcmp(arg, "array") == 0)
+		return EMBED_ARRAY;
+	if (strcmp(arg, "beside") == 0)
+		return EMBED_BESIDE;
+	usage();
+}
+
+/* The header's path: -H's, else model.c -> model.h beside the source
+ * out, or NULL when none is written. */
+static char *
+headerpath(const char *out, const char *hdr)
+{
+	size_t n;
+
+	if (hdr)
+		return xstrdup(hdr);
+	if (!headerbeside(out))
+		return NULL;
+	n = strlen(out);
+	return n > 2 && strcmp(out + n - 2, ".c") == 0 ?
+	    xasprintf("%.*s.h", (int)(n - 2), out) :
+	    xasprintf("%s.h", out);
+}
+
+/* The threads: the plan's unless --threads says; the workspace the
+ * plan gives each kernel must be enough for them. */
+static int
+planthreads(struct graph *g, struct emitc_opts *o)
+{
+	if ((kernel_threads = threads_of_graph(g, 1)) < 0)
+		return -1;
+	if (o->threads > kernel_threads) {
+		error("%s: the memory plan is for %d thread%s, not %d: run "
+		    "nnl-plan-memory --threads %d", g->src, kernel_threads,
+		    kernel_threads > 1 ? "s" : "", o->threads, o->threads);
+		return -1;
+	}
+	if (!o->threads)
+		o->threads = kernel_threads;
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "header", required_argument, NULL, 'H' },
-		{ "prefix", required_argument, NULL, 'p' },
-		{ "embed", required_argument, NULL, 'e' },
-		{ "main", no_argument, NULL, 'm' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "max-tensor-bytes", required_argument, NULL,
-		    CHECKED_OPTION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct emitc_opts o = { NULL, NULL, EMBED_INCBIN, 0, 0 };
 	const char *out = NULL, *hdr = NULL;
 	char *src = NULL, *h = NULL, *hdrpath = NULL;
@@ -79,16 +129,7 @@ main(int argc, char *argv[])
 			if ((o.threads = threads_parse(optarg)) < 0)
 				usage();
 			break;
-		case 'e':
-			if (strcmp(optarg, "incbin") == 0)
-				o.embed = EMBED_INCBIN;
-			else if (strcmp(optarg, "array") == 0)
-				o.embed = EMBED_ARRAY;
-			else if (strcmp(optarg, "beside") == 0)
-				o.embed = EMBED_BESIDE;
-			else
-				usage();
-			break;
+		case 'e': o.embed = embedof(optarg); break;
 		case CHECKED_OPTION: maxbytes = optarg; break;
 		default: usage();
 		}
@@ -101,37 +142,17 @@ main(int argc, char *argv[])
 	    escape_beside_check(out) != 0)
 		return 1;
 	/* model.c -> model.h beside it, unless -H says otherwise */
-	if (hdr)
-		hdrpath = xstrdup(hdr);
-	else if (headerbeside(out)) {
-		size_t n = strlen(out);
-
-		hdrpath = n > 2 && strcmp(out + n - 2, ".c") == 0 ?
-		    xasprintf("%.*s.h", (int)(n - 2), out) :
-		    xasprintf("%s.h", out);
-	}
+	hdrpath = headerpath(out, hdr);
 	g = graph_load(optind < argc ? argv[optind] : "-");
 	if (!g) {
 		free(hdrpath);
 		return 1;
 	}
-	/* threads: the plan's unless --threads says; the workspace the
-	 * plan gives each kernel must be enough for them */
-	if ((kernel_threads = threads_of_graph(g, 1)) < 0) {
+	if (planthreads(g, &o) != 0) {
 		free(hdrpath);
 		graph_free(g);
 		return 1;
 	}
-	if (o.threads > kernel_threads) {
-		error("%s: the memory plan is for %d thread%s, not %d: run "
-		    "nnl-plan-memory --threads %d", g->src, kernel_threads,
-		    kernel_threads > 1 ? "s" : "", o.threads, o.threads);
-		free(hdrpath);
-		graph_free(g);
-		return 1;
-	}
-	if (!o.threads)
-		o.threads = kernel_threads;
 	/* the plan is JSON anyone may have edited: the generated code
 	 * writes where it says, sized by the types it records */
 	if (shape_recheck(g) != 0 ||

@@ -992,21 +992,26 @@ inputclash(const struct opts *o, const char *kind, const char *st,
 	return rc;
 }
 
-/* Compile o->model into the artifact o->emit; *artifact gets its path. */
-static int
-compile(struct opts *o, char **artifact)
-{
-	char *st = stem(o->model), *json = NULL, *csrc = NULL, *chdr = NULL;
-	char *tsrc = NULL, *thdr = NULL, *built = NULL;
-	char *out, *outdir, *hdr, *pfx = NULL;
-	const char *kind = o->emit ? o->emit : "exe";
-	struct graph *g;
-	char *emit = find_program("nnl-emit-c");
-	char **cc = compiler(o->triple, "cc");
-	const char *io, *flags[16 + 2 * NNC_MAXCFLAGS];
-	int rc = -1, isexe = !strcmp(kind, "exe"), nflags, embed, keep;
-	int threads, k;
+/* The files of one compile and what it learns of the graph. */
+struct build {
+	const char *kind;	/* --emit */
+	int isexe;		/* --emit exe */
+	char *st;		/* the model's stem */
+	char *out, *outdir, *hdr;	/* the artifact and its header */
+	char *json;		/* the graph nnl-emit-c reads */
+	char *pfx;		/* the API's prefix */
+	char *csrc, *chdr;	/* the C source and header compiled */
+	char *tsrc, *thdr;	/* nnl-emit-c's, in the temporary directory */
+	char *built;		/* the artifact before it is delivered */
+	const char *flags[16 + 2 * NNC_MAXCFLAGS];	/* the C compiler's */
+	int nflags;		/* of flags, or -1 after an error */
+	int threads;
+};
 
+/* Whether --emit kind is one nnc makes, and one the target can have. */
+static int
+checkkind(struct opts *o, const char *kind, int isexe)
+{
 	if (strcmp(kind, "exe") && strcmp(kind, "obj") && strcmp(kind, "lib") &&
 	    strcmp(kind, "shared") && strcmp(kind, "header") &&
 	    strcmp(kind, "c") && strcmp(kind, "wasm"))
@@ -1021,210 +1026,297 @@ compile(struct opts *o, char **artifact)
 			error("%s: --emit %s: a bare-metal build is linked into "
 			    "its firmware: use --emit obj or lib "
 			    "(examples/cortex-m4)", o->triple, kind);
-		goto out0;
+		return -1;
 	}
-	out = outname(o, kind, st);
-	outdir = path_dirname(out);
-	hdr = !strcmp(kind, "header") ? xstrdup(out) :
-	    xasprintf("%s/%s.h", outdir, st);
-	if (inputclash(o, kind, st, out, hdr) != 0)
-		goto out;
-	json = o->savetemps ? xasprintf("%s.json", st) :
-	    xasprintf("%s/model.json", maketmp());
-	if (o->verbose)
-		progress_off();
-	progress_start("compile 1/3: front end and passes", 0);
-	if (tojson(o, json) != 0)
-		goto out;
-	g = graph_load(json);
+	return 0;
+}
+
+/*
+ * What the graph b->json says of the build: its io (a program needs
+ * "stdio"), the C compiler's flags for the target, the API's prefix
+ * and the thread count.
+ */
+static int
+readgraph(struct opts *o, struct build *b)
+{
+	struct graph *g = graph_load(b->json);
+	const char *io;
+
 	if (!g)
-		goto out;
+		return -1;
 	io = cJSON_IsString(config(g, "io")) ?
 	    config(g, "io")->valuestring : "stdio";
-	if (isexe && strcmp(io, "none") == 0 && !o->testing) {
+	if (b->isexe && strcmp(io, "none") == 0 && !o->testing) {
 		error("%s: io \"none\" makes a library without main(): use "
 		    "--emit obj, lib or shared", o->model);
 		graph_free(g);
-		goto out;
+		return -1;
 	}
 	if (strcmp(io, "stdio") && strcmp(io, "none")) {
 		error("%s: io \"%s\": expected \"stdio\" or \"none\"",
 		    o->model, escape_tty_name(io));
 		graph_free(g);
-		goto out;
+		return -1;
 	}
-	nflags = strcmp(kind, "wasm") ? cflags(o, g, flags) :
+	b->nflags = strcmp(b->kind, "wasm") ? cflags(o, g, b->flags) :
 	    wasm_target(o->target, o->triple, o->portable);
 	/* the API is named after the model: --prefix, else the graph's
 	 * name (an ONNX graph's is the exporter's: the file's stem) */
-	pfx = xstrdup(o->prefix ? o->prefix : g->name && *g->name &&
-	    !endswith(o->model, ".onnx") ? g->name : st);
-	threads = threads_of_graph(g, 1);
+	b->pfx = xstrdup(o->prefix ? o->prefix : g->name && *g->name &&
+	    !endswith(o->model, ".onnx") ? g->name : b->st);
+	b->threads = threads_of_graph(g, 1);
 	graph_free(g);
-	if (threads < 0)
-		goto out;
-	/* the header beside a library or object is named after the API,
-	 * as upstream nnc names it: <prefix>.h (nnc(1), OUTPUT) */
-	if (!strcmp(kind, "obj") || !strcmp(kind, "lib") ||
-	    !strcmp(kind, "shared")) {
-		char *id = escape_c_ident(pfx);
+	return b->threads < 0 ? -1 : 0;
+}
 
-		free(hdr);
-		hdr = xasprintf("%s/%s.h", outdir, id);
-		free(id);
-		if (!strcmp(hdr + strlen(outdir) + 1, path_basename(out))) {
-			error("%s: --emit %s would write its header %s over "
-			    "it: name another output", escape_tty_name(out),
-			    kind, escape_tty_name(hdr));
-			goto out;
-		}
-		if (inputclash(o, kind, st, out, hdr) != 0)
-			goto out;
+/* The header beside a library or object is named after the API, as
+ * upstream nnc names it: <prefix>.h (nnc(1), OUTPUT). */
+static int
+apiheader(struct opts *o, struct build *b)
+{
+	char *id = escape_c_ident(b->pfx);
+
+	free(b->hdr);
+	b->hdr = xasprintf("%s/%s.h", b->outdir, id);
+	free(id);
+	if (!strcmp(b->hdr + strlen(b->outdir) + 1, path_basename(b->out))) {
+		error("%s: --emit %s would write its header %s over "
+		    "it: name another output", escape_tty_name(b->out),
+		    b->kind, escape_tty_name(b->hdr));
+		return -1;
 	}
+	return inputclash(o, b->kind, b->st, b->out, b->hdr);
+}
+
+/* nnl-emit-c's source and header of the graph, into the temporary
+ * directory; the weights embedded, beside the source (keep) or by
+ * their path. */
+static int
+emitsource(struct opts *o, struct build *b, char *emit, int embed,
+    int keep)
+{
+	char *ja = argpath(b->json);
+	char *ea[] = { emit, "-p", b->pfx, "-e", embed ? "array" :
+	    keep ? "beside" : "incbin", "-H", b->thdr,
+	    "-o", b->tsrc, ja, b->isexe ? "-m" : NULL, NULL };
+	int k;
+
+	progress_start("compile 2/3: nnl-emit-c", 0);
+	k = run_command(ea, o->verbose);
+	free(ja);
+	return k;
+}
+
+/* The archive of a library: ar rcs out obj. */
+static int
+archive(struct opts *o, char *outarg, char *objarg)
+{
+	char **ar = compiler(o->triple, "ar");
+	size_t n = nwords(ar);
+	char **aa = xcalloc(n + 4, sizeof *aa);
+	int rc;
+
+	memcpy(aa, ar, n * sizeof *aa);
+	aa[n] = "rcs";
+	aa[n + 1] = outarg;	/* new: ar adds to a file */
+	aa[n + 2] = objarg;
+	rc = run_command(aa, o->verbose);
+	free(aa);
+	words_free(ar);
+	return rc;
+}
+
+/* The C compiler cc on the source: a program, a shared library, an
+ * object or (with ar) a library, checked against the target and
+ * delivered with its header. */
+static int
+ccbuild(struct opts *o, struct build *b, char **cc)
+{
+	const char *kind = b->kind;
+	char *incdir = path_dirname(b->chdr);
+	char *inc = xasprintf("-I%s", incdir);
+	char *obj = xasprintf("%s/%s.o", tmpdir, b->st);
+	char *objarg = argpath(obj), *outarg = argpath(b->built);
+	char *srcarg = argpath(b->csrc);
+	char **a = xcalloc(nwords(cc) + 24 + 2 * NNC_MAXCFLAGS,
+	    sizeof *a);
+	int k = 0, rc;
+
+	for (char **w = cc; *w; w++)
+		a[k++] = *w;
+	for (int i = 0; i < b->nflags; i++)
+		a[k++] = (char *)b->flags[i];
+	a[k++] = inc;
+	if (b->threads > 1)	/* rt/par/par.c's POSIX threads */
+		a[k++] = "-pthread";
+	if (!strcmp(kind, "shared")) {
+		a[k++] = "-shared";
+		a[k++] = "-fPIC";
+	} else if (strcmp(kind, "exe")) {
+		a[k++] = "-c";
+	}
+	a[k++] = "-o";
+	a[k++] = !strcmp(kind, "lib") ? objarg : outarg;
+	a[k++] = srcarg;
+	if (b->isexe || !strcmp(kind, "shared"))
+		a[k++] = "-lm";
+	a[k] = NULL;
+	progress_start("compile 3/3: the C compiler", 0);
+	rc = run_command(a, o->verbose);
+	/* no object over the limit: it is never delivered */
+	if (rc == 0 && o->triple && !b->isexe && strcmp(kind, "shared"))
+		rc = targetcheck(o, b->json, !strcmp(kind, "lib") ?
+		    obj : b->built, o->footprint);
+	if (rc == 0 && !strcmp(kind, "lib"))
+		rc = archive(o, outarg, objarg);
+	if (rc == 0)
+		rc = deliver(b->built, b->out, b->isexe ||
+		    !strcmp(kind, "shared") ? 2 : 1);
+	if (rc == 0 && !b->isexe && strcmp(b->chdr, b->hdr))
+		rc = deliver(b->thdr, b->hdr, 0);
+	free(a);
+	free(obj);
+	free(objarg);
+	free(outarg);
+	free(srcarg);
+	free(inc);
+	free(incdir);
+	return rc;
+}
+
+/* The artifact from the C source: the source itself, the header, a
+ * WebAssembly module, or what the C compiler makes. */
+static int
+makeartifact(struct opts *o, struct build *b, char **cc)
+{
+	int rc;
+
+	b->built = xasprintf("%s/artifact.%s", tmpdir, b->kind);
+	if (!strcmp(b->kind, "c")) {
+		rc = 0;
+	} else if (!strcmp(b->kind, "header")) {
+		rc = strcmp(b->chdr, b->hdr) ? deliver(b->thdr, b->hdr, 0) : 0;
+	} else if (!strcmp(b->kind, "wasm")) {
+		/* the identifier nnl-emit-c made of -p, not one read back
+		 * from the header, whose comments hold the model's names */
+		char *id = escape_c_ident(b->pfx);
+
+		rc = wasm_build(b->csrc, id, b->built, b->out, tmpdir,
+		    o->verbose);
+		free(id);
+		if (rc == 0)
+			rc = deliver(b->built, b->out, 1);
+		if (rc == 0 && strcmp(b->chdr, b->hdr))
+			rc = deliver(b->thdr, b->hdr, 0);
+	} else {
+		rc = ccbuild(o, b, cc);
+	}
+	return rc;
+}
+
+/* The names of the C that outlives nnc (--emit c, --save-temps): the
+ * artifact, or the model's stem with .c and .h. */
+static int
+keptnames(struct build *b, int embed)
+{
+	b->csrc = !strcmp(b->kind, "c") ? xstrdup(b->out) :
+	    xasprintf("%s.c", b->st);
+	b->chdr = !strcmp(b->kind, "c") ? xstrdup(b->hdr) :
+	    xasprintf("%s.h", b->st);
+	if (!embed && strcmp(b->csrc, "-") &&
+	    escape_beside_check(b->csrc) != 0)
+		return -1;
+	return 0;
+}
+
+/* Frees the names b holds. */
+static void
+build_free(struct build *b)
+{
+	free(b->csrc);
+	free(b->chdr);
+	free(b->tsrc);
+	free(b->thdr);
+	free(b->built);
+	free(b->hdr);
+	free(b->outdir);
+	free(b->out);
+	free(b->pfx);
+	free(b->json);
+	free(b->st);
+}
+
+/* Compile o->model into the artifact o->emit; *artifact gets its path. */
+static int
+compile(struct opts *o, char **artifact)
+{
+	struct build b;
+	char *emit = find_program("nnl-emit-c");
+	char **cc = compiler(o->triple, "cc");
+	int rc = -1, embed, keep;
+
+	memset(&b, 0, sizeof b);
+	b.kind = o->emit ? o->emit : "exe";
+	b.isexe = !strcmp(b.kind, "exe");
+	b.st = stem(o->model);
+	if (checkkind(o, b.kind, b.isexe) != 0)
+		goto out;
+	b.out = outname(o, b.kind, b.st);
+	b.outdir = path_dirname(b.out);
+	b.hdr = !strcmp(b.kind, "header") ? xstrdup(b.out) :
+	    xasprintf("%s/%s.h", b.outdir, b.st);
+	if (inputclash(o, b.kind, b.st, b.out, b.hdr) != 0)
+		goto out;
+	b.json = o->savetemps ? xasprintf("%s.json", b.st) :
+	    xasprintf("%s/model.json", maketmp());
+	if (o->verbose)
+		progress_off();
+	progress_start("compile 1/3: front end and passes", 0);
+	if (tojson(o, b.json) != 0 || readgraph(o, &b) != 0)
+		goto out;
+	if ((!strcmp(b.kind, "obj") || !strcmp(b.kind, "lib") ||
+	    !strcmp(b.kind, "shared")) && apiheader(o, &b) != 0)
+		goto out;
 	/* bare-metal and WebAssembly triples have no POSIX threads */
-	if (threads > 1 && o->triple && (strstr(o->triple, "-none") ||
+	if (b.threads > 1 && o->triple && (strstr(o->triple, "-none") ||
 	    !strncmp(o->triple, "wasm", 4))) {
 		error("%s: %d threads: target %s has no POSIX threads (use "
-		    "--threads 1)", o->model, threads,
+		    "--threads 1)", o->model, b.threads,
 		    escape_tty_name(o->triple));
 		goto out;
 	}
-	if (nflags < 0)
+	if (b.nflags < 0)
 		goto out;
-	if (makedirs(outdir) != 0)
+	if (makedirs(b.outdir) != 0)
 		goto out;
 	embed = o->weights && !strcmp(o->weights, "embed");
 	/* C that outlives nnc (--emit c, --save-temps) finds its weights
 	 * beside it; C in the temporary directory, by its path there */
-	keep = !strcmp(kind, "c") || o->savetemps;
-	if (keep) {
-		csrc = !strcmp(kind, "c") ? xstrdup(out) :
-		    xasprintf("%s.c", st);
-		chdr = !strcmp(kind, "c") ? xstrdup(hdr) :
-		    xasprintf("%s.h", st);
-		if (!embed && strcmp(csrc, "-") &&
-		    escape_beside_check(csrc) != 0)
-			goto out;
-	}
+	keep = !strcmp(b.kind, "c") || o->savetemps;
+	if (keep && keptnames(&b, embed) != 0)
+		goto out;
 	/* everything is made in the temporary directory and delivered
 	 * through outfile (nnl(7) FILES): no tool replaces a link or
 	 * removes a device named by -o */
-	tsrc = xasprintf("%s/%s.c", maketmp(), st);
-	thdr = xasprintf("%s/%s.h", tmpdir, st);
-	{
-		char *ja = argpath(json);
-		char *ea[] = { emit, "-p", pfx, "-e", embed ? "array" :
-		    keep ? "beside" : "incbin", "-H", thdr,
-		    "-o", tsrc, ja, isexe ? "-m" : NULL, NULL };
-
-		progress_start("compile 2/3: nnl-emit-c", 0);
-		k = run_command(ea, o->verbose);
-		free(ja);
-		if (k != 0)
-			goto out;
-	}
-	/* the weights once the source is there; no source without them */
-	if (keep && !embed && keepweights(json, tsrc) != 0)
+	b.tsrc = xasprintf("%s/%s.c", maketmp(), b.st);
+	b.thdr = xasprintf("%s/%s.h", tmpdir, b.st);
+	if (emitsource(o, &b, emit, embed, keep) != 0)
 		goto out;
-	if (keep && deliverc(tsrc, thdr, csrc, chdr) != 0)
+	/* the weights once the source is there; no source without them */
+	if (keep && !embed && keepweights(b.json, b.tsrc) != 0)
+		goto out;
+	if (keep && deliverc(b.tsrc, b.thdr, b.csrc, b.chdr) != 0)
 		goto out;
 	if (!keep) {
-		csrc = xstrdup(tsrc);
-		chdr = xstrdup(thdr);
+		b.csrc = xstrdup(b.tsrc);
+		b.chdr = xstrdup(b.thdr);
 	}
-	built = xasprintf("%s/artifact.%s", tmpdir, kind);
-	if (!strcmp(kind, "c")) {
-		rc = 0;
-	} else if (!strcmp(kind, "header")) {
-		rc = strcmp(chdr, hdr) ? deliver(thdr, hdr, 0) : 0;
-	} else if (!strcmp(kind, "wasm")) {
-		/* the identifier nnl-emit-c made of -p, not one read back
-		 * from the header, whose comments hold the model's names */
-		char *id = escape_c_ident(pfx);
-
-		rc = wasm_build(csrc, id, built, out, tmpdir, o->verbose);
-		free(id);
-		if (rc == 0)
-			rc = deliver(built, out, 1);
-		if (rc == 0 && strcmp(chdr, hdr))
-			rc = deliver(thdr, hdr, 0);
-	} else {
-		char *incdir = path_dirname(chdr);
-		char *inc = xasprintf("-I%s", incdir);
-		char *obj = xasprintf("%s/%s.o", tmpdir, st);
-		char *objarg = argpath(obj), *outarg = argpath(built);
-		char *srcarg = argpath(csrc);
-		char **a = xcalloc(nwords(cc) + 24 + 2 * NNC_MAXCFLAGS,
-		    sizeof *a);
-
-		k = 0;
-		for (char **w = cc; *w; w++)
-			a[k++] = *w;
-		for (int i = 0; i < nflags; i++)
-			a[k++] = (char *)flags[i];
-		a[k++] = inc;
-		if (threads > 1)	/* rt/par/par.c's POSIX threads */
-			a[k++] = "-pthread";
-		if (!strcmp(kind, "shared")) {
-			a[k++] = "-shared";
-			a[k++] = "-fPIC";
-		} else if (strcmp(kind, "exe")) {
-			a[k++] = "-c";
-		}
-		a[k++] = "-o";
-		a[k++] = !strcmp(kind, "lib") ? objarg : outarg;
-		a[k++] = srcarg;
-		if (isexe || !strcmp(kind, "shared"))
-			a[k++] = "-lm";
-		a[k] = NULL;
-		progress_start("compile 3/3: the C compiler", 0);
-		rc = run_command(a, o->verbose);
-		/* no object over the limit: it is never delivered */
-		if (rc == 0 && o->triple && !isexe && strcmp(kind, "shared"))
-			rc = targetcheck(o, json, !strcmp(kind, "lib") ?
-			    obj : built, o->footprint);
-		if (rc == 0 && !strcmp(kind, "lib")) {
-			char **ar = compiler(o->triple, "ar");
-			size_t n = nwords(ar);
-			char **aa = xcalloc(n + 4, sizeof *aa);
-
-			memcpy(aa, ar, n * sizeof *aa);
-			aa[n] = "rcs";
-			aa[n + 1] = outarg;	/* new: ar adds to a file */
-			aa[n + 2] = objarg;
-			rc = run_command(aa, o->verbose);
-			free(aa);
-			words_free(ar);
-		}
-		if (rc == 0)
-			rc = deliver(built, out, isexe ||
-			    !strcmp(kind, "shared") ? 2 : 1);
-		if (rc == 0 && !isexe && strcmp(chdr, hdr))
-			rc = deliver(thdr, hdr, 0);
-		free(a);
-		free(obj);
-		free(objarg);
-		free(outarg);
-		free(srcarg);
-		free(inc);
-		free(incdir);
-	}
+	rc = makeartifact(o, &b, cc);
 	progress_clear();
 	if (rc == 0 && artifact)
-		*artifact = xstrdup(out);
+		*artifact = xstrdup(b.out);
 out:
-	free(csrc);
-	free(chdr);
-	free(tsrc);
-	free(thdr);
-	free(built);
-	free(hdr);
-	free(outdir);
-	free(out);
-out0:
-	free(pfx);
-	free(json);
-	free(st);
+	build_free(&b);
 	free(emit);
 	words_free(cc);
 	return rc;
@@ -1270,43 +1362,15 @@ sci(double v, int prec, char *buf)
 	return buf;
 }
 
+/* The compiled program exe on inraw into outraw, under qemu-user for
+ * another target: 0, or 1 after an error. */
 static int
-test(struct opts *o, const char *input, const char *expected, double tol)
+runcompiled(struct opts *o, char *exe, const char *inraw, const char *outraw)
 {
-	char *exe = NULL, *inraw, *outraw, *exearg, *argv[5], *owned[2] = { 0 };
+	char *exearg, *argv[5], *owned[2] = { 0 };
 	char why[96];
-	struct npy in, want;
-	size_t n;
-	unsigned char *got;
-	int64_t count, bad = 0, shown = 0;
-	double maxdiff = 0;
-	char tb[32], mb[32];
 	int rc;
 
-	if (npy_load(input, &in) != 0 || npy_load(expected, &want) != 0)
-		return 1;
-	if (in.dt != DT_FLOAT32 || want.dt != DT_FLOAT32) {
-		error("%s: expected float32 arrays", in.dt != DT_FLOAT32 ?
-		    input : expected);
-		return 1;
-	}
-	o->emit = "exe";
-	o->testing = 1;
-	o->out = NULL;
-	o->testin[0] = input;
-	o->testin[1] = expected;
-	{
-		char *st = stem(o->model);
-
-		o->out = xasprintf("%s/%s", maketmp(), st);
-		free(st);
-	}
-	if (compile(o, &exe) != 0)
-		return 1;
-	inraw = xasprintf("%s/input.bin", tmpdir);
-	outraw = xasprintf("%s/output.bin", tmpdir);
-	if (writefile_atomic(inraw, in.data, in.nbytes) != 0)
-		return 1;
 	/* the program by its path (it has a '/': no PATH search) */
 	exearg = argpath(exe);
 	if (o->triple) {
@@ -1334,11 +1398,21 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 		    sizeof why));
 		return 1;
 	}
-	got = (unsigned char *)readfile(outraw, &n);
-	if (!got)
-		die("%s: %s", outraw, strerror(errno));
-	count = (int64_t)(want.nbytes / 4);
-	if (n != want.nbytes) {
+	return 0;
+}
+
+/* The output got (n bytes) against want, element by element within
+ * tol: the report on stdout; 1 when they differ. */
+static int
+compare(const struct npy *want, const unsigned char *got, size_t n,
+    double tol)
+{
+	int64_t count, bad = 0, shown = 0;
+	double maxdiff = 0;
+	char tb[32], mb[32];
+
+	count = (int64_t)(want->nbytes / 4);
+	if (n != want->nbytes) {
 		printf("FAIL: output has %zu elements, expected %lld\n", n / 4,
 		    (long long)count);
 		return 1;
@@ -1348,7 +1422,7 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 		double d;
 
 		memcpy(&g, got + 4 * i, 4);
-		memcpy(&w, want.data + 4 * i, 4);
+		memcpy(&w, want->data + 4 * i, 4);
 		d = fabs((double)g - (double)w);
 		if (isnan(g) != isnan(w) || (!isnan(g) && isnan(d)))
 			d = INFINITY;
@@ -1361,7 +1435,7 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 
 			bad++;
 			if (shown++ < 10) {
-				putindex(&want, i, idx, sizeof idx);
+				putindex(want, i, idx, sizeof idx);
 				printf("  mismatch at %s: got %.8f, expected "
 				    "%.8f, diff %s\n", idx, g, w,
 				    sci(d, 2, mb));
@@ -1376,13 +1450,55 @@ test(struct opts *o, const char *input, const char *expected, double tol)
 		printf("PASS: %lld/%lld elements within tolerance %s (max "
 		    "diff: %s)\n", (long long)count, (long long)count,
 		    sci(tol, 1, tb), sci(maxdiff, 2, mb));
+	return bad ? 1 : 0;
+}
+
+static int
+test(struct opts *o, const char *input, const char *expected, double tol)
+{
+	char *exe = NULL, *inraw, *outraw;
+	struct npy in, want;
+	size_t n;
+	unsigned char *got;
+	int bad;
+
+	if (npy_load(input, &in) != 0 || npy_load(expected, &want) != 0)
+		return 1;
+	if (in.dt != DT_FLOAT32 || want.dt != DT_FLOAT32) {
+		error("%s: expected float32 arrays", in.dt != DT_FLOAT32 ?
+		    input : expected);
+		return 1;
+	}
+	o->emit = "exe";
+	o->testing = 1;
+	o->out = NULL;
+	o->testin[0] = input;
+	o->testin[1] = expected;
+	{
+		char *st = stem(o->model);
+
+		o->out = xasprintf("%s/%s", maketmp(), st);
+		free(st);
+	}
+	if (compile(o, &exe) != 0)
+		return 1;
+	inraw = xasprintf("%s/input.bin", tmpdir);
+	outraw = xasprintf("%s/output.bin", tmpdir);
+	if (writefile_atomic(inraw, in.data, in.nbytes) != 0)
+		return 1;
+	if (runcompiled(o, exe, inraw, outraw) != 0)
+		return 1;
+	got = (unsigned char *)readfile(outraw, &n);
+	if (!got)
+		die("%s: %s", outraw, strerror(errno));
+	bad = compare(&want, got, n, tol);
 	free(got);
 	free(exe);
 	free(inraw);
 	free(outraw);
 	npy_free(&in);
 	npy_free(&want);
-	return bad ? 1 : 0;
+	return bad;
 }
 
 static char *
@@ -1643,42 +1759,136 @@ inspect_written(struct opts *o)
 	return rc;
 }
 
+/* The options that are not nnc's struct opts: a command's own. */
+struct args {
+	const char *input, *expected;	/* nnc test's */
+	const char *wdir;	/* nnc import --weights-dir */
+	const char *maxbytes;	/* --max-tensor-bytes */
+	const char *svg;	/* nnc inspect --svg */
+	const char *project;	/* nnc new --project */
+	double tol;		/* nnc test --tolerance */
+};
+
+/* nnc's long options, each with its short name for getopt_long. */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "emit", required_argument, NULL, 'e' },
+	{ "target-triple", required_argument, NULL, 't' },
+	{ "target", required_argument, NULL, 'g' },
+	{ "cflag", required_argument, NULL, 'C' },
+	{ "portable", no_argument, NULL, 'P' },
+	{ "threads", required_argument, NULL, 'N' },
+	{ "passes", required_argument, NULL, 'p' },
+	{ "save-temps", no_argument, NULL, 's' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "expected", required_argument, NULL, 'x' },
+	{ "tolerance", required_argument, NULL, 'T' },
+	{ "weights-dir", required_argument, NULL, 'W' },
+	{ "svg", required_argument, NULL, 'S' },
+	{ "prefix", required_argument, NULL, 'X' },
+	{ "project", required_argument, NULL, 'J' },
+	{ "weights", required_argument, NULL, 'E' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "fused", no_argument, NULL, 'F' },
+	{ "unsupported", required_argument, NULL, 'U' },
+	{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
+	{ "max-tensor-bytes", required_argument, NULL,
+	    CHECKED_OPTION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The options after the command (argv[1]) into o and a; usage() exits
+ * 2 on a wrong one. */
+static void
+parse_options(int argc, char *argv[], struct opts *o, struct args *a)
+{
+	int c;
+
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "o:vVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 'e': o->emit = optarg; break;
+		case 't':
+			o->triple = optarg;
+			/* a compiler's and qemu's name are made from it */
+			if (!*optarg || *optarg == '-' || optarg[strspn(optarg,
+			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+			    "VWXYZ0123456789_.-")])
+				die("--target-triple %s: expected letters, "
+				    "digits, '_', '.' and '-', not first",
+				    escape_tty_name(optarg));
+			break;
+		case 'g': o->target = optarg; break;
+		case 'C':
+			if (o->ncflag == NNC_MAXCFLAGS)
+				die("more than %d --cflag options", NNC_MAXCFLAGS);
+			o->cflag[o->ncflag++] = optarg;
+			break;
+		case 'P': o->portable = 1; break;
+		case 'F': o->fused = 1; break;
+		case MODELPATH_OPTION: o->outside = 1; break;
+		case 'U':
+			o->unsup = optarg;
+			if (strcmp(optarg, "error") && strcmp(optarg, "comment"))
+				usage();
+			break;
+		case 'N':
+			if ((o->threads = threads_parse(optarg)) < 0)
+				usage();
+			break;
+		case 'p': o->passes = optarg; break;
+		case 's': o->savetemps = 1; break;
+		case 'i': a->input = optarg; break;
+		case 'x': a->expected = optarg; break;
+		case 'W': a->wdir = optarg; break;
+		case 'S': a->svg = optarg; break;
+		case 'X': o->prefix = optarg; break;
+		case 'J': a->project = optarg; break;
+		case 'E':
+			if (strcmp(optarg, "file") && strcmp(optarg, "embed"))
+				usage();
+			o->weights = optarg;
+			break;
+		case 'T': {
+			char *end;
+
+			a->tol = strtod(optarg, &end);
+			if (*end || !(a->tol >= 0))
+				usage();
+			break;
+		}
+		case 'v': o->verbose = 1; break;
+		case CHECKED_OPTION: a->maxbytes = optarg; break;
+		default: usage();
+		}
+	}
+}
+
+/*
+ * An absolute TMPDIR for nnc and every program it runs (the C
+ * compiler's own temporaries): a relative one that starts with '-' or
+ * '@' would read as an option.
+ */
+static void
+abstmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *abs = t && *t && *t != '/' ? realpath(t, NULL) : NULL;
+
+	if (abs)
+		setenv("TMPDIR", abs, 1);
+	free(abs);
+}
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "emit", required_argument, NULL, 'e' },
-		{ "target-triple", required_argument, NULL, 't' },
-		{ "target", required_argument, NULL, 'g' },
-		{ "cflag", required_argument, NULL, 'C' },
-		{ "portable", no_argument, NULL, 'P' },
-		{ "threads", required_argument, NULL, 'N' },
-		{ "passes", required_argument, NULL, 'p' },
-		{ "save-temps", no_argument, NULL, 's' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "expected", required_argument, NULL, 'x' },
-		{ "tolerance", required_argument, NULL, 'T' },
-		{ "weights-dir", required_argument, NULL, 'W' },
-		{ "svg", required_argument, NULL, 'S' },
-		{ "prefix", required_argument, NULL, 'X' },
-		{ "project", required_argument, NULL, 'J' },
-		{ "weights", required_argument, NULL, 'E' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "fused", no_argument, NULL, 'F' },
-		{ "unsupported", required_argument, NULL, 'U' },
-		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
-		{ "max-tensor-bytes", required_argument, NULL,
-		    CHECKED_OPTION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct opts o;
-	const char *cmd, *input = NULL, *expected = NULL, *wdir = NULL;
-	const char *maxbytes = NULL, *svg = NULL, *project = NULL;
-	double tol = 1e-5;
-	int c;
+	struct args a = { .tol = 1e-5 };
+	const char *cmd;
 
 	memset(&o, 0, sizeof o);
 	setprogname(argv[0]);
@@ -1691,68 +1901,10 @@ main(int argc, char *argv[])
 	if (argc < 2 || argv[1][0] == '-')
 		usage();
 	cmd = argv[1];
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "o:vVh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o.out = optarg; break;
-		case 'e': o.emit = optarg; break;
-		case 't':
-			o.triple = optarg;
-			/* a compiler's and qemu's name are made from it */
-			if (!*optarg || *optarg == '-' || optarg[strspn(optarg,
-			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
-			    "VWXYZ0123456789_.-")])
-				die("--target-triple %s: expected letters, "
-				    "digits, '_', '.' and '-', not first",
-				    escape_tty_name(optarg));
-			break;
-		case 'g': o.target = optarg; break;
-		case 'C':
-			if (o.ncflag == NNC_MAXCFLAGS)
-				die("more than %d --cflag options", NNC_MAXCFLAGS);
-			o.cflag[o.ncflag++] = optarg;
-			break;
-		case 'P': o.portable = 1; break;
-		case 'F': o.fused = 1; break;
-		case MODELPATH_OPTION: o.outside = 1; break;
-		case 'U':
-			o.unsup = optarg;
-			if (strcmp(optarg, "error") && strcmp(optarg, "comment"))
-				usage();
-			break;
-		case 'N':
-			if ((o.threads = threads_parse(optarg)) < 0)
-				usage();
-			break;
-		case 'p': o.passes = optarg; break;
-		case 's': o.savetemps = 1; break;
-		case 'i': input = optarg; break;
-		case 'x': expected = optarg; break;
-		case 'W': wdir = optarg; break;
-		case 'S': svg = optarg; break;
-		case 'X': o.prefix = optarg; break;
-		case 'J': project = optarg; break;
-		case 'E':
-			if (strcmp(optarg, "file") && strcmp(optarg, "embed"))
-				usage();
-			o.weights = optarg;
-			break;
-		case 'T': {
-			char *end;
-
-			tol = strtod(optarg, &end);
-			if (*end || !(tol >= 0))
-				usage();
-			break;
-		}
-		case 'v': o.verbose = 1; break;
-		case CHECKED_OPTION: maxbytes = optarg; break;
-		default: usage();
-		}
-	}
-	if (checked_setup(maxbytes) != 0)
+	parse_options(argc, argv, &o, &a);
+	if (checked_setup(a.maxbytes) != 0)
 		exit(2);
-	if (maxbytes) {
+	if (a.maxbytes) {
 		/* every stage reads the limit from the environment */
 		char v[32];
 
@@ -1760,22 +1912,12 @@ main(int argc, char *argv[])
 		    (unsigned long long)checked_limit());
 		setenv("NNL_MAX_TENSOR_BYTES", v, 1);
 	}
-	if (argc - optind != 1 || (svg && strcmp(cmd, "inspect")))
+	if (argc - optind != 1 || (a.svg && strcmp(cmd, "inspect")))
 		usage();
 	o.model = argv[optind];
-	{
-		/* an absolute TMPDIR for nnc and every program it runs
-		 * (the C compiler's own temporaries): a relative one that
-		 * starts with '-' or '@' would read as an option */
-		const char *t = getenv("TMPDIR");
-		char *abs = t && *t && *t != '/' ? realpath(t, NULL) : NULL;
-
-		if (abs)
-			setenv("TMPDIR", abs, 1);
-		free(abs);
-	}
+	abstmpdir();
 	if (!strcmp(cmd, "new")) {
-		int k = scaffold_new(o.model, project);
+		int k = scaffold_new(o.model, a.project);
 
 		return k == -2 ? 2 : k ? 1 : close_stdout();
 	}
@@ -1788,15 +1930,16 @@ main(int argc, char *argv[])
 		modelabs = abs;
 	}
 	if (!strcmp(cmd, "import"))
-		return import(&o, wdir) == 0 ? close_stdout() : 1;
+		return import(&o, a.wdir) == 0 ? close_stdout() : 1;
 	if (!strcmp(cmd, "compile"))
 		return compile(&o, NULL) == 0 ? close_stdout() : 1;
 	if (!strcmp(cmd, "test")) {
-		if (!input || !expected)
+		if (!a.input || !a.expected)
 			usage();
-		return test(&o, input, expected, tol) ? 1 : close_stdout();
+		return test(&o, a.input, a.expected, a.tol) ? 1 :
+		    close_stdout();
 	}
-	if (!strcmp(cmd, "inspect") && svg && draw(&o, svg, NULL) != 0)
+	if (!strcmp(cmd, "inspect") && a.svg && draw(&o, a.svg, NULL) != 0)
 		return 1;
 	/* as written, unless the fused view is asked for (or what a
 	 * target build needs, which is the fused graph's) */

@@ -44,46 +44,47 @@ stemwith(const char *path, const char *ext)
 	return xasprintf("%.*s%s", (int)stem, path, ext);
 }
 
-int
-main(int argc, char *argv[])
-{
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "weights", required_argument, NULL, 'w' },
-		{ "manifest", required_argument, NULL, 'm' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "origins", no_argument, NULL, 'a' },
-		{ "dim", required_argument, NULL, 'd' },
-		{ "dims", required_argument, NULL, 'D' },
-		{ "const", required_argument, NULL, 'c' },
-		{ "max-tensor-bytes", required_argument, NULL,
-		    CHECKED_OPTION },
-		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
-		{ "inline-weights", no_argument, NULL, INLINE_OPTION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct onnx_opts o = { 0 };
-	const char *out = NULL;
-	char *wdflt = NULL, *mdflt = NULL;
-	struct graph *g;
-	int c, rc = 1;
-	const char *maxbytes = NULL, *dimsfile = NULL;
-	char **fdims = NULL;
-	int nfdims = 0, inl = 0;
-	char *tmp = NULL, *side = NULL;
+/* nnl-onnx-import's long options, each with its short name. */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "weights", required_argument, NULL, 'w' },
+	{ "manifest", required_argument, NULL, 'm' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "origins", no_argument, NULL, 'a' },
+	{ "dim", required_argument, NULL, 'd' },
+	{ "dims", required_argument, NULL, 'D' },
+	{ "const", required_argument, NULL, 'c' },
+	{ "max-tensor-bytes", required_argument, NULL,
+	    CHECKED_OPTION },
+	{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
+	{ "inline-weights", no_argument, NULL, INLINE_OPTION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
-	setprogname(argv[0]);
-	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
-	o.consts = xcalloc((size_t)argc + 1, sizeof *o.consts);
+/* The options that are not the importer's (struct onnx_opts). */
+struct args {
+	const char *out;	/* -o */
+	const char *maxbytes;	/* --max-tensor-bytes */
+	const char *dimsfile;	/* --dims */
+	int inl;		/* --inline-weights */
+};
+
+/* The options into o and a; usage() exits 2 on a wrong one, a --dim or
+ * --const of the wrong form exits 2 with a message. */
+static void
+parse_options(int argc, char *argv[], struct onnx_opts *o, struct args *a)
+{
+	int c;
+
 	while ((c = getopt_long(argc, argv, "o:w:m:n:d:c:ah", longopts,
 	    NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
-		case 'w': o.weights = optarg; break;
-		case 'm': o.manifest = optarg; break;
-		case 'n': o.name = optarg; break;
-		case 'a': o.origins = 1; break;
+		case 'o': a->out = optarg; break;
+		case 'w': o->weights = optarg; break;
+		case 'm': o->manifest = optarg; break;
+		case 'n': o->name = optarg; break;
+		case 'a': o->origins = 1; break;
 		case 'd':
 			if (!strchr(optarg, '=') || optarg[0] == '=' ||
 			    strtoll(strchr(optarg, '=') + 1, NULL, 10) <= 0) {
@@ -92,7 +93,7 @@ main(int argc, char *argv[])
 				    optarg);
 				exit(2);
 			}
-			o.dims[o.ndims++] = optarg;
+			o->dims[o->ndims++] = optarg;
 			break;
 		case 'c':
 			if (!strchr(optarg, '=') || optarg[0] == '=' ||
@@ -101,50 +102,85 @@ main(int argc, char *argv[])
 				    "NAME=FILE.npy, not \"%s\"\n", optarg);
 				exit(2);
 			}
-			o.consts[o.nconsts++] = optarg;
+			o->consts[o->nconsts++] = optarg;
 			break;
-		case 'D': dimsfile = optarg; break;
-		case INLINE_OPTION: inl = 1; break;
-		case CHECKED_OPTION: maxbytes = optarg; break;
-		case MODELPATH_OPTION: o.outside = 1; break;
+		case 'D': a->dimsfile = optarg; break;
+		case INLINE_OPTION: a->inl = 1; break;
+		case CHECKED_OPTION: a->maxbytes = optarg; break;
+		case MODELPATH_OPTION: o->outside = 1; break;
 		default: usage();
 		}
 	}
-	if (checked_setup(maxbytes) != 0)
+}
+
+/* The dimensions file's overrides (*fdims, *nfdims) after --dim's in
+ * o, which take precedence; exits 1 when it cannot be read. */
+static void
+filedims(struct onnx_opts *o, const char *dimsfile, char ***fdims,
+    int *nfdims)
+{
+	if (dimsfile_read(dimsfile, fdims, nfdims) != 0)
+		exit(1);
+	o->dims = xrealloc(o->dims, (size_t)(o->ndims + *nfdims + 1) *
+	    sizeof *o->dims);
+	for (int i = 0; i < *nfdims; i++)
+		o->dims[o->ndims++] = (*fdims)[i];
+}
+
+/* A private folder under $TMPDIR for --inline-weights; NULL after an
+ * error. */
+static char *
+inlinedir(void)
+{
+	const char *td = getenv("TMPDIR");
+	char *tmp = xasprintf("%s/nnl-onnx-import.XXXXXX", td && *td ?
+	    td : "/tmp");
+
+	if (!mkdtemp(tmp)) {
+		error("%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct onnx_opts o = { 0 };
+	struct args a = { 0 };
+	char *wdflt = NULL, *mdflt = NULL;
+	struct graph *g;
+	int rc = 1;
+	char **fdims = NULL;
+	int nfdims = 0;
+	char *tmp = NULL, *side = NULL;
+
+	setprogname(argv[0]);
+	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
+	o.consts = xcalloc((size_t)argc + 1, sizeof *o.consts);
+	parse_options(argc, argv, &o, &a);
+	if (checked_setup(a.maxbytes) != 0)
 		exit(2);
 	if (argc - optind != 1 || !o.weights != !o.manifest ||
-	    (inl && o.weights))
+	    (a.inl && o.weights))
 		usage();
 	/* and model.dims.json beside model.onnx pins its dimensions,
 	 * after --dim's and in place of --dims */
-	if (!dimsfile)
-		dimsfile = side = sidecar_dims(argv[optind]);
+	if (!a.dimsfile)
+		a.dimsfile = side = sidecar_dims(argv[optind]);
 	/* the file's overrides after --dim's, which take precedence */
-	if (dimsfile) {
-		if (dimsfile_read(dimsfile, &fdims, &nfdims) != 0)
-			exit(1);
-		o.dims = xrealloc(o.dims, (size_t)(o.ndims + nfdims + 1) *
-		    sizeof *o.dims);
-		for (int i = 0; i < nfdims; i++)
-			o.dims[o.ndims++] = fdims[i];
-	}
-	if (inl) {
+	if (a.dimsfile)
+		filedims(&o, a.dimsfile, &fdims, &nfdims);
+	if (a.inl) {
 		/* --inline-weights: the weights to a private folder, read
 		 * back into the graph, removed */
-		const char *td = getenv("TMPDIR");
-
-		tmp = xasprintf("%s/nnl-onnx-import.XXXXXX", td && *td ?
-		    td : "/tmp");
-		if (!mkdtemp(tmp)) {
-			error("%s: %s", tmp, strerror(errno));
-			free(tmp);
-			tmp = NULL;
+		if (!(tmp = inlinedir()))
 			goto out;
-		}
 		o.weights = wdflt = xasprintf("%s/w.weights", tmp);
 		o.manifest = mdflt = xasprintf("%s/w.manifest.json", tmp);
 	} else if (!o.weights) {
-		const char *base = out && strcmp(out, "-") ? out :
+		const char *base = a.out && strcmp(a.out, "-") ? a.out :
 		    path_basename(argv[optind]);
 
 		o.weights = wdflt = stemwith(base, ".weights");
@@ -153,18 +189,18 @@ main(int argc, char *argv[])
 	/* the graph, its weights and manifest: all three, or none */
 	outfile_group_begin();
 	g = onnx_import(argv[optind], &o);
-	if (!g && inl)
+	if (!g && a.inl)
 		outfile_group_abort();	/* its temporaries, then tmp */
-	if (g && inl && (outfile_group_commit() != 0 ||
+	if (g && a.inl && (outfile_group_commit() != 0 ||
 	    packgraph_inline(g) != 0)) {
 		graph_free(g);
 		g = NULL;
 	}
-	if (inl)
+	if (a.inl)
 		outfile_group_begin();
 	if (g)
 		progress_start("writing the graph", 0);
-	if (g && webnn_save_as(g, out) == 0 && outfile_group_commit() == 0)
+	if (g && webnn_save_as(g, a.out) == 0 && outfile_group_commit() == 0)
 		rc = close_stdout();
 	graph_free(g);
 out:

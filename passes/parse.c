@@ -140,23 +140,100 @@ besidein(const char *in, const char *w, const char *m, int outside)
 	return rc;
 }
 
+/* nnl-parse's long options, each with its short name. */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "to", required_argument, NULL, 't' },
+	{ "weights", required_argument, NULL, 'w' },
+	{ "manifest", required_argument, NULL, 'm' },
+	{ "weights-dir", required_argument, NULL, 'd' },
+	{ "unsupported", required_argument, NULL, 'u' },
+	{ "max-tensor-bytes", required_argument, NULL,
+	    CHECKED_OPTION },
+	{ "strict", no_argument, NULL, 'S' },
+	{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/*
+ * The weights of graph g, read from in: with -m alone the graph is
+ * checked against that manifest (webnn-graph's validate
+ * --weights-manifest) and keeps its own; with neither, the sidecar
+ * files beside in; with -w and -m, those.  0, or -1 after an error.
+ */
+static int
+weightsof(struct graph *g, const char *in, const char *wfile,
+    const char *mfile, int nnl, int outside)
+{
+	if (!nnl && !wfile && mfile) {
+		/* -m alone: the graph checked against a manifest, no
+		 * weights (webnn-graph's validate --weights-manifest) */
+		char *ow = g->weights_file, *om = g->manifest_file;
+		int bad;
+
+		g->weights_file = NULL;
+		g->manifest_file = (char *)mfile;
+		bad = graph_validate(g) != 0;
+		g->weights_file = ow;	/* the graph's own, if any */
+		g->manifest_file = om;
+		if (bad)
+			return -1;
+	} else if (!nnl && !wfile && !g->weights_file &&
+	    strcmp(in, "-") != 0) {
+		char *w, *m;
+
+		sidecar_find(in, &w, &m);
+		if (w && besidein(in, w, m, outside) != 0) {
+			free(w);
+			free(m);
+			return -1;
+		}
+		g->weights_file = w;
+		g->manifest_file = m;
+	} else if (wfile) {
+		free(g->weights_file);
+		free(g->manifest_file);
+		g->weights_file = xstrdup(wfile);
+		g->manifest_file = xstrdup(mfile);
+	}
+	return 0;
+}
+
+/* Graph g as to says (json, webnn, or nnl with its weights in wdir,
+ * else out's folder's weights/) into out: 0, or -1. */
+static int
+writeas(struct graph *g, const char *to, const char *out, const char *wdir,
+    int comment)
+{
+	int rc;
+
+	if (strcmp(to, "nnl") == 0) {
+		char *d = wdir ? xstrdup(wdir) : NULL;
+
+		if (!d) {
+			char *od = path_dirname(out);
+
+			d = xasprintf("%s/weights", od);
+			free(od);
+		}
+		rc = shape_infer(g) == 0 ? nnl_write(g, out, d, comment) :
+		    -1;
+		free(d);
+	} else if (strcmp(to, "webnn") == 0) {
+		char *t = webnn_print(g);
+
+		rc = t ? writefile_atomic(out, t, strlen(t)) : -1;
+		free(t);
+	} else {
+		rc = graph_save(g, out);
+	}
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "to", required_argument, NULL, 't' },
-		{ "weights", required_argument, NULL, 'w' },
-		{ "manifest", required_argument, NULL, 'm' },
-		{ "weights-dir", required_argument, NULL, 'd' },
-		{ "unsupported", required_argument, NULL, 'u' },
-		{ "max-tensor-bytes", required_argument, NULL,
-		    CHECKED_OPTION },
-		{ "strict", no_argument, NULL, 'S' },
-		{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char *out = NULL, *to = "json", *wfile = NULL, *mfile = NULL;
 	const char *in = "-", *wdir = NULL, *unsup = "error";
 	struct graph *g;
@@ -217,64 +294,15 @@ main(int argc, char *argv[])
 	}
 	if (!g)
 		return 1;
-	if (!nnl && !wfile && mfile) {
-		/* -m alone: the graph checked against a manifest, no
-		 * weights (webnn-graph's validate --weights-manifest) */
-		char *ow = g->weights_file, *om = g->manifest_file;
-		int bad;
-
-		g->weights_file = NULL;
-		g->manifest_file = (char *)mfile;
-		bad = graph_validate(g) != 0;
-		g->weights_file = ow;	/* the graph's own, if any */
-		g->manifest_file = om;
-		if (bad) {
-			graph_free(g);
-			return 1;
-		}
-	} else if (!nnl && !wfile && !g->weights_file &&
-	    strcmp(in, "-") != 0) {
-		char *w, *m;
-
-		sidecar_find(in, &w, &m);
-		if (w && besidein(in, w, m, outside) != 0) {
-			free(w);
-			free(m);
-			graph_free(g);
-			return 1;
-		}
-		g->weights_file = w;
-		g->manifest_file = m;
-	} else if (wfile) {
-		free(g->weights_file);
-		free(g->manifest_file);
-		g->weights_file = xstrdup(wfile);
-		g->manifest_file = xstrdup(mfile);
+	if (weightsof(g, in, wfile, mfile, nnl, outside) != 0) {
+		graph_free(g);
+		return 1;
 	}
 	if (g->weights_file && graph_validate(g) != 0) {
 		graph_free(g);
 		return 1;
 	}
-	if (strcmp(to, "nnl") == 0) {
-		char *d = wdir ? xstrdup(wdir) : NULL;
-
-		if (!d) {
-			char *od = path_dirname(out);
-
-			d = xasprintf("%s/weights", od);
-			free(od);
-		}
-		rc = shape_infer(g) == 0 ? nnl_write(g, out, d,
-		    !strcmp(unsup, "comment")) : -1;
-		free(d);
-	} else if (strcmp(to, "webnn") == 0) {
-		char *t = webnn_print(g);
-
-		rc = t ? writefile_atomic(out, t, strlen(t)) : -1;
-		free(t);
-	} else {
-		rc = graph_save(g, out);
-	}
+	rc = writeas(g, to, out, wdir, !strcmp(unsup, "comment"));
 	graph_free(g);
 	if (rc != 0 || outfile_group_commit() != 0)
 		return 1;

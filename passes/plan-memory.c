@@ -61,31 +61,94 @@ human(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
+/* nnl-plan-memory's long options, each with its short name. */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "align", required_argument, NULL, 'a' },
+	{ "memory-limit", required_argument, NULL, 'l' },
+	{ "no-inplace", no_argument, NULL, 'n' },
+	{ "report", no_argument, NULL, 'r' },
+	{ "threads", required_argument, NULL, 'T' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "max-tensor-bytes", required_argument, NULL,
+	    CHECKED_OPTION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The config's align, else 64, into o->align: 0, or -1 when it is not
+ * a power of two. */
+static int
+configalign(struct graph *g, struct memplan_opts *o)
+{
+	const cJSON *cf = config(g, "align");
+
+	o->align = 64;
+	if (cJSON_IsNumber(cf)) {
+		int64_t w = 0;
+		unsigned a;
+
+		checked_double_i64(cf->valuedouble, 1, INT64_C(1) << 31,
+		    &w);
+		a = (unsigned)w;	/* 0: NaN, 1e300, 2.5 */
+		if (a == 0 || (a & (a - 1))) {
+			error("%s: config align %g is not a power of "
+			    "two", g->src, cf->valuedouble);
+			return -1;
+		}
+		o->align = a;
+	}
+	return 0;
+}
+
+/* The config's memory_limit, when it has one, into *limit: 0, or -1
+ * when it is not a size. */
+static int
+configlimit(struct graph *g, int64_t *limit)
+{
+	const cJSON *cf;
+
+	if (cJSON_IsString(cf = config(g, "memory_limit")) &&
+	    (*limit = footprint_parsesize(cf->valuestring)) < 0) {
+		error("%s: config memory_limit \"%s\": expected a size such "
+		    "as \"128MB\" (units KB, MB, GB)", g->src,
+		    escape_tty_name(cf->valuestring));
+		return -1;
+	}
+	return 0;
+}
+
+/* The static memory (weights and arena) against limit (E009, when not
+ * -1) and against 256 MB (W003, a warning). */
+static int
+checklimit(const struct memplan_stats *st, int64_t limit)
+{
+	uint64_t total = st->arena + st->weights;
+	char b1[32], b2[32];
+
+	if (limit >= 0 && total > (uint64_t)limit) {
+		error("E009: static memory %s (weights %s + arena %s) exceeds "
+		    "memory_limit %s", human(total, b1, sizeof b1),
+		    human(st->weights, b2, sizeof b2),
+		    human(st->arena, (char[32]){ 0 }, 32),
+		    human((uint64_t)limit, (char[32]){ 0 }, 32));
+		return -1;
+	}
+	if (total > 256ull * 1024 * 1024)
+		warn("W003: static memory %s exceeds 256 MB (set memory_limit "
+		    "to make this an error)", human(total, b1, sizeof b1));
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "align", required_argument, NULL, 'a' },
-		{ "memory-limit", required_argument, NULL, 'l' },
-		{ "no-inplace", no_argument, NULL, 'n' },
-		{ "report", no_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "max-tensor-bytes", required_argument, NULL,
-		    CHECKED_OPTION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct memplan_opts o = { 0, 1, 0, kscratch };
 	struct memplan_stats st;
 	const char *out = NULL, *limitarg = NULL;
-	const cJSON *cf;
 	struct graph *g;
 	int c, report = 0, threads = 0;
 	int64_t limit = -1;
-	uint64_t total;
-	char b1[32], b2[32];
 	const char *maxbytes = NULL;
 
 	setprogname(argv[0]);
@@ -124,30 +187,8 @@ main(int argc, char *argv[])
 		graph_free(g);
 		return 1;
 	}
-	if (!o.align) {
-		cf = config(g, "align");
-		o.align = 64;
-		if (cJSON_IsNumber(cf)) {
-			int64_t w = 0;
-			unsigned a;
-
-			checked_double_i64(cf->valuedouble, 1, INT64_C(1) << 31,
-			    &w);
-			a = (unsigned)w;	/* 0: NaN, 1e300, 2.5 */
-			if (a == 0 || (a & (a - 1))) {
-				error("%s: config align %g is not a power of "
-				    "two", g->src, cf->valuedouble);
-				graph_free(g);
-				return 1;
-			}
-			o.align = a;
-		}
-	}
-	if (!limitarg && cJSON_IsString(cf = config(g, "memory_limit")) &&
-	    (limit = footprint_parsesize(cf->valuestring)) < 0) {
-		error("%s: config memory_limit \"%s\": expected a size such "
-		    "as \"128MB\" (units KB, MB, GB)", g->src,
-		    escape_tty_name(cf->valuestring));
+	if ((!o.align && configalign(g, &o) != 0) ||
+	    (!limitarg && configlimit(g, &limit) != 0)) {
 		graph_free(g);
 		return 1;
 	}
@@ -165,19 +206,10 @@ main(int argc, char *argv[])
 	if (threads > 1)
 		cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(
 		    g->extra, "memory"), "threads", threads);
-	total = st.arena + st.weights;
-	if (limit >= 0 && total > (uint64_t)limit) {
-		error("E009: static memory %s (weights %s + arena %s) exceeds "
-		    "memory_limit %s", human(total, b1, sizeof b1),
-		    human(st.weights, b2, sizeof b2),
-		    human(st.arena, (char[32]){ 0 }, 32),
-		    human((uint64_t)limit, (char[32]){ 0 }, 32));
+	if (checklimit(&st, limit) != 0) {
 		graph_free(g);
 		return 1;
 	}
-	if (total > 256ull * 1024 * 1024)
-		warn("W003: static memory %s exceeds 256 MB (set memory_limit "
-		    "to make this an error)", human(total, b1, sizeof b1));
 	if (report)
 		fprintf(stderr, "arena: %llu bytes, lower bound: %llu bytes, "
 		    "weights: %llu bytes\n", (unsigned long long)st.arena,

@@ -308,56 +308,72 @@ lg2(unsigned v)
 	return k;
 }
 
+/* -e array: the weights as a C array of bytes. */
+static void
+putarray(struct em *e)
+{
+	buf_printf(&e->data, "static const unsigned char %s_weights[] "
+	    "NNL_ALIGNED = {", e->pfx);
+	for (size_t i = 0; i < e->w.size; i++)
+		buf_printf(&e->data, "%s%u,", i % 20 ? "" : "\n\t",
+		    e->w.data[i]);
+	buf_puts(&e->data, "\n};\n\n");
+}
+
+/* -e beside: the weights from the file beside the source, its name
+ * followed by ".weights", included by the assembler. */
+static void
+putbeside(struct em *e)
+{
+	/* __FILE__ names this source as the compiler found it, so
+	 * the pair moves together: no path of the machine that
+	 * generated it */
+	buf_printf(&e->data, "/* the weights, %zu bytes, from the "
+	    "file beside this source: its name followed by "
+	    "\".weights\" */\n"
+	    "/* the assembler reads the path as its string: one with\n"
+	    " * a quote, a backslash or a line end would name another\n"
+	    " * file, so GCC refuses it (clang cannot check) */\n"
+	    "#if defined(__GNUC__) && !defined(__clang__)\n"
+	    "typedef char %s_source_path_has_no_quote_backslash_or_"
+	    "line_end[\n    __builtin_strpbrk(__FILE__, "
+	    "\"\\\"\\\\\\n\\r\") ? -1 : 1];\n"
+	    "#endif\n"
+	    "#ifdef __wasm__\n"
+	    "__asm__(\"\\t.section .rodata.%s_weights,\\\"\\\",@\\n"
+	    "\\t.p2align %d\\n\"\n"
+	    "    \"%s_weights:\\n\\t.incbin \\\"\" __FILE__ "
+	    "\".weights\\\"\"\n"
+	    "    \"\\n\\t.size %s_weights, %zu\\n\");\n"
+	    "#else\n"
+	    "__asm__(\"\\t.section .rodata\\n\\t.balign %u\\n\"\n"
+	    "    \"%s_weights:\\n\\t.incbin \\\"\" __FILE__ "
+	    "\".weights\\\"\"\n"
+	    "    \"\\n\\t.previous\\n\");\n"
+	    "#endif\n"
+	    "extern const unsigned char %s_weights[];\n\n",
+	    e->w.size, e->pfx, e->pfx, lg2(e->align), e->pfx,
+	    e->pfx, e->w.size, e->align, e->pfx, e->pfx);
+}
+
+/* The weights: -e array, beside, or incbin of the weights file by its
+ * path. */
 static void
 putweights(struct em *e)
 {
-	char *path = realpath(e->g->weights_file, NULL), *nm;
+	char *path, *nm;
 	struct buf q = { 0 };
 	const char *p;
 
 	if (e->o->embed == EMBED_ARRAY) {
-		buf_printf(&e->data, "static const unsigned char %s_weights[] "
-		    "NNL_ALIGNED = {", e->pfx);
-		for (size_t i = 0; i < e->w.size; i++)
-			buf_printf(&e->data, "%s%u,", i % 20 ? "" : "\n\t",
-			    e->w.data[i]);
-		buf_puts(&e->data, "\n};\n\n");
-		free(path);
+		putarray(e);
 		return;
 	}
 	if (e->o->embed == EMBED_BESIDE) {
-		/* __FILE__ names this source as the compiler found it, so
-		 * the pair moves together: no path of the machine that
-		 * generated it */
-		buf_printf(&e->data, "/* the weights, %zu bytes, from the "
-		    "file beside this source: its name followed by "
-		    "\".weights\" */\n"
-		    "/* the assembler reads the path as its string: one with\n"
-		    " * a quote, a backslash or a line end would name another\n"
-		    " * file, so GCC refuses it (clang cannot check) */\n"
-		    "#if defined(__GNUC__) && !defined(__clang__)\n"
-		    "typedef char %s_source_path_has_no_quote_backslash_or_"
-		    "line_end[\n    __builtin_strpbrk(__FILE__, "
-		    "\"\\\"\\\\\\n\\r\") ? -1 : 1];\n"
-		    "#endif\n"
-		    "#ifdef __wasm__\n"
-		    "__asm__(\"\\t.section .rodata.%s_weights,\\\"\\\",@\\n"
-		    "\\t.p2align %d\\n\"\n"
-		    "    \"%s_weights:\\n\\t.incbin \\\"\" __FILE__ "
-		    "\".weights\\\"\"\n"
-		    "    \"\\n\\t.size %s_weights, %zu\\n\");\n"
-		    "#else\n"
-		    "__asm__(\"\\t.section .rodata\\n\\t.balign %u\\n\"\n"
-		    "    \"%s_weights:\\n\\t.incbin \\\"\" __FILE__ "
-		    "\".weights\\\"\"\n"
-		    "    \"\\n\\t.previous\\n\");\n"
-		    "#endif\n"
-		    "extern const unsigned char %s_weights[];\n\n",
-		    e->w.size, e->pfx, e->pfx, lg2(e->align), e->pfx,
-		    e->pfx, e->w.size, e->align, e->pfx, e->pfx);
-		free(path);
+		putbeside(e);
 		return;
 	}
+	path = realpath(e->g->weights_file, NULL);
 	/* the path, quoted for the assembler, in a C string */
 	buf_putc(&q, '"');
 	for (p = path ? path : e->g->weights_file; *p; p++) {
@@ -393,25 +409,26 @@ putweights(struct em *e)
 	free(path);
 }
 
-static void
-putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
-    uint64_t inel, uint64_t outel)
+/* The header's guard: PREFIX_H when the prefix has no capital, else
+ * prefix__H, so two prefixes never share a guard. */
+static char *
+headerguard(const char *pfx)
 {
-	char *guard, *gn = cmt(e->g->name ? e->g->name : e->pfx);
+	char *guard;
 	int upper = 1;
 
-	/* PREFIX_H when the prefix has no capital, else prefix__H: two
-	 * prefixes never share a guard */
-	for (const char *q = e->pfx; *q; q++)
+	for (const char *q = pfx; *q; q++)
 		upper &= !(*q >= 'A' && *q <= 'Z');
-	guard = xasprintf("%s%s_H", e->pfx, upper ? "" : "_");
+	guard = xasprintf("%s%s_H", pfx, upper ? "" : "_");
 	for (char *q = guard; upper && *q; q++)
 		*q = (char)toupper((unsigned char)*q);
-	buf_printf(h, "/* %s.h: the API of model \"%s\", generated by "
-	    "nnl-emit-c. */\n#ifndef %s\n#define %s\n\n#include <stddef.h>\n"
-	    "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n"
-	    "#endif\n\n", e->pfx, gn, guard, guard);
-	free(gn);
+	return guard;
+}
+
+/* The header's comment of the inputs and the outputs, with types. */
+static void
+putio(struct em *e, struct buf *h)
+{
 	buf_printf(h, "/*\n * Inputs, in this order (the bytes of each, "
 	    "packed one after another\n * for %s_infer):\n", e->pfx);
 	for (size_t i = 0; i < e->g->ninputs; i++) {
@@ -432,6 +449,23 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 		free(nm);
 		free(t);
 	}
+}
+
+/* The header: the API's declarations, with what the model reads and
+ * writes, and how it fills constants and uses threads. */
+static void
+putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
+    uint64_t inel, uint64_t outel)
+{
+	char *guard = headerguard(e->pfx);
+	char *gn = cmt(e->g->name ? e->g->name : e->pfx);
+
+	buf_printf(h, "/* %s.h: the API of model \"%s\", generated by "
+	    "nnl-emit-c. */\n#ifndef %s\n#define %s\n\n#include <stddef.h>\n"
+	    "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n"
+	    "#endif\n\n", e->pfx, gn, guard, guard);
+	free(gn);
+	putio(e, h);
 	buf_printf(h, " */\nenum {\n\t%s_NUM_INPUTS = %zu,\n\t"
 	    "%s_NUM_OUTPUTS = %zu\n};\n\n", guard, e->g->ninputs, guard,
 	    e->g->noutputs);
@@ -540,25 +574,29 @@ putstage(struct em *e, struct buf *s)
 		    "NNL_ALIGNED;\n\n", e->pfx, (unsigned long long)n);
 }
 
+/* The constants of one value, filled once at the first run: the
+ * guard (ONCE) and NAME_fill. */
 static void
-putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
-    uint64_t inel, uint64_t outel)
+putfill(struct em *e, struct buf *s)
+{
+	buf_puts(s, ONCE);
+	buf_printf(s, "/* The constants of one value, filled at the "
+	    "first run. */\nstatic void\n%s_fill(void)\n{\n\tstatic "
+	    "NNL_ONCE_T state;\n\tint zero = 0;\n\n\tif (NNL_ONCE_LOAD"
+	    "(&state) == 2)\n\t\treturn;\n\tif (!NNL_ONCE_CAS(&state, "
+	    "&zero, 1)) {\n\t\twhile (NNL_ONCE_LOAD(&state) != 2)\n"
+	    "\t\t\t;\t/* another thread fills them */\n\t\treturn;\n"
+	    "\t}\n%s\tNNL_ONCE_STORE(&state, 2);\n}\n\n", e->pfx,
+	    e->fill.s);
+}
+
+/* NAME_run: the checks of its pointers and their alignment, the
+ * kernels, and the outputs copied out of the workspace. */
+static void
+putrun(struct em *e, struct buf *s)
 {
 	struct graph *g = e->g;
 
-	buf_printf(s, "static unsigned char %s_arena[%llu] NNL_ALIGNED;\n\n",
-	    e->pfx, (unsigned long long)(e->arena ? e->arena : 1));
-	if (e->fill.s) {
-		buf_puts(s, ONCE);
-		buf_printf(s, "/* The constants of one value, filled at the "
-		    "first run. */\nstatic void\n%s_fill(void)\n{\n\tstatic "
-		    "NNL_ONCE_T state;\n\tint zero = 0;\n\n\tif (NNL_ONCE_LOAD"
-		    "(&state) == 2)\n\t\treturn;\n\tif (!NNL_ONCE_CAS(&state, "
-		    "&zero, 1)) {\n\t\twhile (NNL_ONCE_LOAD(&state) != 2)\n"
-		    "\t\t\t;\t/* another thread fills them */\n\t\treturn;\n"
-		    "\t}\n%s\tNNL_ONCE_STORE(&state, 2);\n}\n\n", e->pfx,
-		    e->fill.s);
-	}
 	buf_printf(s, "int\n%s_run(void *workspace, const void *const *in, "
 	    "void *const *out)\n{\n\tunsigned char *A = workspace;\n\n"
 	    "\tif (!workspace || !in || !out)\n\t\treturn 1;\n"
@@ -585,44 +623,90 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 		free(p);
 	}
 	buf_puts(s, "\treturn 0;\n}\n\n");
-	putstage(e, s);
+}
+
+/* NAME_infer: the packed input and output cut into each, an input
+ * copied to the staging area when misaligned, then NAME_run. */
+static void
+putinfer(struct em *e, struct buf *s)
+{
+	struct graph *g = e->g;
+	uint64_t off = 0, st = 0;
+
 	buf_printf(s, "int\n%s_infer(const void *input, void *output)\n{\n"
 	    "\tconst unsigned char *ip = input;\n\tunsigned char *op = "
 	    "output;\n\tconst void *in[%zu];\n\tvoid *out[%zu];\n\n"
 	    "\tif (!input || !output)\n\t\treturn 1;\n", e->pfx,
 	    g->ninputs ? g->ninputs : 1, g->noutputs);
-	{
-		uint64_t off = 0, st = 0;
+	for (size_t i = 0; i < g->ninputs; i++) {
+		const struct tdesc *t = &g->inputs[i]->desc;
+		int a = dtype_bits(t->dt) / 8;
 
-		for (size_t i = 0; i < g->ninputs; i++) {
-			const struct tdesc *t = &g->inputs[i]->desc;
-			int a = dtype_bits(t->dt) / 8;
-
-			buf_printf(s, "\tin[%zu] = ip + %llu;\n", i,
-			    (unsigned long long)off);
-			if (a > 1) {	/* kernels load whole elements */
-				buf_printf(s, "\tif ((uintptr_t)in[%zu] %% %d) "
-				    "{\n\t\tmemcpy(%s_stage + %llu, in[%zu], "
-				    "%llu);\n\t\tin[%zu] = %s_stage + %llu;\n"
-				    "\t}\n", i, a, e->pfx,
-				    (unsigned long long)st, i,
-				    (unsigned long long)bytesof(t), i, e->pfx,
-				    (unsigned long long)st);
-				st += (bytesof(t) + 7) / 8 * 8;
-			}
-			off += bytesof(t);
+		buf_printf(s, "\tin[%zu] = ip + %llu;\n", i,
+		    (unsigned long long)off);
+		if (a > 1) {	/* kernels load whole elements */
+			buf_printf(s, "\tif ((uintptr_t)in[%zu] %% %d) "
+			    "{\n\t\tmemcpy(%s_stage + %llu, in[%zu], "
+			    "%llu);\n\t\tin[%zu] = %s_stage + %llu;\n"
+			    "\t}\n", i, a, e->pfx,
+			    (unsigned long long)st, i,
+			    (unsigned long long)bytesof(t), i, e->pfx,
+			    (unsigned long long)st);
+			st += (bytesof(t) + 7) / 8 * 8;
 		}
-		off = 0;
-		for (size_t i = 0; i < g->noutputs; i++) {
-			struct operand *o = graph_find(g, g->outputs[i].ref);
+		off += bytesof(t);
+	}
+	off = 0;
+	for (size_t i = 0; i < g->noutputs; i++) {
+		struct operand *o = graph_find(g, g->outputs[i].ref);
 
-			buf_printf(s, "\tout[%zu] = op + %llu;\n", i,
-			    (unsigned long long)off);
-			off += bytesof(operand_type(o));
-		}
+		buf_printf(s, "\tout[%zu] = op + %llu;\n", i,
+		    (unsigned long long)off);
+		off += bytesof(operand_type(o));
 	}
 	buf_printf(s, "\treturn %s_run(%s_arena, in, out);\n}\n\n", e->pfx,
 	    e->pfx);
+}
+
+/* main (-m): the raw input bytes from stdin, the output to stdout. */
+static void
+putmain(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes)
+{
+	buf_printf(s, "\n#include <stdio.h>\n\n"
+	    "/* io \"stdio\": raw input bytes on standard input, raw "
+	    "output bytes\n * on standard output. */\n"
+	    "int\nmain(void)\n{\n"
+	    "\tstatic unsigned char in[%llu + 1], out[%llu + 1];\n"
+	    "\tsize_t n = fread(in, 1, sizeof in, stdin);\n\n"
+	    "\tif (n != %llu) {\n\t\tfprintf(stderr, \"%s: expected "
+	    "%llu bytes of input, got %%s%%zu\\n\",\n\t\t    n > %llu ? "
+	    "\"more than \" : \"\", n > %llu ? (size_t)%llu : n);\n"
+	    "\t\treturn 1;\n\t}\n"
+	    "\tif (%s_infer(in, out) != 0)\n\t\treturn 1;\n"
+	    "\tif (fwrite(out, 1, %llu, stdout) != %llu || "
+	    "fflush(stdout) != 0) {\n\t\tfprintf(stderr, \"%s: write "
+	    "error\\n\");\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n",
+	    (unsigned long long)inbytes, (unsigned long long)outbytes,
+	    (unsigned long long)inbytes, e->pfx,
+	    (unsigned long long)inbytes, (unsigned long long)inbytes,
+	    (unsigned long long)inbytes, (unsigned long long)inbytes,
+	    e->pfx, (unsigned long long)outbytes,
+	    (unsigned long long)outbytes, e->pfx);
+}
+
+/* The source's API: the arena, NAME_run, NAME_infer, the sizes, and
+ * main with -m. */
+static void
+putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
+    uint64_t inel, uint64_t outel)
+{
+	buf_printf(s, "static unsigned char %s_arena[%llu] NNL_ALIGNED;\n\n",
+	    e->pfx, (unsigned long long)(e->arena ? e->arena : 1));
+	if (e->fill.s)
+		putfill(e, s);
+	putrun(e, s);
+	putstage(e, s);
+	putinfer(e, s);
 	buf_printf(s, "int %s_input_size(void) { return %llu; }\n"
 	    "int %s_output_size(void) { return %llu; }\n"
 	    "size_t %s_input_bytes(void) { return %llu; }\n"
@@ -633,26 +717,147 @@ putapi(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes,
 	    (unsigned long long)outbytes, e->pfx,
 	    (unsigned long long)(e->arena ? e->arena : 1));
 	if (e->o->main)
-		buf_printf(s, "\n#include <stdio.h>\n\n"
-		    "/* io \"stdio\": raw input bytes on standard input, raw "
-		    "output bytes\n * on standard output. */\n"
-		    "int\nmain(void)\n{\n"
-		    "\tstatic unsigned char in[%llu + 1], out[%llu + 1];\n"
-		    "\tsize_t n = fread(in, 1, sizeof in, stdin);\n\n"
-		    "\tif (n != %llu) {\n\t\tfprintf(stderr, \"%s: expected "
-		    "%llu bytes of input, got %%s%%zu\\n\",\n\t\t    n > %llu ? "
-		    "\"more than \" : \"\", n > %llu ? (size_t)%llu : n);\n"
-		    "\t\treturn 1;\n\t}\n"
-		    "\tif (%s_infer(in, out) != 0)\n\t\treturn 1;\n"
-		    "\tif (fwrite(out, 1, %llu, stdout) != %llu || "
-		    "fflush(stdout) != 0) {\n\t\tfprintf(stderr, \"%s: write "
-		    "error\\n\");\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n",
-		    (unsigned long long)inbytes, (unsigned long long)outbytes,
-		    (unsigned long long)inbytes, e->pfx,
-		    (unsigned long long)inbytes, (unsigned long long)inbytes,
-		    (unsigned long long)inbytes, (unsigned long long)inbytes,
-		    e->pfx, (unsigned long long)outbytes,
-		    (unsigned long long)outbytes, e->pfx);
+		putmain(e, s, inbytes, outbytes);
+}
+
+/* The header's name for #include "...", which has no escapes: 0, or
+ * -1 with a message. */
+static int
+headername(const char *hdr)
+{
+	for (const char *q = hdr ? hdr : ""; *q; q++)
+		if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20 ||
+		    (unsigned char)*q >= 0x7f) {
+			error("header name \"%s\": a name with '\"', '\\', a "
+			    "control or a non-ASCII character cannot be "
+			    "#included", escape_tty_name(hdr));
+			return -1;
+		}
+	return 0;
+}
+
+/* The arena's size and alignment from the graph's memory plan mem. */
+static int
+arenaplan(struct em *e, const cJSON *mem)
+{
+	struct graph *g = e->g;
+	const cJSON *ab;
+
+	if (!cJSON_IsObject(mem)) {
+		error("%s: the graph has no memory plan: run nnl-plan-memory "
+		    "first", g->src);
+		return -1;
+	}
+	ab = cJSON_GetObjectItemCaseSensitive(mem, "arenaBytes");
+	/* the arena is one static array: it must fit the target */
+	if (!cJSON_IsNumber(ab) || !(ab->valuedouble >= 0 &&
+	    ab->valuedouble <= (double)checked_limit())) {
+		error("%s: memory.arenaBytes is not a size from 0 to "
+		    "the limit of %llu bytes (--max-tensor-bytes, "
+		    "NNL_MAX_TENSOR_BYTES)", g->src,
+		    (unsigned long long)checked_limit());
+		return -1;
+	}
+	e->arena = (uint64_t)jsonint(cJSON_GetObjectItemCaseSensitive(mem,
+	    "arenaBytes"));
+	e->align = 64;	/* config align, as the planner used it */
+	if (jsonint(cJSON_GetObjectItemCaseSensitive(mem, "align")) > 64 &&
+	    jsonint(cJSON_GetObjectItemCaseSensitive(mem, "align")) <= 4096)
+		e->align = (unsigned)jsonint(
+		    cJSON_GetObjectItemCaseSensitive(mem, "align"));
+	return 0;
+}
+
+/* The weights file, opened when a constant is read from it; -e array
+ * takes no more than EMITC_ARRAY_MAX bytes of it. */
+static int
+openweights(struct em *e)
+{
+	struct graph *g = e->g;
+
+	for (size_t i = 0; i < g->nconsts; i++)
+		if (g->consts[i]->init == INIT_WEIGHTS && !e->haveweights) {
+			if (!g->weights_file) {
+				error("const \"%s\": the graph names no weights "
+				    "file",
+				    escape_tty_name(g->consts[i]->name));
+				return -1;
+			}
+			if (weights_open(&e->w, g->weights_file,
+			    g->manifest_file) != 0)
+				return -1;
+			e->haveweights = 1;
+			if (e->o->embed == EMBED_ARRAY &&
+			    e->w.size > EMITC_ARRAY_MAX) {
+				error("%s: the weights are %zu bytes, over the "
+				    "%llu that -e array (nnc's --weights "
+				    "embed) writes as a C array: about 4 "
+				    "bytes of source each, and the C "
+				    "compiler's time and memory grow with "
+				    "them; use -e incbin or beside (nnc's "
+				    "--weights file)", g->weights_file,
+				    e->w.size, (unsigned long long)
+				    EMITC_ARRAY_MAX);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+/* The bytes and the elements of all inputs and of all outputs. */
+static void
+iosizes(struct graph *g, uint64_t *inbytes, uint64_t *outbytes,
+    uint64_t *inel, uint64_t *outel)
+{
+	for (size_t i = 0; i < g->ninputs; i++) {
+		*inbytes += bytesof(&g->inputs[i]->desc);
+		*inel += tdesc_numel(&g->inputs[i]->desc);
+	}
+	for (size_t i = 0; i < g->noutputs; i++) {
+		const struct tdesc *t = operand_type(graph_find(g,
+		    g->outputs[i].ref));
+
+		*outbytes += bytesof(t);
+		*outel += tdesc_numel(t);
+	}
+}
+
+/* The source's opening: its comment, the header (included, or its text
+ * hdrtext when none is written), and the runtime kernels. */
+static void
+putprologue(struct em *e, struct buf *s, const char *hdr,
+    const char *hdrtext)
+{
+	struct graph *g = e->g;
+	char *gn, *src;
+
+	gn = cmt(g->name ? g->name : e->pfx);
+	/* the file's name, not its directory: no temporary path in the
+	 * output, the same source wherever it is made */
+	src = cmt(g->src ? path_basename(g->src) : "-");
+	buf_printf(s, "/*\n * %s.c: model \"%s\", generated by nnl-emit-c "
+	    "from %s.\n * Plain C99: no heap, no I/O%s.  Do not edit.\n */\n"
+	    "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n",
+	    e->pfx, gn, src, e->o->main ? " but main()" : "");
+	/* no header written: its text here, so the source compiles alone */
+	if (hdr)
+		buf_printf(s, "#include \"%s\"\n\n", hdr);
+	else
+		buf_printf(s, "%s\n", hdrtext);
+	buf_printf(s, "#if defined(__GNUC__)\n#define NNL_ALIGNED "
+	    "__attribute__((aligned(%u)))\n#else\n#define NNL_ALIGNED\n"
+	    "#endif\n\n/* The runtime kernels (common/rt/ of nnl). */\n",
+	    e->align);
+	free(gn);
+	free(src);
+	if (e->o->threads > 1) {
+		buf_printf(s, "/* The heavy kernels split over %d threads "
+		    "(rt/par/par.c). */\n#define NNL_RT_THREADS %d\n",
+		    e->o->threads, e->o->threads);
+		buf_puts(s, nnl_rtsrc);
+		buf_puts(s, nnl_parsrc);
+	} else
+		putrt1(s, nnl_rtsrc);
 }
 
 int
@@ -667,7 +872,6 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	char *pfx = emitc_ident(o->prefix ? o->prefix :
 	    g->name ? g->name : "model");
 	const char *hdr = o->header;	/* NULL: the header in the source */
-	char *gn, *src;
 	int rc = -1;
 
 	memset(&e, 0, sizeof e);
@@ -676,78 +880,10 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 	e.pfx = pfx;
 	graph_number(g);
 	e.cidx = xcalloc(g->nconsts + 1, sizeof *e.cidx);
-	/* #include "..." has no escapes */
-	for (const char *q = hdr ? hdr : ""; *q; q++)
-		if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20 ||
-		    (unsigned char)*q >= 0x7f) {
-			error("header name \"%s\": a name with '\"', '\\', a "
-			    "control or a non-ASCII character cannot be "
-			    "#included", escape_tty_name(hdr));
-			goto out;
-		}
-	if (!cJSON_IsObject(mem)) {
-		error("%s: the graph has no memory plan: run nnl-plan-memory "
-		    "first", g->src);
+	if (headername(hdr) != 0 || arenaplan(&e, mem) != 0 ||
+	    openweights(&e) != 0)
 		goto out;
-	}
-	{
-		const cJSON *ab = cJSON_GetObjectItemCaseSensitive(mem,
-		    "arenaBytes");
-
-		/* the arena is one static array: it must fit the target */
-		if (!cJSON_IsNumber(ab) || !(ab->valuedouble >= 0 &&
-		    ab->valuedouble <= (double)checked_limit())) {
-			error("%s: memory.arenaBytes is not a size from 0 to "
-			    "the limit of %llu bytes (--max-tensor-bytes, "
-			    "NNL_MAX_TENSOR_BYTES)", g->src,
-			    (unsigned long long)checked_limit());
-			goto out;
-		}
-	}
-	e.arena = (uint64_t)jsonint(cJSON_GetObjectItemCaseSensitive(mem,
-	    "arenaBytes"));
-	e.align = 64;	/* config align, as the planner used it */
-	if (jsonint(cJSON_GetObjectItemCaseSensitive(mem, "align")) > 64 &&
-	    jsonint(cJSON_GetObjectItemCaseSensitive(mem, "align")) <= 4096)
-		e.align = (unsigned)jsonint(
-		    cJSON_GetObjectItemCaseSensitive(mem, "align"));
-	for (size_t i = 0; i < g->nconsts; i++)
-		if (g->consts[i]->init == INIT_WEIGHTS && !e.haveweights) {
-			if (!g->weights_file) {
-				error("const \"%s\": the graph names no weights "
-				    "file",
-				    escape_tty_name(g->consts[i]->name));
-				goto out;
-			}
-			if (weights_open(&e.w, g->weights_file,
-			    g->manifest_file) != 0)
-				goto out;
-			e.haveweights = 1;
-			if (o->embed == EMBED_ARRAY &&
-			    e.w.size > EMITC_ARRAY_MAX) {
-				error("%s: the weights are %zu bytes, over the "
-				    "%llu that -e array (nnc's --weights "
-				    "embed) writes as a C array: about 4 "
-				    "bytes of source each, and the C "
-				    "compiler's time and memory grow with "
-				    "them; use -e incbin or beside (nnc's "
-				    "--weights file)", g->weights_file,
-				    e.w.size, (unsigned long long)
-				    EMITC_ARRAY_MAX);
-				goto out;
-			}
-		}
-	for (size_t i = 0; i < g->ninputs; i++) {
-		inbytes += bytesof(&g->inputs[i]->desc);
-		inel += tdesc_numel(&g->inputs[i]->desc);
-	}
-	for (size_t i = 0; i < g->noutputs; i++) {
-		const struct tdesc *t = operand_type(graph_find(g,
-		    g->outputs[i].ref));
-
-		outbytes += bytesof(t);
-		outel += tdesc_numel(t);
-	}
+	iosizes(g, &inbytes, &outbytes, &inel, &outel);
 	/* the API returns the element counts as int */
 	if (inel > INT_MAX || outel > INT_MAX) {
 		error("%s: the %s have %llu elements, more than %s_%s_size() "
@@ -766,33 +902,7 @@ emitc(struct graph *g, const struct emitc_opts *o, char **source,
 		if (emitnode(&e, g->nodes[i], i) != 0)
 			goto out;
 	putheader(&e, &h, inbytes, outbytes, inel, outel);
-	gn = cmt(g->name ? g->name : pfx);
-	/* the file's name, not its directory: no temporary path in the
-	 * output, the same source wherever it is made */
-	src = cmt(g->src ? path_basename(g->src) : "-");
-	buf_printf(&s, "/*\n * %s.c: model \"%s\", generated by nnl-emit-c "
-	    "from %s.\n * Plain C99: no heap, no I/O%s.  Do not edit.\n */\n"
-	    "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n",
-	    pfx, gn, src, o->main ? " but main()" : "");
-	/* no header written: its text here, so the source compiles alone */
-	if (hdr)
-		buf_printf(&s, "#include \"%s\"\n\n", hdr);
-	else
-		buf_printf(&s, "%s\n", h.s);
-	buf_printf(&s, "#if defined(__GNUC__)\n#define NNL_ALIGNED "
-	    "__attribute__((aligned(%u)))\n#else\n#define NNL_ALIGNED\n"
-	    "#endif\n\n/* The runtime kernels (common/rt/ of nnl). */\n",
-	    e.align);
-	free(gn);
-	free(src);
-	if (o->threads > 1) {
-		buf_printf(&s, "/* The heavy kernels split over %d threads "
-		    "(rt/par/par.c). */\n#define NNL_RT_THREADS %d\n",
-		    o->threads, o->threads);
-		buf_puts(&s, nnl_rtsrc);
-		buf_puts(&s, nnl_parsrc);
-	} else
-		putrt1(&s, nnl_rtsrc);
+	putprologue(&e, &s, hdr, h.s);
 	buf_puts(&s, "\n/* ---- the model ---- */\n\n");
 	buf_puts(&s, e.data.s ? e.data.s : "");
 	putapi(&e, &s, inbytes, outbytes, inel, outel);

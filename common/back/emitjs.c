@@ -775,22 +775,23 @@ descs(struct ej *e, const cJSON *a)
 	buf_puts(e->b, "}");
 }
 
-/* The WebNN partitions and the CPU rounds between them. */
+/*
+ * Counts the WebNN partitions (*np) and the rounds (*nr) and checks each
+ * node's placement: a CPU node needs its CpuOps function, a partition
+ * is from 0 to the number of nodes.
+ */
 static int
-emitparts(struct ej *e, const size_t *order)
+countparts(struct ej *e, int *np, int *nr)
 {
 	struct graph *g = e->g;
-	struct buf *b = e->b;
-	int np = 0, nr = 0, rc = 0;
-	cJSON **ins, **outs;
 
 	for (size_t i = 0; i < g->nnodes; i++) {
 		int part, cpu = placed(g->nodes[i], &part);
 
-		if (cpu == 0 && part + 1 > np)
-			np = part + 1;
-		if (part + 1 > nr)
-			nr = part + 1;
+		if (cpu == 0 && part + 1 > *np)
+			*np = part + 1;
+		if (part + 1 > *nr)
+			*nr = part + 1;
 		if (cpu == 1 && !cpuop(g->nodes[i]->opname)) {
 			error("%s: node \"%s\" (%s) is placed on the CPU, and "
 			    "CpuOps has no %s", g->src,
@@ -806,7 +807,15 @@ emitparts(struct ej *e, const size_t *order)
 			return -1;
 		}
 	}
-	/* each partition's and round's nodes, in run order, once */
+	return 0;
+}
+
+/* Each partition's and round's nodes, in run order, once. */
+static void
+bucketparts(struct ej *e, const size_t *order, int np, int nr)
+{
+	struct graph *g = e->g;
+
 	uses_build(&e->u, g);
 	e->web = xcalloc((size_t)np + 1, sizeof *e->web);
 	e->cpu = xcalloc((size_t)nr + 1, sizeof *e->cpu);
@@ -822,6 +831,71 @@ emitparts(struct ej *e, const size_t *order)
 			bk->v[bk->n++] = order[i];
 		}
 	}
+}
+
+/*
+ * loadPartition's case k: its inputs from operands, each constant where
+ * it is first read, its nodes, and its outputs by name.
+ */
+static int
+loadpart(struct ej *e, int k, const cJSON *ins, const cJSON *outs)
+{
+	struct graph *g = e->g;
+	struct buf *b = e->b;
+	struct strtab seen = { 0 };
+	const cJSON *x;
+	int rc = 0;
+
+	buf_printf(b, "  case %d: {\n", k);
+	cJSON_ArrayForEach(x, ins) {
+		buf_printf(b, "  const %s = operands[",
+		    ident(e, x->valuestring));
+		escape_js_string(b, x->valuestring);
+		buf_puts(b, "];\n");
+	}
+	for (size_t q = 0; q < e->web[k].n && rc == 0; q++) {
+		struct node *n = g->nodes[e->web[k].v[q]];
+		const char **r;
+		int part, nr2;
+
+		if (placed(n, &part) != 0 || part != k)
+			continue;
+		/* each constant where it is first read */
+		nr2 = node_reads(n, &r);
+		for (int j = 0; j < nr2 && rc == 0; j++) {
+			struct operand *o = graph_find(g, r[j]);
+
+			if (o->kind != OPND_CONST ||
+			    strtab_put(&seen, o->name, o))
+				continue;
+			rc = constant(e, o);
+		}
+		free(r);
+		if (rc == 0)
+			rc = node(e, n);
+	}
+	strtab_free(&seen);
+	buf_puts(b, "  return {");
+	cJSON_ArrayForEach(x, outs) {
+		buf_puts(b, x != outs->child ? ", " : "");
+		escape_js_key(b, x->valuestring);
+		buf_printf(b, ": %s", ident(e, x->valuestring));
+	}
+	buf_puts(b, "};\n  }\n");
+	return rc;
+}
+
+/*
+ * The partitions table (each WebNN partition's inputs and outputs) and
+ * loadPartition, which builds partition k's nodes.
+ */
+static int
+loadparts(struct ej *e, const size_t *order, int np)
+{
+	struct buf *b = e->b;
+	cJSON **ins, **outs;
+	int rc = 0;
+
 	ins = xcalloc((size_t)np + 1, sizeof *ins);
 	outs = xcalloc((size_t)np + 1, sizeof *outs);
 	for (int k = 0; k < np; k++) {
@@ -844,47 +918,8 @@ emitparts(struct ej *e, const size_t *order)
 	    "weights_buffer, builder) {\n");
 	weightsreader(e);
 	buf_puts(b, "  switch (k) {\n");
-	for (int k = 0; k < np && rc == 0; k++) {
-		struct strtab seen = { 0 };
-		const cJSON *x;
-
-		buf_printf(b, "  case %d: {\n", k);
-		cJSON_ArrayForEach(x, ins[k]) {
-			buf_printf(b, "  const %s = operands[",
-			    ident(e, x->valuestring));
-			escape_js_string(b, x->valuestring);
-			buf_puts(b, "];\n");
-		}
-		for (size_t q = 0; q < e->web[k].n && rc == 0; q++) {
-			struct node *n = g->nodes[e->web[k].v[q]];
-			const char **r;
-			int part, nr2;
-
-			if (placed(n, &part) != 0 || part != k)
-				continue;
-			/* each constant where it is first read */
-			nr2 = node_reads(n, &r);
-			for (int j = 0; j < nr2 && rc == 0; j++) {
-				struct operand *o = graph_find(g, r[j]);
-
-				if (o->kind != OPND_CONST ||
-				    strtab_put(&seen, o->name, o))
-					continue;
-				rc = constant(e, o);
-			}
-			free(r);
-			if (rc == 0)
-				rc = node(e, n);
-		}
-		strtab_free(&seen);
-		buf_puts(b, "  return {");
-		cJSON_ArrayForEach(x, outs[k]) {
-			buf_puts(b, x != outs[k]->child ? ", " : "");
-			escape_js_key(b, x->valuestring);
-			buf_printf(b, ": %s", ident(e, x->valuestring));
-		}
-		buf_puts(b, "};\n  }\n");
-	}
+	for (int k = 0; k < np && rc == 0; k++)
+		rc = loadpart(e, k, ins[k], outs[k]);
 	for (int k = 0; k < np; k++) {
 		cJSON_Delete(ins[k]);
 		cJSON_Delete(outs[k]);
@@ -894,7 +929,106 @@ emitparts(struct ej *e, const size_t *order)
 	if (rc != 0)
 		return -1;
 	buf_puts(b, "  }\n  throw new RangeError(`no partition ${k}`);\n}\n\n");
-	/* the CPU rounds */
+	return 0;
+}
+
+/* The dimensions of o, comma-separated, for a JS array literal. */
+static void
+jsdims(struct buf *b, const struct operand *o)
+{
+	for (int q = 0; q < o->desc.rank; q++)
+		buf_printf(b, "%s%lld", q ? ", " : "",
+		    (long long)o->desc.dims[q]);
+}
+
+/*
+ * A CPU node's constant into v: read at load time by name, from the
+ * weights bytes at its manifest's offset, or its bytes written out.
+ */
+static int
+cpuconst(struct ej *e, struct operand *o)
+{
+	struct graph *g = e->g;
+	struct buf *b = e->b;
+	struct wtensor *wt;
+
+	buf_puts(b, "    v[");
+	escape_js_string(b, o->name);
+	if (o->init == INIT_WEIGHTS && e->atload) {
+		buf_printf(b, "] = c(\"%s\", [", dtype_name(o->desc.dt));
+		jsdims(b, o);
+		buf_puts(b, "], ");
+		escape_js_string(b, o->name);
+		buf_puts(b, ");\n");
+	} else if (o->init == INIT_WEIGHTS && e->haveman &&
+	    (wt = manifest_find(&e->man, o->ref))) {
+		buf_printf(b, "] = c(\"%s\", [", dtype_name(o->desc.dt));
+		jsdims(b, o);
+		buf_printf(b, "], %llu, %llu);\n",
+		    (unsigned long long)wt->offset,
+		    (unsigned long long)wt->length);
+	} else {
+		uint64_t nb;
+		unsigned char *cb = const_bytes(g, o, &nb);
+
+		if (!cb)
+			return -1;
+		buf_printf(b, "] = tensor(\"%s\", [", dtype_name(o->desc.dt));
+		jsdims(b, o);
+		buf_printf(b, "], new CPU_ARRAYS[\"%s\"](new "
+		    "Uint8Array([", dtype_name(o->desc.dt));
+		for (uint64_t q = 0; q < nb; q++)
+			buf_printf(b, "%s%u", q ? ", " : "", cb[q]);
+		buf_puts(b, "]).buffer));\n");
+		free(cb);
+	}
+	return 0;
+}
+
+/* A CPU node of round k: its constants, then its CpuOps call. */
+static int
+cpuround1(struct ej *e, struct node *n)
+{
+	struct graph *g = e->g;
+	struct buf *b = e->b;
+	const struct opdesc *d = op_get(n->op);
+
+	for (int j = 0; j < n->nin; j++) {
+		struct operand *o = graph_find(g, n->in[j]);
+
+		if (o->kind == OPND_CONST && cpuconst(e, o) != 0)
+			return -1;
+	}
+	buf_puts(b, "    ");
+	/* several outputs (split): an array of tensors */
+	buf_puts(b, n->nout != 1 ? "[" : "");
+	for (int j = 0; j < n->nout; j++) {
+		buf_puts(b, j ? ", v[" : "v[");
+		escape_js_string(b, n->out[j]);
+		buf_puts(b, "]");
+	}
+	buf_printf(b, "%s = CpuOps.%s(", n->nout != 1 ? "]" : "", d->name);
+	if (d->variadic)
+		buf_puts(b, "[");
+	for (int j = 0; j < n->nin; j++) {
+		buf_puts(b, j ? ", " : "");
+		buf_puts(b, "v[");
+		escape_js_string(b, n->in[j]);
+		buf_puts(b, "]");
+	}
+	buf_puts(b, d->variadic ? "], " : ", ");
+	escape_js_value(b, n->options);
+	buf_puts(b, ");\n");
+	return 0;
+}
+
+/* cpuRound: the CPU nodes of each of the nr rounds. */
+static int
+cpurounds(struct ej *e, int nr)
+{
+	struct graph *g = e->g;
+	struct buf *b = e->b;
+
 	buf_puts(b, "// The CPU nodes of round k, on the values held in JS.\n");
 	if (e->atload)
 		buf_puts(b, "function cpuRound(k, v, w) {\n  const c = (dataType, "
@@ -910,83 +1044,29 @@ emitparts(struct ej *e, const size_t *order)
 		buf_printf(b, "  case %d:\n", k);
 		for (size_t c = 0; c < e->cpu[k].n; c++) {
 			struct node *n = g->nodes[e->cpu[k].v[c]];
-			const struct opdesc *d = op_get(n->op);
 			int part;
 
 			if (placed(n, &part) != 1 || part != k)
 				continue;
-			for (int j = 0; j < n->nin; j++) {
-				struct operand *o = graph_find(g, n->in[j]);
-				struct wtensor *wt;
-
-				if (o->kind != OPND_CONST)
-					continue;
-				buf_puts(b, "    v[");
-				escape_js_string(b, o->name);
-				if (o->init == INIT_WEIGHTS && e->atload) {
-					buf_printf(b, "] = c(\"%s\", [",
-					    dtype_name(o->desc.dt));
-					for (int q = 0; q < o->desc.rank; q++)
-						buf_printf(b, "%s%lld", q ? ", " :
-						    "", (long long)o->desc.dims[q]);
-					buf_puts(b, "], ");
-					escape_js_string(b, o->name);
-					buf_puts(b, ");\n");
-				} else if (o->init == INIT_WEIGHTS && e->haveman &&
-				    (wt = manifest_find(&e->man, o->ref))) {
-					buf_printf(b, "] = c(\"%s\", [",
-					    dtype_name(o->desc.dt));
-					for (int q = 0; q < o->desc.rank; q++)
-						buf_printf(b, "%s%lld", q ? ", " :
-						    "", (long long)o->desc.dims[q]);
-					buf_printf(b, "], %llu, %llu);\n",
-					    (unsigned long long)wt->offset,
-					    (unsigned long long)wt->length);
-				} else {
-					uint64_t nb;
-					unsigned char *cb = const_bytes(g, o, &nb);
-
-					if (!cb)
-						return -1;
-					buf_printf(b, "] = tensor(\"%s\", [",
-					    dtype_name(o->desc.dt));
-					for (int q = 0; q < o->desc.rank; q++)
-						buf_printf(b, "%s%lld", q ? ", " :
-						    "", (long long)o->desc.dims[q]);
-					buf_printf(b, "], new CPU_ARRAYS[\"%s\"](new "
-					    "Uint8Array([", dtype_name(o->desc.dt));
-					for (uint64_t q = 0; q < nb; q++)
-						buf_printf(b, "%s%u", q ? ", " : "",
-						    cb[q]);
-					buf_puts(b, "]).buffer));\n");
-					free(cb);
-				}
-			}
-			buf_puts(b, "    ");
-			/* several outputs (split): an array of tensors */
-			buf_puts(b, n->nout != 1 ? "[" : "");
-			for (int j = 0; j < n->nout; j++) {
-				buf_puts(b, j ? ", v[" : "v[");
-				escape_js_string(b, n->out[j]);
-				buf_puts(b, "]");
-			}
-			buf_printf(b, "%s = CpuOps.%s(", n->nout != 1 ? "]" :
-			    "", d->name);
-			if (d->variadic)
-				buf_puts(b, "[");
-			for (int j = 0; j < n->nin; j++) {
-				buf_puts(b, j ? ", " : "");
-				buf_puts(b, "v[");
-				escape_js_string(b, n->in[j]);
-				buf_puts(b, "]");
-			}
-			buf_puts(b, d->variadic ? "], " : ", ");
-			escape_js_value(b, n->options);
-			buf_puts(b, ");\n");
+			if (cpuround1(e, n) != 0)
+				return -1;
 		}
 		buf_puts(b, "    break;\n");
 	}
 	buf_puts(b, "  }\n}\n\n");
+	return 0;
+}
+
+/*
+ * buildGraphs and runPartitioned, which run the nr rounds: each WebNN
+ * partition on the context, then the CPU nodes of its round.
+ */
+static void
+runparts(struct ej *e, int nr)
+{
+	struct graph *g = e->g;
+	struct buf *b = e->b;
+
 	buf_printf(b, "%s", ""
 "// Build every partition's graph; a partition with no WebNN node (the\n"
 "// CPU nodes come first) has none, as build() needs an output.\n"
@@ -1041,6 +1121,20 @@ emitparts(struct ej *e, const size_t *order)
 	}
 	buf_puts(b, "};\n  for (const [name, ref] of Object.entries(refs)) "
 	    "result[name] = v[ref].data;\n  return result;\n}\n");
+}
+
+/* The WebNN partitions and the CPU rounds between them. */
+static int
+emitparts(struct ej *e, const size_t *order)
+{
+	int np = 0, nr = 0;
+
+	if (countparts(e, &np, &nr) != 0)
+		return -1;
+	bucketparts(e, order, np, nr);
+	if (loadparts(e, order, np) != 0 || cpurounds(e, nr) != 0)
+		return -1;
+	runparts(e, nr);
 	return 0;
 }
 
@@ -1092,6 +1186,116 @@ weightsname(const struct graph *g)
 	return 0;
 }
 
+/* The manifest and the weights file's size, for verifyWeights. */
+static int
+loadmanifest(struct ej *e)
+{
+	struct graph *g = e->g;
+	struct stat st;
+
+	if (manifest_load(g->manifest_file, &e->man) != 0)
+		return -1;
+	e->haveman = 1;
+	if (!g->weights_file || stat(g->weights_file, &st) != 0) {
+		error("%s: %s: %s", g->src, g->weights_file ?
+		    g->weights_file : "weights file", strerror(errno));
+		return -1;
+	}
+	e->wbytes = (unsigned long long)st.st_size;
+	return 0;
+}
+
+/* Refuses what nnl-fuse leaves for the C kernels: it has no builder call. */
+static int
+unfused(struct graph *g)
+{
+	for (size_t i = 0; i < g->nnodes; i++) {
+		static const char *const fused[] = { "winograd", "panels",
+		    "activation", "residual" };
+		struct node *n = g->nodes[i];
+		const char *f = NULL;
+
+		for (size_t k = 0; k < sizeof fused / sizeof *fused && !f;
+		    k++)
+			if (cJSON_GetObjectItemCaseSensitive(n->extra,
+			    fused[k]))
+				f = fused[k];
+		if (f) {
+			struct srcloc l = graph_loc(g, n->pos);
+
+			error_at(&l, "node \"%s\": field \"%s\" (from "
+			    "nnl-fuse, for the C back end) has no WebNN form: "
+			    "emit JavaScript from the graph before nnl-fuse",
+			    escape_tty_name(n->id), f);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* loadModelGraph's input operands: operand_input, or one of it by name. */
+static void
+graphinputs(struct ej *e)
+{
+	struct graph *g = e->g;
+
+	for (size_t i = 0; i < g->ninputs; i++) {
+		const char *id = ident(e, g->inputs[i]->name);
+
+		if (g->ninputs == 1)
+			buf_printf(e->b, "  const %s = operand_input;\n", id);
+		else {
+			buf_printf(e->b, "  const %s = operand_input[", id);
+			escape_js_string(e->b, g->inputs[i]->name);
+			buf_puts(e->b, "];\n");
+		}
+	}
+}
+
+/* loadModelGraph's return: the output, or an object of them by name. */
+static void
+graphoutputs(struct ej *e)
+{
+	struct graph *g = e->g;
+
+	if (g->noutputs == 1) {
+		buf_printf(e->b, "  return %s;\n}\n",
+		    ident(e, g->outputs[0].ref));
+	} else {
+		buf_puts(e->b, "  return {");
+		for (size_t i = 0; i < g->noutputs; i++) {
+			buf_puts(e->b, i ? ", " : "");
+			escape_js_key(e->b, g->outputs[i].name);
+			buf_printf(e->b, ": %s", ident(e, g->outputs[i].ref));
+		}
+		buf_puts(e->b, "};\n}\n");
+	}
+}
+
+/* Frees what e holds (not its buffer). */
+static void
+ej_free(struct ej *e)
+{
+	if (e->haveman)
+		manifest_free(&e->man);
+	for (size_t i = 0; i < e->ids.cap; i++)
+		if (e->ids.v[i].key) {
+			free((char *)e->ids.v[i].key);
+			free(e->ids.v[i].val);
+		}
+	strtab_free(&e->ids);
+	strtab_free(&e->nextk);
+	strtab_free(&e->cpureads);
+	for (size_t i = 0; i < e->nweb; i++)
+		free(e->web[i].v);
+	for (size_t i = 0; i < e->ncpu; i++)
+		free(e->cpu[i].v);
+	free(e->web);
+	free(e->cpu);
+	uses_free(&e->u);
+	strtab_free(&e->used);
+}
+
 int
 emitjs(struct graph *g, int flags, char **out)
 {
@@ -1108,19 +1312,8 @@ emitjs(struct graph *g, int flags, char **out)
 	/* at load time: the weights the graph names play no part */
 	if (!e.atload && weightsname(g) != 0)
 		goto out;
-	if (g->manifest_file && !e.atload) {
-		struct stat st;
-
-		if (manifest_load(g->manifest_file, &e.man) != 0)
-			goto out;
-		e.haveman = 1;
-		if (!g->weights_file || stat(g->weights_file, &st) != 0) {
-			error("%s: %s: %s", g->src, g->weights_file ?
-			    g->weights_file : "weights file", strerror(errno));
-			goto out;
-		}
-		e.wbytes = (unsigned long long)st.st_size;
-	}
+	if (g->manifest_file && !e.atload && loadmanifest(&e) != 0)
+		goto out;
 	if (graph_toposort(g, order) != g->nnodes) {
 		error("%s: the graph has a cycle: run nnl-reorder", g->src);
 		goto out;
@@ -1143,57 +1336,16 @@ emitjs(struct graph *g, int flags, char **out)
 	if (e.polyfill)
 		buf_puts(&b, "  InstallCpuOps(builder);\n");
 	weightsreader(&e);
-	for (size_t i = 0; i < g->ninputs; i++) {
-		const char *id = ident(&e, g->inputs[i]->name);
-
-		if (g->ninputs == 1)
-			buf_printf(&b, "  const %s = operand_input;\n", id);
-		else {
-			buf_printf(&b, "  const %s = operand_input[", id);
-			escape_js_string(&b, g->inputs[i]->name);
-			buf_puts(&b, "];\n");
-		}
-	}
-	/* what nnl-fuse leaves for the C kernels has no builder call */
-	for (size_t i = 0; i < g->nnodes; i++) {
-		static const char *const fused[] = { "winograd", "panels",
-		    "activation", "residual" };
-		struct node *n = g->nodes[i];
-		const char *f = NULL;
-
-		for (size_t k = 0; k < sizeof fused / sizeof *fused && !f;
-		    k++)
-			if (cJSON_GetObjectItemCaseSensitive(n->extra,
-			    fused[k]))
-				f = fused[k];
-		if (f) {
-			struct srcloc l = graph_loc(g, n->pos);
-
-			error_at(&l, "node \"%s\": field \"%s\" (from "
-			    "nnl-fuse, for the C back end) has no WebNN form: "
-			    "emit JavaScript from the graph before nnl-fuse",
-			    escape_tty_name(n->id), f);
-			goto out;
-		}
-	}
+	graphinputs(&e);
+	if (unfused(g) != 0)
+		goto out;
 	for (size_t i = 0; i < g->nconsts; i++)
 		if (constant(&e, g->consts[i]) != 0)
 			goto out;
 	for (size_t i = 0; i < g->nnodes; i++)
 		if (node(&e, g->nodes[order[i]]) != 0)
 			goto out;
-	if (g->noutputs == 1) {
-		buf_printf(&b, "  return %s;\n}\n",
-		    ident(&e, g->outputs[0].ref));
-	} else {
-		buf_puts(&b, "  return {");
-		for (size_t i = 0; i < g->noutputs; i++) {
-			buf_puts(&b, i ? ", " : "");
-			escape_js_key(&b, g->outputs[i].name);
-			buf_printf(&b, ": %s", ident(&e, g->outputs[i].ref));
-		}
-		buf_puts(&b, "};\n}\n");
-	}
+	graphoutputs(&e);
 	for (size_t i = 0; i < g->nnodes; i++) {
 		int part;
 
@@ -1207,24 +1359,7 @@ emitjs(struct graph *g, int flags, char **out)
 	b.s = NULL;
 	rc = 0;
 out:
-	if (e.haveman)
-		manifest_free(&e.man);
-	for (size_t i = 0; i < e.ids.cap; i++)
-		if (e.ids.v[i].key) {
-			free((char *)e.ids.v[i].key);
-			free(e.ids.v[i].val);
-		}
-	strtab_free(&e.ids);
-	strtab_free(&e.nextk);
-	strtab_free(&e.cpureads);
-	for (size_t i = 0; i < e.nweb; i++)
-		free(e.web[i].v);
-	for (size_t i = 0; i < e.ncpu; i++)
-		free(e.cpu[i].v);
-	free(e.web);
-	free(e.cpu);
-	uses_free(&e.u);
-	strtab_free(&e.used);
+	ej_free(&e);
 	free(order);
 	free(b.s);
 	return rc;

@@ -651,6 +651,48 @@ relpath(const char *path, const char *outdir)
 	return path_join(cwd, path);
 }
 
+/* The names v[0..n-1] as a JSON array's elements. */
+static void
+putnames(struct buf *b, char *const *v, int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (k)
+			buf_puts(b, ", ");
+		json_put_string(b, v[k]);
+	}
+}
+
+/* Node n as its JSON object: id, op, inputs, options, the outputs of a
+ * node of several, the types when known, and the fields it keeps. */
+static void
+putnode(struct buf *b, const struct node *n)
+{
+	buf_puts(b, "{\"id\": ");
+	json_put_string(b, n->id);
+	buf_puts(b, ", \"op\": ");
+	json_put_string(b, n->opname);
+	buf_puts(b, ", \"inputs\": [");
+	putnames(b, n->in, n->nin);
+	buf_puts(b, "], \"options\": ");
+	json_put_value(b, n->options);
+	if (n->multi) {
+		buf_puts(b, ", \"outputs\": [");
+		putnames(b, n->out, n->nout);
+		buf_putc(b, ']');
+	}
+	if (n->types && typesknown(n)) {
+		buf_puts(b, ", \"types\": [");
+		for (int k = 0; k < n->nout; k++) {
+			buf_puts(b, k ? ", {" : "{");
+			putdesc(b, &n->types[k]);
+			buf_putc(b, '}');
+		}
+		buf_putc(b, ']');
+	}
+	putextras(b, n->extra);
+	buf_putc(b, '}');
+}
+
 char *
 graph_to_json(const struct graph *g, const char *outdir)
 {
@@ -706,40 +748,8 @@ graph_to_json(const struct graph *g, const char *outdir)
 	buf_puts(&b, g->nconsts ? "\n  },\n" : "},\n");
 	buf_puts(&b, "  \"nodes\": [");
 	for (i = 0; i < g->nnodes; i++) {
-		const struct node *n = g->nodes[i];
-
-		buf_puts(&b, i ? ",\n    {\"id\": " : "\n    {\"id\": ");
-		json_put_string(&b, n->id);
-		buf_puts(&b, ", \"op\": ");
-		json_put_string(&b, n->opname);
-		buf_puts(&b, ", \"inputs\": [");
-		for (int k = 0; k < n->nin; k++) {
-			if (k)
-				buf_puts(&b, ", ");
-			json_put_string(&b, n->in[k]);
-		}
-		buf_puts(&b, "], \"options\": ");
-		json_put_value(&b, n->options);
-		if (n->multi) {
-			buf_puts(&b, ", \"outputs\": [");
-			for (int k = 0; k < n->nout; k++) {
-				if (k)
-					buf_puts(&b, ", ");
-				json_put_string(&b, n->out[k]);
-			}
-			buf_putc(&b, ']');
-		}
-		if (n->types && typesknown(n)) {
-			buf_puts(&b, ", \"types\": [");
-			for (int k = 0; k < n->nout; k++) {
-				buf_puts(&b, k ? ", {" : "{");
-				putdesc(&b, &n->types[k]);
-				buf_putc(&b, '}');
-			}
-			buf_putc(&b, ']');
-		}
-		putextras(&b, n->extra);
-		buf_putc(&b, '}');
+		buf_puts(&b, i ? ",\n    " : "\n    ");
+		putnode(&b, g->nodes[i]);
 	}
 	buf_puts(&b, g->nnodes ? "\n  ],\n" : "],\n");
 	buf_puts(&b, "  \"outputs\": {");

@@ -39,6 +39,77 @@ slotof(struct graph *g, void **inbuf, void **constbuf, void ***nodebuf,
 	return NULL;
 }
 
+/* Each graph input's buffer in inbuf: the data of inputs by its name,
+ * of the size its type says. */
+static int
+bindinputs(struct graph *g, const struct evalbuf *inputs, int ninputs,
+    void **inbuf)
+{
+	for (size_t i = 0; i < g->ninputs; i++) {
+		struct operand *o = g->inputs[i];
+		uint64_t want = dtype_bytes(o->desc.dt, tdesc_numel(&o->desc));
+		int k;
+
+		for (k = 0; k < ninputs; k++)
+			if (strcmp(inputs[k].name, o->name) == 0)
+				break;
+		if (k == ninputs) {
+			error("no data for input \"%s\"",
+			    escape_tty_name(o->name));
+			return -1;
+		}
+		if (inputs[k].nbytes != want) {
+			error("input \"%s\": %llu bytes given, %s needs %llu",
+			    escape_tty_name(o->name),
+			    (unsigned long long)inputs[k].nbytes,
+			    tdesc_str(&o->desc), (unsigned long long)want);
+			return -1;
+		}
+		inbuf[i] = inputs[k].data;
+	}
+	return 0;
+}
+
+/* Node n's kernel on the buffers of what it reads, into new buffers of
+ * its outputs (nodebuf[n->index]). */
+static int
+runnode(struct graph *g, struct node *n, void **inbuf, void **constbuf,
+    void ***nodebuf)
+{
+	struct kcall k;
+	const void *ins[KMAXIO];
+	void *outs[KMAXIO], *scratch = NULL;
+	char *why;
+
+	if (kernel_prepare(g, n, &k) != 0)
+		return -1;
+	if ((why = checked_bytes(k.scratch, "its kernel needs a "
+	    "workspace of"))) {
+		error("node \"%s\": %s", n->id, why);
+		free(why);
+		return -1;
+	}
+	nodebuf[n->index] = xcalloc((size_t)n->nout + 1, sizeof(void *));
+	for (int j = 0; j < k.nin; j++) {
+		void **p = k.in[j] ? slotof(g, inbuf, constbuf, nodebuf,
+		    k.in[j]) : NULL;
+
+		ins[j] = p ? *p : NULL;
+	}
+	for (int j = 0; j < n->nout; j++) {
+		uint64_t nb = dtype_bytes(n->types[j].dt,
+		    tdesc_numel(&n->types[j]));
+
+		nodebuf[n->index][j] = xcalloc(nb + 1, 1);
+		outs[j] = nodebuf[n->index][j];
+	}
+	if (k.scratch)
+		scratch = xcalloc(k.scratch, 1);
+	k.fn(k.ip, k.fp, ins, outs, scratch);
+	free(scratch);
+	return 0;
+}
+
 int
 graph_eval(struct graph *g, const struct evalbuf *inputs, int ninputs,
     struct evalbuf *outputs)
@@ -56,28 +127,8 @@ graph_eval(struct graph *g, const struct evalbuf *inputs, int ninputs,
 		error("the graph has a cycle: run nnl-reorder to see it");
 		goto out;
 	}
-	for (i = 0; i < g->ninputs; i++) {
-		struct operand *o = g->inputs[i];
-		uint64_t want = dtype_bytes(o->desc.dt, tdesc_numel(&o->desc));
-		int k;
-
-		for (k = 0; k < ninputs; k++)
-			if (strcmp(inputs[k].name, o->name) == 0)
-				break;
-		if (k == ninputs) {
-			error("no data for input \"%s\"",
-			    escape_tty_name(o->name));
-			goto out;
-		}
-		if (inputs[k].nbytes != want) {
-			error("input \"%s\": %llu bytes given, %s needs %llu",
-			    escape_tty_name(o->name),
-			    (unsigned long long)inputs[k].nbytes,
-			    tdesc_str(&o->desc), (unsigned long long)want);
-			goto out;
-		}
-		inbuf[i] = inputs[k].data;
-	}
+	if (bindinputs(g, inputs, ninputs, inbuf) != 0)
+		goto out;
 	for (i = 0; i < g->nconsts; i++) {
 		uint64_t nb;
 
@@ -85,40 +136,10 @@ graph_eval(struct graph *g, const struct evalbuf *inputs, int ninputs,
 		if (!constbuf[i])
 			goto out;
 	}
-	for (size_t s = 0; s < placed; s++) {
-		struct node *n = g->nodes[order[s]];
-		struct kcall k;
-		const void *ins[KMAXIO];
-		void *outs[KMAXIO], *scratch = NULL;
-		char *why;
-
-		if (kernel_prepare(g, n, &k) != 0)
+	for (size_t s = 0; s < placed; s++)
+		if (runnode(g, g->nodes[order[s]], inbuf, constbuf,
+		    nodebuf) != 0)
 			goto out;
-		if ((why = checked_bytes(k.scratch, "its kernel needs a "
-		    "workspace of"))) {
-			error("node \"%s\": %s", n->id, why);
-			free(why);
-			goto out;
-		}
-		nodebuf[n->index] = xcalloc((size_t)n->nout + 1, sizeof(void *));
-		for (int j = 0; j < k.nin; j++) {
-			void **p = k.in[j] ? slotof(g, inbuf, constbuf, nodebuf,
-			    k.in[j]) : NULL;
-
-			ins[j] = p ? *p : NULL;
-		}
-		for (int j = 0; j < n->nout; j++) {
-			uint64_t nb = dtype_bytes(n->types[j].dt,
-			    tdesc_numel(&n->types[j]));
-
-			nodebuf[n->index][j] = xcalloc(nb + 1, 1);
-			outs[j] = nodebuf[n->index][j];
-		}
-		if (k.scratch)
-			scratch = xcalloc(k.scratch, 1);
-		k.fn(k.ip, k.fp, ins, outs, scratch);
-		free(scratch);
-	}
 	for (i = 0; i < g->noutputs; i++) {
 		struct operand *o = graph_find(g, g->outputs[i].ref);
 		const struct tdesc *t = operand_type(o);

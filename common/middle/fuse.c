@@ -483,6 +483,57 @@ bnparams(struct graph *g, struct node *n, int64_t ch, float **s, float **t)
 	return ok ? 0 : -1;
 }
 
+/*
+ * The conv2d, gemm or 2-D matmul batchNormalization n can fold into:
+ * the producer of its input, read by n alone, with no activation, n's
+ * axis its channels.  The channel axis, the filter's output-channel
+ * axis and the old bias into *chaxis, *wax and *oldb; NULL when none.
+ */
+static struct node *
+bnproducer(struct fx *f, struct node *n, int *chaxis, int *wax,
+    const char **oldb)
+{
+	struct graph *g = f->g;
+	struct node *p;
+	int64_t ax;
+
+	if (n->op != OP_BATCH_NORMALIZATION || !n->types ||
+	    n->types[0].dt != DT_FLOAT32 ||
+	    !(p = producer(g, n->in[0])) || p->multi ||
+	    uses(f, n->in[0]) != 1 || cJSON_GetObjectItemCaseSensitive(
+	    p->extra, "activation"))
+		return NULL;
+	/* a whole axis of 0 to 3 (NaN or 1e300 are no axis) */
+	if (checked_double_i64(node_optnum(n, "axis", 1), 0, 3,
+	    &ax) != 0)
+		return NULL;
+	*chaxis = (int)ax;
+	if (p->op == OP_CONV2D) {
+		if (*chaxis != (strcmp(node_optstr(p, "inputLayout",
+		    "nchw"), "nhwc") ? 1 : 3))
+			return NULL;
+		*wax = filteroc(node_optstr(p, "filterLayout", "oihw"));
+		*oldb = node_optstr(p, "bias", NULL);
+	} else if (p->op == OP_GEMM || (p->op == OP_MATMUL &&
+	    p->types[0].rank == 2 &&
+	    operand_type(graph_find(g, p->in[1]))->rank == 2)) {
+		const cJSON *bt = cJSON_GetObjectItemCaseSensitive(
+		    p->options, "bTranspose");
+
+		if (*chaxis != 1)
+			return NULL;
+		*wax = cJSON_IsTrue(bt) ? 0 : 1;
+		*oldb = p->op == OP_GEMM ? node_optstr(p, "c", NULL) :
+		    NULL;
+		if (p->op == OP_GEMM && (node_optnum(p, "beta", 1) !=
+		    1 || node_optnum(p, "alpha", 1) != 1))
+			return NULL;
+	} else {
+		return NULL;
+	}
+	return p;
+}
+
 static int
 foldbn(struct fx *f)
 {
@@ -495,45 +546,13 @@ foldbn(struct fx *f)
 		struct operand *wc, *bc = NULL;
 		float *s, *t, *w, *nw, *nb;
 		uint64_t nwn, nbn = 0;
-		int64_t ch, ax;
+		int64_t ch;
 		int chaxis, wax;
 		char *wname, *bname, *out;
 		const char *oldb;
 
-		if (n->op != OP_BATCH_NORMALIZATION || !n->types ||
-		    n->types[0].dt != DT_FLOAT32 ||
-		    !(p = producer(g, n->in[0])) || p->multi ||
-		    uses(f, n->in[0]) != 1 || cJSON_GetObjectItemCaseSensitive(
-		    p->extra, "activation"))
+		if (!(p = bnproducer(f, n, &chaxis, &wax, &oldb)))
 			continue;
-		/* a whole axis of 0 to 3 (NaN or 1e300 are no axis) */
-		if (checked_double_i64(node_optnum(n, "axis", 1), 0, 3,
-		    &ax) != 0)
-			continue;
-		chaxis = (int)ax;
-		if (p->op == OP_CONV2D) {
-			if (chaxis != (strcmp(node_optstr(p, "inputLayout",
-			    "nchw"), "nhwc") ? 1 : 3))
-				continue;
-			wax = filteroc(node_optstr(p, "filterLayout", "oihw"));
-			oldb = node_optstr(p, "bias", NULL);
-		} else if (p->op == OP_GEMM || (p->op == OP_MATMUL &&
-		    p->types[0].rank == 2 &&
-		    operand_type(graph_find(g, p->in[1]))->rank == 2)) {
-			const cJSON *bt = cJSON_GetObjectItemCaseSensitive(
-			    p->options, "bTranspose");
-
-			if (chaxis != 1)
-				continue;
-			wax = cJSON_IsTrue(bt) ? 0 : 1;
-			oldb = p->op == OP_GEMM ? node_optstr(p, "c", NULL) :
-			    NULL;
-			if (p->op == OP_GEMM && (node_optnum(p, "beta", 1) !=
-			    1 || node_optnum(p, "alpha", 1) != 1))
-				continue;
-		} else {
-			continue;
-		}
 		ch = p->types[0].dims[chaxis];
 		wc = constant(g, p->in[1]);
 		if (!wc || !(w = floats(g, wc, &nwn)))
@@ -617,6 +636,29 @@ perchannel(const struct tdesc *b, int r, int ax, int64_t ch)
 	return ch == 1 || b->rank >= r - ax;
 }
 
+/* The conv2d, gemm or 2-D matmul (with no activation) that makes one
+ * input of add n, the other a constant: *x its output, *b the
+ * constant.  NULL when neither input is such. */
+static struct node *
+biasproducer(struct graph *g, struct node *n, const char **x,
+    struct operand **b)
+{
+	for (int k = 0; k < 2; k++) {
+		struct node *q = producer(g, n->in[k]);
+
+		if (q && (q->op == OP_CONV2D || q->op == OP_GEMM ||
+		    ismatmul2d(g, q)) &&
+		    !q->multi && constant(g, n->in[1 - k]) &&
+		    !cJSON_GetObjectItemCaseSensitive(q->extra,
+		    "activation")) {
+			*x = n->in[k];
+			*b = constant(g, n->in[1 - k]);
+			return q;
+		}
+	}
+	return NULL;
+}
+
 static int
 mergebias(struct fx *f)
 {
@@ -636,19 +678,7 @@ mergebias(struct fx *f)
 		if (n->op != OP_ADD || !n->types ||
 		    n->types[0].dt != DT_FLOAT32)
 			continue;
-		for (int k = 0; k < 2 && !p; k++) {
-			struct node *q = producer(g, n->in[k]);
-
-			if (q && (q->op == OP_CONV2D || q->op == OP_GEMM ||
-			    ismatmul2d(g, q)) &&
-			    !q->multi && constant(g, n->in[1 - k]) &&
-			    !cJSON_GetObjectItemCaseSensitive(q->extra,
-			    "activation")) {
-				p = q;
-				x = n->in[k];
-				b = constant(g, n->in[1 - k]);
-			}
-		}
+		p = biasproducer(g, n, &x, &b);
 		if (!p || uses(f, x) != 1 ||
 		    !tdesc_same(&p->types[0], &n->types[0]))
 			continue;

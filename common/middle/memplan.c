@@ -626,6 +626,107 @@ concat_inputs(struct plan *p, struct node *n, size_t i, size_t s,
 	}
 }
 
+/* Whether node n, at i, reads only what is computed before it. */
+static int
+readsbefore(struct plan *p, struct node *n, size_t i)
+{
+	struct graph *g = p->g;
+	const char **reads;
+	int nr = node_reads(n, &reads);
+
+	for (int k = 0; k < nr; k++) {
+		struct operand *x = graph_find(g, reads[k]);
+
+		if (x && x->kind == OPND_NODE && x->producer->index >= i) {
+			error("node \"%s\" reads \"%s\" before it is "
+			    "computed: run nnl-reorder first",
+			    escape_tty_name(n->id), escape_tty_name(reads[k]));
+			free(reads);
+			return -1;
+		}
+	}
+	free(reads);
+	return 0;
+}
+
+/*
+ * Output k of node i: the buffer of an input it aliases or overwrites
+ * in place, else a new one; it lives until last, the step of its last
+ * reader.
+ */
+static void
+outbuffer(struct plan *p, const struct memplan_opts *o, size_t i, int k,
+    size_t last, int *ninplace)
+{
+	struct graph *g = p->g;
+	struct node *n = g->nodes[i];
+	size_t s = p->slot0[i] + (size_t)k, take = SIZE_MAX;
+	uint64_t sz = alignup(memplan_bytes(&n->types[k]), o->align);
+	int alias = memplan_alias_op(n->op);
+
+	for (int j = 0; k == 0 && j < n->nin && (alias || (o->inplace &&
+	    memplan_inplace_node(g, n, j))); j++) {
+		size_t bi = bufferof(p, n->in[j]);
+		const struct tdesc *it = operand_type(graph_find(g, n->in[j]));
+
+		/* the same bytes, element for element: an input broadcast
+		 * to the output would be overwritten before it is read
+		 * through */
+		if (bi == SIZE_MAX || p->b[bi].size != sz ||
+		    tdesc_numel(it) != tdesc_numel(&n->types[k]) ||
+		    memplan_bytes(it) != memplan_bytes(&n->types[k]))
+			continue;
+		/* an alias shares the bytes; an in-place write needs the
+		 * input dead after here */
+		if (alias || p->b[bi].last <= i) {
+			take = bi;
+			break;
+		}
+	}
+	if (take == SIZE_MAX) {
+		take = p->nb++;
+		p->b[take].size = sz;
+		p->b[take].first = i;
+		p->b[take].last = i;
+	} else if (!alias) {
+		(*ninplace)++;
+	}
+	if (p->b[take].last < last)
+		p->b[take].last = last;
+	p->bufof[s] = take;
+	if (k == 0 && o->inplace)	/* a concat */
+		concat_inputs(p, n, i, take, o->align);
+}
+
+/* The workspace node i's kernel needs, a buffer of its own for the
+ * node's step. */
+static int
+workspace(struct plan *p, const struct memplan_opts *o, size_t i)
+{
+	struct graph *g = p->g;
+	struct node *n = g->nodes[i];
+	int64_t need = o->scratch(g, n);
+	char *why;
+
+	if (need < 0)
+		return -1;
+	if ((why = checked_bytes((uint64_t)need, "its kernel needs a "
+	    "workspace of"))) {
+		error("node \"%s\": %s", n->id, why);
+		free(why);
+		return -1;
+	}
+	p->scratchof[i] = SIZE_MAX;
+	if (need > 0) {
+		size_t b = p->nb++;
+
+		p->b[b].size = alignup((uint64_t)need, o->align);
+		p->b[b].first = p->b[b].last = i;
+		p->scratchof[i] = b;
+	}
+	return 0;
+}
+
 /* Create buffers, merging in-place outputs and aliases into their
  * input's buffer, and a concat's inputs into its output's where they
  * fit; compute live ranges. */
@@ -634,7 +735,6 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 {
 	struct graph *g = p->g;
 	size_t nslots = 0, *last;
-	char *why;
 
 	p->slot0 = xmalloc((g->nnodes + 1) * sizeof *p->slot0);
 	for (size_t i = 0; i < g->nnodes; i++) {
@@ -660,90 +760,17 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 	last = lastuses(p, nslots);
 	for (size_t i = 0; i < g->nnodes; i++) {
 		struct node *n = g->nodes[i];
-		const char **reads;
-		int nr = node_reads(n, &reads);
 
-		for (int k = 0; k < nr; k++) {
-			struct operand *x = graph_find(g, reads[k]);
-
-			if (x && x->kind == OPND_NODE &&
-			    x->producer->index >= i) {
-				error("node \"%s\" reads \"%s\" before it is "
-				    "computed: run nnl-reorder first",
-				    escape_tty_name(n->id),
-				    escape_tty_name(reads[k]));
-				free(reads);
-				free(last);
-				return -1;
-			}
+		if (readsbefore(p, n, i) != 0) {
+			free(last);
+			return -1;
 		}
-		free(reads);
-		for (int k = 0; k < n->nout; k++) {
-			size_t s = p->slot0[i] + (size_t)k, take = SIZE_MAX;
-			uint64_t sz = alignup(memplan_bytes(&n->types[k]),
-			    o->align);
-			int alias = memplan_alias_op(n->op);
-
-			for (int j = 0; k == 0 && j < n->nin &&
-			    (alias || (o->inplace &&
-			    memplan_inplace_node(g, n, j)));
-			    j++) {
-				size_t bi = bufferof(p, n->in[j]);
-				const struct tdesc *it = operand_type(
-				    graph_find(g, n->in[j]));
-
-				/* the same bytes, element for element: an
-				 * input broadcast to the output would be
-				 * overwritten before it is read through */
-				if (bi == SIZE_MAX || p->b[bi].size != sz ||
-				    tdesc_numel(it) !=
-				    tdesc_numel(&n->types[k]) ||
-				    memplan_bytes(it) !=
-				    memplan_bytes(&n->types[k]))
-					continue;
-				/* an alias shares the bytes; an in-place
-				 * write needs the input dead after here */
-				if (alias || p->b[bi].last <= i) {
-					take = bi;
-					break;
-				}
-			}
-			if (take == SIZE_MAX) {
-				take = p->nb++;
-				p->b[take].size = sz;
-				p->b[take].first = i;
-				p->b[take].last = i;
-			} else if (!alias) {
-				(*ninplace)++;
-			}
-			if (p->b[take].last < last[s])
-				p->b[take].last = last[s];
-			p->bufof[s] = take;
-			if (k == 0 && o->inplace)	/* a concat */
-				concat_inputs(p, n, i, take, o->align);
-		}
-		if (o->scratch) {
-			int64_t need = o->scratch(g, n);
-
-			if (need < 0) {
-				free(last);
-				return -1;
-			}
-			if ((why = checked_bytes((uint64_t)need, "its kernel "
-			    "needs a workspace of"))) {
-				error("node \"%s\": %s", n->id, why);
-				free(why);
-				free(last);
-				return -1;
-			}
-			p->scratchof[i] = SIZE_MAX;
-			if (need > 0) {
-				size_t b = p->nb++;
-
-				p->b[b].size = alignup((uint64_t)need, o->align);
-				p->b[b].first = p->b[b].last = i;
-				p->scratchof[i] = b;
-			}
+		for (int k = 0; k < n->nout; k++)
+			outbuffer(p, o, i, k, last[p->slot0[i] + (size_t)k],
+			    ninplace);
+		if (o->scratch && workspace(p, o, i) != 0) {
+			free(last);
+			return -1;
 		}
 	}
 	free(last);

@@ -181,6 +181,54 @@ lower_dense(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 	return 0;
 }
 
+/*
+ * A convolution's padding [top, bottom, left, right] and its output's
+ * height and width (*OH, *OW) for an input of H by W: from a list, or
+ * "same" (the smaller half first) or "valid".
+ */
+static int
+convpad(struct nlower *w, struct nlayer *l, int64_t H, int64_t W,
+    const int64_t *k, const int64_t *st, int64_t *pad, int64_t *OH,
+    int64_t *OW)
+{
+	const char *padding = nnl_pstr(l, "padding", "valid");
+
+	if (nnl_param(l, "padding") &&
+	    nnl_param(l, "padding")->v.k == NV_LIST) {
+		/* [top, left, bottom, right], as the pools take it */
+		const struct nval *pv = &nnl_param(l, "padding")->v;
+
+		pad[0] = (int64_t)pv->items[0].num;
+		pad[2] = (int64_t)pv->items[1].num;
+		pad[1] = (int64_t)pv->items[2].num;
+		pad[3] = (int64_t)pv->items[3].num;
+		*OH = outlen(H, k[0], st[0], pad[0], pad[1]);
+		*OW = outlen(W, k[1], st[1], pad[2], pad[3]);
+	} else if (!strcmp(padding, "same")) {	/* the smaller half first */
+		int64_t th, tw;
+
+		*OH = (H + st[0] - 1) / st[0];
+		*OW = (W + st[1] - 1) / st[1];
+		th = (*OH - 1) * st[0] + k[0] - H;
+		tw = (*OW - 1) * st[1] + k[1] - W;
+		th = th < 0 ? 0 : th;
+		tw = tw < 0 ? 0 : tw;
+		pad[0] = th / 2;
+		pad[1] = th - th / 2;
+		pad[2] = tw / 2;
+		pad[3] = tw - tw / 2;
+	} else if (!strcmp(padding, "valid")) {
+		memset(pad, 0, 4 * sizeof *pad);
+		*OH = outlen(H, k[0], st[0], 0, 0);
+		*OW = outlen(W, k[1], st[1], 0, 0);
+	} else {
+		nnl_err(w->m, nnl_param(l, "padding")->v.pos, "padding \"%s\": "
+		    "expected \"valid\" or \"same\"", escape_tty_name(padding));
+		return -1;
+	}
+	return 0;
+}
+
 /* Conv2D, and Conv1D as a conv2d over a [batch, L, 1, C] view. */
 static int
 lower_conv(struct nlower *w, struct nlayer *l, const struct nlayer *in,
@@ -189,7 +237,6 @@ lower_conv(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 	int oned = !strcmp(l->type, "Conv1D");
 	int64_t F = (int64_t)nnl_pnum(l, "filters", 0), k[2], st[2];
 	int64_t g = (int64_t)nnl_pnum(l, "groups", 1), H, W, C, OH, OW, pad[4];
-	const char *padding = nnl_pstr(l, "padding", "valid");
 	char *wn, *bn, *src, *cv;
 	struct node *n;
 
@@ -217,39 +264,8 @@ lower_conv(struct nlower *w, struct nlayer *l, const struct nlayer *in,
 		    "positive", l->type);
 		return -1;
 	}
-	if (nnl_param(l, "padding") &&
-	    nnl_param(l, "padding")->v.k == NV_LIST) {
-		/* [top, left, bottom, right], as the pools take it */
-		const struct nval *pv = &nnl_param(l, "padding")->v;
-
-		pad[0] = (int64_t)pv->items[0].num;
-		pad[2] = (int64_t)pv->items[1].num;
-		pad[1] = (int64_t)pv->items[2].num;
-		pad[3] = (int64_t)pv->items[3].num;
-		OH = outlen(H, k[0], st[0], pad[0], pad[1]);
-		OW = outlen(W, k[1], st[1], pad[2], pad[3]);
-	} else if (!strcmp(padding, "same")) {	/* the smaller half first */
-		int64_t th, tw;
-
-		OH = (H + st[0] - 1) / st[0];
-		OW = (W + st[1] - 1) / st[1];
-		th = (OH - 1) * st[0] + k[0] - H;
-		tw = (OW - 1) * st[1] + k[1] - W;
-		th = th < 0 ? 0 : th;
-		tw = tw < 0 ? 0 : tw;
-		pad[0] = th / 2;
-		pad[1] = th - th / 2;
-		pad[2] = tw / 2;
-		pad[3] = tw - tw / 2;
-	} else if (!strcmp(padding, "valid")) {
-		memset(pad, 0, sizeof pad);
-		OH = outlen(H, k[0], st[0], 0, 0);
-		OW = outlen(W, k[1], st[1], 0, 0);
-	} else {
-		nnl_err(w->m, nnl_param(l, "padding")->v.pos, "padding \"%s\": "
-		    "expected \"valid\" or \"same\"", escape_tty_name(padding));
+	if (convpad(w, l, H, W, k, st, pad, &OH, &OW) != 0)
 		return -1;
-	}
 	if (OH <= 0 || OW <= 0) {
 		char *s = nnl_shapestr(in->shape, in->rank);
 		char *ks = nnl_shapestr(k, oned ? 1 : 2);

@@ -730,6 +730,177 @@ oin(const cJSON *o, int i)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* LRN across the channels of a [C, H, W] layer: NNL's LRN. */
+static int
+group_lrn(struct nw *w, struct node *last, struct node *fake,
+    const cJSON *o)
+{
+	const char *x = oin(o, 0);
+	struct val *v = x ? src(w, x) : NULL;
+
+	if (!v || v->rank != 3 || attr(o, "size", 0) < 1)
+		return nofit(w, fake, "an LRN not across the channels "
+		    "of a layer");
+	return layer(w, last, &x, 1, 3, "LRN(size: %lld, alpha: %.9g, "
+	    "beta: %.9g, bias: %.9g)", (long long)attr(o, "size", 0),
+	    attr(o, "alpha", 1e-4), attr(o, "beta", 0.75),
+	    attr(o, "bias", 1));
+}
+
+/* LayerNormalization over the features of a [1, K] layer: LayerNorm,
+ * its constant scale and bias as gamma and beta. */
+static int
+group_layernorm(struct nw *w, struct node *last, struct node *fake,
+    const cJSON *o)
+{
+	const char *x = oin(o, 0);
+	struct val *v = x ? src(w, x) : NULL;
+	const struct tdesc *t = x && graph_find(w->g, x) ?
+	    operand_type(graph_find(w->g, x)) : NULL;
+	struct operand *g = cst(w, oin(o, 1)), *b = cst(w, oin(o, 2));
+	int64_t K;
+	float *d;
+
+	if (!v || v->rank != 1 || !t || t->rank != 2 || !g ||
+	    (oin(o, 2) && !b) || (attr(o, "axis", -1) != -1 &&
+	    attr(o, "axis", -1) != 1) ||
+	    tdesc_numel(&g->desc) != (uint64_t)t->dims[1])
+		return nofit(w, fake, "a LayerNormalization not over "
+		    "the features of a [1, K] layer with constant "
+		    "scale and bias");
+	K = t->dims[1];
+	if (layer(w, last, &x, 1, 1, "LayerNorm(epsilon: %.9g)",
+	    attr(o, "epsilon", 1e-5)))
+		return 1;
+	if ((d = floats(w, g)))
+		savefeat(w, last->out[0], "gamma", K, d);
+	free(d);
+	d = b ? floats(w, b) : xcalloc((size_t)K, sizeof *d);
+	if (d)
+		savefeat(w, last->out[0], "beta", K, d);
+	free(d);
+	return 0;
+}
+
+/* A padded AveragePool of a [C, H, W] layer: ONNX's pads [top, left,
+ * bottom, right], padded cells left out of the average, are NNL
+ * AvgPool2D's; -1 when unpadded (the averagePool2d alone). */
+static int
+group_avgpool(struct nw *w, struct node *last, struct node *fake,
+    const cJSON *o)
+{
+	const char *x = oin(o, 0);
+	struct val *v = x ? src(w, x) : NULL;
+	int64_t k[2], st[2], p[4];
+
+	if (attrs(o, "pads", p, 4, 0) || (!p[0] && !p[1] && !p[2] &&
+	    !p[3]))
+		return -1;	/* unpadded: the averagePool2d alone */
+	if (!v || v->rank != 3 || attrs(o, "kernel_shape", k, 2, 0) ||
+	    attrs(o, "strides", st, 2, 1) ||
+	    attr(o, "count_include_pad", 0) != 0 ||
+	    attr(o, "ceil_mode", 0) != 0 || !k[0] || !k[1])
+		return nofit(w, fake, "a padded AveragePool that counts "
+		    "the padding, or rounds up (AvgPool2D does neither)");
+	return layer(w, last, &x, 1, 3, "AvgPool2D(kernel: [%lld, "
+	    "%lld], stride: [%lld, %lld], padding: [%lld, %lld, %lld, "
+	    "%lld])",
+	    (long long)k[0], (long long)k[1], (long long)st[0],
+	    (long long)st[1], (long long)p[0], (long long)p[1],
+	    (long long)p[2], (long long)p[3]);
+}
+
+/*
+ * The conv2d the importer made of the 1-D Conv o: its [O, C, 1, k]
+ * filter (the reshape of the ONNX weight) and bias; its dimensions
+ * [O, C, k] into fd.  NULL when there is none of that form.
+ */
+static struct operand *
+group_filter(struct nw *w, const cJSON *o, struct operand **b,
+    int64_t *fd)
+{
+	struct operand *f = NULL;
+
+	for (size_t i = 0; i < w->g->nnodes; i++) {
+		struct node *c = w->g->nodes[i];
+
+		if (c->op == OP_CONV2D && origin(c) && c->nin >= 2 &&
+		    !strcmp(ostr(origin(c), "node"), ostr(o, "node"))) {
+			f = cst(w, c->in[1]);
+			*b = cst(w, str(c, "bias", NULL));
+			if (str(c, "bias", NULL) && !*b)
+				f = NULL;
+		}
+	}
+	if (f && f->desc.rank == 4 && f->desc.dims[2] == 1) {
+		fd[0] = f->desc.dims[0];
+		fd[1] = f->desc.dims[1];
+		fd[2] = f->desc.dims[3];
+		return f;
+	}
+	return NULL;
+}
+
+/* A 1-D Conv or MaxPool of a [1, C, L] input: Conv1D (with its weight
+ * and bias) or MaxPool1D, padded "valid" or "same". */
+static int
+group_1d(struct nw *w, struct node *last, struct node *fake,
+    const cJSON *o)
+{
+	const char *x = oin(o, 0);
+	struct val *v = x ? src(w, x) : NULL;
+	const struct tdesc *t = operand_type(graph_find(w->g, x));
+	int conv = !strcmp(ostr(o, "op"), "Conv");
+	struct operand *f = NULL, *b = NULL;
+	int64_t fd[3];
+	int64_t k, st, dl, pads[2], L = t->dims[2], O, bd;
+	const char *pd;
+	float *d;
+
+	if (conv)
+		f = group_filter(w, o, &b, fd);
+	/* kernel and stride whole numbers of 1 to 2^32 - 1 */
+	if (!v || v->rank != 2 || attrs(o, "pads", pads, 2, 0) ||
+	    attr(o, "dilations", 1) != 1 ||
+	    attr(o, "ceil_mode", 0) != 0 ||
+	    (conv && (!f || attr(o, "group", 1) != 1)) ||
+	    checked_double_i64(attr(o, "kernel_shape", 0), 0,
+	    CHECKED_MAXDIM, &k) != 0 || checked_double_i64(attr(o,
+	    "strides", 1), 1, CHECKED_MAXDIM, &st) != 0)
+		return nofit(w, fake, "a 1-D Conv or MaxPool NNL's "
+		    "Conv1D and MaxPool1D cannot express");
+	if (conv)
+		k = fd[2];
+	dl = ((L + st - 1) / st - 1) * st + k - L;
+	dl = dl < 0 ? 0 : dl;
+	if (!pads[0] && !pads[1])
+		pd = "valid";
+	else if (conv && pads[0] == dl / 2 && pads[1] == dl - dl / 2)
+		pd = "same";
+	else
+		return nofit(w, fake, "1-D padding that is neither "
+		    "\"valid\" nor \"same\"");
+	if (!conv) {
+		return layer(w, last, &x, 1, 2, "MaxPool1D(kernel: "
+		    "%lld, stride: %lld)", (long long)k, (long long)st);
+	}
+	O = fd[0];
+	if (layer(w, last, &x, 1, 2, "Conv1D(filters: %lld, kernel: "
+	    "%lld, stride: %lld, padding: \"%s\")", (long long)O,
+	    (long long)k, (long long)st, pd))
+		return 1;
+	if ((d = floats(w, f)))
+		save(w, val(w, last->out[0])->layer, "weight", 3,
+		    fd, d);
+	free(d);
+	bd = O;
+	d = b ? floats(w, b) : xcalloc((size_t)O, sizeof *d);
+	if (d)
+		save(w, val(w, last->out[0])->layer, "bias", 1, &bd, d);
+	free(d);
+	return 0;
+}
+
 /* The layer of a group whose ONNX operator NNL has: LRN,
  * LayerNormalization, 1-D Conv and MaxPool, a padded AveragePool.  0 placed, 1 refused, -1
  * not such a group (its nodes go one by one). */
@@ -737,7 +908,6 @@ static int
 group(struct nw *w, struct node *last, const cJSON *o)
 {
 	const char *op = ostr(o, "op"), *x = oin(o, 0);
-	struct val *v = x ? src(w, x) : NULL;
 	const struct tdesc *t = x && graph_find(w->g, x) ?
 	    operand_type(graph_find(w->g, x)) : NULL;
 	struct node fake = *last;
@@ -749,132 +919,15 @@ group(struct nw *w, struct node *last, const cJSON *o)
 		fake.id = (char *)ostr(o, "node");
 		fake.opname = (char *)op;
 	}
-	if (!strcmp(op, "LRN")) {
-		if (!v || v->rank != 3 || attr(o, "size", 0) < 1)
-			return nofit(w, &fake, "an LRN not across the channels "
-			    "of a layer");
-		return layer(w, last, &x, 1, 3, "LRN(size: %lld, alpha: %.9g, "
-		    "beta: %.9g, bias: %.9g)", (long long)attr(o, "size", 0),
-		    attr(o, "alpha", 1e-4), attr(o, "beta", 0.75),
-		    attr(o, "bias", 1));
-	}
-	if (!strcmp(op, "LayerNormalization")) {
-		struct operand *g = cst(w, oin(o, 1)), *b = cst(w, oin(o, 2));
-		int64_t K;
-		float *d;
-
-		if (!v || v->rank != 1 || !t || t->rank != 2 || !g ||
-		    (oin(o, 2) && !b) || (attr(o, "axis", -1) != -1 &&
-		    attr(o, "axis", -1) != 1) ||
-		    tdesc_numel(&g->desc) != (uint64_t)t->dims[1])
-			return nofit(w, &fake, "a LayerNormalization not over "
-			    "the features of a [1, K] layer with constant "
-			    "scale and bias");
-		K = t->dims[1];
-		if (layer(w, last, &x, 1, 1, "LayerNorm(epsilon: %.9g)",
-		    attr(o, "epsilon", 1e-5)))
-			return 1;
-		if ((d = floats(w, g)))
-			savefeat(w, last->out[0], "gamma", K, d);
-		free(d);
-		d = b ? floats(w, b) : xcalloc((size_t)K, sizeof *d);
-		if (d)
-			savefeat(w, last->out[0], "beta", K, d);
-		free(d);
-		return 0;
-	}
-	if (!strcmp(op, "AveragePool") && t && t->rank == 4) {
-		/* ONNX's pads [top, left, bottom, right], padded cells left
-		 * out of the average, are NNL AvgPool2D's */
-		int64_t k[2], st[2], p[4];
-
-		if (attrs(o, "pads", p, 4, 0) || (!p[0] && !p[1] && !p[2] &&
-		    !p[3]))
-			return -1;	/* unpadded: the averagePool2d alone */
-		if (!v || v->rank != 3 || attrs(o, "kernel_shape", k, 2, 0) ||
-		    attrs(o, "strides", st, 2, 1) ||
-		    attr(o, "count_include_pad", 0) != 0 ||
-		    attr(o, "ceil_mode", 0) != 0 || !k[0] || !k[1])
-			return nofit(w, &fake, "a padded AveragePool that counts "
-			    "the padding, or rounds up (AvgPool2D does neither)");
-		return layer(w, last, &x, 1, 3, "AvgPool2D(kernel: [%lld, "
-		    "%lld], stride: [%lld, %lld], padding: [%lld, %lld, %lld, "
-		    "%lld])",
-		    (long long)k[0], (long long)k[1], (long long)st[0],
-		    (long long)st[1], (long long)p[0], (long long)p[1],
-		    (long long)p[2], (long long)p[3]);
-	}
+	if (!strcmp(op, "LRN"))
+		return group_lrn(w, last, &fake, o);
+	if (!strcmp(op, "LayerNormalization"))
+		return group_layernorm(w, last, &fake, o);
+	if (!strcmp(op, "AveragePool") && t && t->rank == 4)
+		return group_avgpool(w, last, &fake, o);
 	if ((!strcmp(op, "Conv") || !strcmp(op, "MaxPool")) && t &&
-	    t->rank == 3) {
-		int conv = !strcmp(op, "Conv");
-		struct operand *f = NULL, *b = NULL;
-		int64_t fd[3];
-
-		/* the conv2d of the group: its [O, C, 1, k] filter (the
-		 * importer's reshape of the ONNX weight) and bias */
-		for (size_t i = 0; conv && i < w->g->nnodes; i++) {
-			struct node *c = w->g->nodes[i];
-
-			if (c->op == OP_CONV2D && origin(c) && c->nin >= 2 &&
-			    !strcmp(ostr(origin(c), "node"), ostr(o, "node"))) {
-				f = cst(w, c->in[1]);
-				b = cst(w, str(c, "bias", NULL));
-				if (str(c, "bias", NULL) && !b)
-					f = NULL;
-			}
-		}
-		if (f && f->desc.rank == 4 && f->desc.dims[2] == 1) {
-			fd[0] = f->desc.dims[0];
-			fd[1] = f->desc.dims[1];
-			fd[2] = f->desc.dims[3];
-		} else {
-			f = NULL;
-		}
-		int64_t k, st, dl, pads[2], L = t->dims[2], O, bd;
-		const char *pd;
-		float *d;
-
-		/* kernel and stride whole numbers of 1 to 2^32 - 1 */
-		if (!v || v->rank != 2 || attrs(o, "pads", pads, 2, 0) ||
-		    attr(o, "dilations", 1) != 1 ||
-		    attr(o, "ceil_mode", 0) != 0 ||
-		    (conv && (!f || attr(o, "group", 1) != 1)) ||
-		    checked_double_i64(attr(o, "kernel_shape", 0), 0,
-		    CHECKED_MAXDIM, &k) != 0 || checked_double_i64(attr(o,
-		    "strides", 1), 1, CHECKED_MAXDIM, &st) != 0)
-			return nofit(w, &fake, "a 1-D Conv or MaxPool NNL's "
-			    "Conv1D and MaxPool1D cannot express");
-		if (conv)
-			k = fd[2];
-		dl = ((L + st - 1) / st - 1) * st + k - L;
-		dl = dl < 0 ? 0 : dl;
-		if (!pads[0] && !pads[1])
-			pd = "valid";
-		else if (conv && pads[0] == dl / 2 && pads[1] == dl - dl / 2)
-			pd = "same";
-		else
-			return nofit(w, &fake, "1-D padding that is neither "
-			    "\"valid\" nor \"same\"");
-		if (!conv) {
-			return layer(w, last, &x, 1, 2, "MaxPool1D(kernel: "
-			    "%lld, stride: %lld)", (long long)k, (long long)st);
-		}
-		O = fd[0];
-		if (layer(w, last, &x, 1, 2, "Conv1D(filters: %lld, kernel: "
-		    "%lld, stride: %lld, padding: \"%s\")", (long long)O,
-		    (long long)k, (long long)st, pd))
-			return 1;
-		if ((d = floats(w, f)))
-			save(w, val(w, last->out[0])->layer, "weight", 3,
-			    fd, d);
-		free(d);
-		bd = O;
-		d = b ? floats(w, b) : xcalloc((size_t)O, sizeof *d);
-		if (d)
-			save(w, val(w, last->out[0])->layer, "bias", 1, &bd, d);
-		free(d);
-		return 0;
-	}
+	    t->rank == 3)
+		return group_1d(w, last, &fake, o);
 	return -1;
 }
 
@@ -960,6 +1013,128 @@ biasadd(struct nw *w, struct node *n, struct operand *c, int64_t K)
 	return 0;
 }
 
+/* Softmax over the channels (NNL's is over the last axis). */
+static int
+softmax(struct nw *w, struct node *n, struct val *v)
+{
+	const struct tdesc *y = &n->types[0];
+	double a = num(n, "axis", -1);
+
+	if (!v || (a < 0 ? a + y->rank : a) != 1)
+		return nofit(w, n, "not over the channels");
+	return layer(w, n, (const char **)n->in, 1, v->rank,
+	    "Softmax()");
+}
+
+/* ONNX MaxPool's asymmetric pads: a pad of the lowest float on H and
+ * W, then the pool.  3 placed (the pair), 1 refused. */
+static int
+padpool(struct nw *w, struct node *n, struct node *next, struct val *v)
+{
+	if (v && next && next->op == OP_MAX_POOL2D && next->nin == 1 &&
+	    !strcmp(next->in[0], n->out[0]) &&
+	    !strcmp(str(n, "mode", "constant"), "constant") &&
+	    num(n, "value", 0) <= -3.4028234e38) {
+		int64_t b[4], e[4], p[4];
+
+		if (!list(n, "beginningPadding", b, 4, 0) &&
+		    !list(n, "endingPadding", e, 4, 0) && !b[0] &&
+		    !b[1] && !e[0] && !e[1]) {
+			p[0] = b[2];
+			p[1] = e[2];
+			p[2] = b[3];
+			p[3] = e[3];
+			/* the pool reads the pad's input */
+			alias(w, n, v);
+			return pool(w, next, p) ? 1 : 3;
+		}
+	}
+	return nofit(w, n, "no NNL layer computes it");
+}
+
+/* A nearest-neighbor resize of H and W by whole factors: Upsample. */
+static int
+upsample(struct nw *w, struct node *n, struct val *v)
+{
+	const struct tdesc *y = &n->types[0];
+	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
+	int64_t ax[2];
+
+	if (!v || v->rank != 3 || strcmp(str(n, "mode",
+	    "nearest-neighbor"), "nearest-neighbor") ||
+	    list(n, "axes", ax, 2, 2) || ax[0] != 2 || ax[1] != 3 ||
+	    x->dims[2] <= 0 || x->dims[3] <= 0 ||
+	    y->dims[2] % x->dims[2] || y->dims[3] % x->dims[3])
+		return nofit(w, n, "not a nearest-neighbor resize of H "
+		    "and W by whole factors");
+	return layer(w, n, (const char **)n->in, 1, 3, "Upsample("
+	    "scale: [%lld, %lld])",
+	    (long long)(y->dims[2] / x->dims[2]),
+	    (long long)(y->dims[3] / x->dims[3]));
+}
+
+/* A mean over H and W: GlobalAvgPool2D, or an alias of one when it
+ * follows ONNX's GlobalAveragePool. */
+static int
+meanhw(struct nw *w, struct node *n, struct val *v)
+{
+	const struct tdesc *x = operand_type(graph_find(w->g, n->in[0]));
+	int64_t ax[2];
+
+	if (v && v->rank == 1 && x->rank == 4 && x->dims[2] == 1 &&
+	    x->dims[3] == 1 && !list(n, "axes", ax, 2, -1) &&
+	    ax[0] == 2 && ax[1] == 3) {
+		alias(w, n, v);	/* of a GlobalAvgPool2D's [C] */
+		return 0;
+	}
+	if (!v || v->rank != 3 || list(n, "axes", ax, 2, -1) ||
+	    ax[0] != 2 || ax[1] != 3)
+		return nofit(w, n, "not a mean over H and W of a "
+		    "[C, H, W] layer");
+	return layer(w, n, (const char **)n->in, 1, 1,
+	    "GlobalAvgPool2D()");
+}
+
+/* add or mul of two layers of one shape: Add or Mul; a constant bias
+ * added to a [1, K] layer: biasadd. */
+static int
+addmul(struct nw *w, struct node *n, struct val *v)
+{
+	struct val *b = n->nin == 2 ? src(w, n->in[1]) : NULL;
+	const struct tdesc *ta = operand_type(graph_find(w->g,
+	    n->in[0])), *tb = b ? operand_type(graph_find(w->g,
+	    n->in[1])) : NULL;
+
+	if (n->op == OP_ADD && v && !b && n->nin == 2 && v->rank == 1 &&
+	    ta->rank == 2 && cst(w, n->in[1]) &&
+	    tdesc_numel(&cst(w, n->in[1])->desc) ==
+	    (uint64_t)ta->dims[1])
+		return biasadd(w, n, cst(w, n->in[1]), ta->dims[1]);
+	if (!v || !b || ta->rank != tb->rank || v->rank != b->rank ||
+	    memcmp(ta->dims,
+	    tb->dims, sizeof *ta->dims * (size_t)ta->rank))
+		return nofit(w, n, "not two layers of one shape");
+	return layer(w, n, (const char **)n->in, 2, v->rank, "%s()",
+	    n->op == OP_ADD ? "Add" : "Mul");
+}
+
+/* A concat along the channels of layers of one rank: Concat. */
+static int
+concat(struct nw *w, struct node *n, struct val *v)
+{
+	const struct tdesc *y = &n->types[0];
+
+	if (y->rank < 2 || num(n, "axis", 0) != 1)
+		return nofit(w, n, "not along the channels");
+	for (int i = 0; i < n->nin; i++)
+		if (!src(w, n->in[i]) || src(w, n->in[i])->rank !=
+		    v->rank)
+			return nofit(w, n, "inputs not from layers of "
+			    "one rank");
+	return layer(w, n, (const char **)n->in, n->nin, v->rank,
+	    "Concat()");
+}
+
 /* One node: 0 placed (or an alias), 1 refused. */
 static int
 node1(struct nw *w, struct node *n, struct node *next)
@@ -994,65 +1169,23 @@ node1(struct nw *w, struct node *n, struct node *next)
 			return nofit(w, n, "input not from a layer");
 		return layer(w, n, (const char **)n->in, 1, v->rank,
 		    "LeakyReLU(alpha: %.9g)", num(n, "alpha", 0.01));
-	case OP_SOFTMAX: {
-		/* NNL's Softmax is over the last axis: ONNX's channels */
-		double a = num(n, "axis", -1);
-
-		if (!v || (a < 0 ? a + y->rank : a) != 1)
-			return nofit(w, n, "not over the channels");
-		return layer(w, n, (const char **)n->in, 1, v->rank,
-		    "Softmax()");
-	}
+	case OP_SOFTMAX:
+		return softmax(w, n, v);
 	case OP_CONV2D:
 		return conv(w, n);
 	case OP_MAX_POOL2D:
 	case OP_AVERAGE_POOL2D:
 		return pool(w, n, NULL);
 	case OP_PAD:
-		/* ONNX MaxPool's asymmetric pads: a pad of the lowest float
-		 * on H and W, then the pool */
-		if (v && next && next->op == OP_MAX_POOL2D && next->nin == 1 &&
-		    !strcmp(next->in[0], n->out[0]) &&
-		    !strcmp(str(n, "mode", "constant"), "constant") &&
-		    num(n, "value", 0) <= -3.4028234e38) {
-			int64_t b[4], e[4], p[4];
-
-			if (!list(n, "beginningPadding", b, 4, 0) &&
-			    !list(n, "endingPadding", e, 4, 0) && !b[0] &&
-			    !b[1] && !e[0] && !e[1]) {
-				p[0] = b[2];
-				p[1] = e[2];
-				p[2] = b[3];
-				p[3] = e[3];
-				/* the pool reads the pad's input */
-				alias(w, n, v);
-				return pool(w, next, p) ? 1 : 3;
-			}
-		}
-		return nofit(w, n, "no NNL layer computes it");
+		return padpool(w, n, next, v);
 	case OP_QUANTIZE_LINEAR:
 		if (next && next->op == OP_DEQUANTIZE_LINEAR && next->nin >= 1 &&
 		    !strcmp(next->in[0], n->out[0]))
 			return fakequant(w, n, next) ? 1 : 3;
 		return nofit(w, n, "a quantize without its dequantize "
 		    "(FakeQuant is the pair)");
-	case OP_RESAMPLE2D: {
-		const struct tdesc *x = operand_type(graph_find(w->g,
-		    n->in[0]));
-		int64_t ax[2];
-
-		if (!v || v->rank != 3 || strcmp(str(n, "mode",
-		    "nearest-neighbor"), "nearest-neighbor") ||
-		    list(n, "axes", ax, 2, 2) || ax[0] != 2 || ax[1] != 3 ||
-		    x->dims[2] <= 0 || x->dims[3] <= 0 ||
-		    y->dims[2] % x->dims[2] || y->dims[3] % x->dims[3])
-			return nofit(w, n, "not a nearest-neighbor resize of H "
-			    "and W by whole factors");
-		return layer(w, n, (const char **)n->in, 1, 3, "Upsample("
-		    "scale: [%lld, %lld])",
-		    (long long)(y->dims[2] / x->dims[2]),
-		    (long long)(y->dims[3] / x->dims[3]));
-	}
+	case OP_RESAMPLE2D:
+		return upsample(w, n, v);
 	case OP_GEMM:
 		return dense(w, n, str(n, "c", NULL));
 	case OP_MATMUL:
@@ -1062,25 +1195,8 @@ node1(struct nw *w, struct node *n, struct node *next)
 		return dense(w, n, NULL);
 	case OP_BATCH_NORMALIZATION:
 		return batchnorm(w, n);
-	case OP_REDUCE_MEAN: {
-		/* ONNX's GlobalAveragePool, or a mean over H and W */
-		const struct tdesc *x = operand_type(graph_find(w->g,
-		    n->in[0]));
-		int64_t ax[2];
-
-		if (v && v->rank == 1 && x->rank == 4 && x->dims[2] == 1 &&
-		    x->dims[3] == 1 && !list(n, "axes", ax, 2, -1) &&
-		    ax[0] == 2 && ax[1] == 3) {
-			alias(w, n, v);	/* of a GlobalAvgPool2D's [C] */
-			return 0;
-		}
-		if (!v || v->rank != 3 || list(n, "axes", ax, 2, -1) ||
-		    ax[0] != 2 || ax[1] != 3)
-			return nofit(w, n, "not a mean over H and W of a "
-			    "[C, H, W] layer");
-		return layer(w, n, (const char **)n->in, 1, 1,
-		    "GlobalAvgPool2D()");
-	}
+	case OP_REDUCE_MEAN:
+		return meanhw(w, n, v);
 	case OP_RESHAPE:
 		if (!v || y->rank != 2 || y->dims[0] != 1)
 			return nofit(w, n, "a reshape other than a Flatten");
@@ -1091,37 +1207,161 @@ node1(struct nw *w, struct node *n, struct node *next)
 		/* its features in HWC order (order()) */
 		return layer(w, n, (const char **)n->in, 1, 1, "Flatten()");
 	case OP_ADD:
-	case OP_MUL: {
-		struct val *b = n->nin == 2 ? src(w, n->in[1]) : NULL;
-		const struct tdesc *ta = operand_type(graph_find(w->g,
-		    n->in[0])), *tb = b ? operand_type(graph_find(w->g,
-		    n->in[1])) : NULL;
-
-		if (n->op == OP_ADD && v && !b && n->nin == 2 && v->rank == 1 &&
-		    ta->rank == 2 && cst(w, n->in[1]) &&
-		    tdesc_numel(&cst(w, n->in[1])->desc) ==
-		    (uint64_t)ta->dims[1])
-			return biasadd(w, n, cst(w, n->in[1]), ta->dims[1]);
-		if (!v || !b || ta->rank != tb->rank || v->rank != b->rank ||
-		    memcmp(ta->dims,
-		    tb->dims, sizeof *ta->dims * (size_t)ta->rank))
-			return nofit(w, n, "not two layers of one shape");
-		return layer(w, n, (const char **)n->in, 2, v->rank, "%s()",
-		    n->op == OP_ADD ? "Add" : "Mul");
-	}
+	case OP_MUL:
+		return addmul(w, n, v);
 	case OP_CONCAT:
-		if (y->rank < 2 || num(n, "axis", 0) != 1)
-			return nofit(w, n, "not along the channels");
-		for (int i = 0; i < n->nin; i++)
-			if (!src(w, n->in[i]) || src(w, n->in[i])->rank !=
-			    v->rank)
-				return nofit(w, n, "inputs not from layers of "
-				    "one rank");
-		return layer(w, n, (const char **)n->in, n->nin, v->rank,
-		    "Concat()");
+		return concat(w, n, v);
 	default:
 		return nofit(w, n, "no NNL layer computes it");
 	}
+}
+
+/* The graph's inputs as Input layers: [1, K], [1, C, L] (Conv1D's
+ * [L, C]) or [1, C, H, W] (NNL's [H, W, C]) float32; others refused. */
+static void
+writeinputs(struct nw *w)
+{
+	struct graph *g = w->g;
+
+	for (size_t i = 0; i < g->ninputs; i++) {
+		struct operand *x = g->inputs[i];
+		struct val *v = val(w, x->name);
+		const struct tdesc *t = &x->desc;
+
+		if (x->desc.dt != DT_FLOAT32 || t->rank < 2 ||
+		    t->rank > 4 || t->dims[0] != 1) {
+			buf_printf(&w->refused, "\n  input \"%s\": NNL reads "
+			    "one float32 [1, K], [1, C, L] or [1, C, H, W] "
+			    "input",
+			    escape_tty_name(x->name));
+			w->nrefused++;
+			continue;
+		}
+		v->layer = ident(w, x->name);
+		v->rank = t->rank - 1;
+		if (t->rank == 3)	/* [1, C, L]: Conv1D's [L, C] */
+			buf_printf(&w->layers, "    layer %s = Input(shape: "
+			    "[%lld, %lld]);\n", v->layer,
+			    (long long)t->dims[2], (long long)t->dims[1]);
+		else if (t->rank == 4)
+			buf_printf(&w->layers, "    layer %s = Input(shape: "
+			    "[%lld, %lld, %lld]);\n", v->layer,
+			    (long long)t->dims[2], (long long)t->dims[3],
+			    (long long)t->dims[1]);
+		else
+			buf_printf(&w->layers, "    layer %s = Input(shape: "
+			    "[%lld]);\n", v->layer, (long long)t->dims[1]);
+	}
+}
+
+/* The nodes as layers: an ONNX operator's nodes as one where it has
+ * one (group), else each by itself or with the node after it. */
+static void
+writenodes(struct nw *w)
+{
+	struct graph *g = w->g;
+
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		struct node *next = i + 1 < g->nnodes ? g->nodes[i + 1] : NULL;
+		const cJSON *on = origin(n);
+		size_t j = i;
+		int r;
+
+		/* the nodes an ONNX operator became, as one layer */
+		while (on && j + 1 < g->nnodes && origin(g->nodes[j + 1]) &&
+		    !strcmp(ostr(on, "node"), ostr(origin(g->nodes[j + 1]),
+		    "node")) && *ostr(on, "node"))
+			j++;
+		if (on && group(w, g->nodes[j], on) >= 0) {
+			i = j;
+			continue;
+		}
+		r = node1(w, n, next);
+
+		if (r == 2) {
+			/* matmul + add: Dense with the add's bias */
+			if (dense(w, n, next->in[1]) == 0)
+				*val(w, next->out[0]) = *val(w, n->out[0]);
+			i++;
+		} else if (r == 3) {
+			i++;	/* pad + maxPool2d, Q + DQ: one layer */
+		}
+	}
+}
+
+/* Refuses a graph of several outputs, or whose output is a Flatten's
+ * features in NNL's HWC order. */
+static void
+checkoutput(struct nw *w)
+{
+	struct graph *g = w->g;
+
+	if (g->noutputs != 1) {
+		buf_printf(&w->refused, "\n  the graph has %zu outputs; an NNL "
+		    "model has one", g->noutputs);
+		w->nrefused++;
+	} else if (val(w, g->outputs[0].ref) &&
+	    val(w, g->outputs[0].ref)->perm) {
+		buf_printf(&w->refused, "\n  output \"%s\": a Flatten's "
+		    "features, in HWC order where ONNX has CHW (end the model "
+		    "with a Dense, or before the Flatten)",
+		    escape_tty_name(g->outputs[0].name));
+		w->nrefused++;
+	}
+}
+
+/* The model's text into path, naming the weights directory wdir
+ * relative to it: 0, or -1 with a message. */
+static int
+writemodel(struct nw *w, const char *path, const char *wdir)
+{
+	struct graph *g = w->g;
+	struct buf out = { 0 };
+	char *rel, *mname;
+	int rc;
+
+	rel = relpath(path, wdir);
+	/* an NNL string has no escapes */
+	for (const char *q = rel; *q; q++)
+		if (*q == '"' || (unsigned char)*q < 0x20) {
+			error("%s: an NNL string cannot hold the weights "
+			    "directory's name (it has '\"' or a control "
+			    "character)", wdir);
+			free(rel);
+			return -1;
+		}
+	if (rel[0] == '/' || strncmp(rel, "../", 3) == 0)
+		warn("%s: its weights directory %s is outside its folder: "
+		    "read the model with --allow-outside (nnl(7) Reads)",
+		    path, escape_tty_name(wdir));
+	mname = ident(w, g->name ? g->name : "model");
+	buf_puts(&out, "// Written by nnl-parse -t nnl from the graph \"");
+	escape_c_comment(&out, g->name ? g->name : "model");
+	buf_printf(&out, "\".\nversion 0.9;\n\n"
+	    "model %s {\n    config {\n        precision: \"float32\";\n"
+	    "        weights: \"%s\";\n        io: \"stdio\";\n    }\n\n%s\n"
+	    "    connections {\n%s    }\n}\n", mname, rel, w->layers.s,
+	    w->conns.s ? w->conns.s : "");
+	free(rel);
+	rc = writefile_atomic(path, out.s, out.n);
+	free(out.s);
+	return rc;
+}
+
+/* Frees what w holds. */
+static void
+nw_free(struct nw *w)
+{
+	for (int i = 0; i < w->nnames; i++)
+		free(w->names[i]);
+	for (int i = 0; i < w->nperms; i++)
+		free(w->perms[i]);
+	free(w->perms);
+	free(w->names);
+	free(w->layers.s);
+	free(w->conns.s);
+	free(w->refused.s);
 }
 
 int
@@ -1130,8 +1370,6 @@ nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 	struct nw w;
 	struct val *vals;
 	size_t nv = 0;
-	struct buf out = { 0 };
-	char *rel, *mname;
 	struct stat st;
 	int rc = -1, made = stat(wdir, &st) != 0;
 
@@ -1150,74 +1388,9 @@ nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 		error("%s: %s", wdir, strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < g->ninputs; i++) {
-		struct operand *x = g->inputs[i];
-		struct val *v = val(&w, x->name);
-		const struct tdesc *t = &x->desc;
-
-		if (x->desc.dt != DT_FLOAT32 || t->rank < 2 ||
-		    t->rank > 4 || t->dims[0] != 1) {
-			buf_printf(&w.refused, "\n  input \"%s\": NNL reads "
-			    "one float32 [1, K], [1, C, L] or [1, C, H, W] "
-			    "input",
-			    escape_tty_name(x->name));
-			w.nrefused++;
-			continue;
-		}
-		v->layer = ident(&w, x->name);
-		v->rank = t->rank - 1;
-		if (t->rank == 3)	/* [1, C, L]: Conv1D's [L, C] */
-			buf_printf(&w.layers, "    layer %s = Input(shape: "
-			    "[%lld, %lld]);\n", v->layer,
-			    (long long)t->dims[2], (long long)t->dims[1]);
-		else if (t->rank == 4)
-			buf_printf(&w.layers, "    layer %s = Input(shape: "
-			    "[%lld, %lld, %lld]);\n", v->layer,
-			    (long long)t->dims[2], (long long)t->dims[3],
-			    (long long)t->dims[1]);
-		else
-			buf_printf(&w.layers, "    layer %s = Input(shape: "
-			    "[%lld]);\n", v->layer, (long long)t->dims[1]);
-	}
-	for (size_t i = 0; i < g->nnodes; i++) {
-		struct node *n = g->nodes[i];
-		struct node *next = i + 1 < g->nnodes ? g->nodes[i + 1] : NULL;
-		const cJSON *on = origin(n);
-		size_t j = i;
-		int r;
-
-		/* the nodes an ONNX operator became, as one layer */
-		while (on && j + 1 < g->nnodes && origin(g->nodes[j + 1]) &&
-		    !strcmp(ostr(on, "node"), ostr(origin(g->nodes[j + 1]),
-		    "node")) && *ostr(on, "node"))
-			j++;
-		if (on && group(&w, g->nodes[j], on) >= 0) {
-			i = j;
-			continue;
-		}
-		r = node1(&w, n, next);
-
-		if (r == 2) {
-			/* matmul + add: Dense with the add's bias */
-			if (dense(&w, n, next->in[1]) == 0)
-				*val(&w, next->out[0]) = *val(&w, n->out[0]);
-			i++;
-		} else if (r == 3) {
-			i++;	/* pad + maxPool2d, Q + DQ: one layer */
-		}
-	}
-	if (g->noutputs != 1) {
-		buf_printf(&w.refused, "\n  the graph has %zu outputs; an NNL "
-		    "model has one", g->noutputs);
-		w.nrefused++;
-	} else if (val(&w, g->outputs[0].ref) &&
-	    val(&w, g->outputs[0].ref)->perm) {
-		buf_printf(&w.refused, "\n  output \"%s\": a Flatten's "
-		    "features, in HWC order where ONNX has CHW (end the model "
-		    "with a Dense, or before the Flatten)",
-		    escape_tty_name(g->outputs[0].name));
-		w.nrefused++;
-	}
+	writeinputs(&w);
+	writenodes(&w);
+	checkoutput(&w);
 	if (w.nrefused) {
 		error("%s: %d node%s fit no NNL layer (import to .json "
 		    "instead):%s", g->src ? g->src : "graph", w.nrefused,
@@ -1230,30 +1403,7 @@ nnl_write(struct graph *g, const char *path, const char *wdir, int comment)
 		warn("%s: %d node%s written as // UNSUPPORTED comments: "
 		    "replace each with a layer of the name it gives before "
 		    "compiling", path, w.ncomments, w.ncomments > 1 ? "s" : "");
-	rel = relpath(path, wdir);
-	/* an NNL string has no escapes */
-	for (const char *q = rel; *q; q++)
-		if (*q == '"' || (unsigned char)*q < 0x20) {
-			error("%s: an NNL string cannot hold the weights "
-			    "directory's name (it has '\"' or a control "
-			    "character)", wdir);
-			free(rel);
-			goto out;
-		}
-	if (rel[0] == '/' || strncmp(rel, "../", 3) == 0)
-		warn("%s: its weights directory %s is outside its folder: "
-		    "read the model with --allow-outside (nnl(7) Reads)",
-		    path, escape_tty_name(wdir));
-	mname = ident(&w, g->name ? g->name : "model");
-	buf_puts(&out, "// Written by nnl-parse -t nnl from the graph \"");
-	escape_c_comment(&out, g->name ? g->name : "model");
-	buf_printf(&out, "\".\nversion 0.9;\n\n"
-	    "model %s {\n    config {\n        precision: \"float32\";\n"
-	    "        weights: \"%s\";\n        io: \"stdio\";\n    }\n\n%s\n"
-	    "    connections {\n%s    }\n}\n", mname, rel, w.layers.s,
-	    w.conns.s ? w.conns.s : "");
-	free(rel);
-	rc = writefile_atomic(path, out.s, out.n);
+	rc = writemodel(&w, path, wdir);
 out:
 	/* a refused or failed model leaves no weights behind and changes
 	 * no file that was there */
@@ -1266,16 +1416,7 @@ out:
 	for (size_t i = 0; i < g->tabcap; i++)
 		if (g->tab[i])
 			g->tab[i]->aux = NULL;
-	for (int i = 0; i < w.nnames; i++)
-		free(w.names[i]);
-	for (int i = 0; i < w.nperms; i++)
-		free(w.perms[i]);
-	free(w.perms);
-	free(w.names);
-	free(w.layers.s);
-	free(w.conns.s);
-	free(w.refused.s);
-	free(out.s);
+	nw_free(&w);
 	free(vals);
 	return rc;
 }

@@ -196,6 +196,97 @@ isinit(const Onnx__GraphProto *gp, const char *name)
 	return 0;
 }
 
+/*
+ * The tensor type of input v: a tensor of a WebNN data type (*dt)
+ * with a shape of rank (*rank) 32 at most.  NULL, with a message,
+ * when it is not.
+ */
+static const Onnx__TypeProto__Tensor *
+inputtensor(struct imp *m, const Onnx__ValueInfoProto *v, enum dtype *dt,
+    size_t *rank)
+{
+	const Onnx__TypeProto__Tensor *tt;
+	const char *tn;
+
+	if (!v->type || v->type->value_case !=
+	    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+		m->n = NULL;
+		error("%s: input \"%s\" [%s]: a sequence, optional "
+		    "or map, not a tensor", m->path,
+		    escape_tty_name(v->name),
+		    refusal_code(REFUSE_SEQUENCE));
+		return NULL;
+	}
+	tt = v->type->tensor_type;
+	if ((*dt = onnx_dtype(tt->elem_type, &tn)) == DT_NONE) {
+		error("%s: input \"%s\" [%s]: data type %s has no "
+		    "equivalent in WebNN", m->path,
+		    escape_tty_name(v->name),
+		    refusal_code(REFUSE_TYPE), tn);
+		return NULL;
+	}
+	if (!tt->shape) {
+		error("%s: input \"%s\" has no shape", m->path,
+		    escape_tty_name(v->name));
+		return NULL;
+	}
+	if ((*rank = tt->shape->n_dim) > 32) {
+		error("%s: input \"%s\": rank %zu is over 32", m->path,
+		    escape_tty_name(v->name), *rank);
+		return NULL;
+	}
+	return tt;
+}
+
+/*
+ * The dimensions of input v of type tt into dims: a known size, one
+ * pinned by --dim, or 1 for an unknown one, which *unknown lists and
+ * *nunknown counts.  The first dimension that is 0, or -1.
+ */
+static int
+inputdims(const struct onnx_opts *o, const Onnx__ValueInfoProto *v,
+    const Onnx__TypeProto__Tensor *tt, int64_t *dims, struct buf *unknown,
+    int *nunknown)
+{
+	int zero = -1;
+
+	for (size_t k = 0; k < tt->shape->n_dim; k++) {
+		const Onnx__TensorShapeProto__Dimension *d =
+		    tt->shape->dim[k];
+
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    d->dim_value == 0) {
+			dims[k] = 0;
+			if (zero < 0)
+				zero = (int)k;
+		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    d->dim_value > 0) {
+			dims[k] = d->dim_value;
+		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+		    pin(o, d->dim_param, &dims[k])) {
+			;
+		} else {
+			dims[k] = 1;
+			buf_printf(unknown, "%s\n  input \"%s\" "
+			    "dimension %zu%s%s%s", *nunknown ? "" : "",
+			    escape_tty_name(v->name), k,
+			    d->value_case ==
+			    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
+			    " (\"" : "", d->value_case ==
+			    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
+			    escape_tty_name(d->dim_param) : "",
+			    d->value_case ==
+			    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
+			    "\")" : "");
+			(*nunknown)++;
+		}
+	}
+	return zero;
+}
+
+/* The graph's inputs, initializers aside: each a constant (-c), a graph
+ * input, or an empty tensor's constant; the unknown dimensions all named
+ * in one message. */
 static int
 inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 {
@@ -205,13 +296,12 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 	for (size_t i = 0; i < gp->n_input; i++) {
 		const Onnx__ValueInfoProto *v = gp->input[i];
 		const Onnx__TypeProto__Tensor *tt;
-		const char *tn;
 		enum dtype dt;
 		int64_t dims[32];
 		size_t rank;
 		const char *c;
 		char *why;
-		int zero = -1, known = nunknown;
+		int zero, known = nunknown;
 
 		if (!v->name || !*v->name || isinit(gp, v->name))
 			continue;
@@ -222,64 +312,9 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 				return -1;
 			continue;
 		}
-		if (!v->type || v->type->value_case !=
-		    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
-			m->n = NULL;
-			error("%s: input \"%s\" [%s]: a sequence, optional "
-			    "or map, not a tensor", m->path,
-			    escape_tty_name(v->name),
-			    refusal_code(REFUSE_SEQUENCE));
+		if (!(tt = inputtensor(m, v, &dt, &rank)))
 			return -1;
-		}
-		tt = v->type->tensor_type;
-		if ((dt = onnx_dtype(tt->elem_type, &tn)) == DT_NONE) {
-			error("%s: input \"%s\" [%s]: data type %s has no "
-			    "equivalent in WebNN", m->path,
-			    escape_tty_name(v->name),
-			    refusal_code(REFUSE_TYPE), tn);
-			return -1;
-		}
-		if (!tt->shape) {
-			error("%s: input \"%s\" has no shape", m->path,
-			    escape_tty_name(v->name));
-			return -1;
-		}
-		if ((rank = tt->shape->n_dim) > 32) {
-			error("%s: input \"%s\": rank %zu is over 32", m->path,
-			    escape_tty_name(v->name), rank);
-			return -1;
-		}
-		for (size_t k = 0; k < rank; k++) {
-			const Onnx__TensorShapeProto__Dimension *d =
-			    tt->shape->dim[k];
-
-			if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-			    d->dim_value == 0) {
-				dims[k] = 0;
-				if (zero < 0)
-					zero = (int)k;
-			} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-			    d->dim_value > 0) {
-				dims[k] = d->dim_value;
-			} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-			    pin(o, d->dim_param, &dims[k])) {
-				;
-			} else {
-				dims[k] = 1;
-				buf_printf(&unknown, "%s\n  input \"%s\" "
-				    "dimension %zu%s%s%s", nunknown ? "" : "",
-				    escape_tty_name(v->name), k,
-				    d->value_case ==
-				    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
-				    " (\"" : "", d->value_case ==
-				    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
-				    escape_tty_name(d->dim_param) : "",
-				    d->value_case ==
-				    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ?
-				    "\")" : "");
-				nunknown++;
-			}
-		}
+		zero = inputdims(o, v, tt, dims, &unknown, &nunknown);
 		if (zero >= 0 && nunknown > known) {
 			error("%s: input \"%s\" [%s]: dimension %d is 0; "
 			    "an empty tensor cannot be expressed in WebNN",

@@ -151,6 +151,65 @@ fieldcount(const Onnx__TensorProto *t)
 	}
 }
 
+/*
+ * The n values of t's typed field (float_data, int64_data, uint64_data
+ * or int32_data, by its data type dt) into d, each in dt's bytes, when
+ * the field holds n of them.  The number it holds.
+ */
+static size_t
+typedfields(const Onnx__TensorProto *t, enum dtype dt, uint64_t n,
+    unsigned char *d)
+{
+	uint64_t es = dtype_bytes(dt, 1), nb = n * es;
+	size_t nf;
+
+	switch (t->data_type) {
+	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+		nf = t->n_float_data;
+		if (nf == n && nb)
+			memcpy(d, t->float_data, nb);
+		break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+		nf = t->n_int64_data;
+		if (nf == n && nb)
+			memcpy(d, t->int64_data, nb);
+		break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+		nf = t->n_uint64_data;
+		for (uint64_t i = 0; nf == n && i < n; i++) {
+			uint64_t v = t->uint64_data[i];
+
+			if (dt == DT_UINT32) {
+				uint32_t u = (uint32_t)v;
+				memcpy(d + 4 * i, &u, 4);
+			} else {
+				memcpy(d + 8 * i, &v, 8);
+			}
+		}
+		break;
+	default:	/* int32, int8, uint8, bool, float16: int32_data */
+		nf = t->n_int32_data;
+		for (uint64_t i = 0; nf == n && i < n; i++) {
+			int32_t v = t->int32_data[i];
+
+			if (es == 4) {
+				memcpy(d + 4 * i, &v, 4);
+			} else if (es == 2) {
+				uint16_t u = (uint16_t)v;
+				memcpy(d + 2 * i, &u, 2);
+			} else if (t->data_type ==
+			    ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {
+				d[i] = v != 0;
+			} else {
+				d[i] = (unsigned char)v;
+			}
+		}
+		break;
+	}
+	return nf;
+}
+
 int
 onnx_tensor(struct imp *m, const Onnx__TensorProto *t, const char *what,
     struct tdesc *desc, void **data)
@@ -207,50 +266,7 @@ onnx_tensor(struct imp *m, const Onnx__TensorProto *t, const char *what,
 			memcpy(d, t->raw_data.data, nb);
 		goto done;
 	}
-	switch (t->data_type) {
-	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
-		nfields = t->n_float_data;
-		if (nfields == n && nb)
-			memcpy(d, t->float_data, nb);
-		break;
-	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
-		nfields = t->n_int64_data;
-		if (nfields == n && nb)
-			memcpy(d, t->int64_data, nb);
-		break;
-	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
-	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
-		nfields = t->n_uint64_data;
-		for (uint64_t i = 0; nfields == n && i < n; i++) {
-			uint64_t v = t->uint64_data[i];
-
-			if (dt == DT_UINT32) {
-				uint32_t u = (uint32_t)v;
-				memcpy(d + 4 * i, &u, 4);
-			} else {
-				memcpy(d + 8 * i, &v, 8);
-			}
-		}
-		break;
-	default:	/* int32, int8, uint8, bool, float16: int32_data */
-		nfields = t->n_int32_data;
-		for (uint64_t i = 0; nfields == n && i < n; i++) {
-			int32_t v = t->int32_data[i];
-
-			if (es == 4) {
-				memcpy(d + 4 * i, &v, 4);
-			} else if (es == 2) {
-				uint16_t u = (uint16_t)v;
-				memcpy(d + 2 * i, &u, 2);
-			} else if (t->data_type ==
-			    ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {
-				d[i] = v != 0;
-			} else {
-				d[i] = (unsigned char)v;
-			}
-		}
-		break;
-	}
+	nfields = typedfields(t, dt, n, d);
 	if (nfields != n) {
 		error("%s: %s: %zu values for %s[%llu elements]", m->path,
 		    what, nfields, tn, (unsigned long long)n);
