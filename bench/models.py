@@ -17,8 +17,8 @@ self-attention and a GELU feed-forward, hidden 256) of random weights
 whose inputs are int64 token ids and an int64 attention mask (1 keeps
 a position, 0 masks it as a key), sequence 128.
 
-Usage: models.py OUTDIR [NAME...]   (models.json lists the NAMEs, in
-the order given; by default every model)
+Usage: models.py OUTDIR [NAME...]   (by default every model; the
+NAMEs' entries replace or join those models.json has, in MODELS' order)
 """
 import json
 import os
@@ -236,9 +236,17 @@ def main():
             sys.exit("models.py: no model %s (%s)" % (n, ", ".join(MODELS)))
     os.makedirs(outdir, exist_ok=True)
     torch.set_num_threads(1)
-    info = [export(outdir, n) for n in names]
-    with open(os.path.join(outdir, "models.json"), "w") as f:
-        json.dump(info, f, indent=1)
+    path = os.path.join(outdir, "models.json")
+    try:
+        with open(path) as f:
+            info = {m["name"]: m for m in json.load(f)
+                    if m.get("name") in MODELS}
+    except (OSError, ValueError):
+        info = {}
+    for n in names:
+        info[n] = export(outdir, n)
+    with open(path, "w") as f:
+        json.dump([info[n] for n in MODELS if n in info], f, indent=1)
 
 
 if __name__ == "__main__":
