@@ -38,7 +38,15 @@ printf 'compile: resnet18 (ONNX, %s float32 parameters) to an executable:\n' \
 printf '  nnc compile: %.2f s, peak %.1f MB (its largest process)\n' \
     "$s" "$(echo "$kb / 1024" | bc -l)"
 cd "$d/each"
-"$top/bin/nnc" compile -v --save-temps -o resnet18 "$model" 2> cmds
+# nnc makes the C and header in a temporary directory of its own
+# (TMPDIR), which the commands it prints name and which is gone when
+# it is done: made again here for the rerun.
+mkdir "$d/tmp"
+TMPDIR=$d/tmp "$top/bin/nnc" compile -v --save-temps -o resnet18 \
+    "$model" 2> cmds
+grep -o "$d/tmp/nnc\.[A-Za-z0-9]*" cmds | sort -u | while read -r t; do
+	mkdir -p "$t"
+done
 printf '  each program alone (nnc -v --save-temps, rerun one at a time):\n'
 printf '  %-18s %7s %9s\n' program s "peak MB"
 total=0
