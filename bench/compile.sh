@@ -12,16 +12,17 @@
 # each rerun under /usr/bin/time on the file the one before wrote.
 #
 # Usage: bench/compile.sh  (from the top directory, after make; reads
-# build/bench/models/resnet18.onnx, or exports it with PyTorch)
+# build/bench/models/resnet18.onnx, or exports it there with PyTorch)
 set -eu
 top=$(pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 model=$top/build/bench/models/resnet18.onnx
 if [ ! -f "$model" ]; then
+	# where bench/ort.py finds it (models.py adds it to models.json)
 	echo "bench: exporting resnet18 with PyTorch" >&2
-	/usr/bin/python3 "$top/bench/models.py" "$d/export" resnet18
-	model=$d/export/resnet18.onnx
+	/usr/bin/python3 "$top/bench/models.py" "$top/build/bench/models" \
+	    resnet18
 fi
 params=$(/usr/bin/python3 -c '
 import sys, onnx, numpy as np

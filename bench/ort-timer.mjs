@@ -42,7 +42,8 @@ for (const x of JSON.parse(spec)) {
   off += count * size;
 }
 if (off !== buf.length) {
-  process.stderr.write(`ort-timer: ${inPath}: ${buf.length - off} bytes left over\n`);
+  const left = buf.length - off;
+  process.stderr.write(`ort-timer: ${inPath}: ${left} bytes left over\n`);
   process.exit(1);
 }
 let r = await session.run(feeds);
