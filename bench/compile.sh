@@ -12,16 +12,17 @@
 # each rerun under /usr/bin/time on the file the one before wrote.
 #
 # Usage: bench/compile.sh  (from the top directory, after make; reads
-# build/bench/models/resnet18.onnx, or exports it with PyTorch)
+# build/bench/models/resnet18.onnx, or exports it there with PyTorch)
 set -eu
 top=$(pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 model=$top/build/bench/models/resnet18.onnx
 if [ ! -f "$model" ]; then
+	# where bench/ort.py finds it (models.py adds it to models.json)
 	echo "bench: exporting resnet18 with PyTorch" >&2
-	/usr/bin/python3 "$top/bench/models.py" "$d/export" resnet18
-	model=$d/export/resnet18.onnx
+	/usr/bin/python3 "$top/bench/models.py" "$top/build/bench/models" \
+	    resnet18
 fi
 params=$(/usr/bin/python3 -c '
 import sys, onnx, numpy as np
@@ -38,7 +39,15 @@ printf 'compile: resnet18 (ONNX, %s float32 parameters) to an executable:\n' \
 printf '  nnc compile: %.2f s, peak %.1f MB (its largest process)\n' \
     "$s" "$(echo "$kb / 1024" | bc -l)"
 cd "$d/each"
-"$top/bin/nnc" compile -v --save-temps -o resnet18 "$model" 2> cmds
+# nnc makes the C and header in a temporary directory of its own
+# (TMPDIR), which the commands it prints name and which is gone when
+# it is done: made again here for the rerun.
+mkdir "$d/tmp"
+TMPDIR=$d/tmp "$top/bin/nnc" compile -v --save-temps -o resnet18 \
+    "$model" 2> cmds
+grep -o "$d/tmp/nnc\.[A-Za-z0-9]*" cmds | sort -u | while read -r t; do
+	mkdir -p "$t"
+done
 printf '  each program alone (nnc -v --save-temps, rerun one at a time):\n'
 printf '  %-18s %7s %9s\n' program s "peak MB"
 total=0

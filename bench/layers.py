@@ -4,7 +4,9 @@
 For each model of bench/models.py (after `make bench` exported them to
 build/bench/models): compile it with `nnc compile --emit c`, wrap every
 kernel call of the generated C in a clock, link it with
-bench/nnl-timer.c, run it ROUNDS times and keep each node's fastest
+bench/nnl-timer.c, run it ROUNDS times (fewer where that would take
+more than SECONDS, but 3 at least; with the run at start and
+one to time, 5 runs or more) and keep each node's fastest
 time (the minimum filters out what other processes cost it on a shared
 machine).  Prints the time by kind of node (convolutions by filter
 size, depthwise and 1x1 apart) with GFLOP/s where the node multiplies,
@@ -14,7 +16,7 @@ time: it is the profile's shape that counts, not its total.
 With -j N the model is compiled with nnc --threads N: comparing a
 run with -j 2 to one without shows which kernels the threads speed up.
 
-Usage: layers.py [-r ROUNDS] [-n TOP] [-j THREADS] [MODEL...]
+Usage: layers.py [-r ROUNDS] [-t SECONDS] [-n TOP] [-j THREADS] [MODEL...]
 (after make bench)
 """
 import argparse
@@ -79,10 +81,17 @@ def classify(kernel, p):
         return kind, macs, "%d->%d %dx%d /%d" % (c, o, h, w, sh)
     if kernel.startswith("gemm") and len(p) >= 3:
         return "gemm", p[0] * p[1] * p[2], "%dx%dx%d" % tuple(p[:3])
+    if kernel.startswith("matmul") and len(p) >= 4 and len(p) >= 4 + p[3]:
+        # M N K, the batch's rank and dimensions (bench/flops.py)
+        batch = 1
+        for d in p[4:4 + p[3]]:
+            batch *= d
+        return "matmul", batch * p[0] * p[1] * p[2], \
+            "%dx%dx%d x%d" % (p[0], p[1], p[2], batch)
     return kernel, 0, ""
 
 
-def profile(name, rounds, threads=1):
+def profile(name, rounds, seconds, threads=1):
     os.makedirs(OUT, exist_ok=True)
     onnx = os.path.join(MODELS, name + ".onnx")
     sfx = "" if threads == 1 else "-t%d" % threads
@@ -108,12 +117,22 @@ def profile(name, rounds, threads=1):
                     "-DPFX=" + pfx.group(1), "-o", exe,
                     os.path.join(TOP, "bench", "nnl-timer.c"), ic, "-lm"]
                    + ([] if threads == 1 else ["-pthread"]), check=True)
-    r = subprocess.run([exe, os.path.join(MODELS, name + ".in.bin"),
-                        os.path.join(OUT, name + ".out.bin")],
-                       input="run %d\n" % rounds, capture_output=True,
-                       text=True, check=True)
+    p = subprocess.Popen([exe, os.path.join(MODELS, name + ".in.bin"),
+                          os.path.join(OUT, name + ".out.bin")],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if p.stdout.readline().strip() != "ready":
+        raise RuntimeError("%s did not start" % exe)
+    # one run to time, then as many of ROUNDS as fit in SECONDS
+    p.stdin.write("run 1\n")
+    p.stdin.flush()
+    one = float(p.stdout.readline()) / 1e3
+    k = max(3, min(rounds, int(seconds / max(one, 1e-9))))
+    _, err = p.communicate("run %d\n" % k)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed" % exe)
     t = {}
-    for line in r.stderr.split("\n"):
+    for line in err.split("\n"):
         f = line.split()
         if len(f) == 2 and f[0].isdigit():
             t[int(f[0])] = float(f[1]) * 1e3
@@ -123,13 +142,13 @@ def profile(name, rounds, threads=1):
         if kind.startswith("conv 1x1"):
             kind = "conv 1x1"
         rows.append((i, label, kind, note, t.get(i, 0.0), macs))
-    return rows
+    return rows, k + 2
 
 
-def report(name, rows, top):
+def report(name, rows, runs, top):
     total = sum(r[4] for r in rows) or 1e-9
-    print("%s: %.2f ms, the sum of %d nodes' fastest times" %
-          (name, total, len(rows)))
+    print("%s: %.2f ms, the sum of %d nodes' fastest times of %d runs" %
+          (name, total, len(rows), runs))
     kinds = {}
     for r in rows:
         k = kinds.setdefault(r[2], [0, 0.0, 0])
@@ -153,6 +172,8 @@ def report(name, rows, top):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-r", "--rounds", type=int, default=100)
+    ap.add_argument("-t", "--seconds", type=float, default=20,
+                    help="time to spend on a model's runs (3 at least)")
     ap.add_argument("-n", "--top", type=int, default=8)
     ap.add_argument("-j", "--threads", type=int, default=1)
     ap.add_argument("model", nargs="*")
@@ -163,7 +184,8 @@ def main():
     except OSError:
         sys.exit("layers: no models in %s: run make bench first" % MODELS)
     for name in a.model or names:
-        report(name, profile(name, a.rounds, a.threads), a.top)
+        rows, runs = profile(name, a.rounds, a.seconds, a.threads)
+        report(name, rows, runs, a.top)
 
 
 if __name__ == "__main__":

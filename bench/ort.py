@@ -48,12 +48,25 @@ the trivial model's code.  The subtracted bases are shown.  "compile"
 is `nnc compile --emit lib` of the model: seconds, and the largest
 peak of its processes (the passes run as a pipeline).
 
-Also the largest difference of either output from PyTorch's.
+Inputs.  A model has one or more inputs of any type (bench/models.py:
+the BERT-style encoder takes int64 token ids and an int64 mask), packed
+one after another in NAME.in.bin, the layout nnc's NAME_infer reads;
+ORT is given each as a tensor of its type.
+
+Error.  The largest difference of either output from PyTorch's,
+relative to the largest magnitude of PyTorch's output; nnl's is checked
+against 1e-4 ("ok", or "FAIL" and an exit status of 1 at the end).
+
+Rounds.  ROUNDS rounds (7), but BIG_ROUNDS (5) for a model of which one
+inference takes more than 100 ms in either runtime at warm-up.
 
 These are measurements on a shared machine, not tests: ratios measured
 in the same run are what to compare.
 
-Usage: ort.py [-r ROUNDS] [-t SECONDS] [MODEL...]   (after make)
+Usage: ort.py [-r ROUNDS] [-R BIG_ROUNDS] [-t SECONDS] [MODEL...]
+(after make); no MODEL: those BENCH_MODELS names (separated by commas
+or spaces), else every model of bench/models.py.  Models not yet
+exported to build/bench/models are exported first.
 """
 import argparse
 import json
@@ -69,6 +82,7 @@ import tempfile
 import numpy as np
 
 import flops
+import models as models_py
 import trivial
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -188,23 +202,47 @@ def count_flops(m, d, threads):
     return r
 
 
+def inputs(m):
+    """m's inputs as (name, dtype, shape)."""
+    return [(x["name"], x["dtype"], x["shape"]) for x in m["inputs"]]
+
+
+def read_inputs(path, m):
+    """The inputs packed in path, each flat, of its dtype."""
+    data = open(path, "rb").read()
+    xs, off = [], 0
+    for name, dtype, shape in inputs(m):
+        t = np.dtype(dtype).newbyteorder("<")
+        n = int(np.prod(shape))
+        xs.append(np.frombuffer(data, t, n, off))
+        off += n * t.itemsize
+    if off != len(data):
+        raise RuntimeError("%s: %d bytes, not the inputs' %d"
+                           % (path, len(data), off))
+    return xs
+
+
 def base_model(m, d):
-    """The trivial model of m's input and output (bench/trivial.py):
+    """The trivial model of m's inputs and output (bench/trivial.py):
     its name, NAME_base."""
     name = m["name"] + "_base"
-    trivial.model(os.path.join(d, name + ".onnx"), m["input"], m["output"])
+    trivial.model(os.path.join(d, name + ".onnx"), inputs(m), m["output"])
     return name
 
 
 def compare(a, b):
-    return float(np.max(np.abs(a.astype(np.float64) - b)))
+    """The largest difference of a from b relative to b's largest
+    magnitude."""
+    b = b.astype(np.float64)
+    return float(np.max(np.abs(a.astype(np.float64) - b)) /
+                 max(np.max(np.abs(b)), 1e-30))
 
 
-def race(m, d, exes, threads, rounds, seconds):
+def race(m, d, exes, threads, rounds, big_rounds, seconds):
     """Rounds of the model and the trivial model in nnl (exes: their
     timers) and ORT, in turn."""
     name = m["name"]
-    shape = ",".join(str(x) for x in m["input"])
+    spec = json.dumps(m["inputs"])
     env = dict(os.environ, NNL_ORT_DIR=ORTDIR)
     inp = os.path.join(d, name + ".in.bin")
     ref = np.fromfile(os.path.join(d, name + ".ref.bin"), "<f4")
@@ -215,10 +253,9 @@ def race(m, d, exes, threads, rounds, seconds):
     for k, onnx in (("ort", name), ("ort0", name + "_base")):
         t[k] = Timer(["node", os.path.join(TOP, "bench", "ort-timer.mjs"),
                       os.path.join(d, onnx + ".onnx"), inp, out[k],
-                      str(threads), shape], env)
-    # the trivial model's outputs: the input's box (bench/trivial.py)
-    want = trivial.expected(np.fromfile(inp, "<f4"), m["input"],
-                            m["output"])
+                      str(threads), spec], env)
+    # the trivial model's outputs (bench/trivial.py)
+    want = trivial.expected(read_inputs(inp, m), inputs(m), m["output"])
     for k in ("nnl0", "ort0"):
         if not np.array_equal(np.fromfile(out[k], "<f4"), want):
             raise RuntimeError("%s: the trivial model's output is wrong "
@@ -229,6 +266,8 @@ def race(m, d, exes, threads, rounds, seconds):
     for k in ("nnl0", "ort0"):
         t[k].run(3)
     k = max(3, int(seconds * 1e3 / max(t1, t2, 1e-3)))
+    if max(t1, t2) > 100:
+        rounds = big_rounds
     order = ["nnl", "nnl0", "ort", "ort0"]
     raw = {x: [] for x in order}
     net = {"nnl": [], "ort": []}
@@ -246,7 +285,7 @@ def race(m, d, exes, threads, rounds, seconds):
     res.update({x + "_raw": statistics.median(raw[x]) for x in order})
     res.update({
         "ratio": statistics.median(ratios), "rmin": min(ratios),
-        "rmax": max(ratios), "k": k,
+        "rmax": max(ratios), "k": k, "rounds": rounds,
         "nnl_diff": compare(np.fromfile(out["nnl"], "<f4"), ref),
         "ort_diff": compare(np.fromfile(out["ort"], "<f4"), ref),
     })
@@ -282,12 +321,19 @@ GFLOP/s: effective = direct-convolution and product flops (2 a
 RSS: peak resident set of the process running the model less that of
   the same program running the trivial model (for ORT: Node.js with
   onnxruntime-node and a trivial session; for nnl: nnl-timer); the
-  bases subtracted are shown."""
+  bases subtracted are shown.
+rel err: the largest difference of the output from PyTorch's relative
+  to the largest magnitude of PyTorch's; nnl's checked against 1e-4.
+check: ok where nnl's rel err is within 1e-4; rd: the rounds run
+  (ROUNDS, or BIG_ROUNDS for a model of which one inference takes more
+  than 100 ms at warm-up in either runtime)."""
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-r", "--rounds", type=int, default=7)
+    ap.add_argument("-R", "--big-rounds", type=int, default=5,
+                    help="rounds of a model slower than 100 ms")
     ap.add_argument("-t", "--seconds", type=float, default=0.5,
                     help="length of one timed round of one runtime")
     ap.add_argument("models", nargs="*")
@@ -295,22 +341,35 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     ver = ensure_ort()
     d = os.path.join(OUT, "models")
-    if not os.path.exists(os.path.join(d, "models.json")):
-        log("exporting models with PyTorch")
+    want = a.models or os.environ.get("BENCH_MODELS", "").replace(
+        ",", " ").split() or list(models_py.MODELS)
+    for n in want:
+        if n not in models_py.MODELS:
+            sys.exit("ort.py: no model %s (%s)"
+                     % (n, ", ".join(models_py.MODELS)))
+    try:
+        with open(os.path.join(d, "models.json")) as f:
+            have = {m["name"]: m for m in json.load(f) if "inputs" in m}
+    except OSError:
+        have = {}
+    missing = [n for n in want if n not in have or not
+               os.path.exists(os.path.join(d, n + ".onnx"))]
+    if missing:
+        log("exporting %s with PyTorch" % " ".join(missing))
         subprocess.run(["/usr/bin/python3",
-                        os.path.join(TOP, "bench", "models.py"), d],
-                       check=True)
+                        os.path.join(TOP, "bench", "models.py"), d]
+                       + missing, check=True)
     with open(os.path.join(d, "models.json")) as f:
-        models = [m for m in json.load(f)
-                  if not a.models or m["name"] in a.models]
+        byname = {m["name"]: m for m in json.load(f)}
+    models = [byname[n] for n in models_py.MODELS if n in want]
     cpu, simd = cpu_model()
     peak = measure_peak()
     print("machine: %s (%s), %d cores; one-core FMA peak measured: "
           "%.1f GFLOP/s" % (cpu, " ".join(simd), os.cpu_count(), peak))
     print("ONNX Runtime %s (onnxruntime-node, CPU provider); nnl: nnc "
-          "compile --emit lib defaults; %d rounds, medians"
-          % (ver, a.rounds))
+          "compile --emit lib defaults; medians" % ver)
     print(HEADER)
+    print("ROUNDS %d, BIG_ROUNDS %d" % (a.rounds, a.big_rounds))
     threads_ok = nnc_threads()
     thread_counts = [1, 2] if threads_ok else [1]
     built, fl = {}, {}
@@ -322,25 +381,27 @@ def main():
                                     build_nnl(base, d, th)[0])
             fl[m["name"], th] = count_flops(m, d, th)
     print()
-    print("%-14s %4s %10s %11s %8s %9s"
+    print("%-18s %4s %10s %11s %8s %9s"
           % ("model", "thr", "eff MFLOP", "exec MFLOP", "exec/eff",
              "Winograd"))
     for m in models:
         for th in thread_counts:
             f = fl[m["name"], th]
-            print("%-14s %4d %10.1f %11.1f %8.3f %4d of %d"
+            print("%-18s %4d %10.1f %11.1f %8.3f %4d of %d"
                   % (m["name"], th, f["effective"] / 1e6,
                      f["executed"] / 1e6, f["executed"] / f["effective"],
                      f["winograd"], f["convs"]))
-    head = ("%-14s %4s %8s %8s %7s %11s %8s %7s %7s %7s %6s %7s %6s "
-            "%8s %8s"
+    head = ("%-18s %4s %8s %8s %7s %11s %8s %7s %7s %7s %6s %7s %6s "
+            "%8s %8s %5s %2s"
             % ("model", "thr", "nnl ms", "ORT ms", "nnl/ORT", "range",
                "ORT call", "fixed", "fixed", "eff", "eff", "exec", "exec",
-               "diff", "diff"))
-    head2 = ("%-14s %4s %8s %8s %7s %11s %8s %7s %7s %7s %6s %7s %6s "
-             "%8s %8s"
+               "rel err", "rel err", "", ""))
+    head2 = ("%-18s %4s %8s %8s %7s %11s %8s %7s %7s %7s %6s %7s %6s "
+             "%8s %8s %5s %2s"
              % ("", "", "", "", "", "", "ms", "nnl us", "ORT us",
-                "GFLOP/s", "%peak", "GFLOP/s", "%peak", "nnl", "ORT"))
+                "GFLOP/s", "%peak", "GFLOP/s", "%peak", "nnl", "ORT",
+                "check", "rd"))
+    bad = []
     rows = []
     for threads in (1, 2):
         print()
@@ -352,34 +413,43 @@ def main():
         for m in models:
             (exe, _), base = built[m["name"], threads]
             log("timing %s, %d thread(s)" % (m["name"], threads))
-            r = race(m, d, (exe, base), threads, a.rounds, a.seconds)
+            r = race(m, d, (exe, base), threads, a.rounds, a.big_rounds,
+                     a.seconds)
+            ok = r["nnl_diff"] <= 1e-4
+            if not ok:
+                bad.append("%s (%d threads)" % (m["name"], threads))
             f = fl[m["name"], threads]
             ge = f["effective"] / (r["nnl"] * 1e6)
             gx = f["executed"] / (r["nnl"] * 1e6)
-            print("%-14s %4d %8.3f %8.3f %7.2f %5.2f-%-5.2f %8.3f %7.1f "
-                  "%7.1f %7.1f %5.1f%% %7.1f %5.1f%% %8.1e %8.1e"
+            print("%-18s %4d %8.3f %8.3f %7.2f %5.2f-%-5.2f %8.3f %7.1f "
+                  "%7.1f %7.1f %5.1f%% %7.1f %5.1f%% %8.1e %8.1e %5s %2d"
                   % (m["name"], threads, r["nnl"], r["ort"], r["ratio"],
                      r["rmin"], r["rmax"], r["ort_raw"],
                      r["nnl0_raw"] * 1e3, r["ort0_raw"] * 1e3, ge,
                      100 * ge / (peak * threads), gx,
                      100 * gx / (peak * threads), r["nnl_diff"],
-                     r["ort_diff"]))
+                     r["ort_diff"], "ok" if ok else "FAIL", r["rounds"]))
             rows.append((m, threads, r))
             sys.stdout.flush()
     print()
-    print("%-14s %9s %10s %8s %8s %9s %9s"
+    print("%-18s %9s %10s %8s %8s %9s %9s"
           % ("model", "compile s", "compile MB", "nnl MB", "ORT MB",
              "nnl base", "ORT base"))
     for m in models:
         ct = built[m["name"], 1][0][1]
         r = next(r for mm, t, r in rows if mm is m and t == 1)
-        print("%-14s %9.2f %10.1f %8.1f %8.1f %9.1f %9.1f"
+        print("%-18s %9.2f %10.1f %8.1f %8.1f %9.1f %9.1f"
               % (m["name"], ct[0], ct[1] / 1024,
                  (r["nnl_rss"] - r["nnl0_rss"]) / 1024,
                  (r["ort_rss"] - r["ort0_rss"]) / 1024,
                  r["nnl0_rss"] / 1024, r["ort0_rss"] / 1024))
     print("(RSS in MB, the peak resident set (VmHWM) less the base's; "
           "compile: nnc compile --emit lib, its largest process's peak)")
+    if bad:
+        print("FAIL: nnl's output is not within 1e-4 relative of "
+              "PyTorch's: " + ", ".join(bad))
+        sys.exit(1)
+    print("nnl's outputs are within 1e-4 relative of PyTorch's.")
 
 
 if __name__ == "__main__":
