@@ -313,6 +313,165 @@ nnl_dw3x3_block(const float *x, const float *w, int64_t wc, int64_t wt,
 		for (int64_t l = 0; l < nc; l++)
 			y[l * OHW + p] = Q[p * NNL_VW + l];
 }
+
+/* Output pixels of a tile of nnl_dw_gen_block's rows, at most. */
+enum { NNL_DW_R = 8 };
+
+/*
+ * r (a constant where it is inlined) output pixels, sx floats apart in
+ * the padded plane from q, of the kh x kw taps K (a vector of the
+ * channels' taps each, in the filter's order; tap rows rs floats apart,
+ * taps in a row cs), each tap loaded once for the r multiply-adds, into
+ * o (a vector a pixel).  The taps are added in the filter's order after
+ * the bias b, as in the other paths.
+ */
+static inline __attribute__((always_inline)) void
+nnl_dw_tile(const float *q, const float *K, nnl_vf b, int64_t kh,
+    int64_t kw, int64_t sx, int64_t rs, int64_t cs, float *o, int r,
+    int64_t act, float lo, float hi)
+{
+	nnl_vf acc[NNL_DW_R];
+
+#pragma GCC unroll 8
+	for (int i = 0; i < r; i++)
+		acc[i] = b;
+	for (int64_t a = 0; a < kh; a++) {
+		const float *ka = K + a * kw * NNL_VW, *qa = q + a * rs;
+
+		for (int64_t e = 0; e < kw; e++) {
+			nnl_vf k = nnl_vload(ka + e * NNL_VW);
+			const float *p = qa + e * cs;
+
+#pragma GCC unroll 8
+			for (int i = 0; i < r; i++)
+				acc[i] += k * nnl_vload(p + i * sx);
+		}
+	}
+#pragma GCC unroll 8
+	for (int i = 0; i < r; i++)
+		nnl_vstore(o + i * NNL_VW, nnl_vclamp(acc[i], act, lo, hi));
+}
+
+/*
+ * Channels [0, nc) (nc <= NNL_VW) of a depthwise convolution
+ * nnl_dw_blockgen takes, NNL_VW channels at a time in the lanes, as
+ * nnl_dw3x3_block does for 3 x 3 filters, at any stride, dilation and
+ * padding: the image's pixels its outputs read go into P (nnl_dw_ph x
+ * nnl_dw_pw pixels a vector of the channels each, the padding the
+ * zeros the caller left) by transposing NNL_VW pixels of NNL_VW
+ * channels at a time, the taps into K (a vector each), and each output
+ * row goes in tiles of R pixels (the last moved back to end at the
+ * row's end, over pixels the one before it wrote: the same values), a
+ * vector of taps loaded once for R multiply-adds, into Q, transposed
+ * back into the channels' planes.  The block is read whole before its
+ * outputs are written.
+ */
+NNL_RT_INLINE void
+nnl_dw_gen_block(const float *x, const float *w, int64_t wc, int64_t wt,
+    const float *bias, float *y, int64_t nc, const int64_t *ip, float *P,
+    int64_t act, float lo, float hi)
+{
+	int64_t H = ip[3], W = ip[4], OH = ip[6], OW = ip[7], kh = ip[8],
+	    kw = ip[9], sh = ip[10], sw = ip[11], dh = ip[12], dw = ip[13],
+	    pt = ip[14], pl = ip[16];
+	int64_t PH = nnl_dw_ph(ip), PW = nnl_dw_pw(ip), HW = H * W;
+	int64_t OHW = OH * OW, hv = PH - pt < H ? PH - pt : H;
+	int64_t wv = PW - pl < W ? PW - pl : W, p = 0, iy = 0, ix = 0;
+	int64_t n = hv > 0 && wv > 0 ? hv * W : 0;
+	int64_t R = OW >= NNL_DW_R ? NNL_DW_R : OW >= 4 ? 4 : 1;
+	float *Q = P + PH * PW * NNL_VW, *K = Q + OHW * NNL_VW;
+	nnl_vf z = nnl_vsplat(0), b = z, v[NNL_VW];
+
+	for (int64_t t = 0; t < kh * kw; t++)
+		for (int64_t l = 0; l < NNL_VW; l++)
+			K[t * NNL_VW + l] = l < nc ? w[l * wc + t * wt] : 0;
+	for (int64_t l = 0; l < nc; l++)
+		b[l] = bias ? bias[l] : 0;
+	/* rows [0, hv) of the image, columns [0, wv) of each */
+	for (; p + NNL_VW <= n; p += NNL_VW) {
+#pragma GCC unroll 16
+		for (int l = 0; l < NNL_VW; l++)
+			v[l] = l < nc ? nnl_vload(x + l * HW + p) : z;
+		nnl_vtranspose(v);
+#pragma GCC unroll 16
+		for (int i = 0; i < NNL_VW; i++) {
+			if (ix < wv)
+				nnl_vstore(P + ((iy + pt) * PW + ix + pl) *
+				    NNL_VW, v[i]);
+			if (++ix == W) {
+				ix = 0;
+				iy++;
+			}
+		}
+	}
+	for (; p < n; p++) {
+		if (ix < wv)
+			for (int64_t l = 0; l < NNL_VW; l++)
+				P[((iy + pt) * PW + ix + pl) * NNL_VW + l] =
+				    l < nc ? x[l * HW + p] : 0;
+		if (++ix == W) {
+			ix = 0;
+			iy++;
+		}
+	}
+	for (int64_t oy = 0; oy < OH; oy++)
+	for (int64_t ox = 0; ox < OW; ox += R) {
+		int64_t o = ox + R <= OW ? ox : OW - R;
+		const float *q = P + (oy * sh * PW + o * sw) * NNL_VW;
+		float *d = Q + (oy * OW + o) * NNL_VW;
+
+		if (R == NNL_DW_R)
+			nnl_dw_tile(q, K, b, kh, kw, sw * NNL_VW,
+			    dh * PW * NNL_VW, dw * NNL_VW, d, NNL_DW_R, act,
+			    lo, hi);
+		else if (R == 4)
+			nnl_dw_tile(q, K, b, kh, kw, sw * NNL_VW,
+			    dh * PW * NNL_VW, dw * NNL_VW, d, 4, act, lo, hi);
+		else
+			nnl_dw_tile(q, K, b, kh, kw, sw * NNL_VW,
+			    dh * PW * NNL_VW, dw * NNL_VW, d, 1, act, lo, hi);
+	}
+	for (p = 0; p + NNL_VW <= OHW; p += NNL_VW) {
+#pragma GCC unroll 16
+		for (int i = 0; i < NNL_VW; i++)
+			v[i] = nnl_vload(Q + (p + i) * NNL_VW);
+		nnl_vtranspose(v);
+#pragma GCC unroll 16
+		for (int l = 0; l < NNL_VW; l++)
+			if (l < nc)
+				nnl_vstore(y + l * OHW + p, v[l]);
+	}
+	for (; p < OHW; p++)
+		for (int64_t l = 0; l < nc; l++)
+			y[l * OHW + p] = Q[p * NNL_VW + l];
+}
+
+/* The border of nnl_dw_gen_block's padded plane P, which stays zero:
+ * the rows above and below the image's, and the columns left and
+ * right of them. */
+NNL_RT_INLINE void
+nnl_dw_gen_border(float *P, const int64_t *ip)
+{
+	int64_t H = ip[3], W = ip[4], pt = ip[14], pl = ip[16];
+	int64_t PH = nnl_dw_ph(ip), PW = nnl_dw_pw(ip);
+	int64_t r0 = pt < PH ? pt : PH, r1 = PH - pt < H ? PH : pt + H;
+	int64_t c0 = pl < PW ? pl : PW, c1 = PW - pl < W ? PW : pl + W;
+	size_t row = (size_t)(PW * NNL_VW) * sizeof *P;
+
+	if (r1 < r0 || c1 <= c0)
+		r1 = r0;
+	for (int64_t r = 0; r < PH; r++) {
+		float *d = P + r * PW * NNL_VW;
+
+		if (r < r0 || r >= r1) {
+			memset(d, 0, row);
+			continue;
+		}
+		memset(d, 0, (size_t)(c0 * NNL_VW) * sizeof *P);
+		memset(d + c1 * NNL_VW, 0, (size_t)((PW - c1) * NNL_VW) *
+		    sizeof *P);
+	}
+}
 #endif
 
 /* Floats of scratch a depthwise nchw convolution takes (a thread; the
@@ -327,9 +486,12 @@ nnl_dw_scratch(const int64_t *ip)
 	int64_t b = nnl_dw_s2(ip) ? 5 * nnl_dw_s2_plane(ip) : 0;
 	int64_t c = nnl_dw_blockable(ip) ? ((ip[3] + 2) * (ip[4] + 2) +
 	    ip[6] * ip[7]) * 16 : 0;
+	int64_t d = nnl_dw_blockgen(ip) ? (nnl_dw_ph(ip) * nnl_dw_pw(ip) +
+	    ip[6] * ip[7] + ip[8] * ip[9]) * 16 : 0;
 
 	a = a > b ? a : b;
-	return a > c ? a : c;
+	a = a > c ? a : c;
+	return a > d ? a : d;
 }
 
 #if NNL_VW > 1
@@ -456,6 +618,20 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 			nnl_dw3x3_block(x + c * H * W, w + c * wc, wc, wt,
 			    bias ? bias + c : 0, y + c * OH * OW, nc, H, W,
 			    OH, OW, sw, pad, act, lo, hi);
+			if (!fuse)
+				nnl_activate(y + c * OH * OW, nc * OH * OW,
+				    act, lo, hi);
+		}
+		return;
+	}
+	if (nnl_dw_blockgen(ip)) {
+		nnl_dw_gen_border(pad, ip);
+		for (int64_t c = 0; c < C; c += NNL_VW) {
+			int64_t nc = C - c < NNL_VW ? C - c : NNL_VW;
+
+			nnl_dw_gen_block(x + c * H * W, w + c * wc, wc, wt,
+			    bias ? bias + c : 0, y + c * OH * OW, nc, ip, pad,
+			    act, lo, hi);
 			if (!fuse)
 				nnl_activate(y + c * OH * OW, nc * OH * OW,
 				    act, lo, hi);
