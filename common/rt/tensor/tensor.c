@@ -198,7 +198,7 @@ nnl_k_transpose(const int64_t *ip, const double *fp, const void *const *in,
 	for (;;) {
 		int64_t src = 0, dst = 0, i;
 
-		for (int64_t i = 0; i < k; i++) {
+		for (i = 0; i < k; i++) {
 			src += idx[i] * ost[i];
 			dst += idx[i] * os[i];
 		}
