@@ -221,7 +221,40 @@ nnl_k_transpose(const int64_t *ip, const double *fp, const void *const *in,
 	}
 }
 
-/* slice: es, r, in dims[r], starts[r], sizes[r], strides[r] */
+/* The element of the input where a slice starts. */
+NNL_RT_INLINE int64_t
+nnl_slice_first(int64_t r, const int64_t *start, const int64_t *ist)
+{
+	int64_t f = 0;
+
+	for (int64_t i = 0; i < r; i++)
+		f += start[i] * ist[i];
+	return f;
+}
+
+/* Whether a slice's output (odims) is a run of its input's elements:
+ * from the last axis, whole axes, then at most one cut at stride 1,
+ * then axes of one element. */
+NNL_RT_INLINE int
+nnl_slice_run(int64_t r, const int64_t *dims, const int64_t *start,
+    const int64_t *odims, const int64_t *step)
+{
+	int64_t i = r - 1;
+
+	for (; i >= 0 && odims[i] == dims[i] && start[i] == 0 &&
+	    (step[i] == 1 || dims[i] == 1); i--)
+		;
+	if (i >= 0 && step[i] != 1 && odims[i] > 1)
+		return 0;
+	for (i--; i >= 0; i--)
+		if (odims[i] != 1)
+			return 0;
+	return 1;
+}
+
+/* slice: es, r, in dims[r], starts[r], sizes[r], strides[r]; nothing to
+ * do where the memory plan made the output a view of the input's run
+ * (nnl-plan-memory). */
 NNL_RT void
 nnl_k_slice(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -239,6 +272,10 @@ nnl_k_slice(const int64_t *ip, const double *fp, const void *const *in,
 		odims[i] = (size[i] + step[i] - 1) / step[i];
 		n *= odims[i];
 	}
+	if (nnl_slice_run(r, dims, start, odims, step) &&
+	    (char *)out[0] == (const char *)in[0] +
+	    nnl_slice_first(r, start, ist) * es)
+		return;	/* the memory plan's view of the input */
 	for (int64_t o = 0; o < n; o++) {
 		int64_t src = 0;
 
