@@ -10,9 +10,9 @@
  * size whose buffer dies at that op, and reshape/identity aliasing an
  * input of the same size, both at the very same offset; a slice whose
  * bytes are a run of its input's (memplan_slice_view) exactly where
- * that run lies; and a concat's
- * input that nothing reads after it, exactly where it goes in the
- * output, when the output is its inputs' bytes one after the other.
+ * that run lies; and a concat's input that nothing reads after it,
+ * exactly where it goes in the output, when the output is its inputs'
+ * bytes one after the other.
  * Overlaps are found with a sweep over the steps and a treap of the
  * live buffers ordered by offset: O(n log n).
  */
