@@ -385,3 +385,39 @@ PY
 	run /usr/bin/python3 "$ROOT/tests/check-plan.py" bad.json
 	[ "$status" -eq 1 ]
 }
+
+@test "a slice of a view is a view; views may be graph outputs" {
+	cd "$BATS_TEST_TMPDIR"
+	# s1, rows 2..3 of a [4, 8, 16], lies 1024 bytes into a; s4, row 1
+	# of s1, 512 bytes into s1; both are outputs, read from a's bytes
+	cat > v.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [4, 8, 16]}},
+ "nodes": [{"id": "a", "op": "relu", "inputs": ["x"], "options": {}},
+           {"id": "s1", "op": "slice", "inputs": ["a"],
+            "options": {"starts": [2, 0, 0], "sizes": [2, 8, 16]}},
+           {"id": "s4", "op": "slice", "inputs": ["s1"],
+            "options": {"starts": [1, 0, 0], "sizes": [1, 8, 16],
+                        "strides": [1, 1, 1]}},
+           {"id": "b", "op": "sigmoid", "inputs": ["a"], "options": {}}],
+ "outputs": {"s1": "s1", "b": "b", "s4": "s4"}}
+JSON
+	plan_checked v.json
+	/usr/bin/python3 - planned.json <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+off = {n["id"]: n["arena"][0] for n in g["nodes"]}
+assert off["s1"] == off["a"] + 1024 and off["s4"] == off["a"] + 1536, off
+assert not off["a"] <= off["b"] < off["a"] + 2048, off
+PY
+	/usr/bin/python3 -c 'import numpy as np
+x = np.random.default_rng(6).standard_normal((4, 8, 16)).astype(np.float32)
+d = x.astype(np.float64)
+np.save("in.npy", x)
+a = np.maximum(d, 0)
+np.save("want.npy", np.concatenate([a[2:4].ravel(),
+    (1 / (1 + np.exp(-a))).ravel(), a[3:4].ravel()]).astype(np.float32))'
+	run "$BIN/nnc" test --input in.npy --expected want.npy v.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
