@@ -738,6 +738,29 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	}
 }
 
+/* Channels [c, C) of the nhwc output pixel yp, whose taps [a0, a1) x
+ * [0, kw) lie inside the image (filter [kh, kw, C], wc 1), one at a
+ * time, the fused relu or clamp applied, as nnl_conv_dw_nhwc's scalar
+ * loop does. */
+NNL_RT_INLINE void
+nnl_dw_nhwc_rest(const float *x, const float *w, int64_t wt,
+    const float *bias, float *yp, int64_t C, int64_t c, int64_t W,
+    int64_t a0, int64_t a1, int64_t kw, int64_t iy0, int64_t dh,
+    int64_t ix0, int64_t dw, int64_t act, float lo, float hi)
+{
+	for (; c < C; c++) {
+		float s = bias ? bias[c] : 0;
+
+		for (int64_t a = a0; a < a1; a++)
+		for (int64_t b = 0; b < kw; b++)
+			s += w[c + (a * kw + b) * wt] *
+			    x[((iy0 + a * dh) * W + ix0 + b * dw) * C + c];
+		yp[c] = s;
+		if (nnl_act_clamps(act))
+			nnl_activate(yp + c, 1, act, lo, hi);
+	}
+}
+
 NNL_RT void
 nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc, int64_t wt,
     const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
@@ -757,6 +780,44 @@ nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc, int64_t wt,
 		nnl_dw_taps(iy0, kh, dh, H, &a0, &a1);
 		nnl_dw_taps(ix0, kw, dw, W, &b0, &b1);
 #if NNL_VW > 1
+		/* four pixels whose taps all lie inside the row at once,
+		 * each tap's vector loaded once for the four, in the order
+		 * of the loop below */
+		if (wc == 1 && C >= NNL_VW && ox + 4 <= OW && ix0 >= 0 &&
+		    ix0 + 3 * sw + (kw - 1) * dw < W) {
+			for (; c < C - C % NNL_VW; c += NNL_VW) {
+				nnl_vf acc[4];
+
+				for (int i = 0; i < 4; i++)
+					acc[i] = bias ? nnl_vload(bias + c) :
+					    nnl_vsplat(0);
+				for (int64_t a = a0; a < a1; a++)
+				for (int64_t b = 0; b < kw; b++) {
+					nnl_vf k = nnl_vload(w + (a * kw + b) *
+					    wt + c);
+					const float *xp = x + ((iy0 + a * dh) *
+					    W + ix0 + b * dw) * C + c;
+
+#pragma GCC unroll 4
+					for (int i = 0; i < 4; i++)
+						acc[i] += k * nnl_vload(xp +
+						    i * sw * C);
+				}
+				for (int i = 0; i < 4; i++)
+					nnl_vstore(yp + i * C + c, nnl_vclamp(
+					    acc[i], act, lo, hi));
+			}
+			for (int i = 0; i < 4; i++) {
+				nnl_dw_nhwc_rest(x, w, wt, bias, yp + i * C, C,
+				    c, W, a0, a1, kw, iy0, dh, ix0 + i * sw,
+				    dw, act, lo, hi);
+				if (!fuse)
+					nnl_activate(yp + i * C, C, act, lo,
+					    hi);
+			}
+			ox += 3;
+			continue;
+		}
 		for (; wc == 1 && c < C - C % NNL_VW; c += NNL_VW) {
 			nnl_vf acc = bias ? nnl_vload(bias + c) :
 			    nnl_vsplat(0);
