@@ -9,11 +9,15 @@
  * padding comes in as lanes shifted past a zero), narrower planes in
  * blocks of NNL_VW channels, a vector of the channels a pixel, and
  * other 3 x 3 filters at stride 2 over four phase planes of the
- * channel; other filters over a copy of each channel
+ * channel; other filters (5 x 5, 7 x 7, any stride, dilation and
+ * padding) on planes of at most NNL_DW_BIG pixels in blocks of NNL_VW
+ * channels too, tiles of pixels of a row at a time, and on larger
+ * planes over a copy of each channel
  * padded left and right in the scratch (nnl_dw_width floats a row, and
  * a row of zeros after the H rows), so no column needs bounds checks;
- * nhwc images run NNL_VW channels at a time.  Without vector
- * extensions (NNL_VW 1) plain loops do the same.
+ * nhwc images run NNL_VW channels at a time, four pixels at once inside
+ * the rows.  Without vector extensions (NNL_VW 1) plain loops do the
+ * same.
  *
  * Both take conv2d's integer parameters ip (see nnl_k_conv2d_f32) and
  * one image; filter tap (a, b) of channel c is w[c * wc + (a * kw + b)
