@@ -6,9 +6,10 @@
  * whose life ends at that op (memplan_inplace_node), reshape/identity
  * alias their input, a slice whose bytes are a run of its input's is a
  * view into the input's buffer (memplan_slice_view), and a concat's
- * inputs may be written where they go in its output.  Offsets come from greedy best-fit placement
- * tried in several orders (by size, by start, by conflict), keeping
- * the smallest arena; the lower bound is the most bytes live at once.
+ * inputs may be written where they go in its output.  Offsets come
+ * from greedy best-fit placement tried in several orders (by size, by
+ * start, by conflict), keeping the smallest arena; the lower bound is
+ * the most bytes live at once.
  */
 #include "memplan.h"
 #include "escape.h"

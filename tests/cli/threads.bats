@@ -152,7 +152,7 @@ three_threads() {
 	three_threads wino
 }
 
-@test "depthwise 5 x 5 and 7 x 7 in channel blocks: 3 threads give the bits of one" {
+@test "depthwise 5 x 5 and 7 x 7 in blocks: 3 threads give the bits of one" {
 	three_threads dwk
 }
 
