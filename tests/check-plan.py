@@ -9,13 +9,16 @@ output written over an input whose life ends at that node (or a
 depthwise 3 x 3 convolution's, at stride 1 and padding 1 on planes of
 the input's size narrower than 16 and of at most 1024 pixels padded,
 that reads the input only once), a
-reshape/identity sharing its input's bytes, or a concat's input that
+reshape/identity sharing its input's bytes, a slice whose elements are
+a run of its input's lying exactly on that run, or a concat's input that
 nothing reads after it lying where it goes in the output (its inputs'
 bytes one after the other); every operand fits in the arena.  Prints
 "arena A lower L ratio R" and exits 1 on any violation.
 """
 import json
 import sys
+
+import numpy as np
 
 DT = {"float32": 4, "float16": 2, "int32": 4, "uint32": 4, "int64": 8,
       "uint64": 8, "int8": 1, "uint8": 1}
@@ -81,12 +84,34 @@ for ref in g["outputs"].values():
         slots[where[ref]][3] = len(g["nodes"])
 
 
+def view_at(n, src):
+    """Where slice n's output lies in its input's bytes (slot src), if
+    it is a run of them, else None: the input's element numbers sliced
+    with NumPy must count up by one."""
+    ins = g["nodes"][src[5]]
+    t = ins["types"][ins.get("outputs", [ins["id"]]).index(src[0])]
+    o = n["options"]
+    st = o.get("strides", [1] * len(t["shape"]))
+    idx = np.arange(int(np.prod(t["shape"]))).reshape(t["shape"])[tuple(
+        slice(a, a + z, s) for a, z, s in zip(o["starts"], o["sizes"], st))]
+    flat = idx.ravel()
+    if flat.size and (flat != flat[0] + np.arange(flat.size)).any():
+        return None
+    return src[4] + (int(flat[0]) if flat.size else 0) * DT[t["dataType"]]
+
+
 def root(j):
-    """The slot whose bytes j shares through reshape/identity chains."""
+    """The slot whose bytes j shares through reshape/identity chains
+    and slices' views of their input."""
     while True:
         n = g["nodes"][slots[j][5]]
-        if n["op"] in ("reshape", "identity") and n["inputs"][0] in where \
-                and slots[where[n["inputs"][0]]][4] == slots[j][4]:
+        src = slots[where[n["inputs"][0]]] \
+            if n["inputs"] and n["inputs"][0] in where else None
+        if src and n["op"] in ("reshape", "identity") and \
+                src[4] == slots[j][4]:
+            j = where[n["inputs"][0]]
+        elif src and n["op"] == "slice" and \
+                view_at(n, src) == slots[j][4]:
             j = where[n["inputs"][0]]
         else:
             return j

@@ -4,10 +4,12 @@
  * (graph outputs to the end); an elementwise op, or a depthwise
  * convolution of small planes, may take over the buffer of an input
  * whose life ends at that op (memplan_inplace_node), reshape/identity
- * alias their input, and a concat's inputs may be written where they
- * go in its output.  Offsets come from greedy best-fit placement
- * tried in several orders (by size, by start, by conflict), keeping
- * the smallest arena; the lower bound is the most bytes live at once.
+ * alias their input, a slice whose bytes are a run of its input's is a
+ * view into the input's buffer (memplan_slice_view), and a concat's
+ * inputs may be written where they go in its output.  Offsets come
+ * from greedy best-fit placement tried in several orders (by size, by
+ * start, by conflict), keeping the smallest arena; the lower bound is
+ * the most bytes live at once.
  */
 #include "memplan.h"
 #include "escape.h"
@@ -114,6 +116,59 @@ memplan_alias_op(enum op op)
 	return op == OP_RESHAPE || op == OP_IDENTITY;
 }
 
+/* Element i of option array name of n, or -1 where it has none. */
+static double
+optat(const struct node *n, const char *name, int i)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(n->options, name);
+	const cJSON *v = cJSON_IsArray(a) ? cJSON_GetArrayItem(a, i) : NULL;
+
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+int
+memplan_slice_view(const struct graph *g, const struct node *n,
+    uint64_t *delta)
+{
+	const struct operand *x;
+	const struct tdesc *t, *y;
+	uint64_t inner = 1;
+	int r, cut = -1;
+
+	if (n->op != OP_SLICE || n->nin < 1 || !n->types ||
+	    !(x = graph_find(g, n->in[0])) || !(t = operand_type(x)) ||
+	    dtype_bits(t->dt) < 8 || dtype_bits(t->dt) % 8)
+		return 0;
+	y = &n->types[0];
+	r = t->rank;
+	if (y->rank != r)
+		return 0;
+	for (int i = 0; i < r; i++) {
+		double st = optat(n, "starts", i), sd = optat(n, "strides", i);
+
+		if (st < 0 || (sd >= 0 && sd != 1 && y->dims[i] > 1))
+			return 0;
+		if (y->dims[i] == t->dims[i] && st == 0)
+			continue;
+		if (cut >= 0)
+			return 0;	/* a second axis cut */
+		cut = i;
+	}
+	for (int i = 0; i < cut; i++)
+		if (t->dims[i] != 1)
+			return 0;	/* a whole axis before the cut */
+	if (cut < 0) {
+		*delta = 0;
+		return 1;
+	}
+	/* rows before the cut 1, so the run starts start[cut] rows in */
+	for (int i = cut + 1; i < r; i++)
+		inner *= (uint64_t)t->dims[i];
+	*delta = (uint64_t)optat(n, "starts", cut) * inner *
+	    (uint64_t)(dtype_bits(t->dt) / 8);
+	return 1;
+}
+
 int
 memplan_concat_flat(const struct node *n)
 {
@@ -136,6 +191,8 @@ struct plan {
 	struct buffer *b;
 	size_t nb;
 	size_t *bufof;		/* per (node, output) slot: buffer index */
+	uint64_t *sdelta;	/* per slot: its bytes' offset in it (a
+				 * slice's view of its input's bytes) */
 	size_t *slot0;		/* first slot of node i */
 	size_t *scratchof;	/* workspace buffer of node i, or SIZE_MAX */
 	size_t nsteps;
@@ -150,6 +207,18 @@ bufferof(struct plan *p, const char *name)
 	if (!o || o->kind != OPND_NODE)
 		return SIZE_MAX;
 	return p->bufof[p->slot0[o->producer->index] + (size_t)o->outidx];
+}
+
+/* The offset of an operand's bytes in its buffer (nonzero only for a
+ * slice's view), 0 for inputs and consts. */
+static uint64_t
+deltaof(struct plan *p, const char *name)
+{
+	struct operand *o = graph_find(p->g, name);
+
+	if (!o || o->kind != OPND_NODE)
+		return 0;
+	return p->sdelta[p->slot0[o->producer->index] + (size_t)o->outidx];
 }
 
 /*
@@ -612,6 +681,7 @@ concat_inputs(struct plan *p, struct node *n, size_t i, size_t s,
 			if (k != j && bufferof(p, n->in[k]) == bi)
 				twice = 1;
 		if (it && bi != SIZE_MAX && bi != s && !twice &&
+		    deltaof(p, n->in[j]) == 0 &&
 		    !p->b[bi].in && !p->b[bi].whole && p->b[bi].last == i &&
 		    at % align == 0 && p->b[bi].size == alignup(nb, align)) {
 			p->b[bi].in = 1;
@@ -663,9 +733,20 @@ outbuffer(struct plan *p, const struct memplan_opts *o, size_t i, int k,
 	size_t s = p->slot0[i] + (size_t)k, take = SIZE_MAX;
 	uint64_t sz = alignup(memplan_bytes(&n->types[k]), o->align);
 	int alias = memplan_alias_op(n->op);
+	uint64_t d;
 
-	for (int j = 0; k == 0 && j < n->nin && (alias || (o->inplace &&
-	    memplan_inplace_node(g, n, j))); j++) {
+	/* a slice whose bytes are a run of its input's: a view into the
+	 * input's buffer, where aligned */
+	if (k == 0 && memplan_slice_view(g, n, &d) &&
+	    (take = bufferof(p, n->in[0])) != SIZE_MAX && !p->b[take].in &&
+	    (d += deltaof(p, n->in[0])) % o->align == 0) {
+		alias = 1;
+		p->sdelta[s] = d;
+	} else {
+		take = SIZE_MAX;
+	}
+	for (int j = 0; k == 0 && take == SIZE_MAX && j < n->nin &&
+	    (alias || (o->inplace && memplan_inplace_node(g, n, j))); j++) {
 		size_t bi = bufferof(p, n->in[j]);
 		const struct tdesc *it = operand_type(graph_find(g, n->in[j]));
 
@@ -673,6 +754,7 @@ outbuffer(struct plan *p, const struct memplan_opts *o, size_t i, int k,
 		 * to the output would be overwritten before it is read
 		 * through */
 		if (bi == SIZE_MAX || p->b[bi].size != sz ||
+		    deltaof(p, n->in[j]) != 0 ||
 		    tdesc_numel(it) != tdesc_numel(&n->types[k]) ||
 		    memplan_bytes(it) != memplan_bytes(&n->types[k]))
 			continue;
@@ -749,6 +831,7 @@ buffers(struct plan *p, const struct memplan_opts *o, int *ninplace)
 		}
 	}
 	p->bufof = xmalloc((nslots + 1) * sizeof *p->bufof);
+	p->sdelta = xcalloc(nslots + 1, sizeof *p->sdelta);
 	for (size_t s = 0; s < nslots; s++)
 		p->bufof[s] = SIZE_MAX;
 	/* a buffer per output, plus one of workspace per node */
@@ -790,7 +873,8 @@ record(struct plan *p, const struct memplan_opts *o,
 
 		for (int k = 0; k < n->nout; k++)
 			cJSON_AddItemToArray(a, cJSON_CreateNumber((double)
-			    p->b[p->bufof[p->slot0[i] + (size_t)k]].off));
+			    (p->b[p->bufof[p->slot0[i] + (size_t)k]].off +
+			    p->sdelta[p->slot0[i] + (size_t)k])));
 		if (!n->extra)
 			n->extra = cJSON_CreateObject();
 		cJSON_DeleteItemFromObjectCaseSensitive(n->extra, "scratch");
@@ -820,7 +904,7 @@ int
 memplan(struct graph *g, const struct memplan_opts *o,
     struct memplan_stats *st)
 {
-	struct plan p = { g, NULL, 0, NULL, NULL, NULL, 0 };
+	struct plan p = { g, NULL, 0, NULL, NULL, NULL, NULL, 0 };
 	int rc = -1;
 	char *why;
 
@@ -849,6 +933,7 @@ memplan(struct graph *g, const struct memplan_opts *o,
 	}
 	free(p.b);
 	free(p.bufof);
+	free(p.sdelta);
 	free(p.slot0);
 	free(p.scratchof);
 	return rc;

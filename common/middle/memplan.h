@@ -44,6 +44,12 @@ int memplan_alias_op(enum op op);
  * other (every dimension before the axis 1), whose inputs the planner
  * may place where they go in it. */
 int memplan_concat_flat(const struct node *n);
+/* Whether slice n's output is a run of its input's bytes (every
+ * dimension before the first it cuts 1, every one after it whole,
+ * strides 1), which the planner may alias: its offset there in *delta
+ * bytes. */
+int memplan_slice_view(const struct graph *g, const struct node *n,
+    uint64_t *delta);
 
 int memplan(struct graph *g, const struct memplan_opts *o,
     struct memplan_stats *st);

@@ -8,9 +8,11 @@
  * computes them, and the sharing it does is accepted exactly: an
  * elementwise op writing its first output over an input of the same
  * size whose buffer dies at that op, and reshape/identity aliasing an
- * input of the same size, both at the very same offset; and a concat's
- * input that nothing reads after it, exactly where it goes in the
- * output, when the output is its inputs' bytes one after the other.
+ * input of the same size, both at the very same offset; a slice whose
+ * bytes are a run of its input's (memplan_slice_view) exactly where
+ * that run lies; and a concat's input that nothing reads after it,
+ * exactly where it goes in the output, when the output is its inputs'
+ * bytes one after the other.
  * Overlaps are found with a sweep over the steps and a treap of the
  * live buffers ordered by offset: O(n log n).
  */
@@ -220,22 +222,35 @@ lastuses(struct graph *g, const size_t *slot0, size_t nslots)
  * NIL. */
 static size_t
 shared(struct verify *v, struct node *n, int k, uint64_t off,
-    const size_t *bufof, const size_t *slot0)
+    const size_t *bufof, const size_t *slot0, const uint64_t *soff)
 {
 	int alias = memplan_alias_op(n->op);
+	uint64_t d;
 
 	if (k != 0)
 		return NIL;
+	/* a slice's view: its run of the input's bytes, where it lies */
+	if (memplan_slice_view(v->g, n, &d)) {
+		struct operand *x = graph_find(v->g, n->in[0]);
+		size_t xs = x && x->kind == OPND_NODE &&
+		    x->producer->index < n->index ?
+		    slot0[x->producer->index] + (size_t)x->outidx : NIL;
+
+		if (xs != NIL && soff[xs] <= UINT64_MAX - d &&
+		    soff[xs] + d == off)
+			return bufof[xs];
+	}
 	for (int j = 0; j < n->nin; j++) {
 		struct operand *x = graph_find(v->g, n->in[j]);
-		size_t bi;
+		size_t bi, xs;
 
 		if (!x || x->kind != OPND_NODE ||
 		    x->producer->index >= n->index ||
 		    !(alias || memplan_inplace_node(v->g, n, j)))
 			continue;
-		bi = bufof[slot0[x->producer->index] + (size_t)x->outidx];
-		if (v->b[bi].off != off ||
+		xs = slot0[x->producer->index] + (size_t)x->outidx;
+		bi = bufof[xs];
+		if (v->b[bi].off != off || soff[xs] != off ||
 		    tdesc_numel(operand_type(x)) != tdesc_numel(&n->types[0]) ||
 		    tbytes(operand_type(x)) != tbytes(&n->types[0]))
 			continue;
@@ -287,6 +302,7 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 {
 	struct graph *g = v->g;
 	size_t nslots = 0, *slot0, *bufof, *last;
+	uint64_t *soff;		/* per slot: its offset */
 	int rc = -1;
 
 	slot0 = xmalloc((g->nnodes + 1) * sizeof *slot0);
@@ -302,6 +318,7 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 		}
 	}
 	bufof = xmalloc((nslots + 1) * sizeof *bufof);
+	soff = xmalloc((nslots + 1) * sizeof *soff);
 	v->b = xcalloc(nslots + g->nnodes + 1, sizeof *v->b);
 	if (!(last = lastuses(g, slot0, nslots)))
 		goto out;
@@ -324,7 +341,8 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 			if (place(v, n, n->out[k], cJSON_GetArrayItem(a, k),
 			    size, &off) != 0)
 				goto out;
-			bi = shared(v, n, k, off, bufof, slot0);
+			soff[s] = off;
+			bi = shared(v, n, k, off, bufof, slot0, soff);
 			if (bi == NIL)
 				bi = addbuf(v, off, size, i, i, n->out[k], n);
 			else
@@ -359,6 +377,7 @@ buffers(struct verify *v, int64_t (*scratch)(struct graph *, struct node *))
 out:
 	free(slot0);
 	free(bufof);
+	free(soff);
 	free(last);
 	return rc;
 }

@@ -299,6 +299,35 @@ nnl_dw_blockable(const int64_t *ip)
 	    (H + 2) * (W + 2) <= NNL_DW_BLOCK;
 }
 
+/* Rows and columns of the padded plane a depthwise nchw convolution's
+ * outputs read (conv2d's parameters ip): from the first padding row
+ * (column) to the last one the last output reads. */
+NNL_RT_INLINE int64_t
+nnl_dw_ph(const int64_t *ip)
+{
+	return (ip[6] - 1) * ip[10] + (ip[8] - 1) * ip[12] + 1;
+}
+
+NNL_RT_INLINE int64_t
+nnl_dw_pw(const int64_t *ip)
+{
+	return (ip[7] - 1) * ip[11] + (ip[9] - 1) * ip[13] + 1;
+}
+
+/* Pixels of the padded plane, and of the output, of dwconv.c's general
+ * channel blocks, at most (a block of 16 channels: 256 KiB each). */
+enum { NNL_DW_BIG = 4096 };
+
+/* Whether a depthwise nchw convolution other than 3 x 3 (any stride,
+ * dilation, padding) takes dwconv.c's general channel blocks: a padded
+ * plane and an output of at most NNL_DW_BIG pixels. */
+NNL_RT_INLINE int
+nnl_dw_blockgen(const int64_t *ip)
+{
+	return !(ip[8] == 3 && ip[9] == 3) && ip[6] * ip[7] <= NNL_DW_BIG &&
+	    nnl_dw_ph(ip) * nnl_dw_pw(ip) <= NNL_DW_BIG;
+}
+
 /* Whether a depthwise nchw convolution takes dwconv.c's stride-2 path
  * (3 x 3, stride 2, no dilation). */
 NNL_RT_INLINE int

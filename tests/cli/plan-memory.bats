@@ -319,3 +319,105 @@ print("same" if n[0]["arena"] == n[1]["arena"] else "apart")' \
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = apart ]
 }
+
+@test "a slice of the outermost axis is a view of its input, no copy" {
+	cd "$BATS_TEST_TMPDIR"
+	# a [4, 8, 16]: s1, rows 1..2 of it, is its bytes 512..1535 and
+	# lies there; s2 cuts axes 0 and 1 (not one run) and s3 starts
+	# 48 bytes in (not aligned to 64): both copy.  b = sigmoid(a)
+	# would write over a, which dies there but for s1, read after:
+	# it must not.  t = tanh(s1) would write over s1, which is a's
+	# bytes: it must not.
+	cat > sl.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [4, 8, 16]}},
+ "nodes": [{"id": "a", "op": "relu", "inputs": ["x"], "options": {}},
+           {"id": "s1", "op": "slice", "inputs": ["a"],
+            "options": {"starts": [1, 0, 0], "sizes": [2, 8, 16]}},
+           {"id": "s2", "op": "slice", "inputs": ["a"],
+            "options": {"starts": [1, 2, 0], "sizes": [2, 3, 16]}},
+           {"id": "s3", "op": "slice", "inputs": ["a"],
+            "options": {"starts": [0, 0, 12], "sizes": [1, 1, 4]}},
+           {"id": "b", "op": "sigmoid", "inputs": ["a"], "options": {}},
+           {"id": "t", "op": "tanh", "inputs": ["s1"], "options": {}},
+           {"id": "y", "op": "concat", "inputs": ["t", "s2"],
+            "options": {"axis": 1}}],
+ "outputs": {"y": "y", "b": "b", "s3": "s3"}}
+JSON
+	plan_checked sl.json
+	/usr/bin/python3 - planned.json <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+off = {n["id"]: n["arena"][0] for n in g["nodes"]}
+a = off["a"]
+assert off["s1"] == a + 512, off
+inside = lambda k: a <= off[k] < a + 2048
+assert not inside("s2") and not inside("s3"), off
+assert not inside("b") and not inside("t"), off
+PY
+	/usr/bin/python3 -c 'import numpy as np
+x = np.random.default_rng(5).standard_normal((4, 8, 16)).astype(np.float32)
+d = x.astype(np.float64)
+np.save("in.npy", x)
+a = np.maximum(d, 0)
+y = np.concatenate([np.tanh(a[1:3]), a[1:3, 2:5]], 1)
+b = 1 / (1 + np.exp(-a))
+np.save("want.npy", np.concatenate([y.ravel(), b.ravel(),
+    a[0:1, 0:1, 12:16].ravel()]).astype(np.float32))'
+	run "$BIN/nnc" test --input in.npy --expected want.npy sl.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# s1 moved to the start of a, where its bytes are not: refused
+	/usr/bin/python3 - planned.json <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+a = [n for n in g["nodes"] if n["id"] == "a"][0]["arena"][0]
+for n in g["nodes"]:
+    if n["id"] == "s1":
+        n["arena"] = [a]
+json.dump(g, open("bad.json", "w"))
+PY
+	run --separate-stderr "$BIN/nnl-emit-c" bad.json
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'"s1"'*'overlaps "a"'* ||
+	   "$stderr" == *'"a"'*'overlaps "s1"'* ]]
+	run /usr/bin/python3 "$ROOT/tests/check-plan.py" bad.json
+	[ "$status" -eq 1 ]
+}
+
+@test "a slice of a view is a view; views may be graph outputs" {
+	cd "$BATS_TEST_TMPDIR"
+	# s1, rows 2..3 of a [4, 8, 16], lies 1024 bytes into a; s4, row 1
+	# of s1, 512 bytes into s1; both are outputs, read from a's bytes
+	cat > v.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [4, 8, 16]}},
+ "nodes": [{"id": "a", "op": "relu", "inputs": ["x"], "options": {}},
+           {"id": "s1", "op": "slice", "inputs": ["a"],
+            "options": {"starts": [2, 0, 0], "sizes": [2, 8, 16]}},
+           {"id": "s4", "op": "slice", "inputs": ["s1"],
+            "options": {"starts": [1, 0, 0], "sizes": [1, 8, 16],
+                        "strides": [1, 1, 1]}},
+           {"id": "b", "op": "sigmoid", "inputs": ["a"], "options": {}}],
+ "outputs": {"s1": "s1", "b": "b", "s4": "s4"}}
+JSON
+	plan_checked v.json
+	/usr/bin/python3 - planned.json <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+off = {n["id"]: n["arena"][0] for n in g["nodes"]}
+assert off["s1"] == off["a"] + 1024 and off["s4"] == off["a"] + 1536, off
+assert not off["a"] <= off["b"] < off["a"] + 2048, off
+PY
+	/usr/bin/python3 -c 'import numpy as np
+x = np.random.default_rng(6).standard_normal((4, 8, 16)).astype(np.float32)
+d = x.astype(np.float64)
+np.save("in.npy", x)
+a = np.maximum(d, 0)
+np.save("want.npy", np.concatenate([a[2:4].ravel(),
+    (1 / (1 + np.exp(-a))).ravel(), a[3:4].ravel()]).astype(np.float32))'
+	run "$BIN/nnc" test --input in.npy --expected want.npy v.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+}

@@ -59,6 +59,20 @@ torch.onnx.export(f, x, d + "/flip.onnx", opset_version=13)
 np.save(d + "/flip-input.npy", x.numpy())
 with torch.no_grad():
     np.save(d + "/flip-expected.npy", f(x).numpy())
+# depthwise 5 x 5 at stride 2, 7 x 7, and 5 x 5 dilated, 40 channels
+# (channel blocks of 16, 16 and 8): each thread whole blocks
+k = torch.nn.Sequential(
+    torch.nn.Conv2d(3, 40, 3, padding=1),
+    torch.nn.Conv2d(40, 40, 5, stride=2, padding=2, groups=40),
+    torch.nn.ReLU(),
+    torch.nn.Conv2d(40, 40, 7, padding=3, groups=40),
+    torch.nn.Conv2d(40, 40, 5, padding=4, dilation=2, groups=40),
+    torch.nn.ReLU6()).eval()
+x = torch.randn(1, 3, 28, 28)
+torch.onnx.export(k, x, d + "/dwk.onnx", opset_version=13)
+np.save(d + "/dwk-input.npy", x.numpy())
+with torch.no_grad():
+    np.save(d + "/dwk-expected.npy", k(x).numpy())
 PY
 }
 
@@ -136,6 +150,10 @@ three_threads() {
 
 @test "Winograd shared by channels: 3 threads give the bits of one" {
 	three_threads wino
+}
+
+@test "depthwise 5 x 5 and 7 x 7 in blocks: 3 threads give the bits of one" {
+	three_threads dwk
 }
 
 @test "the threaded program does start threads" {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # The kernels written in rt.h's vectors, depthwise convolution
-# (common/rt/f32-dwconv/dwconv.c), pooling and im2col (common/rt/nn/nn.c) and
-# Winograd's convolution (common/rt/f32-winograd/wino.c), built the ways generated
-# code builds them: no -march (4-float vectors), -march=native (the
+# (common/rt/f32-dwconv/dwconv.c: 3 x 3, 5 x 5, 7 x 7 and other sizes,
+# strides, dilation, padding, ragged channel blocks), pooling and
+# im2col (common/rt/nn/nn.c) and Winograd's convolution
+# (common/rt/f32-winograd/wino.c), built the ways generated code builds
+# them: no -march (4-float vectors), -march=native (the
 # host's widest), AVX2 (8 floats), no vector extensions at all
 # (NNL_RT_NOVEC), clang, and aarch64 under qemu.  Each build runs
 # tests/unit/test_dwconv.c, test_pool.c, test_wino.c and test_conv.c,
@@ -44,6 +46,7 @@ check() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ok 2 - depthwise_epilogue"* ]]
+	[[ "$output" == *"ok 4 - depthwise_in_place_general"* ]]
 	[[ "$output" != *"not ok"* ]]
 	run "${run[@]}" "$T/p"
 	echo "$output"

@@ -310,6 +310,27 @@ case("transpose", "transpose", [x([2, 3, 4])], {"permutation": [2, 0, 1]},
      ref=lambda a, c: a["x"].transpose(2, 0, 1))
 case("transpose-default", "transpose", [x([2, 3])],
      ref=lambda a, c: a["x"].T)
+# The blocked transpose (rt/tensor/tensor.c): axes of one element
+# dropped and neighbours merged (NHWC <-> NCHW as one plane, attention's
+# [B, N, H, D] -> [B, H, N, D] rows of D), planes of 4-byte elements at
+# least a vector each way in vector blocks with ragged edges, and the
+# other sizes in tiles; odd sizes, every type size, ranks 1 to 6.
+for shape, perm, dt in [
+        ([1, 9, 7, 33], [0, 3, 1, 2], f32),
+        ([1, 33, 9, 7], [0, 2, 3, 1], f32),
+        ([1, 5, 5, 19], [0, 3, 1, 2], f32),
+        ([2, 17, 3, 20], [0, 2, 1, 3], f32),
+        ([2, 19, 5, 17], [0, 2, 3, 1], f32),
+        ([3, 1, 37, 18], [3, 1, 2, 0], f32),
+        ([31, 47], [1, 0], f32), ([16, 16], [1, 0], f32), ([7], [0], f32),
+        ([2, 3, 1, 4, 5, 6], [5, 2, 0, 4, 1, 3], f32),
+        ([2, 3, 4, 5, 6], [1, 2, 0, 4, 3], f32), ([4, 5, 6], [0, 1, 2], f32),
+        ([5, 23, 18], [2, 1, 0], f16), ([6, 17, 19], [1, 2, 0], i64),
+        ([3, 21, 25], [0, 2, 1], u8), ([4, 9, 20], [2, 0, 1], i32)]:
+    case("transpose-%s-%s-%s" % ("x".join(map(str, shape)),
+                                "".join(map(str, perm)), dt), "transpose",
+         [x(shape, dt)], {"permutation": perm},
+         ref=lambda a, c, perm=perm: a["x"].transpose(perm))
 case("slice-strided", "slice", [x([5, 6])],
      {"starts": [1, 0], "sizes": [4, 5], "strides": [2, 3]},
      ref=lambda a, c: a["x"][1:5:2, 0:5:3])

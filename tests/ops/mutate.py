@@ -127,6 +127,18 @@ mutant("argMax picks the least", "common/rt/tensor/tensor.c",
 mutant("gather ignores negative indices", "common/rt/tensor/tensor.c",
        "\tif (v < 0)\n\t\tv += n;\n", "\tif (v < -n)\n\t\tv += n;\n",
        ["gather-axis1", "gather-int64-index"], RT)
+mutant("transpose merges axes that are not neighbours",
+       "common/rt/tensor/tensor.c",
+       "\t\tif (p[i] == p[i - 1] + 1)\n\t\t\tgrp[p[i]] = -1;",
+       "\t\tif (p[i] > p[i - 1])\n\t\t\tgrp[p[i]] = -1;",
+       ["transpose-2x3x1x4x5x6-520413-float32",
+        "transpose-2x3x4x5x6-12043-float32"], RT)
+mutant("transpose's vector tiles read at the output's stride",
+       "common/rt/tensor/tensor.c",
+       "v[i] = nnl_vload(sf + (vc + i) * ls +",
+       "v[i] = nnl_vload(sf + (vc + i) * ld +",
+       ["transpose-31x47-10-float32", "transpose-1x9x7x33-0312-float32"],
+       RT)
 mutant("maxPool counts cells past the edge as 0", "common/rt/nn/nn.c",
        "nnl_real acc = kind == 2 ? -INFINITY : 0;", "nnl_real acc = 0;",
        ["maxPool2d-nhwc-ceil"], RT)

@@ -194,6 +194,31 @@ static const int64_t shapes[][13] = {
 	{ 2, 10, 100, 3, 3, 2, 2, 1, 1, 1, 0, 1, 0 },
 	{ 2, 12, 34, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
 	{ 3, 9, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+	/* 5 x 5 and 7 x 7 (EfficientNet, ConvNeXt) and other sizes, in
+	 * general channel blocks: channels a block, part of one, several
+	 * and a ragged last; strides 1 to 3, dilation, padding none,
+	 * asymmetric, past the filter; planes narrower than a vector,
+	 * outputs narrower than a tile of pixels; and planes past
+	 * NNL_DW_BIG pixels padded, which take the rows */
+	{ 16, 14, 14, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2 },
+	{ 37, 14, 14, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2 },
+	{ 33, 7, 7, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2 },
+	{ 5, 28, 28, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2 },
+	{ 7, 56, 56, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2 },
+	{ 3, 57, 55, 5, 5, 2, 2, 1, 1, 1, 2, 2, 1 },
+	{ 17, 7, 7, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3 },
+	{ 19, 14, 14, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3 },
+	{ 3, 56, 56, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3 },
+	{ 2, 70, 66, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3 },
+	{ 21, 13, 11, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3 },
+	{ 9, 20, 23, 7, 7, 2, 1, 1, 1, 0, 0, 3, 3 },
+	{ 6, 19, 17, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4 },
+	{ 6, 18, 25, 5, 7, 3, 2, 2, 1, 1, 3, 0, 5 },
+	{ 4, 5, 6, 7, 7, 1, 1, 1, 1, 6, 6, 7, 7 },
+	{ 11, 3, 2, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2 },
+	{ 18, 9, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 },
+	{ 5, 12, 12, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0 },
+	{ 3, 8, 8, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0 },
 };
 
 TEST(depthwise_matches_definition)
@@ -220,6 +245,10 @@ TEST(depthwise_epilogue)
 		    1, 0, 1, 0, 1));
 		CHECK(conv(v & 1, v >> 1, act & 1, act, 21, 7, 7, 3, 3, 1, 1,
 		    1, 1, 1, 1, 1, 1));
+		CHECK(conv(v & 1, v >> 1, act & 1, act, 23, 14, 14, 7, 7, 1,
+		    1, 1, 1, 3, 3, 3, 3));
+		CHECK(conv(v & 1, v >> 1, 1, act, 18, 15, 15, 5, 5, 2, 2, 1,
+		    1, 2, 2, 2, 2));
 	}
 }
 
@@ -227,6 +256,25 @@ TEST(depthwise_epilogue)
  * 1024 pixels padded (what nnl-plan-memory gives in place), in blocks
  * of channels, and rows of a vector or more, which the kernel would
  * read from the image after writing it. */
+/* Output over the input at 5 x 5 and 7 x 7, stride 1, same size: the
+ * general channel blocks read a block whole before writing it. */
+TEST(depthwise_in_place_general)
+{
+	static const int64_t p[][4] = {
+		{ 37, 7, 7, 5 }, { 19, 14, 14, 7 }, { 3, 28, 28, 5 },
+		{ 20, 9, 11, 7 },
+	};
+
+	for (size_t s = 0; s < sizeof p / sizeof p[0]; s++)
+	for (int v = 0; v < 4; v++) {
+		int64_t k = p[s][3];
+
+		CHECK(conv_at(0, v & 1, 1, v < 2 ? NNL_ACT_CLAMP :
+		    NNL_ACT_SIGMOID, 1, p[s][0], p[s][1], p[s][2], k, k, 1,
+		    1, 1, 1, k / 2, k / 2, k / 2, k / 2));
+	}
+}
+
 TEST(depthwise_in_place)
 {
 	static const int64_t p[][3] = {
@@ -248,5 +296,6 @@ main(void)
 	RUN(depthwise_matches_definition);
 	RUN(depthwise_epilogue);
 	RUN(depthwise_in_place);
+	RUN(depthwise_in_place_general);
 	return DONE();
 }

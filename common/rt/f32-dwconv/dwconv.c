@@ -9,11 +9,15 @@
  * padding comes in as lanes shifted past a zero), narrower planes in
  * blocks of NNL_VW channels, a vector of the channels a pixel, and
  * other 3 x 3 filters at stride 2 over four phase planes of the
- * channel; other filters over a copy of each channel
+ * channel; other filters (5 x 5, 7 x 7, any stride, dilation and
+ * padding) on planes of at most NNL_DW_BIG pixels in blocks of NNL_VW
+ * channels too, tiles of pixels of a row at a time, and on larger
+ * planes over a copy of each channel
  * padded left and right in the scratch (nnl_dw_width floats a row, and
  * a row of zeros after the H rows), so no column needs bounds checks;
- * nhwc images run NNL_VW channels at a time.  Without vector
- * extensions (NNL_VW 1) plain loops do the same.
+ * nhwc images run NNL_VW channels at a time, four pixels at once inside
+ * the rows.  Without vector extensions (NNL_VW 1) plain loops do the
+ * same.
  *
  * Both take conv2d's integer parameters ip (see nnl_k_conv2d_f32) and
  * one image; filter tap (a, b) of channel c is w[c * wc + (a * kw + b)
@@ -313,6 +317,165 @@ nnl_dw3x3_block(const float *x, const float *w, int64_t wc, int64_t wt,
 		for (int64_t l = 0; l < nc; l++)
 			y[l * OHW + p] = Q[p * NNL_VW + l];
 }
+
+/* Output pixels of a tile of nnl_dw_gen_block's rows, at most. */
+enum { NNL_DW_R = 8 };
+
+/*
+ * r (a constant where it is inlined) output pixels, sx floats apart in
+ * the padded plane from q, of the kh x kw taps K (a vector of the
+ * channels' taps each, in the filter's order; tap rows rs floats apart,
+ * taps in a row cs), each tap loaded once for the r multiply-adds, into
+ * o (a vector a pixel).  The taps are added in the filter's order after
+ * the bias b, as in the other paths.
+ */
+static inline __attribute__((always_inline)) void
+nnl_dw_tile(const float *q, const float *K, nnl_vf b, int64_t kh,
+    int64_t kw, int64_t sx, int64_t rs, int64_t cs, float *o, int r,
+    int64_t act, float lo, float hi)
+{
+	nnl_vf acc[NNL_DW_R];
+
+#pragma GCC unroll 8
+	for (int i = 0; i < r; i++)
+		acc[i] = b;
+	for (int64_t a = 0; a < kh; a++) {
+		const float *ka = K + a * kw * NNL_VW, *qa = q + a * rs;
+
+		for (int64_t e = 0; e < kw; e++) {
+			nnl_vf k = nnl_vload(ka + e * NNL_VW);
+			const float *p = qa + e * cs;
+
+#pragma GCC unroll 8
+			for (int i = 0; i < r; i++)
+				acc[i] += k * nnl_vload(p + i * sx);
+		}
+	}
+#pragma GCC unroll 8
+	for (int i = 0; i < r; i++)
+		nnl_vstore(o + i * NNL_VW, nnl_vclamp(acc[i], act, lo, hi));
+}
+
+/*
+ * Channels [0, nc) (nc <= NNL_VW) of a depthwise convolution
+ * nnl_dw_blockgen takes, NNL_VW channels at a time in the lanes, as
+ * nnl_dw3x3_block does for 3 x 3 filters, at any stride, dilation and
+ * padding: the image's pixels its outputs read go into P (nnl_dw_ph x
+ * nnl_dw_pw pixels a vector of the channels each, the padding the
+ * zeros the caller left) by transposing NNL_VW pixels of NNL_VW
+ * channels at a time, the taps into K (a vector each), and each output
+ * row goes in tiles of R pixels (the last moved back to end at the
+ * row's end, over pixels the one before it wrote: the same values), a
+ * vector of taps loaded once for R multiply-adds, into Q, transposed
+ * back into the channels' planes.  The block is read whole before its
+ * outputs are written.
+ */
+NNL_RT_INLINE void
+nnl_dw_gen_block(const float *x, const float *w, int64_t wc, int64_t wt,
+    const float *bias, float *y, int64_t nc, const int64_t *ip, float *P,
+    int64_t act, float lo, float hi)
+{
+	int64_t H = ip[3], W = ip[4], OH = ip[6], OW = ip[7], kh = ip[8],
+	    kw = ip[9], sh = ip[10], sw = ip[11], dh = ip[12], dw = ip[13],
+	    pt = ip[14], pl = ip[16];
+	int64_t PH = nnl_dw_ph(ip), PW = nnl_dw_pw(ip), HW = H * W;
+	int64_t OHW = OH * OW, hv = PH - pt < H ? PH - pt : H;
+	int64_t wv = PW - pl < W ? PW - pl : W, p = 0, iy = 0, ix = 0;
+	int64_t n = hv > 0 && wv > 0 ? hv * W : 0;
+	int64_t R = OW >= NNL_DW_R ? NNL_DW_R : OW >= 4 ? 4 : 1;
+	float *Q = P + PH * PW * NNL_VW, *K = Q + OHW * NNL_VW;
+	nnl_vf z = nnl_vsplat(0), b = z, v[NNL_VW];
+
+	for (int64_t t = 0; t < kh * kw; t++)
+		for (int64_t l = 0; l < NNL_VW; l++)
+			K[t * NNL_VW + l] = l < nc ? w[l * wc + t * wt] : 0;
+	for (int64_t l = 0; l < nc; l++)
+		b[l] = bias ? bias[l] : 0;
+	/* rows [0, hv) of the image, columns [0, wv) of each */
+	for (; p + NNL_VW <= n; p += NNL_VW) {
+#pragma GCC unroll 16
+		for (int l = 0; l < NNL_VW; l++)
+			v[l] = l < nc ? nnl_vload(x + l * HW + p) : z;
+		nnl_vtranspose(v);
+#pragma GCC unroll 16
+		for (int i = 0; i < NNL_VW; i++) {
+			if (ix < wv)
+				nnl_vstore(P + ((iy + pt) * PW + ix + pl) *
+				    NNL_VW, v[i]);
+			if (++ix == W) {
+				ix = 0;
+				iy++;
+			}
+		}
+	}
+	for (; p < n; p++) {
+		if (ix < wv)
+			for (int64_t l = 0; l < NNL_VW; l++)
+				P[((iy + pt) * PW + ix + pl) * NNL_VW + l] =
+				    l < nc ? x[l * HW + p] : 0;
+		if (++ix == W) {
+			ix = 0;
+			iy++;
+		}
+	}
+	for (int64_t oy = 0; oy < OH; oy++)
+	for (int64_t ox = 0; ox < OW; ox += R) {
+		int64_t o = ox + R <= OW ? ox : OW - R;
+		const float *q = P + (oy * sh * PW + o * sw) * NNL_VW;
+		float *d = Q + (oy * OW + o) * NNL_VW;
+
+		if (R == NNL_DW_R)
+			nnl_dw_tile(q, K, b, kh, kw, sw * NNL_VW,
+			    dh * PW * NNL_VW, dw * NNL_VW, d, NNL_DW_R, act,
+			    lo, hi);
+		else if (R == 4)
+			nnl_dw_tile(q, K, b, kh, kw, sw * NNL_VW,
+			    dh * PW * NNL_VW, dw * NNL_VW, d, 4, act, lo, hi);
+		else
+			nnl_dw_tile(q, K, b, kh, kw, sw * NNL_VW,
+			    dh * PW * NNL_VW, dw * NNL_VW, d, 1, act, lo, hi);
+	}
+	for (p = 0; p + NNL_VW <= OHW; p += NNL_VW) {
+#pragma GCC unroll 16
+		for (int i = 0; i < NNL_VW; i++)
+			v[i] = nnl_vload(Q + (p + i) * NNL_VW);
+		nnl_vtranspose(v);
+#pragma GCC unroll 16
+		for (int l = 0; l < NNL_VW; l++)
+			if (l < nc)
+				nnl_vstore(y + l * OHW + p, v[l]);
+	}
+	for (; p < OHW; p++)
+		for (int64_t l = 0; l < nc; l++)
+			y[l * OHW + p] = Q[p * NNL_VW + l];
+}
+
+/* The border of nnl_dw_gen_block's padded plane P, which stays zero:
+ * the rows above and below the image's, and the columns left and
+ * right of them. */
+NNL_RT_INLINE void
+nnl_dw_gen_border(float *P, const int64_t *ip)
+{
+	int64_t H = ip[3], W = ip[4], pt = ip[14], pl = ip[16];
+	int64_t PH = nnl_dw_ph(ip), PW = nnl_dw_pw(ip);
+	int64_t r0 = pt < PH ? pt : PH, r1 = PH - pt < H ? PH : pt + H;
+	int64_t c0 = pl < PW ? pl : PW, c1 = PW - pl < W ? PW : pl + W;
+	size_t row = (size_t)(PW * NNL_VW) * sizeof *P;
+
+	if (r1 < r0 || c1 <= c0)
+		r1 = r0;
+	for (int64_t r = 0; r < PH; r++) {
+		float *d = P + r * PW * NNL_VW;
+
+		if (r < r0 || r >= r1) {
+			memset(d, 0, row);
+			continue;
+		}
+		memset(d, 0, (size_t)(c0 * NNL_VW) * sizeof *P);
+		memset(d + c1 * NNL_VW, 0, (size_t)((PW - c1) * NNL_VW) *
+		    sizeof *P);
+	}
+}
 #endif
 
 /* Floats of scratch a depthwise nchw convolution takes (a thread; the
@@ -327,9 +490,12 @@ nnl_dw_scratch(const int64_t *ip)
 	int64_t b = nnl_dw_s2(ip) ? 5 * nnl_dw_s2_plane(ip) : 0;
 	int64_t c = nnl_dw_blockable(ip) ? ((ip[3] + 2) * (ip[4] + 2) +
 	    ip[6] * ip[7]) * 16 : 0;
+	int64_t d = nnl_dw_blockgen(ip) ? (nnl_dw_ph(ip) * nnl_dw_pw(ip) +
+	    ip[6] * ip[7] + ip[8] * ip[9]) * 16 : 0;
 
 	a = a > b ? a : b;
-	return a > c ? a : c;
+	a = a > c ? a : c;
+	return a > d ? a : d;
 }
 
 #if NNL_VW > 1
@@ -462,6 +628,20 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 		}
 		return;
 	}
+	if (nnl_dw_blockgen(ip)) {
+		nnl_dw_gen_border(pad, ip);
+		for (int64_t c = 0; c < C; c += NNL_VW) {
+			int64_t nc = C - c < NNL_VW ? C - c : NNL_VW;
+
+			nnl_dw_gen_block(x + c * H * W, w + c * wc, wc, wt,
+			    bias ? bias + c : 0, y + c * OH * OW, nc, ip, pad,
+			    act, lo, hi);
+			if (!fuse)
+				nnl_activate(y + c * OH * OW, nc * OH * OW,
+				    act, lo, hi);
+		}
+		return;
+	}
 #endif
 	if (nnl_dw_s2(ip)) {
 		int64_t ps = nnl_dw_s2_plane(ip), used = (OH + 1) * (OW + 1);
@@ -562,6 +742,29 @@ nnl_conv_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	}
 }
 
+/* Channels [c, C) of the nhwc output pixel yp, whose taps [a0, a1) x
+ * [0, kw) lie inside the image (filter [kh, kw, C], wc 1), one at a
+ * time, the fused relu or clamp applied, as nnl_conv_dw_nhwc's scalar
+ * loop does. */
+NNL_RT_INLINE void
+nnl_dw_nhwc_rest(const float *x, const float *w, int64_t wt,
+    const float *bias, float *yp, int64_t C, int64_t c, int64_t W,
+    int64_t a0, int64_t a1, int64_t kw, int64_t iy0, int64_t dh,
+    int64_t ix0, int64_t dw, int64_t act, float lo, float hi)
+{
+	for (; c < C; c++) {
+		float s = bias ? bias[c] : 0;
+
+		for (int64_t a = a0; a < a1; a++)
+		for (int64_t b = 0; b < kw; b++)
+			s += w[c + (a * kw + b) * wt] *
+			    x[((iy0 + a * dh) * W + ix0 + b * dw) * C + c];
+		yp[c] = s;
+		if (nnl_act_clamps(act))
+			nnl_activate(yp + c, 1, act, lo, hi);
+	}
+}
+
 NNL_RT void
 nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc, int64_t wt,
     const float *bias, float *y, const int64_t *ip, int64_t act, float lo,
@@ -581,6 +784,44 @@ nnl_conv_dw_nhwc(const float *x, const float *w, int64_t wc, int64_t wt,
 		nnl_dw_taps(iy0, kh, dh, H, &a0, &a1);
 		nnl_dw_taps(ix0, kw, dw, W, &b0, &b1);
 #if NNL_VW > 1
+		/* four pixels whose taps all lie inside the row at once,
+		 * each tap's vector loaded once for the four, in the order
+		 * of the loop below */
+		if (wc == 1 && C >= NNL_VW && ox + 4 <= OW && ix0 >= 0 &&
+		    ix0 + 3 * sw + (kw - 1) * dw < W) {
+			for (; c < C - C % NNL_VW; c += NNL_VW) {
+				nnl_vf acc[4];
+
+				for (int i = 0; i < 4; i++)
+					acc[i] = bias ? nnl_vload(bias + c) :
+					    nnl_vsplat(0);
+				for (int64_t a = a0; a < a1; a++)
+				for (int64_t b = 0; b < kw; b++) {
+					nnl_vf k = nnl_vload(w + (a * kw + b) *
+					    wt + c);
+					const float *xp = x + ((iy0 + a * dh) *
+					    W + ix0 + b * dw) * C + c;
+
+#pragma GCC unroll 4
+					for (int i = 0; i < 4; i++)
+						acc[i] += k * nnl_vload(xp +
+						    i * sw * C);
+				}
+				for (int i = 0; i < 4; i++)
+					nnl_vstore(yp + i * C + c, nnl_vclamp(
+					    acc[i], act, lo, hi));
+			}
+			for (int i = 0; i < 4; i++) {
+				nnl_dw_nhwc_rest(x, w, wt, bias, yp + i * C, C,
+				    c, W, a0, a1, kw, iy0, dh, ix0 + i * sw,
+				    dw, act, lo, hi);
+				if (!fuse)
+					nnl_activate(yp + i * C, C, act, lo,
+					    hi);
+			}
+			ox += 3;
+			continue;
+		}
 		for (; wc == 1 && c < C - C % NNL_VW; c += NNL_VW) {
 			nnl_vf acc = bias ? nnl_vload(bias + c) :
 			    nnl_vsplat(0);

@@ -14,7 +14,7 @@ nnl_par_dw_part(void *arg, int64_t i, int t)
 	const struct nnl_par_chan *g = arg;
 	int64_t c0, c1, ip[22], P = g->ip[6] * g->ip[7];
 
-	if (nnl_dw_blockable(g->ip))
+	if (nnl_dw_blockable(g->ip) || nnl_dw_blockgen(g->ip))
 		nnl_par_range16(g->C, g->np, i, &c0, &c1);
 	else
 		nnl_par_range(g->C, g->np, i, &c0, &c1);
@@ -58,6 +58,7 @@ nnl_par_dw_nchw(const float *x, const float *w, int64_t wc, int64_t wt,
 	g.scr = nnl_dw_scratch(ip);
 	/* channel blocks (dwconv.c) whole: a part that ended inside one
 	 * would take the whole block's time for its last channels */
-	g.np = nnl_par_each(nnl_dw_blockable(ip) ? (C + 15) / 16 : C);
+	g.np = nnl_par_each(nnl_dw_blockable(ip) || nnl_dw_blockgen(ip) ?
+	    (C + 15) / 16 : C);
 	nnl_par_run(nnl_par_dw_part, &g, g.np);
 }

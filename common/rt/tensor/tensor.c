@@ -47,38 +47,214 @@ nnl_k_copy(const int64_t *ip, const double *fp, const void *const *in,
 		memmove(out[0], in[0], (size_t)ip[0]);
 }
 
-/* transpose: es, r, in dims[r], permutation[r] */
+/* Tiles of the scalar 2-D transpose, elements a side. */
+enum { NNL_TR_TILE = 16 };
+
+/* d[u * ld + v] = s[v * ls + u] for u < M, v < N, elements of type T:
+ * tiles of NNL_TR_TILE both ways, so that the reads and the writes
+ * each stay in a few cache lines. */
+#define NNL_TR2D(T, s, d, M, N, ls, ld) \
+	do { \
+		const T *s_ = (const T *)(s); \
+		T *d_ = (T *)(d); \
+		for (int64_t u0 = 0; u0 < (M); u0 += NNL_TR_TILE) \
+		for (int64_t v0 = 0; v0 < (N); v0 += NNL_TR_TILE) { \
+			int64_t u1 = u0 + NNL_TR_TILE < (M) ? \
+			    u0 + NNL_TR_TILE : (M); \
+			int64_t v1 = v0 + NNL_TR_TILE < (N) ? \
+			    v0 + NNL_TR_TILE : (N); \
+			for (int64_t u = u0; u < u1; u++) \
+				for (int64_t v = v0; v < v1; v++) \
+					d_[u * (ld) + v] = s_[v * (ls) + u]; \
+		} \
+	} while (0)
+
+/*
+ * d[u * ld + v] = s[v * ls + u] for u < M, v < N, elements of es
+ * bytes (M, N >= 1): four-byte ones at least a vector each way in
+ * blocks of NNL_VW x NNL_VW transposed in registers (the last of a row
+ * or column moved back to end at the edge, writing some of the block
+ * before it again), a band of 64 rows of d at a time; the others in
+ * tiles of NNL_TR_TILE, by their size.
+ */
+NNL_RT_INLINE void
+nnl_tr2d(const char *s, char *d, int64_t es, int64_t M, int64_t N,
+    int64_t ls, int64_t ld)
+{
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+	if (es == 4 && M >= NNL_VW && N >= NNL_VW) {
+		const float *sf = (const float *)s;
+		float *df = (float *)d;
+
+		for (int64_t ub = 0; ub < M; ub += 64)
+		for (int64_t v0 = 0; v0 < N; v0 += NNL_VW) {
+			int64_t vc = N - v0 < NNL_VW ? N - NNL_VW : v0;
+			int64_t ue = ub + 64 < M ? ub + 64 : M;
+
+			for (int64_t u0 = ub; u0 < ue; u0 += NNL_VW) {
+				int64_t uc = M - u0 < NNL_VW ? M - NNL_VW : u0;
+				nnl_vf v[NNL_VW];
+
+#pragma GCC unroll 16
+				for (int i = 0; i < NNL_VW; i++)
+					v[i] = nnl_vload(sf + (vc + i) * ls +
+					    uc);
+				nnl_vtranspose(v);
+#pragma GCC unroll 16
+				for (int i = 0; i < NNL_VW; i++)
+					nnl_vstore(df + (uc + i) * ld + vc,
+					    v[i]);
+			}
+		}
+		return;
+	}
+#endif
+	switch (es) {
+	case 1: NNL_TR2D(uint8_t, s, d, M, N, ls, ld); break;
+	case 2: NNL_TR2D(uint16_t, s, d, M, N, ls, ld); break;
+	case 4: NNL_TR2D(uint32_t, s, d, M, N, ls, ld); break;
+	case 8: NNL_TR2D(uint64_t, s, d, M, N, ls, ld); break;
+	default:
+		for (int64_t u = 0; u < M; u++)
+			for (int64_t v = 0; v < N; v++)
+				NNL_MOVE(d, u * ld + v, s, v * ls + u, es);
+	}
+}
+
+/*
+ * transpose: es, r, in dims[r], permutation[r].  Axes of one element
+ * are dropped and input axes that stay next to each other, in order,
+ * are merged first (NHWC -> NCHW is then one 2-D transpose of HW x C,
+ * [B, N, H, D] -> [B, H, N, D] rows of D); then for each index of the
+ * output's other axes either a run of the input's last axis, where it
+ * stays last, is copied whole, or the plane of the output's last axis
+ * and the input's is a 2-D transpose (nnl_tr2d).
+ */
 NNL_RT void
 nnl_k_transpose(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
 	int64_t es = ip[0], r = ip[1];
 	const int64_t *dims = ip + 2, *perm = ip + 2 + r;
-	int64_t ist[NNL_MAXRANK], odims[NNL_MAXRANK], ost[NNL_MAXRANK];
-	int64_t idx[NNL_MAXRANK] = { 0 }, n = nnl_numel((int)r, dims);
+	int64_t d[NNL_MAXRANK], ist[NNL_MAXRANK], odims[NNL_MAXRANK];
+	int64_t ost[NNL_MAXRANK], os[NNL_MAXRANK], idx[NNL_MAXRANK] = { 0 };
+	int64_t p[NNL_MAXRANK], kd[NNL_MAXRANK], grp[NNL_MAXRANK], n, k = 0;
+	int64_t q = 0, m = 0, j, last, M, N, ls, ld;
 
 	(void)fp;
 	(void)scratch;
-	nnl_strides((int)r, dims, ist);
-	for (int i = 0; i < r; i++) {
-		odims[i] = dims[perm[i]];
-		ost[i] = ist[perm[i]];	/* input stride of output axis i */
+	if ((n = nnl_numel((int)r, dims)) == 0)
+		return;
+	/* the input axes of more than one element, renumbered, in the
+	 * output's order */
+	for (int64_t i = 0; i < r; i++)
+		if (dims[i] > 1) {
+			grp[i] = k;
+			kd[k++] = dims[i];
+		}
+	for (int64_t i = 0; i < r; i++)
+		if (dims[perm[i]] > 1)
+			p[q++] = grp[perm[i]];
+	/* one that follows the input axis before it in the output too
+	 * goes into that axis (grp[a] -1 first): d and p (by way of kd),
+	 * the merged */
+	for (int64_t a = 0; a < k; a++)
+		grp[a] = 0;
+	for (int64_t i = 1; i < k; i++)
+		if (p[i] == p[i - 1] + 1)
+			grp[p[i]] = -1;
+	for (int64_t a = 0; a < k; a++) {
+		if (grp[a] < 0) {
+			d[m - 1] *= kd[a];
+			grp[a] = m - 1;
+			continue;
+		}
+		d[m] = kd[a];
+		grp[a] = m++;
 	}
-	for (int64_t o = 0; o < n; o++) {
-		int64_t src = 0;
+	for (int64_t i = 0, o = 0; i < k; i++)
+		if (i == 0 || p[i] != p[i - 1] + 1)
+			kd[o++] = grp[p[i]];
+	k = m;
+	memcpy(p, kd, (size_t)k * sizeof *p);
+	if (k <= 1) {
+		memmove(out[0], in[0], (size_t)(n * es));
+		return;
+	}
+	nnl_strides((int)k, d, ist);
+	for (int64_t i = 0; i < k; i++) {
+		odims[i] = d[p[i]];
+		ost[i] = ist[p[i]];	/* input stride of output axis i */
+	}
+	nnl_strides((int)k, odims, os);
+	for (j = 0; p[j] != k - 1; j++)
+		;	/* the output axis of the input's last */
+	last = p[k - 1] == k - 1;
+	/* the plane: output axes k - 1 and j (j < k - 1 unless last) */
+	M = odims[j];
+	N = odims[k - 1];
+	ls = ost[k - 1];
+	ld = os[j];
+	for (;;) {
+		int64_t src = 0, dst = 0, i;
 
-		for (int i = 0; i < r; i++)
+		for (i = 0; i < k; i++) {
 			src += idx[i] * ost[i];
-		NNL_MOVE(out[0], o, in[0], src, es);
-		for (int i = (int)r - 1; i >= 0; i--) {
+			dst += idx[i] * os[i];
+		}
+		if (last)
+			memcpy((char *)out[0] + dst * es,
+			    (const char *)in[0] + src * es, (size_t)(N * es));
+		else
+			nnl_tr2d((const char *)in[0] + src * es,
+			    (char *)out[0] + dst * es, es, M, N, ls, ld);
+		/* the next index of the other axes */
+		for (i = k - 2; i >= 0; i--) {
+			if (i == j && !last)
+				continue;
 			if (++idx[i] < odims[i])
 				break;
 			idx[i] = 0;
 		}
+		if (i < 0)
+			return;
 	}
 }
 
-/* slice: es, r, in dims[r], starts[r], sizes[r], strides[r] */
+/* The element of the input where a slice starts. */
+NNL_RT_INLINE int64_t
+nnl_slice_first(int64_t r, const int64_t *start, const int64_t *ist)
+{
+	int64_t f = 0;
+
+	for (int64_t i = 0; i < r; i++)
+		f += start[i] * ist[i];
+	return f;
+}
+
+/* Whether a slice's output (odims) is a run of its input's elements:
+ * from the last axis, whole axes, then at most one cut at stride 1,
+ * then axes of one element. */
+NNL_RT_INLINE int
+nnl_slice_run(int64_t r, const int64_t *dims, const int64_t *start,
+    const int64_t *odims, const int64_t *step)
+{
+	int64_t i = r - 1;
+
+	for (; i >= 0 && odims[i] == dims[i] && start[i] == 0 &&
+	    (step[i] == 1 || dims[i] == 1); i--)
+		;
+	if (i >= 0 && step[i] != 1 && odims[i] > 1)
+		return 0;
+	for (i--; i >= 0; i--)
+		if (odims[i] != 1)
+			return 0;
+	return 1;
+}
+
+/* slice: es, r, in dims[r], starts[r], sizes[r], strides[r]; nothing to
+ * do where the memory plan made the output a view of the input's run
+ * (nnl-plan-memory). */
 NNL_RT void
 nnl_k_slice(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -96,6 +272,10 @@ nnl_k_slice(const int64_t *ip, const double *fp, const void *const *in,
 		odims[i] = (size[i] + step[i] - 1) / step[i];
 		n *= odims[i];
 	}
+	if (nnl_slice_run(r, dims, start, odims, step) &&
+	    (char *)out[0] == (const char *)in[0] +
+	    nnl_slice_first(r, start, ist) * es)
+		return;	/* the memory plan's view of the input */
 	for (int64_t o = 0; o < n; o++) {
 		int64_t src = 0;
 
