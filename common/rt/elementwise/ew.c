@@ -440,7 +440,86 @@ nnl_k_prelu(const int64_t *ip, const double *fp, const void *const *in,
 	}
 }
 
-/* softmax: dt, outer, axis dim, inner.  Safe in place. */
+/*
+ * e^x for softmax, float32, by libm's expf: the one place softmax takes
+ * its exponential, for a vectorised one (rt/f32-vmath) to replace.
+ */
+NNL_RT_INLINE float
+nnl_softmax_exp(float x)
+{
+	return expf(x);
+}
+
+/* softmax of a row of n floats at x into y (y may be x): the max in
+ * vectors, e^(x - max) and its sum in one pass, then y by 1 / sum. */
+NNL_RT_INLINE void
+nnl_softmax_row(const float *x, float *y, int64_t n)
+{
+	float m = nnl_rowmax(x, n, 1), s0 = 0, s1 = 0, r;
+	int64_t k = 0;
+
+	for (; k + 2 <= n; k += 2) {
+		float e0 = nnl_softmax_exp(x[k] - m);
+		float e1 = nnl_softmax_exp(x[k + 1] - m);
+
+		y[k] = e0;
+		y[k + 1] = e1;
+		s0 += e0;
+		s1 += e1;
+	}
+	if (k < n)
+		s0 += y[k] = nnl_softmax_exp(x[k] - m);
+	r = 1 / (s0 + s1);
+	k = 0;
+#if NNL_VW > 1
+	for (; k + NNL_VW <= n; k += NNL_VW)
+		nnl_vstore(y + k, nnl_vload(y + k) * r);
+#endif
+	for (; k < n; k++)
+		y[k] *= r;
+}
+
+/* softmax of w <= NNL_VW columns at x, n rows s floats apart, into y
+ * (y may be x): each column as nnl_softmax_row does a row, the
+ * columns in the lanes of vectors where w is NNL_VW. */
+NNL_RT_INLINE void
+nnl_softmax_cols(const float *x, float *y, int64_t n, int64_t s, int64_t w)
+{
+#if NNL_VW > 1
+	if (w == NNL_VW) {
+		nnl_vf m = nnl_colmax(x, n, s, 1), t = nnl_vsplat(0), r;
+
+		for (int64_t k = 0; k < n; k++) {
+			nnl_vf e = nnl_vload(x + k * s) - m;
+
+			for (int l = 0; l < NNL_VW; l++)
+				e[l] = nnl_softmax_exp(e[l]);
+			nnl_vstore(y + k * s, e);
+			t += e;
+		}
+		r = 1 / t;
+		for (int64_t k = 0; k < n; k++)
+			nnl_vstore(y + k * s, nnl_vload(y + k * s) * r);
+		return;
+	}
+#endif
+	for (int64_t l = 0; l < w; l++) {
+		float m = -INFINITY, t = 0, r;
+
+		for (int64_t k = 0; k < n; k++)
+			if (x[k * s + l] > m)
+				m = x[k * s + l];
+		for (int64_t k = 0; k < n; k++)
+			t += y[k * s + l] = nnl_softmax_exp(x[k * s + l] - m);
+		r = 1 / t;
+		for (int64_t k = 0; k < n; k++)
+			y[k * s + l] *= r;
+	}
+}
+
+/* softmax: dt, outer, axis dim, inner.  Safe in place.  float32 by
+ * rows (inner 1) or by columns NNL_VW wide, in float; float16 one
+ * element at a time in nnl_real. */
 NNL_RT void
 nnl_k_softmax(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -449,6 +528,21 @@ nnl_k_softmax(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+	if (dt == NNL_F32) {
+		const float *x = in[0];
+		float *y = out[0];
+
+		for (int64_t o = 0; o < outer; o++, x += ax * inner,
+		    y += ax * inner)
+			if (inner == 1)
+				nnl_softmax_row(x, y, ax);
+			else
+				for (int64_t i = 0; i < inner; i += NNL_VW)
+					nnl_softmax_cols(x + i, y + i, ax,
+					    inner, inner - i < NNL_VW ?
+					    inner - i : NNL_VW);
+		return;
+	}
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t i = 0; i < inner; i++) {
 			int64_t base = o * ax * inner + i;
