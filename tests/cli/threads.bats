@@ -59,6 +59,31 @@ torch.onnx.export(f, x, d + "/flip.onnx", opset_version=13)
 np.save(d + "/flip-input.npy", x.numpy())
 with torch.no_grad():
     np.save(d + "/flip-expected.npy", f(x).numpy())
+# a transformer's norms at opset 13: LayerNorm spelled out (nnl-fuse
+# makes one layerNormalization of it), a softmax over the last axis of
+# 37, attention's products, ConvNeXt's channels-first norm written out
+# and a mean over the tokens (the rows and columns of rt.h's sums)
+class Norms(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(48)
+        self.fc = torch.nn.Linear(48, 48)
+        self.g = torch.nn.Parameter(torch.rand(37, 1) + 0.5)
+    def forward(self, x):
+        h = self.ln(x)
+        a = torch.softmax(h @ h.transpose(1, 2) / 7, -1)
+        y = a @ self.fc(h)
+        u = y.mean(1, keepdim=True)
+        s = (y - u).pow(2).mean(1, keepdim=True)
+        y = (y - u) / torch.sqrt(s + 1e-6)
+        y = self.g * y
+        return y.mean(1)
+n = Norms().eval()
+x = torch.randn(1, 37, 48)
+torch.onnx.export(n, x, d + "/norms.onnx", opset_version=13)
+np.save(d + "/norms-input.npy", x.numpy())
+with torch.no_grad():
+    np.save(d + "/norms-expected.npy", n(x).numpy())
 PY
 }
 
@@ -136,6 +161,13 @@ three_threads() {
 
 @test "Winograd shared by channels: 3 threads give the bits of one" {
 	three_threads wino
+}
+
+@test "layer norms, softmax and means: 3 threads give the bits of one" {
+	three_threads norms
+	"$BIN/nnc" compile --emit c -o norms.c "$MD/norms.onnx"
+	# the two norms fused, each one call
+	[ "$(grep -cE '^[[:space:]]+nnl_k_normalize_f32\(' norms.c)" -eq 2 ]
 }
 
 @test "the threaded program does start threads" {
