@@ -35,6 +35,18 @@ for op, fn in BIN.items():
          ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
     case(op + "-int32", op, ab([5], [5], i32),
          ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
+# A scalar a channel over rows of 3 x 7 (a squeeze-and-excitation's
+# x * s[c]), in vectors and a tail: the contiguous operand first, and
+# second (sub and div are not symmetric); max with the NaN of one row.
+for op, fn in list(BIN.items()) + [("div", np.divide)]:
+    case(op + "-rows", op, ab([2, 5, 3, 7], [5, 1, 1],
+                              kb="pos" if op == "div" else "n"),
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
+    case(op + "-rows-first", op, [("a", f32, [1, 5, 1, 1],
+                                   "pos" if op == "div" else "n"),
+                                  ("b", f32, [1, 5, 4, 5],
+                                   "pos" if op == "div" else "n")],
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
 case("div-broadcast", "div", ab([2, 3], [3], kb="pos"),
      ref=lambda a, c: a["a"] / a["b"])
 # negative quotients with a remainder: truncation toward zero, not

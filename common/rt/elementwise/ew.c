@@ -196,6 +196,92 @@ nnl_relu_f32(const float *x, float *y, int64_t n)
  * b strides[r].  Integer ops up to le go exact (nnl_binopi), the
  * logical ones through double.
  */
+#if NNL_VW > 1
+/* Float op (NNL_ADD .. NNL_MIN) on vectors, as nnl_binary_f32 does. */
+NNL_RT_INLINE nnl_vf
+nnl_vbinop(int64_t op, nnl_vf a, nnl_vf b)
+{
+	switch (op) {
+	case NNL_ADD: return a + b;
+	case NNL_SUB: return a - b;
+	case NNL_MUL: return a * b;
+	case NNL_DIV: return a / b;
+	case NNL_MAX: return nnl_vmax(a, b);
+	default: return nnl_vmin(a, b);
+	}
+}
+
+/* A row of n at c with scalar s, s the first operand or the second;
+ * OP a constant, so that each case is its own loop. */
+#define NNL_SROW(OP)							\
+	do {								\
+		if (sfirst)						\
+			for (; i + NNL_VW <= n; i += NNL_VW)		\
+				nnl_vstore(y + i, nnl_vbinop(OP, vs,	\
+				    nnl_vload(c + i)));			\
+		else							\
+			for (; i + NNL_VW <= n; i += NNL_VW)		\
+				nnl_vstore(y + i, nnl_vbinop(OP,	\
+				    nnl_vload(c + i), vs));		\
+	} while (0)
+#endif
+
+/* y = c op s (or s op c, sfirst) over a row of n floats. */
+NNL_RT_INLINE void
+nnl_binary_row_f32(int64_t op, const float *c, float s, int sfirst,
+    float *y, int64_t n)
+{
+	int64_t i = 0;
+
+#if NNL_VW > 1
+	nnl_vf vs = nnl_vsplat(s);
+
+	switch (op) {
+	case NNL_ADD: NNL_SROW(NNL_ADD); break;
+	case NNL_SUB: NNL_SROW(NNL_SUB); break;
+	case NNL_MUL: NNL_SROW(NNL_MUL); break;
+	case NNL_DIV: NNL_SROW(NNL_DIV); break;
+	case NNL_MAX: NNL_SROW(NNL_MAX); break;
+	default: NNL_SROW(NNL_MIN); break;
+	}
+#endif
+	for (; i < n; i++)
+		y[i] = sfirst ? nnl_binopf(op, s, c[i]) : nnl_binopf(op, c[i], s);
+}
+
+/*
+ * A broadcast float op whose trailing axes read one operand in order
+ * and hold the other fixed (a squeeze-and-excitation's x * s[c], a
+ * bias a channel): rows of the trailing axes, each with its scalar
+ * (nnl_binary_row_f32), the outer axes by index.  0 where the operands
+ * are not so, or the rows shorter than a vector.
+ */
+NNL_RT_INLINE int
+nnl_binary_rows(int64_t op, int64_t r, const int64_t *dims,
+    const int64_t *as, const int64_t *bs, const float *a, const float *b,
+    float *y)
+{
+	for (int k = 0; k < 2; k++) {
+		const int64_t *cs = k ? bs : as, *fs = k ? as : bs;
+		const float *c = k ? b : a, *f = k ? a : b;
+		int64_t len = 1, d = r, idx[NNL_MAXRANK] = { 0 }, rows;
+
+		for (; d > 0 && (dims[d - 1] == 1 || (cs[d - 1] == len &&
+		    fs[d - 1] == 0)); d--)
+			len *= dims[d - 1];
+		if (len < 16 || len < NNL_VW)
+			continue;
+		rows = nnl_numel((int)d, dims);
+		for (int64_t o = 0; o < rows; o++, y += len) {
+			nnl_binary_row_f32(op, c + nnl_off((int)d, idx, cs),
+			    f[nnl_off((int)d, idx, fs)], k == 1, y, len);
+			nnl_next((int)d, dims, idx);
+		}
+		return 1;
+	}
+	return 0;
+}
+
 NNL_RT void
 nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -226,6 +312,8 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			nnl_binary_f32(op, a, b, y, n);
 			return;
 		}
+		if (nnl_binary_rows(op, r, dims, as, bs, a, b, y))
+			return;
 		for (int64_t i = 0; i < n; i++) {
 			float x = a[nnl_off(r, idx, as)];
 			float z = b[nnl_off(r, idx, bs)];
