@@ -168,6 +168,18 @@ three_threads() {
 	"$BIN/nnc" compile --emit c -o norms.c "$MD/norms.onnx"
 	# the two norms fused, each one call
 	[ "$(grep -cE '^[[:space:]]+nnl_k_normalize_f32\(' norms.c)" -eq 2 ]
+	# NEON's vectors too, within 1e-4 of PyTorch
+	command -v aarch64-linux-gnu-gcc && command -v qemu-aarch64 || return 0
+	"$BIN/nnc" compile --target-triple aarch64-linux-gnu -o arm \
+	    "$MD/norms.onnx"
+	raw "$MD/norms-input.npy" > in.bin
+	qemu-aarch64 -L /usr/aarch64-linux-gnu ./arm < in.bin > arm.out
+	/usr/bin/python3 -c 'import sys, numpy as np
+g = np.fromfile(sys.argv[1], "<f4")
+w = np.load(sys.argv[2]).ravel()
+sys.exit(not (g.size == w.size and
+              np.max(np.abs(g - w)) <= 1e-4 * np.max(np.abs(w))))' \
+	    arm.out "$MD/norms-expected.npy"
 }
 
 @test "the threaded program does start threads" {
