@@ -225,6 +225,11 @@ def _softmax(v, ax):
     return e / e.sum(ax, keepdims=True)
 
 
+# the float16 path (one element at a time) with the same data
+case("softmax-large-float16", "softmax",
+     [x([2, 4], f16, kind=[10000, 10001, 9999, 9990, -10000, -10001, -9999,
+                           -9990])],
+     {"axis": 1}, ref=lambda a, c: _softmax(a["x"], 1).astype(np.float16))
 # Rows of odd lengths (vectors and a ragged tail), and columns: the
 # axis in the middle, inner 19 (vectors across it and three left over);
 # +-3000 around an offset: exp overflows without the maximum taken out.
