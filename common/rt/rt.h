@@ -575,8 +575,9 @@ nnl_transpose_part(int64_t O, int64_t p0, int64_t p1, int64_t o0,
 
 /*
  * nnl_real: the type of the sums and of the exp, sqrt, tanh, ... the
- * float kernels compute beyond float (activations, unary ops, softmax,
- * pooling, normalisations, global sums): double on hosts, whose
+ * float kernels compute beyond float (activations, unary ops, float16
+ * softmax, pooling, the sums of the blocks of nnl_rowsum below, which
+ * the normalizations and reductions take): double on hosts, whose
  * results it keeps; float on 32-bit ARM without a double-precision FPU
  * (a Cortex-M4F's fpv4-sp-d16, or no FPU), where double arithmetic is
  * software emulation, ten to a hundred times slower.  NNL_M(exp) is exp or expf
