@@ -36,11 +36,13 @@ print(" ".join(n["op"] + ("+res(%s)" % n["residual"] if "residual" in n
 	[ "$(ops "$G/fold-constants.out.json")" = "mul" ]
 	[ "$(ops "$G/fold-constants-negative.out.json")" = "add" ]
 	[ "$(ops "$G/fuse-layernorm-pow.out.json")" = "layerNormalization" ]
-	[ "$(ops "$G/fuse-layernorm-reciprocal.out.json")" = "layerNormalization" ]
-	[ "$(ops "$G/fuse-layernorm-channels.out.json")" = "layerNormalization" ]
+	[ "$(ops "$G/fuse-layernorm-reciprocal.out.json")" = \
+	    "layerNormalization" ]
+	[ "$(ops "$G/fuse-layernorm-channels.out.json")" = \
+	    "layerNormalization" ]
 }
 
-@test "a layer norm whose parts are read elsewhere or whose eps varies is kept" {
+@test "a layer norm read in part elsewhere or with a variable eps is kept" {
 	# the centred x also read by a relu; eps a graph input; the
 	# means over different axes; an exponent of 4
 	for c in shared eps axes pow4; do

@@ -122,7 +122,8 @@ mutant("softmax columns without their maximum taken out", EW,
 mutant("a scalar broadcast over rows always the second operand", EW,
        "k == 1, y, len);", "0, y, len);",
        ["sub-rows-first", "div-rows-first"], RT)
-mutant("reductions by columns sum x whatever the op", "common/rt/tensor/tensor.c",
+mutant("reductions by columns sum x whatever the op",
+       "common/rt/tensor/tensor.c",
        "nnl_colsum(x + i, n, inner, kind, nnl_vsplat(0), t);",
        "nnl_colsum(x + i, n, inner, NNL_SUM_X, nnl_vsplat(0), t);",
        ["reduceL1-middle", "reduceL2-middle", "reduceSumSquare-middle"], RT)

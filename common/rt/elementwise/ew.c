@@ -246,7 +246,8 @@ nnl_binary_row_f32(int64_t op, const float *c, float s, int sfirst,
 	}
 #endif
 	for (; i < n; i++)
-		y[i] = sfirst ? nnl_binopf(op, s, c[i]) : nnl_binopf(op, c[i], s);
+		y[i] = sfirst ? nnl_binopf(op, s, c[i]) :
+		    nnl_binopf(op, c[i], s);
 }
 
 /*

@@ -995,8 +995,8 @@ nnl_norm_blk(const struct nnl_norm_blk *p, const float *x, const float *sc,
 				if (p->along == 'i' && bi)
 					vb = nnl_vload(bi + i);
 				for (int64_t k = 0; k < n; k++) {
-					nnl_vf v = (nnl_vload(x + k * inner + i) -
-					    vm) * vr;
+					const float *xr = x + k * inner + i;
+					nnl_vf v = (nnl_vload(xr) - vm) * vr;
 
 					if (p->along == 'n')
 						v = v * (sc ? sc[k] : 1) +
