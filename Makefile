@@ -46,6 +46,7 @@ COMMON += host/kernel host/kern_ew host/kern_nn host/kern_rnn \
           host/kern_tensor host/eval
 COMMON += middle/order middle/memplan middle/memplan_verify middle/shape \
           middle/shape_ew middle/shape_nn middle/shape_tensor middle/fuse \
+          middle/fuse_norm \
           middle/partition
 COMMON += nnl/nnl_read nnl/nnl_model nnl/nnl_param nnl/nnl_weight \
           nnl/nnl_lower nnl/nnl_write nnl/nnl_perm nnl/nnl_onnx nnl/summary

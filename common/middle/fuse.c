@@ -25,10 +25,11 @@
 #include <string.h>
 
 #include "constdata.h"
+#include "fuse_norm.h"
 #include "kernel.h"
 #include "uses.h"
 
-enum { RW_NOOP, RW_FOLD, RW_BN, RW_BIAS, RW_RES, RW_ACT, NRW };
+enum { RW_NOOP, RW_FOLD, RW_NORM, RW_BN, RW_BIAS, RW_RES, RW_ACT, NRW };
 
 struct fx {
 	struct graph *g;
@@ -803,6 +804,98 @@ fuseres(struct fx *f)
 	return 0;
 }
 
+/* ---- layer normalizations spelled out (fuse_norm.c) ---- */
+
+/* Operand p, x's dims on the axes and 1 elsewhere, as the shape
+ * layerNormalization wants: p itself, or a constant anew (malloc'd
+ * name; NULL after an error). */
+static char *
+normoperand(struct fx *f, const char *p, const struct tdesc *x,
+    int64_t axes)
+{
+	struct operand *o = graph_find(f->g, p);
+	const struct tdesc *t = operand_type(o);
+	int64_t *d = xcalloc((size_t)x->rank + 1, sizeof *d);
+	uint64_t nb;
+	void *bytes;
+	char *name = NULL;
+	int k = 0;
+
+	for (int i = 0; i < x->rank; i++)
+		if (axes >> i & 1)
+			d[k++] = x->dims[i];
+	if (t->rank == k && !memcmp(t->dims, d, (size_t)k * sizeof *d)) {
+		free(d);
+		return xstrdup(p);
+	}
+	if ((bytes = const_bytes(f->g, o, &nb))) {
+		name = newconst(f->g, p, "axes", DT_FLOAT32, k, d, bytes,
+		    (size_t)nb);
+		free(bytes);
+	}
+	free(d);
+	return name;
+}
+
+static int
+fusenorms(struct fx *f)
+{
+	struct node *n;
+
+	while ((n = next(f, RW_NORM))) {
+		struct fusenorm m;
+		struct node *last;
+		const struct tdesc *xt;
+		char *sc = NULL, *bi = NULL;
+		cJSON *o, *ax, *label;
+
+		if (!fusenorm_match(f->g, &f->u, n, &m))
+			continue;
+		last = m.nodes[m.nn - 1];
+		xt = operand_type(graph_find(f->g, m.x));
+		if ((m.scale && !(sc = normoperand(f, m.scale, xt, m.axes))) ||
+		    (m.bias && !(bi = normoperand(f, m.bias, xt, m.axes)))) {
+			free(sc);
+			return -1;
+		}
+		o = cJSON_CreateObject();
+		ax = cJSON_AddArrayToObject(o, "axes");
+		for (int i = 0; i < xt->rank; i++)
+			if (m.axes >> i & 1)
+				cJSON_AddItemToArray(ax, cJSON_CreateNumber(i));
+		cJSON_AddNumberToObject(o, "epsilon", m.eps);
+		if (sc)
+			cJSON_AddStringToObject(o, "scale", sc);
+		if (bi)
+			cJSON_AddStringToObject(o, "bias", bi);
+		if ((label = cJSON_DetachItemFromObjectCaseSensitive(
+		    last->options, "label")))
+			cJSON_AddItemToObject(o, "label", label);
+		note(f, "making layerNormalization \"%s\" of %d nodes",
+		    escape_tty_name(last->id), m.nn);
+		/* the last node becomes the normalization, the others go */
+		touchnode(f, last);
+		uses_drop(&f->u, last);
+		for (int k = 0; k < last->nin; k++)
+			free(last->in[k]);
+		last->in[0] = xstrdup(m.x);
+		last->nin = 1;
+		cJSON_Delete(last->options);
+		last->options = o;
+		last->op = OP_LAYER_NORMALIZATION;
+		free(last->opname);
+		last->opname = xstrdup("layerNormalization");
+		uses_add(&f->u, last);
+		touchnode(f, last);
+		for (int k = m.nn - 2; k >= 0; k--)
+			dropnode(f, m.nodes[k]);
+		free(sc);
+		free(bi);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- activations into the op that produces their input ---- */
 
 static int
@@ -1158,6 +1251,8 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 			r = dropnoops(&f);
 		if (!r && o->fold)
 			r = foldconsts(&f);
+		if (!r && o->norm)
+			r = fusenorms(&f);
 		if (!r && o->bn)
 			r = foldbn(&f);
 		if (!r && o->bias)

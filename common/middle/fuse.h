@@ -14,6 +14,7 @@ struct fuse_opts {
 	int winograd;		/* 3 x 3 ones to Winograd's F(2x2, 3x3) */
 	int panels;		/* flipped ones in panels of 32 outputs */
 	int residual;		/* adds into the conv2d before them */
+	int norm;		/* spelled-out layer norms to one node */
 };
 
 /*
@@ -32,7 +33,10 @@ struct fuse_opts {
  * panels of 32 output channels (the node's "panels" field); with
  * o->residual, before the activations, the add of a conv2d's result
  * and an operand of its type into the conv2d (the node's "residual"
- * field, added in the kernel's epilogue).  New
+ * field, added in the kernel's epilogue); with o->norm, after the
+ * folding, a layer normalization spelled out in reduceMean, sub, pow
+ * or mul, add, sqrt and div or reciprocal and mul (then a scale and a
+ * bias) as one layerNormalization node (fuse_norm.h).  New
  * tensors are inline
  * constants;
  * the pass moves large ones into a new weights file.  Returns the

@@ -604,8 +604,9 @@ nnl_transpose_part(int64_t O, int64_t p0, int64_t p1, int64_t o0,
 
 /*
  * nnl_real: the type of the sums and of the exp, sqrt, tanh, ... the
- * float kernels compute beyond float (activations, unary ops, softmax,
- * pooling, normalisations, global sums): double on hosts, whose
+ * float kernels compute beyond float (activations, unary ops, float16
+ * softmax, pooling, the sums of the blocks of nnl_rowsum below, which
+ * the normalizations and reductions take): double on hosts, whose
  * results it keeps; float on 32-bit ARM without a double-precision FPU
  * (a Cortex-M4F's fpv4-sp-d16, or no FPU), where double arithmetic is
  * software emulation, ten to a hundred times slower.  NNL_M(exp) is exp or expf
@@ -622,6 +623,155 @@ typedef float nnl_real;
 #else
 typedef double nnl_real;
 #define NNL_M(fn) fn
+#endif
+
+/*
+ * Rows of floats summed for the normalizations, softmax and the
+ * reductions: a row contiguous (nnl_rowsum) or NNL_VW columns of rows
+ * s floats apart (nnl_colsum), in float vectors over blocks of
+ * NNL_SUMBLK elements, each block's sum added in nnl_real, so that the
+ * rounding grows with the block and not with the row (a global pool
+ * of 50176), and the lanes of each block in nnl_real.  What is
+ * summed: NNL_SUM_X x - c, NNL_SUM_SQ (x - c)^2, NNL_SUM_ABS |x|: a
+ * centre c near the values (a mean, or a normalization's first value)
+ * keeps the float sums small where the values sit far from 0 (1000 +
+ * sin i).  The lanes are added in a fixed order, so a sum is the same
+ * wherever it runs.
+ */
+enum { NNL_SUMBLK = 1024 };
+enum { NNL_SUM_X, NNL_SUM_SQ, NNL_SUM_ABS };
+
+NNL_RT_INLINE float
+nnl_sumterm(float v, int kind, float c)
+{
+	return kind == NNL_SUM_SQ ? (v - c) * (v - c) :
+	    kind == NNL_SUM_ABS ? fabsf(v) : v - c;
+}
+
+/* x[0], x[s], ... x[(n - 1) s], one at a time (the edges). */
+NNL_RT_INLINE nnl_real
+nnl_strsum(const float *x, int64_t n, int64_t s, int kind, float c)
+{
+	nnl_real t = 0;
+
+	for (int64_t b = 0; b < n; b += NNL_SUMBLK) {
+		int64_t e = n - b < NNL_SUMBLK ? n : b + NNL_SUMBLK;
+		float a = 0;
+
+		for (int64_t j = b; j < e; j++)
+			a += nnl_sumterm(x[j * s], kind, c);
+		t += a;
+	}
+	return t;
+}
+
+#if NNL_VW > 1
+NNL_RT_INLINE nnl_vf
+nnl_vsumterm(nnl_vf v, int kind, nnl_vf c)
+{
+	if (kind == NNL_SUM_SQ)
+		return (v - c) * (v - c);
+	if (kind == NNL_SUM_ABS)
+		return (nnl_vf)((nnl_vi)v & 0x7fffffff);
+	return v - c;
+}
+#endif
+
+NNL_RT_INLINE nnl_real
+nnl_rowsum(const float *x, int64_t n, int kind, float c)
+{
+#if NNL_VW > 1
+	nnl_real t = 0;
+	nnl_vf vc = nnl_vsplat(c);
+
+	for (int64_t b = 0; b < n; b += NNL_SUMBLK) {
+		int64_t e = n - b < NNL_SUMBLK ? n : b + NNL_SUMBLK, j = b;
+		nnl_vf a0 = nnl_vsplat(0), a1 = a0;
+		float a = 0;
+
+		for (; j + 2 * NNL_VW <= e; j += 2 * NNL_VW) {
+			a0 += nnl_vsumterm(nnl_vload(x + j), kind, vc);
+			a1 += nnl_vsumterm(nnl_vload(x + j + NNL_VW), kind,
+			    vc);
+		}
+		a0 += a1;
+		for (int l = 0; l < NNL_VW; l++)
+			t += a0[l];
+		for (; j < e; j++)
+			a += nnl_sumterm(x[j], kind, c);
+		t += a;
+	}
+	return t;
+#else
+	return nnl_strsum(x, n, 1, kind, c);
+#endif
+}
+
+/* The greatest (ismax) or least of a row, a NaN never winning: what
+ * nnl_k_reduce's elementwise loop keeps. */
+NNL_RT_INLINE float
+nnl_rowmax(const float *x, int64_t n, int ismax)
+{
+	float m = ismax ? -INFINITY : INFINITY;
+	int64_t j = 0;
+
+#if NNL_VW > 1
+	if (n >= NNL_VW) {
+		nnl_vf a = nnl_vsplat(m);
+
+		/* x86's max and min give their second operand where
+		 * either is NaN: the accumulator, never NaN */
+		for (; j + NNL_VW <= n; j += NNL_VW)
+			a = ismax ? nnl_vmax(nnl_vload(x + j), a) :
+			    nnl_vmin(nnl_vload(x + j), a);
+		for (int l = 0; l < NNL_VW; l++)
+			if (ismax ? a[l] > m : a[l] < m)
+				m = a[l];
+	}
+#endif
+	for (; j < n; j++)
+		if (ismax ? x[j] > m : x[j] < m)
+			m = x[j];
+	return m;
+}
+
+#if NNL_VW > 1
+/* nnl_rowsum for the NNL_VW columns at x of n rows s floats apart,
+ * with centres c, into t[0..NNL_VW). */
+NNL_RT_INLINE void
+nnl_colsum(const float *x, int64_t n, int64_t s, int kind, nnl_vf c,
+    nnl_real *t)
+{
+	for (int l = 0; l < NNL_VW; l++)
+		t[l] = 0;
+	for (int64_t b = 0; b < n; b += NNL_SUMBLK) {
+		int64_t e = n - b < NNL_SUMBLK ? n : b + NNL_SUMBLK, j = b;
+		nnl_vf a0 = nnl_vsplat(0), a1 = a0;
+
+		for (; j + 2 <= e; j += 2) {
+			a0 += nnl_vsumterm(nnl_vload(x + j * s), kind, c);
+			a1 += nnl_vsumterm(nnl_vload(x + (j + 1) * s), kind,
+			    c);
+		}
+		if (j < e)
+			a0 += nnl_vsumterm(nnl_vload(x + j * s), kind, c);
+		a0 += a1;
+		for (int l = 0; l < NNL_VW; l++)
+			t[l] += a0[l];
+	}
+}
+
+/* nnl_rowmax for the NNL_VW columns at x of n rows s floats apart. */
+NNL_RT_INLINE nnl_vf
+nnl_colmax(const float *x, int64_t n, int64_t s, int ismax)
+{
+	nnl_vf a = nnl_vsplat(ismax ? -INFINITY : INFINITY);
+
+	for (int64_t j = 0; j < n; j++)
+		a = ismax ? nnl_vmax(nnl_vload(x + j * s), a) :
+		    nnl_vmin(nnl_vload(x + j * s), a);
+	return a;
+}
 #endif
 
 typedef void nnl_kernel_fn(const int64_t *ip, const double *fp,

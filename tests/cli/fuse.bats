@@ -35,6 +35,30 @@ print(" ".join(n["op"] + ("+res(%s)" % n["residual"] if "residual" in n
 	[ "$(ops "$G/drop-identity-negative.out.json")" = "identity" ]
 	[ "$(ops "$G/fold-constants.out.json")" = "mul" ]
 	[ "$(ops "$G/fold-constants-negative.out.json")" = "add" ]
+	[ "$(ops "$G/fuse-layernorm-pow.out.json")" = "layerNormalization" ]
+	[ "$(ops "$G/fuse-layernorm-reciprocal.out.json")" = \
+	    "layerNormalization" ]
+	[ "$(ops "$G/fuse-layernorm-channels.out.json")" = \
+	    "layerNormalization" ]
+}
+
+@test "a layer norm read in part elsewhere or with a variable eps is kept" {
+	# the centred x also read by a relu; eps a graph input; the
+	# means over different axes; an exponent of 4
+	for c in shared eps axes pow4; do
+		run --separate-stderr "$BIN/nnl-fuse" -v \
+		    "$G/fuse-layernorm-$c-negative.in.json"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" != *layerNormalization* ]]
+		[[ "$output" != *layerNormalization* ]]
+		[[ "$output" == *'"op": "reduceMean"'* ]]
+		[[ "$output" == *'"op": "sqrt"'* ]]
+	done
+	run --separate-stderr "$BIN/nnl-fuse" -v "$G/fuse-layernorm-pow.in.json"
+	[[ "$stderr" == *'making layerNormalization "y" of 9 nodes'* ]]
+	run --separate-stderr "$BIN/nnl-fuse" -d norm \
+	    "$G/fuse-layernorm-pow.in.json"
+	[[ "$output" != *layerNormalization* ]]
 }
 
 @test "fused graphs compute the unfused function (nnl-run, NumPy, C)" {

@@ -73,6 +73,31 @@ torch.onnx.export(k, x, d + "/dwk.onnx", opset_version=13)
 np.save(d + "/dwk-input.npy", x.numpy())
 with torch.no_grad():
     np.save(d + "/dwk-expected.npy", k(x).numpy())
+# a transformer's norms at opset 13: LayerNorm spelled out (nnl-fuse
+# makes one layerNormalization of it), a softmax over the last axis of
+# 37, attention's products, ConvNeXt's channels-first norm written out
+# and a mean over the tokens (the rows and columns of rt.h's sums)
+class Norms(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(48)
+        self.fc = torch.nn.Linear(48, 48)
+        self.g = torch.nn.Parameter(torch.rand(37, 1) + 0.5)
+    def forward(self, x):
+        h = self.ln(x)
+        a = torch.softmax(h @ h.transpose(1, 2) / 7, -1)
+        y = a @ self.fc(h)
+        u = y.mean(1, keepdim=True)
+        s = (y - u).pow(2).mean(1, keepdim=True)
+        y = (y - u) / torch.sqrt(s + 1e-6)
+        y = self.g * y
+        return y.mean(1)
+n = Norms().eval()
+x = torch.randn(1, 37, 48)
+torch.onnx.export(n, x, d + "/norms.onnx", opset_version=13)
+np.save(d + "/norms-input.npy", x.numpy())
+with torch.no_grad():
+    np.save(d + "/norms-expected.npy", n(x).numpy())
 PY
 }
 
@@ -154,6 +179,25 @@ three_threads() {
 
 @test "depthwise 5 x 5 and 7 x 7 in blocks: 3 threads give the bits of one" {
 	three_threads dwk
+}
+
+@test "layer norms, softmax and means: 3 threads give the bits of one" {
+	three_threads norms
+	"$BIN/nnc" compile --emit c -o norms.c "$MD/norms.onnx"
+	# the two norms fused, each one call
+	[ "$(grep -cE '^[[:space:]]+nnl_k_normalize_f32\(' norms.c)" -eq 2 ]
+	# NEON's vectors too, within 1e-4 of PyTorch
+	command -v aarch64-linux-gnu-gcc && command -v qemu-aarch64 || return 0
+	"$BIN/nnc" compile --target-triple aarch64-linux-gnu -o arm \
+	    "$MD/norms.onnx"
+	raw "$MD/norms-input.npy" > in.bin
+	qemu-aarch64 -L /usr/aarch64-linux-gnu ./arm < in.bin > arm.out
+	/usr/bin/python3 -c 'import sys, numpy as np
+g = np.fromfile(sys.argv[1], "<f4")
+w = np.load(sys.argv[2]).ravel()
+sys.exit(not (g.size == w.size and
+              np.max(np.abs(g - w)) <= 1e-4 * np.max(np.abs(w))))' \
+	    arm.out "$MD/norms-expected.npy"
 }
 
 @test "the threaded program does start threads" {

@@ -35,6 +35,18 @@ for op, fn in BIN.items():
          ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
     case(op + "-int32", op, ab([5], [5], i32),
          ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
+# A scalar a channel over rows of 3 x 7 (a squeeze-and-excitation's
+# x * s[c]), in vectors and a tail: the contiguous operand first, and
+# second (sub and div are not symmetric); max with the NaN of one row.
+for op, fn in list(BIN.items()) + [("div", np.divide)]:
+    case(op + "-rows", op, ab([2, 5, 3, 7], [5, 1, 1],
+                              kb="pos" if op == "div" else "n"),
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
+    case(op + "-rows-first", op, [("a", f32, [1, 5, 1, 1],
+                                   "pos" if op == "div" else "n"),
+                                  ("b", f32, [1, 5, 4, 5],
+                                   "pos" if op == "div" else "n")],
+         ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
 case("div-broadcast", "div", ab([2, 3], [3], kb="pos"),
      ref=lambda a, c: a["a"] / a["b"])
 # negative quotients with a remainder: truncation toward zero, not
@@ -205,6 +217,34 @@ case("softmax-large", "softmax",
      {"axis": 1},
      ref=lambda a, c: np.exp(a["x"] - a["x"].max(1, keepdims=True)) /
      np.exp(a["x"] - a["x"].max(1, keepdims=True)).sum(1, keepdims=True))
+
+
+def _softmax(v, ax):
+    v = v.astype(np.float64)
+    e = np.exp(v - v.max(ax, keepdims=True))
+    return e / e.sum(ax, keepdims=True)
+
+
+# the float16 path (one element at a time) with the same data
+case("softmax-large-float16", "softmax",
+     [x([2, 4], f16, kind=[10000, 10001, 9999, 9990, -10000, -10001, -9999,
+                           -9990])],
+     {"axis": 1}, ref=lambda a, c: _softmax(a["x"], 1).astype(np.float16))
+# Rows of odd lengths (vectors and a ragged tail), and columns: the
+# axis in the middle, inner 19 (vectors across it and three left over);
+# +-3000 around an offset: exp overflows without the maximum taken out.
+case("softmax-row-odd", "softmax", [x([3, 2, 197])], {"axis": 2},
+     ref=lambda a, c: _softmax(a["x"], 2))
+case("softmax-cols-odd", "softmax", [x([2, 11, 19])], {"axis": 1},
+     ref=lambda a, c: _softmax(a["x"], 1))
+case("softmax-cols-large", "softmax",
+     [x([3, 5, 17], kind=(np.sin(np.arange(255.0)) * 3000 +
+                          np.arange(255.0)).reshape(3, 5, 17))],
+     {"axis": 1}, ref=lambda a, c: _softmax(a["x"], 1))
+case("softmax-row-large", "softmax",
+     [x([2, 37], kind=(np.cos(np.arange(74.0)) * 3000 -
+                       5000).reshape(2, 37))],
+     {"axis": 1}, ref=lambda a, c: _softmax(a["x"], 1))
 
 # ---- cast, where, quantization ----
 # Float to integer truncates toward zero (WebNN's cast table: "if in
@@ -399,6 +439,21 @@ case("reduceLogSum", "reduceLogSum", [x([3, 4], kind="pos")], {"axes": [1]},
      ref=lambda a, c: np.log(a["x"].sum(1)))
 case("reduceSum-all", "reduceSum", [x([2, 3])],
      ref=lambda a, c: np.array(a["x"].sum()))
+# One block of axes in the middle (columns: vectors across the 21
+# trailing floats and a tail) and rows longer than a summing block of
+# 1024 (a ragged last block): every op the block path takes.
+for op, fn in RED.items():
+    if op in ("reduceProduct", "reduceLogSumExp"):
+        continue
+    case(op + "-middle", op, [x([3, 37, 21])], {"axes": [1]},
+         ref=lambda a, c, fn=fn: fn(a["x"].astype(np.float64), 1, False))
+    case(op + "-long-row", op, [x([2, 2, 2077])], {"axes": [1, 2]},
+         ref=lambda a, c, fn=fn: fn(a["x"].astype(np.float64), (1, 2),
+                                    False))
+# NaN never wins a max (nor a min), in vectors as one at a time
+case("reduceMax-nan-row", "reduceMax",
+     [x([2, 19], kind=[NAN] + list(range(18)) + list(range(18)) + [NAN])],
+     {"axes": [1]}, ref=lambda a, c: np.array([17.0, 17.0], np.float32))
 case("reduceSum-int32", "reduceSum", [x([3, 4], i32)], {"axes": [1]},
      ref=lambda a, c: a["x"].sum(1).astype(np.int32))
 # uint8 over its whole range: compared unsigned
@@ -557,6 +612,34 @@ case("instanceNormalization", "instanceNormalization", [x([2, 3, 4, 4])],
      a["b"][:, None, None])
 case("instanceNormalization-nhwc", "instanceNormalization", [x([1, 3, 3, 2])],
      {"layout": "nhwc"}, ref=lambda a, c: _norm(a["x"], (1, 2), 1e-5))
+# The last axis of odd length (vectors and a tail) around an offset of
+# 1000, where a one-pass E[x^2] - E[x]^2 in float loses the variance;
+# the channels of [N, C, H, W] (LayerNorm2d: columns, inner 5 x 19);
+# odd planes, with scale and bias on each path, and another epsilon.
+_OFF = (1000 + np.sin(np.arange(3 * 5 * 71.0))).reshape(3, 5, 71)
+case("layerNormalization-offset", "layerNormalization",
+     [x([3, 5, 71], kind=_OFF)], {"axes": [2], "epsilon": 1e-3},
+     optins={"scale": ("s", f32, [71], "n"), "bias": ("b", f32, [71], "n")},
+     ref=lambda a, c: _norm(a["x"].astype(np.float64), (2,), 1e-3) *
+     a["s"] + a["b"], tol=1e-4)
+case("layerNormalization-channels", "layerNormalization", [x([2, 7, 5, 19])],
+     {"axes": [1]}, optins={"scale": ("s", f32, [7], "n"),
+                            "bias": ("b", f32, [7], "n")},
+     ref=lambda a, c: _norm(a["x"].astype(np.float64), (1,), 1e-5) *
+     a["s"][:, None, None] + a["b"][:, None, None])
+case("layerNormalization-middle", "layerNormalization", [x([2, 3, 4, 5])],
+     {"axes": [1, 2]}, ref=lambda a, c: _norm(a["x"].astype(np.float64),
+                                              (1, 2), 1e-5))
+case("instanceNormalization-odd", "instanceNormalization", [x([2, 3, 7, 9])],
+     {"epsilon": 0.5},
+     optins={"scale": ("s", f32, [3], "n"), "bias": ("b", f32, [3], "n")},
+     ref=lambda a, c: _norm(a["x"].astype(np.float64), (2, 3), 0.5) *
+     a["s"][:, None, None] + a["b"][:, None, None])
+case("instanceNormalization-nhwc-wide", "instanceNormalization",
+     [x([2, 3, 5, 19])], {"layout": "nhwc"},
+     optins={"scale": ("s", f32, [19], "n"), "bias": ("b", f32, [19], "n")},
+     ref=lambda a, c: _norm(a["x"].astype(np.float64), (1, 2), 1e-5) *
+     a["s"] + a["b"])
 
 # ---- matrix products ----
 # Random, non-square: a transposed operand, swapped alpha and beta or

@@ -110,8 +110,26 @@ mutant("leakyRelu slope on the positive side", EW,
 mutant("softplus is x from 3 up", EW,
        "return x > 30 ? x : NNL_M(log1p)", "return x > 3 ? x : NNL_M(log1p)",
        ["softplus"], RT)
-mutant("softmax without its maximum taken out", EW,
-       "m = v > m ? v : m;", "m = 0 * v;", ["softmax-large"], RT)
+mutant("float16 softmax without its maximum taken out", EW,
+       "m = v > m ? v : m;", "m = 0 * v;", ["softmax-large-float16"], RT)
+mutant("softmax rows without their maximum taken out", EW,
+       "float m = nnl_rowmax(x, n, 1), s0",
+       "float m = 0 * nnl_rowmax(x, n, 1), s0",
+       ["softmax-large", "softmax-row-large"], RT)
+mutant("softmax columns without their maximum taken out", EW,
+       "nnl_vf m = nnl_colmax(x, n, s, 1),",
+       "nnl_vf m = 0 * nnl_colmax(x, n, s, 1),", ["softmax-cols-large"], RT)
+mutant("a scalar broadcast over rows always the second operand", EW,
+       "k == 1, y, len);", "0, y, len);",
+       ["sub-rows-first", "div-rows-first"], RT)
+mutant("reductions by columns sum x whatever the op",
+       "common/rt/tensor/tensor.c",
+       "nnl_colsum(x + i, n, inner, kind, nnl_vsplat(0), t);",
+       "nnl_colsum(x + i, n, inner, NNL_SUM_X, nnl_vsplat(0), t);",
+       ["reduceL1-middle", "reduceL2-middle", "reduceSumSquare-middle"], RT)
+mutant("layer norm's rows scaled along the groups", "common/rt/nn/nn.c",
+       "\t\tp->along = 'n';", "\t\tp->along = 'o';",
+       ["layerNormalization-offset", "layerNormalization-channels"], RT)
 mutant("where tests == 1", EW, "int c = cond[nnl_off(r, idx, cs)] != 0;",
        "int c = cond[nnl_off(r, idx, cs)] == 1;", ["where"], RT)
 mutant("max of uint64 compares signed", EW,

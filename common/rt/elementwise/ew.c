@@ -196,6 +196,93 @@ nnl_relu_f32(const float *x, float *y, int64_t n)
  * b strides[r].  Integer ops up to le go exact (nnl_binopi), the
  * logical ones through double.
  */
+#if NNL_VW > 1
+/* Float op (NNL_ADD .. NNL_MIN) on vectors, as nnl_binary_f32 does. */
+NNL_RT_INLINE nnl_vf
+nnl_vbinop(int64_t op, nnl_vf a, nnl_vf b)
+{
+	switch (op) {
+	case NNL_ADD: return a + b;
+	case NNL_SUB: return a - b;
+	case NNL_MUL: return a * b;
+	case NNL_DIV: return a / b;
+	case NNL_MAX: return nnl_vmax(a, b);
+	default: return nnl_vmin(a, b);
+	}
+}
+
+/* A row of n at c with scalar s, s the first operand or the second;
+ * OP a constant, so that each case is its own loop. */
+#define NNL_SROW(OP)							\
+	do {								\
+		if (sfirst)						\
+			for (; i + NNL_VW <= n; i += NNL_VW)		\
+				nnl_vstore(y + i, nnl_vbinop(OP, vs,	\
+				    nnl_vload(c + i)));			\
+		else							\
+			for (; i + NNL_VW <= n; i += NNL_VW)		\
+				nnl_vstore(y + i, nnl_vbinop(OP,	\
+				    nnl_vload(c + i), vs));		\
+	} while (0)
+#endif
+
+/* y = c op s (or s op c, sfirst) over a row of n floats. */
+NNL_RT_INLINE void
+nnl_binary_row_f32(int64_t op, const float *c, float s, int sfirst,
+    float *y, int64_t n)
+{
+	int64_t i = 0;
+
+#if NNL_VW > 1
+	nnl_vf vs = nnl_vsplat(s);
+
+	switch (op) {
+	case NNL_ADD: NNL_SROW(NNL_ADD); break;
+	case NNL_SUB: NNL_SROW(NNL_SUB); break;
+	case NNL_MUL: NNL_SROW(NNL_MUL); break;
+	case NNL_DIV: NNL_SROW(NNL_DIV); break;
+	case NNL_MAX: NNL_SROW(NNL_MAX); break;
+	default: NNL_SROW(NNL_MIN); break;
+	}
+#endif
+	for (; i < n; i++)
+		y[i] = sfirst ? nnl_binopf(op, s, c[i]) :
+		    nnl_binopf(op, c[i], s);
+}
+
+/*
+ * A broadcast float op whose trailing axes read one operand in order
+ * and hold the other fixed (a squeeze-and-excitation's x * s[c], a
+ * bias a channel): rows of the trailing axes, each with its scalar
+ * (nnl_binary_row_f32), the outer axes by index.  0 where the operands
+ * are not so, or the rows shorter than a vector.
+ */
+NNL_RT_INLINE int
+nnl_binary_rows(int64_t op, int64_t r, const int64_t *dims,
+    const int64_t *as, const int64_t *bs, const float *a, const float *b,
+    float *y)
+{
+	for (int k = 0; k < 2; k++) {
+		const int64_t *cs = k ? bs : as, *fs = k ? as : bs;
+		const float *c = k ? b : a, *f = k ? a : b;
+		int64_t len = 1, d = r, idx[NNL_MAXRANK] = { 0 }, rows;
+
+		for (; d > 0 && (dims[d - 1] == 1 || (cs[d - 1] == len &&
+		    fs[d - 1] == 0)); d--)
+			len *= dims[d - 1];
+		if (len < 16 || len < NNL_VW)
+			continue;
+		rows = nnl_numel((int)d, dims);
+		for (int64_t o = 0; o < rows; o++, y += len) {
+			nnl_binary_row_f32(op, c + nnl_off((int)d, idx, cs),
+			    f[nnl_off((int)d, idx, fs)], k == 1, y, len);
+			nnl_next((int)d, dims, idx);
+		}
+		return 1;
+	}
+	return 0;
+}
+
 NNL_RT void
 nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -226,6 +313,8 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			nnl_binary_f32(op, a, b, y, n);
 			return;
 		}
+		if (nnl_binary_rows(op, r, dims, as, bs, a, b, y))
+			return;
 		for (int64_t i = 0; i < n; i++) {
 			float x = a[nnl_off(r, idx, as)];
 			float z = b[nnl_off(r, idx, bs)];
@@ -440,7 +529,86 @@ nnl_k_prelu(const int64_t *ip, const double *fp, const void *const *in,
 	}
 }
 
-/* softmax: dt, outer, axis dim, inner.  Safe in place. */
+/*
+ * e^x for softmax, float32, by libm's expf: the one place softmax takes
+ * its exponential, for a vectorised one (rt/f32-vmath) to replace.
+ */
+NNL_RT_INLINE float
+nnl_softmax_exp(float x)
+{
+	return expf(x);
+}
+
+/* softmax of a row of n floats at x into y (y may be x): the max in
+ * vectors, e^(x - max) and its sum in one pass, then y by 1 / sum. */
+NNL_RT_INLINE void
+nnl_softmax_row(const float *x, float *y, int64_t n)
+{
+	float m = nnl_rowmax(x, n, 1), s0 = 0, s1 = 0, r;
+	int64_t k = 0;
+
+	for (; k + 2 <= n; k += 2) {
+		float e0 = nnl_softmax_exp(x[k] - m);
+		float e1 = nnl_softmax_exp(x[k + 1] - m);
+
+		y[k] = e0;
+		y[k + 1] = e1;
+		s0 += e0;
+		s1 += e1;
+	}
+	if (k < n)
+		s0 += y[k] = nnl_softmax_exp(x[k] - m);
+	r = 1 / (s0 + s1);
+	k = 0;
+#if NNL_VW > 1
+	for (; k + NNL_VW <= n; k += NNL_VW)
+		nnl_vstore(y + k, nnl_vload(y + k) * r);
+#endif
+	for (; k < n; k++)
+		y[k] *= r;
+}
+
+/* softmax of w <= NNL_VW columns at x, n rows s floats apart, into y
+ * (y may be x): each column as nnl_softmax_row does a row, the
+ * columns in the lanes of vectors where w is NNL_VW. */
+NNL_RT_INLINE void
+nnl_softmax_cols(const float *x, float *y, int64_t n, int64_t s, int64_t w)
+{
+#if NNL_VW > 1
+	if (w == NNL_VW) {
+		nnl_vf m = nnl_colmax(x, n, s, 1), t = nnl_vsplat(0), r;
+
+		for (int64_t k = 0; k < n; k++) {
+			nnl_vf e = nnl_vload(x + k * s) - m;
+
+			for (int l = 0; l < NNL_VW; l++)
+				e[l] = nnl_softmax_exp(e[l]);
+			nnl_vstore(y + k * s, e);
+			t += e;
+		}
+		r = 1 / t;
+		for (int64_t k = 0; k < n; k++)
+			nnl_vstore(y + k * s, nnl_vload(y + k * s) * r);
+		return;
+	}
+#endif
+	for (int64_t l = 0; l < w; l++) {
+		float m = -INFINITY, t = 0, r;
+
+		for (int64_t k = 0; k < n; k++)
+			if (x[k * s + l] > m)
+				m = x[k * s + l];
+		for (int64_t k = 0; k < n; k++)
+			t += y[k * s + l] = nnl_softmax_exp(x[k * s + l] - m);
+		r = 1 / t;
+		for (int64_t k = 0; k < n; k++)
+			y[k * s + l] *= r;
+	}
+}
+
+/* softmax: dt, outer, axis dim, inner.  Safe in place.  float32 by
+ * rows (inner 1) or by columns NNL_VW wide, in float; float16 one
+ * element at a time in nnl_real. */
 NNL_RT void
 nnl_k_softmax(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -449,6 +617,21 @@ nnl_k_softmax(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+	if (dt == NNL_F32) {
+		const float *x = in[0];
+		float *y = out[0];
+
+		for (int64_t o = 0; o < outer; o++, x += ax * inner,
+		    y += ax * inner)
+			if (inner == 1)
+				nnl_softmax_row(x, y, ax);
+			else
+				for (int64_t i = 0; i < inner; i += NNL_VW)
+					nnl_softmax_cols(x + i, y + i, ax,
+					    inner, inner - i < NNL_VW ?
+					    inner - i : NNL_VW);
+		return;
+	}
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t i = 0; i < inner; i++) {
 			int64_t base = o * ax * inner + i;

@@ -891,6 +891,183 @@ nnl_k_batchnorm_f32(const int64_t *ip, const double *fp,
 }
 
 /*
+ * The normalization of nnl_k_normalize_f32 where the normalized axes
+ * are one block [a, b) of x's axes: outer groups of n rows of inner
+ * floats, each group normalized over its n rows column by column (one
+ * row of n where inner is 1: layerNormalization over the last axes; n
+ * channels of inner pixels: nchw instanceNormalization's planes have
+ * n = H W, inner 1; LayerNorm2d's channels, inner H W).  The mean (of
+ * the differences from the first value, rt.h's centre) and then the
+ * variance about it over the rows while they are in cache (two passes:
+ * no E[x^2] - E[x]^2 to cancel), then scale and bias in the pass that
+ * writes.  The scale runs along: 'n' the rows (its
+ * axes the normalized ones), 'o' the groups (sdiv groups a step, smod
+ * steps), 'i' the columns, or 0 for none.
+ */
+struct nnl_norm_blk {
+	int64_t outer, n, inner, sdiv, smod;
+	int along;
+};
+
+NNL_RT_INLINE void
+nnl_norm_blk(const struct nnl_norm_blk *p, const float *x, const float *sc,
+    const float *bi, float *y, float eps)
+{
+	int64_t n = p->n, inner = p->inner;
+
+	for (int64_t o = 0; o < p->outer; o++, x += n * inner, y += n * inner) {
+		int64_t so = p->along == 'o' ? o / p->sdiv % p->smod : 0;
+		float gs = sc && p->along == 'o' ? sc[so] : 1;
+		float gb = bi && p->along == 'o' ? bi[so] : 0;
+
+		if (inner == 1) {
+			float mean = (float)(x[0] + nnl_rowsum(x, n, NNL_SUM_X,
+			    x[0]) / (nnl_real)n);
+			float var = (float)(nnl_rowsum(x, n, NNL_SUM_SQ, mean) /
+			    (nnl_real)n);
+			float rs = (float)(1 / NNL_M(sqrt)((nnl_real)var +
+			    (nnl_real)eps));
+			int64_t k = 0;
+
+			if (p->along != 'n') {
+				float a = rs * gs, c = gb - mean * a;
+#if NNL_VW > 1
+				for (; k + NNL_VW <= n; k += NNL_VW)
+					nnl_vstore(y + k, nnl_vload(x + k) * a +
+					    c);
+#endif
+				for (; k < n; k++)
+					y[k] = x[k] * a + c;
+				continue;
+			}
+#if NNL_VW > 1
+			for (; k + NNL_VW <= n; k += NNL_VW) {
+				nnl_vf v = (nnl_vload(x + k) - mean) * rs;
+
+				if (sc)
+					v *= nnl_vload(sc + k);
+				if (bi)
+					v += nnl_vload(bi + k);
+				nnl_vstore(y + k, v);
+			}
+#endif
+			for (; k < n; k++)
+				y[k] = (x[k] - mean) * rs * (sc ? sc[k] : 1) +
+				    (bi ? bi[k] : 0);
+			continue;
+		}
+		for (int64_t i = 0; i < inner; i += NNL_VW) {
+			int64_t w = inner - i < NNL_VW ? inner - i : NNL_VW;
+			float mean[NNL_VW], rs[NNL_VW];
+			nnl_real t[NNL_VW];
+
+#if NNL_VW > 1
+			if (w == NNL_VW) {
+				nnl_vf m;
+
+				nnl_vf x0 = nnl_vload(x + i);
+
+				nnl_colsum(x + i, n, inner, NNL_SUM_X, x0, t);
+				for (int l = 0; l < NNL_VW; l++)
+					m[l] = mean[l] = (float)(x0[l] + t[l] /
+					    (nnl_real)n);
+				nnl_colsum(x + i, n, inner, NNL_SUM_SQ, m, t);
+			} else
+#endif
+			for (int64_t l = 0; l < w; l++) {
+				mean[l] = (float)(x[i + l] + nnl_strsum(x + i +
+				    l, n, inner, NNL_SUM_X, x[i + l]) /
+				    (nnl_real)n);
+				t[l] = nnl_strsum(x + i + l, n, inner,
+				    NNL_SUM_SQ, mean[l]);
+			}
+			for (int64_t l = 0; l < w; l++)
+				rs[l] = (float)(1 / NNL_M(sqrt)((nnl_real)(
+				    float)(t[l] / (nnl_real)n) +
+				    (nnl_real)eps));
+#if NNL_VW > 1
+			if (w == NNL_VW) {
+				nnl_vf vm = nnl_vload(mean), vr = nnl_vload(rs);
+				nnl_vf vs = nnl_vsplat(gs), vb = nnl_vsplat(gb);
+
+				if (p->along == 'i' && sc)
+					vs = nnl_vload(sc + i);
+				if (p->along == 'i' && bi)
+					vb = nnl_vload(bi + i);
+				for (int64_t k = 0; k < n; k++) {
+					const float *xr = x + k * inner + i;
+					nnl_vf v = (nnl_vload(xr) - vm) * vr;
+
+					if (p->along == 'n')
+						v = v * (sc ? sc[k] : 1) +
+						    (bi ? bi[k] : 0);
+					else
+						v = v * vs + vb;
+					nnl_vstore(y + k * inner + i, v);
+				}
+				continue;
+			}
+#endif
+			for (int64_t k = 0; k < n; k++)
+				for (int64_t l = 0; l < w; l++) {
+					float v = (x[k * inner + i + l] -
+					    mean[l]) * rs[l];
+
+					if (p->along == 'n')
+						v = v * (sc ? sc[k] : 1) +
+						    (bi ? bi[k] : 0);
+					else if (p->along == 'i')
+						v = v * (sc ? sc[i + l] : 1) +
+						    (bi ? bi[i + l] : 0);
+					else
+						v = v * gs + gb;
+					y[k * inner + i + l] = v;
+				}
+		}
+	}
+}
+
+/* Whether normalize's axes nmask are one block, with its scale (if
+ * any, has) along a kind nnl_norm_blk takes: then *p describes it. */
+NNL_RT_INLINE int
+nnl_norm_block(int64_t r, const int64_t *dims, int64_t nmask, int64_t smask,
+    int has, struct nnl_norm_blk *p)
+{
+	int64_t a = 0, b, all = ((int64_t)1 << r) - 1, c, d;
+
+	while (a < r && !(nmask >> a & 1))
+		a++;
+	for (b = a; b < r && nmask >> b & 1; b++)
+		;
+	if (a == r || nmask != (all & ~(((int64_t)1 << a) - 1) &
+	    (((int64_t)1 << b) - 1)))
+		return 0;
+	p->outer = nnl_numel((int)a, dims);
+	p->n = nnl_numel((int)(b - a), dims + a);
+	p->inner = nnl_numel((int)(r - b), dims + b);
+	p->sdiv = p->smod = 1;
+	if (!has) {
+		p->along = 0;
+	} else if (smask == nmask) {
+		p->along = 'n';
+	} else if (smask && smask == (all & ~(((int64_t)1 << b) - 1))) {
+		p->along = 'i';
+	} else {
+		for (c = 0; c < a && !(smask >> c & 1); c++)
+			;
+		for (d = c; d < a && smask >> d & 1; d++)
+			;
+		if (c == a || smask != ((((int64_t)1 << d) - 1) &
+		    ~(((int64_t)1 << c) - 1)))
+			return 0;
+		p->along = 'o';
+		p->smod = nnl_numel((int)(d - c), dims + c);
+		p->sdiv = nnl_numel((int)(a - d), dims + d);
+	}
+	return 1;
+}
+
+/*
  * normalize (layerNormalization, instanceNormalization): r, dims[r],
  * mask of the normalized axes, mask of the axes scale and bias run
  * over, has scale, has bias; fp: epsilon.  Each group of elements that
@@ -910,6 +1087,7 @@ nnl_k_normalize_f32(const int64_t *ip, const double *fp,
 	const float *x = in[0], *sc = hs ? in[1] : 0, *bi = hb ? in[2] : 0;
 	float *y = out[0];
 	nnl_real *sum = scratch, *sq;
+	struct nnl_norm_blk blk;
 
 	for (int64_t d = r - 1; d >= 0; d--) {
 		gst[d] = nmask >> d & 1 ? 0 : ng;
@@ -920,6 +1098,10 @@ nnl_k_normalize_f32(const int64_t *ip, const double *fp,
 			ss *= dims[d];
 	}
 	per = ng ? n / ng : 0;
+	if (nnl_norm_block(r, dims, nmask, smask, hs || hb, &blk)) {
+		nnl_norm_blk(&blk, x, sc, bi, y, (float)fp[0]);
+		return;
+	}
 	sq = sum + ng;
 	for (int64_t g = 0; g < 2 * ng; g++)
 		sum[g] = 0;

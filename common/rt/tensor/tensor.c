@@ -513,28 +513,75 @@ nnl_reduced(int64_t i, int r, const int64_t *dims, int64_t mask,
 	return o;
 }
 
-/* The sums of four blocks of cnt floats from x into acc[0..3] (their
- * starting values), sixteen chains in flight: each block in four
- * chains, then (s0 + s1) + (s2 + s3), the order of one block alone. */
-NNL_RT_INLINE void
-nnl_sum4(const float *x, int64_t cnt, double *acc)
+/*
+ * A float reduction whose reduced axes are one block [a, b) of x's:
+ * outer groups of n rows of inner floats, output (o, i) the reduction
+ * of column i of group o; sums and extremes of rows (inner 1, a global
+ * pool) or of NNL_VW columns at a time in vectors (nnl_rowsum, ...).
+ * Into acc, one nnl_k_reduce finishes; 0 where this is not such a
+ * reduction.
+ */
+NNL_RT_INLINE int
+nnl_reduce_blk(int64_t op, int r, const int64_t *dims, int64_t mask,
+    const float *x, double *acc)
 {
-	nnl_real s[4][4];
-	int64_t j = 0;
+	int a = 0, b, kind = op == NNL_R_L1 ? NNL_SUM_ABS : op == NNL_R_L2 ||
+	    op == NNL_R_SUMSQUARE ? NNL_SUM_SQ : NNL_SUM_X;
+	int ext = op == NNL_R_MAX || op == NNL_R_MIN, mx = op == NNL_R_MAX;
+	int64_t outer, n, inner;
 
-	for (int p = 0; p < 4; p++) {
-		s[p][0] = (nnl_real)acc[p];
-		s[p][1] = s[p][2] = s[p][3] = 0;
+	if (!(ext || op == NNL_R_SUM || op == NNL_R_MEAN || op == NNL_R_L1 ||
+	    op == NNL_R_L2 || op == NNL_R_SUMSQUARE))
+		return 0;
+	while (a < r && !(mask >> a & 1))
+		a++;
+	for (b = a; b < r && mask >> b & 1; b++)
+		;
+	if (a == r || mask != ((((int64_t)1 << b) - 1) &
+	    ~(((int64_t)1 << a) - 1)))
+		return 0;
+	outer = nnl_numel(a, dims);
+	n = nnl_numel(b - a, dims + a);
+	inner = nnl_numel(r - b, dims + b);
+	for (int64_t o = 0; o < outer; o++, x += n * inner, acc += inner) {
+		int64_t i = 0;
+
+		if (inner == 1) {
+			acc[0] = ext ? nnl_rowmax(x, n, mx) :
+			    nnl_rowsum(x, n, kind, 0);
+			continue;
+		}
+#if NNL_VW > 1
+		for (; i + NNL_VW <= inner; i += NNL_VW) {
+			nnl_real t[NNL_VW];
+
+			if (ext) {
+				nnl_vf m = nnl_colmax(x + i, n, inner, mx);
+
+				for (int l = 0; l < NNL_VW; l++)
+					acc[i + l] = m[l];
+				continue;
+			}
+			nnl_colsum(x + i, n, inner, kind, nnl_vsplat(0), t);
+			for (int l = 0; l < NNL_VW; l++)
+				acc[i + l] = t[l];
+		}
+#endif
+		for (; i < inner; i++) {
+			if (!ext) {
+				acc[i] = nnl_strsum(x + i, n, inner, kind, 0);
+				continue;
+			}
+			acc[i] = mx ? -INFINITY : INFINITY;
+			for (int64_t k = 0; k < n; k++) {
+				float v = x[k * inner + i];
+
+				if (mx ? v > acc[i] : v < acc[i])
+					acc[i] = v;
+			}
+		}
 	}
-	for (; j + 4 <= cnt; j += 4)
-		for (int p = 0; p < 4; p++)
-			for (int q = 0; q < 4; q++)
-				s[p][q] += x[p * cnt + j + q];
-	for (; j < cnt; j++)
-		for (int p = 0; p < 4; p++)
-			s[p][0] += x[p * cnt + j];
-	for (int p = 0; p < 4; p++)
-		acc[p] = (s[p][0] + s[p][1]) + (s[p][2] + s[p][3]);
+	return 1;
 }
 
 /* reduce: op (NNL_R_*), dt, r, dims[r], axis mask.  scratch: one double
@@ -575,43 +622,10 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 				mx[o] = v;
 		}
 	}
-	if (suffix && dt == NNL_F32 && (op == NNL_R_SUM || op == NNL_R_MEAN ||
-	    op == NNL_R_MAX || op == NNL_R_MIN)) {
-		/* trailing axes reduced (a global pool), floats: a block of
-		 * cnt for each output, in four chains; sums four outputs at
-		 * a time, each as alone */
-		int64_t o = 0;
-
-		if (op == NNL_R_SUM || op == NNL_R_MEAN)
-			for (; o + 4 <= no; o += 4)
-				nnl_sum4((const float *)in[0] + o * cnt, cnt,
-				    acc + o);
-		for (; o < no; o++) {
-			const float *x = (const float *)in[0] + o * cnt;
-			nnl_real s[4] = { (nnl_real)acc[o], (nnl_real)acc[o],
-			    (nnl_real)acc[o], (nnl_real)acc[o] };
-			int64_t j = 0;
-
-			if (op == NNL_R_SUM || op == NNL_R_MEAN) {
-				s[1] = s[2] = s[3] = 0;
-				for (; j + 4 <= cnt; j += 4)
-					for (int q = 0; q < 4; q++)
-						s[q] += x[j + q];
-				for (; j < cnt; j++)
-					s[0] += x[j];
-				acc[o] = (s[0] + s[1]) + (s[2] + s[3]);
-				continue;
-			}
-			for (; j < cnt; j++) {
-				nnl_real v = x[j];
-
-				/* as the loop below: a NaN never wins */
-				if (op == NNL_R_MAX ? v > s[0] : v < s[0])
-					s[0] = v;
-			}
-			acc[o] = s[0];
-		}
-	} else
+	/* by rows or columns of floats where it can (nnl_reduce_blk), else
+	 * an element at a time */
+	if (!(dt == NNL_F32 && nnl_reduce_blk(op, (int)r, dims, mask, in[0],
+	    acc)))
 	for (int64_t i = 0; i < n; i++) {
 		/* trailing axes reduced (a global pool): blocks of cnt */
 		int64_t o = suffix ? i / cnt : nnl_reduced(i, (int)r, dims,
