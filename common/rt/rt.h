@@ -952,6 +952,11 @@ NNL_RT int nnl_par_concat(const int64_t *ip, const void *const *in,
  * small to split. */
 NNL_RT int nnl_par_flat(int64_t op, const float *a, const float *b,
     float *y, int64_t n);
+/* rt/elementwise/ew.c's broadcast float32 binary op over the rows of
+ * its collapsed shape s: 0 where too small to split. */
+struct nnl_bshape;
+NNL_RT int nnl_par_brows(int64_t op, const struct nnl_bshape *s,
+    const float *a, const float *b, float *y);
 /* nnl_addact split the same way (a conv2d's residual): 0 where too
  * small to split. */
 NNL_RT int nnl_par_addact(float *y, const float *r, int64_t n,
