@@ -311,7 +311,8 @@ nnl_dw_s2(const int64_t *ip)
 /* Fused activations (nnl-fuse): code and two parameters. */
 enum {
 	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
-	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
+	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU, NNL_ACT_TANH, NNL_ACT_GELU,
+	NNL_ACT_SWISH, NNL_ACT_HARDSIGMOID
 };
 
 /* Whether act is relu or clamp, which the kernels apply as they store
@@ -803,6 +804,30 @@ nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 }
 
 
+/*
+ * The transcendental functions of the fused activations, in one place:
+ * libm's float functions, one call an element, until the vector ones
+ * of rt/f32-vmath take their place here.  gelu is the erf form,
+ * x / 2 (1 + erf(x / sqrt 2)); swish (SiLU) is x sigmoid(x).
+ */
+NNL_RT_INLINE float
+nnl_sigmoidf(float x)
+{
+	return 1 / (1 + expf(-x));
+}
+
+NNL_RT_INLINE float
+nnl_tanhf(float x)
+{
+	return tanhf(x);
+}
+
+NNL_RT_INLINE float
+nnl_geluf(float x)
+{
+	return (float)0.5 * x * (1 + erff(x * (float)0.70710678118654752));
+}
+
 NNL_RT_INLINE void
 nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 {
@@ -831,8 +856,31 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 	}
 	case NNL_ACT_SIGMOID:
 		for (i = 0; i < n; i++)
-			y[i] = (float)(1 / (1 + NNL_M(exp)(-(nnl_real)y[i])));
+			y[i] = nnl_sigmoidf(y[i]);
 		break;
+	case NNL_ACT_SWISH:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] * nnl_sigmoidf(y[i]);
+		break;
+	case NNL_ACT_TANH:
+		for (i = 0; i < n; i++)
+			y[i] = nnl_tanhf(y[i]);
+		break;
+	case NNL_ACT_GELU:
+		for (i = 0; i < n; i++)
+			y[i] = nnl_geluf(y[i]);
+		break;
+	case NNL_ACT_HARDSIGMOID: {
+		/* in nnl_real, as the hardSigmoid node computes it */
+		nnl_real al = (nnl_real)a, be = (nnl_real)b;
+
+		for (i = 0; i < n; i++) {
+			nnl_real t = al * y[i] + be;
+
+			y[i] = (float)(t < 0 ? 0 : t > 1 ? 1 : t);
+		}
+		break;
+	}
 	case NNL_ACT_HARDSWISH:
 		for (i = 0; i < n; i++) {
 			float t = y[i] + 3;

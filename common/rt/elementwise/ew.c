@@ -515,6 +515,20 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 #endif
 			nnl_relu_f32(x, y, n);
 			return;
+		/* the transcendental activations through rt.h's helpers,
+		 * as the fused ones (nnl_activate) */
+		case NNL_U_SIGMOID:
+			for (int64_t i = 0; i < n; i++)
+				y[i] = nnl_sigmoidf(x[i]);
+			return;
+		case NNL_U_TANH:
+			for (int64_t i = 0; i < n; i++)
+				y[i] = nnl_tanhf(x[i]);
+			return;
+		case NNL_U_GELU:
+			for (int64_t i = 0; i < n; i++)
+				y[i] = nnl_geluf(x[i]);
+			return;
 		case NNL_U_IDENTITY:
 			if (y != x)
 				memmove(y, x, (size_t)n * sizeof *y);
