@@ -574,6 +574,14 @@ nnl_transpose_part(int64_t O, int64_t p0, int64_t p1, int64_t o0,
 
 #define NNL_MAXRANK 8
 
+/* A broadcast binary op's shape with its axes merged (rt/elementwise/
+ * ew.c's nnl_bcollapse): q axes, outermost first, each operand's
+ * strides (0 where it broadcasts); outer rows of d[q - 1] floats. */
+struct nnl_bshape {
+	int64_t q, outer;
+	int64_t d[NNL_MAXRANK], sa[NNL_MAXRANK], sb[NNL_MAXRANK];
+};
+
 /*
  * nnl_real: the type of the sums and of the exp, sqrt, tanh, ... the
  * float kernels compute beyond float (activations, unary ops, softmax,
@@ -1002,7 +1010,6 @@ NNL_RT int nnl_par_flat(int64_t op, const float *a, const float *b,
     float *y, int64_t n);
 /* rt/elementwise/ew.c's broadcast float32 binary op over the rows of
  * its collapsed shape s: 0 where too small to split. */
-struct nnl_bshape;
 NNL_RT int nnl_par_brows(int64_t op, const struct nnl_bshape *s,
     const float *a, const float *b, float *y);
 /* nnl_addact split the same way (a conv2d's residual): 0 where too

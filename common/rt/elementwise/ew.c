@@ -200,13 +200,9 @@ nnl_relu_f32(const float *x, float *y, int64_t n)
  * most r axes; in the innermost each operand steps 1 or 0 (broadcast):
  * a row of the output is a vector loop over two rows, or over a row and
  * one value ([1, C, H, W] * [1, C, 1, 1] is C rows of H W floats times
- * a value each; [B, N, D] + [D] is B N rows plus one row).
+ * a value each; [B, N, D] + [D] is B N rows plus one row).  The shape
+ * is rt.h's struct nnl_bshape (ew_par.c splits its rows).
  */
-struct nnl_bshape {
-	int64_t q, outer;		/* axes, rows (all axes but the last) */
-	int64_t d[NNL_MAXRANK], sa[NNL_MAXRANK], sb[NNL_MAXRANK];
-};
-
 NNL_RT_INLINE void
 nnl_bcollapse(int64_t r, const int64_t *dims, const int64_t *as,
     const int64_t *bs, struct nnl_bshape *s)
