@@ -225,11 +225,14 @@ def graphschema(rows, dts):
         "types": {"$comment": "nnl-shape-infer: one type per output",
                   "type": "array", "items": {"$ref": "#/$defs/desc"}},
         "activation": {"$comment": "nnl-fuse: an activation applied to "
-                                   "the node's result",
+                                   "the node's result (swish: x times "
+                                   "sigmoid(x), which has no WebNN op)",
                        "type": "object", "required": ["op", "options"],
                        "properties": {
                            "op": {"enum": ["relu", "clamp", "sigmoid",
-                                           "hardSwish", "leakyRelu"]},
+                                           "hardSwish", "leakyRelu",
+                                           "tanh", "gelu", "swish",
+                                           "hardSigmoid"]},
                            "options": {"type": "object"}}},
         "winograd": {"$comment": "nnl-fuse -e winograd: the conv2d's "
                                  "[4, 4, I, O] hwio filter is Winograd's "

@@ -43,6 +43,19 @@ kactivation(struct kctx *c)
 			code = NNL_ACT_SIGMOID;
 		else if (!strcmp(s, "hardSwish"))
 			code = NNL_ACT_HARDSWISH;
+		else if (!strcmp(s, "tanh"))
+			code = NNL_ACT_TANH;
+		else if (!strcmp(s, "gelu"))
+			code = NNL_ACT_GELU;
+		else if (!strcmp(s, "swish"))
+			code = NNL_ACT_SWISH;
+		else if (!strcmp(s, "hardSigmoid")) {
+			code = NNL_ACT_HARDSIGMOID;
+			v = cJSON_GetObjectItemCaseSensitive(o, "alpha");
+			p0 = cJSON_IsNumber(v) ? v->valuedouble : 0.2;
+			v = cJSON_GetObjectItemCaseSensitive(o, "beta");
+			p1 = cJSON_IsNumber(v) ? v->valuedouble : 0.5;
+		}
 		else if (!strcmp(s, "clamp")) {
 			code = NNL_ACT_CLAMP;
 			v = cJSON_GetObjectItemCaseSensitive(o, "minValue");

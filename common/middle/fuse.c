@@ -29,7 +29,12 @@
 #include "kernel.h"
 #include "uses.h"
 
-enum { RW_NOOP, RW_FOLD, RW_NORM, RW_BN, RW_BIAS, RW_RES, RW_ACT, NRW };
+enum {
+	RW_NOOP, RW_FOLD, RW_NORM, RW_BN, RW_BIAS, RW_RES, RW_GELU, RW_SWISH,
+	RW_ACT, NRW
+};
+/* (each node's queued rewrites are bits of a uint32_t) */
+_Static_assert(NRW <= 32, "too many rewrites for struct fx's queued");
 
 struct fx {
 	struct graph *g;
@@ -37,7 +42,7 @@ struct fx {
 	int changes;
 	struct uses u;		/* readers of every operand */
 	struct heap todo[NRW];	/* per rewrite: nodes to look at */
-	unsigned char *queued;	/* per node: bit r set: in todo[r] */
+	uint32_t *queued;	/* per node: bit r set: in todo[r] */
 };
 
 /* Queue node n for every rewrite. */
@@ -45,8 +50,8 @@ static void
 queue(struct fx *f, struct node *n)
 {
 	for (int r = 0; r < NRW; r++)
-		if (!(f->queued[n->index] & 1u << r)) {
-			f->queued[n->index] |= (unsigned char)(1u << r);
+		if (!(f->queued[n->index] & (uint32_t)1 << r)) {
+			f->queued[n->index] |= (uint32_t)1 << r;
 			heap_push(&f->todo[r], n->index);
 		}
 }
@@ -58,7 +63,7 @@ next(struct fx *f, int r)
 	while (f->todo[r].n) {
 		size_t i = heap_pop(&f->todo[r]);
 
-		f->queued[i] &= (unsigned char)~(1u << r);
+		f->queued[i] &= ~((uint32_t)1 << r);
 		if (f->g->nodes[i])
 			return f->g->nodes[i];
 	}
@@ -902,7 +907,181 @@ static int
 fusable(enum op op)
 {
 	return op == OP_RELU || op == OP_CLAMP || op == OP_SIGMOID ||
-	    op == OP_HARD_SWISH || op == OP_LEAKY_RELU;
+	    op == OP_HARD_SWISH || op == OP_LEAKY_RELU || op == OP_TANH ||
+	    op == OP_GELU || op == OP_HARD_SIGMOID;
+}
+
+/* Whether p is a product whose result an activation may be fused into
+ * (its one output float, no activation yet). */
+static int
+takesact(struct node *p)
+{
+	return p && !p->multi && p->types &&
+	    dtype_isfloat(p->types[0].dt) && (p->op == OP_CONV2D ||
+	    p->op == OP_CONV_TRANSPOSE2D || p->op == OP_GEMM ||
+	    p->op == OP_MATMUL) &&
+	    !cJSON_GetObjectItemCaseSensitive(p->extra, "activation");
+}
+
+/* Give p the activation named op (options opts, taken), in place of
+ * node n, whose output p's now is. */
+static void
+giveact(struct fx *f, struct node *p, struct node *n, const char *op,
+    cJSON *opts)
+{
+	cJSON *act = cJSON_CreateObject();
+	char *out;
+
+	cJSON_AddStringToObject(act, "op", op);
+	cJSON_AddItemToObject(act, "options", opts);
+	if (!p->extra)
+		p->extra = cJSON_CreateObject();
+	cJSON_AddItemToObject(p->extra, "activation", act);
+	out = xstrdup(n->out[0]);
+	dropnode(f, n);
+	renameout(f, p, out);
+	free(out);
+}
+
+/* The value of name if it is a float32 constant of one element whose
+ * bytes are at hand. */
+static int
+scalar(struct fx *f, const char *name, float *v)
+{
+	uint64_t n;
+	float *d = floats(f->g, constant(f->g, name), &n);
+	int ok = d && n == 1;
+
+	if (ok)
+		*v = d[0];
+	free(d);
+	return ok;
+}
+
+/* The producer of in[k] of n if it is op and n alone reads it. */
+static struct node *
+sole(struct fx *f, struct node *n, int k, enum op op)
+{
+	struct node *p = k < n->nin ? producer(f->g, n->in[k]) : NULL;
+
+	return p && p->op == op && !p->multi && uses(f, n->in[k]) == 1 ?
+	    p : NULL;
+}
+
+/*
+ * swish (SiLU): mul(x, sigmoid(x)), either way round, where x is the
+ * result of a conv2d, convTranspose2d, gemm or matmul that the sigmoid
+ * and the mul alone read, and the sigmoid's result the mul alone: the
+ * product gains the activation "swish" (x sigmoid(x), rt.h's
+ * nnl_activate), and the two nodes go.
+ */
+static int
+fuseswish(struct fx *f)
+{
+	struct node *n;
+
+	while ((n = next(f, RW_SWISH))) {
+		struct node *s = NULL, *p;
+		const char *x = NULL;
+
+		if (n->op != OP_MUL || n->nin != 2 || !n->types ||
+		    !dtype_isfloat(n->types[0].dt))
+			continue;
+		for (int k = 0; k < 2 && !s; k++)
+			if ((s = sole(f, n, k, OP_SIGMOID)) &&
+			    strcmp(s->in[0], n->in[1 - k]) == 0)
+				x = n->in[1 - k];
+			else
+				s = NULL;
+		if (!s || !(p = producer(f->g, x)) || !takesact(p) ||
+		    uses(f, x) != 2 || isgraphoutput(f->g, x) ||
+		    !tdesc_same(&p->types[0], &n->types[0]))
+			continue;
+		note(f, "fusing sigmoid \"%s\" and mul \"%s\" into %s "
+		    "\"%s\" as swish", escape_tty_name(s->id),
+		    escape_tty_name(n->id), p->opname, escape_tty_name(p->id));
+		dropnode(f, s);
+		giveact(f, p, n, "swish", cJSON_CreateObject());
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * gelu from the five nodes exporters write for it (PyTorch's GELU at
+ * opsets before 20): mul(mul(x, add(erf(div(x, sqrt 2)), 1)), 0.5),
+ * the operands of add and the muls either way round, div possibly
+ * mul by 1 / sqrt 2, the constants float32 scalars within 1e-6 of
+ * those values, each intermediate read by the next alone and of x's
+ * type.  The erf node becomes gelu(x), named as the last mul; the
+ * others go.  fuseact may then fuse it into the product before.
+ */
+static int
+fusegelu(struct fx *f)
+{
+	struct node *n;
+
+	while ((n = next(f, RW_GELU))) {
+		struct node *m = NULL, *a = NULL, *e = NULL, *d = NULL;
+		const char *x = NULL;
+		float v;
+		char *out;
+
+		if (n->op != OP_MUL || n->nin != 2 || !n->types ||
+		    n->types[0].dt != DT_FLOAT32)
+			continue;
+		/* n = mul(m, 0.5) */
+		for (int k = 0; k < 2 && !m; k++)
+			if (!scalar(f, n->in[1 - k], &v) ||
+			    fabsf(v - 0.5f) > 1e-6f ||
+			    !(m = sole(f, n, k, OP_MUL)))
+				m = NULL;
+		/* m = mul(x, a), a = add(e, 1) */
+		for (int k = 0; m && k < 2 && !a; k++) {
+			if (!(a = sole(f, m, k, OP_ADD)))
+				continue;
+			x = m->in[1 - k];
+			if (!((scalar(f, a->in[1], &v) &&
+			    (e = sole(f, a, 0, OP_ERF))) ||
+			    (scalar(f, a->in[0], &v) &&
+			    (e = sole(f, a, 1, OP_ERF)))) ||
+			    fabsf(v - 1) > 1e-6f)
+				a = e = NULL;
+		}
+		/* e = erf(d), d = div(x, sqrt 2) or mul(x, 1 / sqrt 2) */
+		if (!e || !((d = sole(f, e, 0, OP_DIV)) ||
+		    (d = sole(f, e, 0, OP_MUL))))
+			continue;
+		if (!(strcmp(d->in[0], x) == 0 && scalar(f, d->in[1], &v)) &&
+		    !(d->op == OP_MUL && strcmp(d->in[1], x) == 0 &&
+		    scalar(f, d->in[0], &v)))
+			continue;
+		if (fabsf(d->op == OP_DIV ? v - 1.41421356f :
+		    v - 0.70710678f) > 1e-6f)
+			continue;
+		if (!tdesc_same(operand_type(graph_find(f->g, x)),
+		    &n->types[0]) || !tdesc_same(&e->types[0], &n->types[0]))
+			continue;
+		note(f, "rewriting the gelu of \"%s\" (erf \"%s\" to mul "
+		    "\"%s\") as one gelu", escape_tty_name(x),
+		    escape_tty_name(e->id), escape_tty_name(n->id));
+		/* x is m's or d's input: taken before they go */
+		uses_drop(&f->u, e);
+		free(e->in[0]);
+		e->in[0] = xstrdup(x);
+		out = xstrdup(n->out[0]);
+		dropnode(f, n);
+		dropnode(f, m);
+		dropnode(f, a);
+		dropnode(f, d);
+		e->op = OP_GELU;
+		free(e->opname);
+		e->opname = xstrdup("gelu");
+		renameout(f, e, out);
+		free(out);
+		return 1;
+	}
+	return 0;
 }
 
 static int
@@ -913,31 +1092,18 @@ fuseact(struct fx *f)
 
 	while ((n = next(f, RW_ACT))) {
 		struct node *p;
-		cJSON *act, *opts;
-		char *out;
+		cJSON *opts;
 
 		if (!fusable(n->op) || !n->types ||
 		    !dtype_isfloat(n->types[0].dt) ||
-		    !(p = producer(g, n->in[0])) || p->multi ||
-		    uses(f, n->in[0]) != 1 || !(p->op == OP_CONV2D ||
-		    p->op == OP_CONV_TRANSPOSE2D || p->op == OP_GEMM ||
-		    p->op == OP_MATMUL) ||
-		    cJSON_GetObjectItemCaseSensitive(p->extra, "activation"))
+		    !(p = producer(g, n->in[0])) || !takesact(p) ||
+		    uses(f, n->in[0]) != 1)
 			continue;
-		act = cJSON_CreateObject();
-		cJSON_AddStringToObject(act, "op", n->opname);
 		opts = cJSON_Duplicate(n->options, 1);
 		cJSON_DeleteItemFromObjectCaseSensitive(opts, "label");
-		cJSON_AddItemToObject(act, "options", opts);
-		if (!p->extra)
-			p->extra = cJSON_CreateObject();
-		cJSON_AddItemToObject(p->extra, "activation", act);
 		note(f, "fusing %s \"%s\" into %s \"%s\"", n->opname,
 		    escape_tty_name(n->id), p->opname, escape_tty_name(p->id));
-		out = xstrdup(n->out[0]);
-		dropnode(f, n);
-		renameout(f, p, out);
-		free(out);
+		giveact(f, p, n, n->opname, opts);
 		return 1;
 	}
 	return 0;
@@ -1241,7 +1407,7 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 	f.g = g;
 	f.o = o;
 	uses_build(&f.u, g);
-	f.queued = xcalloc(g->nnodes + 1, 1);
+	f.queued = xcalloc(g->nnodes + 1, sizeof *f.queued);
 	for (size_t i = 0; i < g->nnodes; i++)
 		queue(&f, g->nodes[i]);
 	for (;;) {
@@ -1259,6 +1425,10 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 			r = mergebias(&f);
 		if (!r && o->residual)
 			r = fuseres(&f);
+		if (!r && o->gelu)
+			r = fusegelu(&f);
+		if (!r && o->act)
+			r = fuseswish(&f);
 		if (!r && o->act)
 			r = fuseact(&f);
 		if (r < 0) {

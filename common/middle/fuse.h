@@ -15,15 +15,18 @@ struct fuse_opts {
 	int panels;		/* flipped ones in panels of 32 outputs */
 	int residual;		/* adds into the conv2d before them */
 	int norm;		/* spelled-out layer norms to one node */
+	int gelu;		/* gelu's erf pattern into one gelu */
 };
 
 /*
  * Rewrite g (typed): drop identity and no-op nodes, fold nodes whose
  * inputs are all constants, fold batchNormalization into the conv2d,
  * gemm or 2-D matmul before it, merge bias adds into conv2d and gemm,
- * and fuse relu, clamp, sigmoid, hardSwish and leakyRelu into the
- * conv2d, convTranspose2d, gemm or matmul that produces their input
- * (the node's "activation" field); with o->ihwo, store the constant
+ * and fuse relu, clamp, sigmoid, hardSwish, leakyRelu, tanh, gelu,
+ * hardSigmoid and swish (mul(x, sigmoid(x))) into the conv2d,
+ * convTranspose2d, gemm or matmul that produces their input (the
+ * node's "activation" field); with o->gelu, first rewrite the five
+ * nodes of gelu's erf form into one gelu node; with o->ihwo, store the constant
  * oihw filters of nchw conv2d nodes that are not depthwise as ihwo,
  * the order the C kernels read in place; with o->winograd, before
  * that, the constant 3 x 3 filters of large enough nchw conv2d nodes at

@@ -340,7 +340,8 @@ nnl_dw_s2(const int64_t *ip)
 /* Fused activations (nnl-fuse): code and two parameters. */
 enum {
 	NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP, NNL_ACT_SIGMOID,
-	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU
+	NNL_ACT_HARDSWISH, NNL_ACT_LEAKYRELU, NNL_ACT_TANH, NNL_ACT_GELU,
+	NNL_ACT_SWISH, NNL_ACT_HARDSIGMOID
 };
 
 /* Whether act is relu or clamp, which the kernels apply as they store
@@ -601,6 +602,14 @@ nnl_transpose_part(int64_t O, int64_t p0, int64_t p1, int64_t o0,
 }
 
 #define NNL_MAXRANK 8
+
+/* A broadcast binary op's shape with its axes merged (rt/elementwise/
+ * ew.c's nnl_bcollapse): q axes, outermost first, each operand's
+ * strides (0 where it broadcasts); outer rows of d[q - 1] floats. */
+struct nnl_bshape {
+	int64_t q, outer;
+	int64_t d[NNL_MAXRANK], sa[NNL_MAXRANK], sb[NNL_MAXRANK];
+};
 
 /*
  * nnl_real: the type of the sums and of the exp, sqrt, tanh, ... the
@@ -982,6 +991,30 @@ nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 }
 
 
+/*
+ * The transcendental functions of the fused activations, in one place:
+ * libm's float functions, one call an element, until the vector ones
+ * of rt/f32-vmath take their place here.  gelu is the erf form,
+ * x / 2 (1 + erf(x / sqrt 2)); swish (SiLU) is x sigmoid(x).
+ */
+NNL_RT_INLINE float
+nnl_sigmoidf(float x)
+{
+	return 1 / (1 + expf(-x));
+}
+
+NNL_RT_INLINE float
+nnl_tanhf(float x)
+{
+	return tanhf(x);
+}
+
+NNL_RT_INLINE float
+nnl_geluf(float x)
+{
+	return (float)0.5 * x * (1 + erff(x * (float)0.70710678118654752));
+}
+
 NNL_RT_INLINE void
 nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 {
@@ -1010,8 +1043,31 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 	}
 	case NNL_ACT_SIGMOID:
 		for (i = 0; i < n; i++)
-			y[i] = (float)(1 / (1 + NNL_M(exp)(-(nnl_real)y[i])));
+			y[i] = nnl_sigmoidf(y[i]);
 		break;
+	case NNL_ACT_SWISH:
+		for (i = 0; i < n; i++)
+			y[i] = y[i] * nnl_sigmoidf(y[i]);
+		break;
+	case NNL_ACT_TANH:
+		for (i = 0; i < n; i++)
+			y[i] = nnl_tanhf(y[i]);
+		break;
+	case NNL_ACT_GELU:
+		for (i = 0; i < n; i++)
+			y[i] = nnl_geluf(y[i]);
+		break;
+	case NNL_ACT_HARDSIGMOID: {
+		/* in nnl_real, as the hardSigmoid node computes it */
+		nnl_real al = (nnl_real)a, be = (nnl_real)b;
+
+		for (i = 0; i < n; i++) {
+			nnl_real t = al * y[i] + be;
+
+			y[i] = (float)(t < 0 ? 0 : t > 1 ? 1 : t);
+		}
+		break;
+	}
 	case NNL_ACT_HARDSWISH:
 		for (i = 0; i < n; i++) {
 			float t = y[i] + 3;
@@ -1131,6 +1187,10 @@ NNL_RT int nnl_par_concat(const int64_t *ip, const void *const *in,
  * small to split. */
 NNL_RT int nnl_par_flat(int64_t op, const float *a, const float *b,
     float *y, int64_t n);
+/* rt/elementwise/ew.c's broadcast float32 binary op over the rows of
+ * its collapsed shape s: 0 where too small to split. */
+NNL_RT int nnl_par_brows(int64_t op, const struct nnl_bshape *s,
+    const float *a, const float *b, float *y);
 /* nnl_addact split the same way (a conv2d's residual): 0 where too
  * small to split. */
 NNL_RT int nnl_par_addact(float *y, const float *r, int64_t n,

@@ -40,6 +40,10 @@ print(" ".join(n["op"] + ("+res(%s)" % n["residual"] if "residual" in n
 	    "layerNormalization" ]
 	[ "$(ops "$G/fuse-layernorm-channels.out.json")" = \
 	    "layerNormalization" ]
+	[ "$(ops "$G/fuse-swish-into-conv.out.json")" = "conv2d+swish" ]
+	[ "$(ops "$G/fuse-hardsigmoid-into-conv.out.json")" = "conv2d+hardSigmoid" ]
+	[ "$(ops "$G/fuse-gelu-into-matmul.out.json")" = "matmul+gelu" ]
+	[ "$(ops "$G/fuse-tanh-into-gemm.out.json")" = "gemm+tanh" ]
 }
 
 @test "a layer norm read in part elsewhere or with a variable eps is kept" {
@@ -59,6 +63,29 @@ print(" ".join(n["op"] + ("+res(%s)" % n["residual"] if "residual" in n
 	run --separate-stderr "$BIN/nnl-fuse" -d norm \
 	    "$G/fuse-layernorm-pow.in.json"
 	[[ "$output" != *layerNormalization* ]]
+}
+
+@test "a chain whose intermediate has another reader is not fused" {
+	# swish: the sigmoid's result is also an output; the conv2d's is
+	# read by a relu too; the sigmoid is of another operand
+	[ "$(ops "$G/fuse-swish-into-conv-negative.out.json")" = "conv2d sigmoid mul conv2d sigmoid mul relu conv2d sigmoid mul" ]
+	# gelu: the erf's result is also an output; a factor of 1/3
+	[ "$(ops "$G/fuse-gelu-into-matmul-negative.out.json")" = "matmul div erf add mul mul matmul div erf add mul mul" ]
+	# the same from nnl-fuse itself, not the stored output
+	run --separate-stderr "$BIN/nnl-fuse" -v \
+	    "$G/fuse-swish-into-conv-negative.in.json"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *swish* ]]
+	run --separate-stderr "$BIN/nnl-fuse" -v \
+	    "$G/fuse-gelu-into-matmul-negative.in.json"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *gelu* ]]
+	# and -d gelu leaves the pattern as it is
+	run --separate-stderr "$BIN/nnl-fuse" -v -d gelu \
+	    "$G/fuse-gelu-into-matmul.in.json"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *gelu* ]]
+	[ "$(echo "$output" | grep -c '"op": "erf"')" -eq 1 ]
 }
 
 @test "fused graphs compute the unfused function (nnl-run, NumPy, C)" {

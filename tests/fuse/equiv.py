@@ -16,6 +16,10 @@ Usage: equiv.py
 4. Convolutions on small images with long sums get their filters in
    panels of 32 output channels (-e panels), one at 32 x 32 keeps its
    own; through nnl-run and compiled C each equals NumPy within 1e-5.
+5. swish (mul(x, sigmoid(x))), gelu's erf pattern, tanh and
+   hardSigmoid after a conv2d, matmul or gemm fuse into it; unfused and
+   fused through nnl-run, fused through compiled C, each equals NumPy
+   within 1e-5.
 """
 import glob
 import json
@@ -238,5 +242,92 @@ with tempfile.TemporaryDirectory() as tmp:
               (name, "stores" if want else "does not store"))
         bad += got != want
         bad += runs_equal(name, fp, x, ref)
+    # the activations the epilogue takes besides relu and clamp: a
+    # conv2d or a product and the nodes an exporter writes after it,
+    # through nnl-fuse (which must leave one node), nnl-run and C
+    # compiled plain and for this host: NumPy's unfused result in
+    # double, within 1e-5
+    import math
+    erf = np.vectorize(math.erf)
+
+    def sig(v):
+        return 1 / (1 + np.exp(-v))
+
+    def act_case(name, prod, tail, want, fn):
+        wsh = (40, 24) if prod != "conv2d" else (24, 8, 3, 3)
+        wv = (RNG.standard_normal(wsh) * 0.3).astype(np.float32)
+        xsh = (8, 40) if prod != "conv2d" else (1, 8, 10, 10)
+        consts = {"w": {"dataType": "float32", "shape": list(wsh),
+                        "init": {"kind": "inlineBytes",
+                                 "bytes": list(wv.tobytes())}}}
+        for k, v in (("r2", 2 ** 0.5), ("one", 1.0), ("half", 0.5)):
+            consts[k] = {"dataType": "float32", "shape": [],
+                         "init": {"kind": "inlineBytes", "bytes": list(
+                             np.float32(v).tobytes())}}
+        opts = {"padding": [1, 1, 1, 1]} if prod == "conv2d" else {}
+        graph = {"format": "webnn-graph-json", "version": 1,
+                 "inputs": {"x": {"dataType": "float32",
+                                  "shape": list(xsh)}},
+                 "consts": consts,
+                 "nodes": [{"id": "p", "op": prod, "inputs": ["x", "w"],
+                            "options": opts}] + tail,
+                 "outputs": {"y": "y"}}
+        gp = os.path.join(tmp, name + ".json")
+        fp = os.path.join(tmp, name + ".fused.json")
+        json.dump(graph, open(gp, "w"))
+        subprocess.run("%s/nnl-shape-infer %s | %s/nnl-fuse -o %s" % (
+            BIN, gp, BIN, fp), shell=True, check=True)
+        fused = json.load(open(fp))
+        got = [n["op"] + "+" + n.get("activation", {}).get("op", "")
+               for n in fused["nodes"]]
+        n = got != [prod + "+" + want]
+        print(("not ok - " if n else "ok - ") + "%s: %s" % (name, got))
+        x = RNG.standard_normal(xsh).astype(np.float32) * 3
+        if prod == "conv2d":
+            p = refs.conv2d(x.astype(np.float64), wv.astype(np.float64),
+                            opts)
+        else:
+            p = x.astype(np.float64) @ wv.astype(np.float64)
+        ref = fn(p)
+        for tag, g in (("unfused", gp), ("fused", fp)):
+            r = run(g, {"x": x}, tmp, name + tag)["y"]
+            ok = np.allclose(r, ref, rtol=1e-5, atol=1e-5)
+            print(("ok - " if ok else "not ok - ") +
+                  "%s: nnl-run %s equals NumPy (max diff %.2e)" %
+                  (name, tag, np.abs(r - ref).max()))
+            n += not ok
+        src = os.path.join(tmp, name + ".c")
+        subprocess.run("%s/nnl-plan-memory %s | %s/nnl-emit-c -m -o %s" % (
+            BIN, fp, BIN, src), shell=True, check=True)
+        for fl in ([], ["-march=native"]):
+            subprocess.run(["cc", "-O2"] + fl + CFLAGS +
+                           ["-o", src[:-2], src, "-lm"], check=True)
+            out = subprocess.run([src[:-2]], input=x.tobytes(),
+                                 capture_output=True, check=True).stdout
+            r = np.frombuffer(out, np.float32).reshape(ref.shape)
+            ok = np.allclose(r, ref, rtol=1e-5, atol=1e-5)
+            print(("ok - " if ok else "not ok - ") +
+                  "%s: compiled C %s equals NumPy (max diff %.2e)" %
+                  (name, " ".join(fl) or "-O2", np.abs(r - ref).max()))
+            n += not ok
+        return n
+
+    def node(i, op, *ins, **o):
+        return {"id": i, "op": op, "inputs": list(ins), "options": o}
+
+    bad += act_case("swish-conv", "conv2d",
+                    [node("s", "sigmoid", "p"), node("y", "mul", "p", "s")],
+                    "swish", lambda v: v * sig(v))
+    bad += act_case("gelu-matmul", "matmul",
+                    [node("d", "div", "p", "r2"), node("e", "erf", "d"),
+                     node("a", "add", "e", "one"),
+                     node("m", "mul", "p", "a"),
+                     node("y", "mul", "half", "m")], "gelu",
+                    lambda v: 0.5 * v * (1 + erf(v / 2 ** 0.5)))
+    bad += act_case("tanh-gemm", "gemm", [node("y", "tanh", "p")], "tanh",
+                    np.tanh)
+    bad += act_case("hardsigmoid-conv", "conv2d",
+                    [node("y", "hardSigmoid", "p", alpha=0.2, beta=0.5)],
+                    "hardSigmoid", lambda v: np.clip(0.2 * v + 0.5, 0, 1))
 print("fuse: %d failed" % bad)
 sys.exit(1 if bad else 0)

@@ -99,6 +99,77 @@ cases = {
          dict(conv, id="c3"),
          {"id": "s3", "op": "add", "inputs": ["x", "c3"], "options": {}}],
         {"s1": "s1", "s2": "s2", "s3": "s3", "c3": "c3"}),
+    # swish: mul(c, sigmoid(c)), the mul's operands the other way
+    # round, and hardSigmoid: both into their conv2d
+    "fuse-swish-into-conv": g(
+        X, W, [conv, {"id": "s", "op": "sigmoid", "inputs": ["c"],
+                      "options": {}},
+               {"id": "y", "op": "mul", "inputs": ["s", "c"],
+                "options": {}}], {"y": "y"}),
+    # kept: the sigmoid's result read twice (by the mul and an
+    # output); a conv2d's result read by a third node; a mul of the
+    # sigmoid of another operand
+    "fuse-swish-into-conv-negative": g(
+        X, W, [dict(conv, id="c1"),
+               {"id": "s1", "op": "sigmoid", "inputs": ["c1"],
+                "options": {}},
+               {"id": "y1", "op": "mul", "inputs": ["c1", "s1"],
+                "options": {}},
+               dict(conv, id="c2"),
+               {"id": "s2", "op": "sigmoid", "inputs": ["c2"],
+                "options": {}},
+               {"id": "y2", "op": "mul", "inputs": ["c2", "s2"],
+                "options": {}},
+               {"id": "r2", "op": "relu", "inputs": ["c2"], "options": {}},
+               dict(conv, id="c3"),
+               {"id": "s3", "op": "sigmoid", "inputs": ["x"],
+                "options": {}},
+               {"id": "y3", "op": "mul", "inputs": ["c3", "s3"],
+                "options": {}}],
+        {"y1": "y1", "s1": "s1", "y2": "y2", "r2": "r2", "y3": "y3"}),
+    "fuse-hardsigmoid-into-conv": g(
+        X, W, [conv, {"id": "h", "op": "hardSigmoid", "inputs": ["c"],
+                      "options": {"alpha": 0.25, "beta": 0.375}}],
+        {"h": "h"}),
+    # gelu as PyTorch exports it before opset 20, after a matmul: one
+    # gelu, then fused into the matmul; and tanh into a gemm
+    "fuse-gelu-into-matmul": g(
+        {"a": {"dataType": "float32", "shape": [2, 3]}},
+        {"b": const([3, 2], 1, 2, 3, 4, 5, 6), "r2": const([], 2 ** 0.5),
+         "one": const([], 1), "half": const([], 0.5)},
+        [{"id": "m", "op": "matmul", "inputs": ["a", "b"], "options": {}},
+         {"id": "d", "op": "div", "inputs": ["m", "r2"], "options": {}},
+         {"id": "e", "op": "erf", "inputs": ["d"], "options": {}},
+         {"id": "p", "op": "add", "inputs": ["one", "e"], "options": {}},
+         {"id": "q", "op": "mul", "inputs": ["m", "p"], "options": {}},
+         {"id": "y", "op": "mul", "inputs": ["q", "half"], "options": {}}],
+        {"y": "y"}),
+    # kept: the erf's result read twice; a constant that is not 1 / 2
+    "fuse-gelu-into-matmul-negative": g(
+        {"a": {"dataType": "float32", "shape": [2, 3]}},
+        {"b": const([3, 2], 1, 2, 3, 4, 5, 6), "r2": const([], 2 ** 0.5),
+         "one": const([], 1), "half": const([], 0.5),
+         "third": const([], 1 / 3)},
+        [{"id": "m", "op": "matmul", "inputs": ["a", "b"], "options": {}},
+         {"id": "d", "op": "div", "inputs": ["m", "r2"], "options": {}},
+         {"id": "e", "op": "erf", "inputs": ["d"], "options": {}},
+         {"id": "p", "op": "add", "inputs": ["e", "one"], "options": {}},
+         {"id": "q", "op": "mul", "inputs": ["m", "p"], "options": {}},
+         {"id": "y", "op": "mul", "inputs": ["q", "half"], "options": {}},
+         {"id": "m2", "op": "matmul", "inputs": ["a", "b"], "options": {}},
+         {"id": "d2", "op": "div", "inputs": ["m2", "r2"], "options": {}},
+         {"id": "e2", "op": "erf", "inputs": ["d2"], "options": {}},
+         {"id": "p2", "op": "add", "inputs": ["e2", "one"], "options": {}},
+         {"id": "q2", "op": "mul", "inputs": ["m2", "p2"], "options": {}},
+         {"id": "y2", "op": "mul", "inputs": ["q2", "third"],
+          "options": {}}],
+        {"y": "y", "e": "e", "y2": "y2"}),
+    "fuse-tanh-into-gemm": g(
+        {"a": {"dataType": "float32", "shape": [2, 3]}},
+        {"b": const([3, 2], 1, 2, 3, 4, 5, 6)},
+        [{"id": "m", "op": "gemm", "inputs": ["a", "b"], "options": {}},
+         {"id": "y", "op": "tanh", "inputs": ["m"], "options": {}}],
+        {"y": "y"}),
     "fold-constants": g(
         {"a": {"dataType": "float32", "shape": [2]}},
         {"p": const([2], 1, 2), "q": const([2], 10, 20)},

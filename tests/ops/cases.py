@@ -47,6 +47,23 @@ for op, fn in list(BIN.items()) + [("div", np.divide)]:
                                   ("b", f32, [1, 5, 4, 5],
                                    "pos" if op == "div" else "n")],
          ref=lambda a, c, fn=fn: fn(a["a"], a["b"]))
+# The broadcast shapes of convolutional and transformer models, rows
+# long enough for whole vectors and a ragged tail (37, 19 floats): a
+# channel's value over its image ([1, C, H, W] * [1, C, 1, 1]), a row
+# over rows ([1, H, W, C] * [C], [B, N, D] + [D]), a column against a
+# row (both operands broadcast), a value in front, and an axis of 1
+# between broadcast ones (merged wrongly, the strides go astray).
+BCAST = [("nchw-channel", "mul", [1, 5, 3, 37], [1, 5, 1, 1]),
+         ("nhwc-row", "mul", [1, 2, 3, 19], [19]),
+         ("bnd-row", "add", [2, 3, 37], [37]),
+         ("col-row", "sub", [4, 1, 1], [1, 19]),
+         ("scalar-first", "div", [], [3, 37]),
+         ("middle", "max", [2, 1, 3, 19], [2, 5, 1, 19]),
+         ("outer", "min", [3, 1, 37], [1, 2, 37])]
+for name, op, sa, sb in BCAST:
+    case(op + "-broadcast-" + name, op, ab(sa, sb, kb="pos"),
+         ref=lambda a, c, fn={"div": np.divide, **BIN}[op]:
+         fn(a["a"], a["b"]))
 case("div-broadcast", "div", ab([2, 3], [3], kb="pos"),
      ref=lambda a, c: a["a"] / a["b"])
 # negative quotients with a remainder: truncation toward zero, not

@@ -66,6 +66,14 @@ mutant("logicalOr bitwise", EW, "case NNL_OR: return a != 0 || b != 0;",
 mutant("logicalXor bitwise", EW, "default: return (a != 0) != (b != 0);",
        "default: return (double)((int64_t)a ^ (int64_t)b);",
        ["logicalXor"], RT)
+mutant("broadcast axes merged by a's strides alone", EW,
+       "bs[k] == s->sb[q - 1] * s->d[q - 1]) {", "1) {",
+       ["mul-broadcast-nchw-channel", "max-broadcast-middle",
+        "min-broadcast-outer"], RT)
+mutant("a broadcast value doubled in whole vectors", EW,
+       "nnl_vstore(y + i, nnl_vbinop(op, nnl_vload(a + i),\n\t\t\t    vz));",
+       "nnl_vstore(y + i, nnl_vbinop(op, nnl_vload(a + i),\n\t\t\t    vz + vz));",
+       ["mul-broadcast-nchw-channel", "add-scalar"], RT)
 mutant("logicalNot flips bit 0", EW, "case NNL_U_LOGICALNOT: v = x == 0;",
        "case NNL_U_LOGICALNOT: v = x ^ 1;", ["logicalNot"], RT)
 mutant("roundEven rounds half away from zero", EW,

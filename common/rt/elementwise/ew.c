@@ -192,12 +192,60 @@ nnl_relu_f32(const float *x, float *y, int64_t n)
 }
 
 /*
- * binary: op, dt (input), out dt, r, out dims[r], a strides[r],
- * b strides[r].  Integer ops up to le go exact (nnl_binopi), the
- * logical ones through double.
+ * The float32 binary ops broadcast as strided outer loops around a
+ * contiguous inner one.  nnl_bcollapse drops the axes of size 1 and
+ * merges each axis into the one inside it wherever both operands step
+ * over the two as over one (s[k] == s[k + 1] * dims[k + 1], which
+ * holds for two broadcast axes too: 0 == 0 * d).  What is left has at
+ * most r axes; in the innermost each operand steps 1 or 0 (broadcast):
+ * a row of the output is a vector loop over two rows, or over a row and
+ * one value ([1, C, H, W] * [1, C, 1, 1] is C rows of H W floats times
+ * a value each; [B, N, D] + [D] is B N rows plus one row).  The shape
+ * is rt.h's struct nnl_bshape (ew_par.c splits its rows).
  */
+NNL_RT_INLINE void
+nnl_bcollapse(int64_t r, const int64_t *dims, const int64_t *as,
+    const int64_t *bs, struct nnl_bshape *s)
+{
+	int64_t q = 0;
+
+	for (int64_t k = r - 1; k >= 0; k--) {
+		if (dims[k] == 1)
+			continue;
+		if (q > 0 && as[k] == s->sa[q - 1] * s->d[q - 1] &&
+		    bs[k] == s->sb[q - 1] * s->d[q - 1]) {
+			s->d[q - 1] *= dims[k];
+			continue;
+		}
+		s->d[q] = dims[k];
+		s->sa[q] = as[k];
+		s->sb[q] = bs[k];
+		q++;
+	}
+	if (q == 0) {	/* one element */
+		s->d[0] = 1;
+		s->sa[0] = s->sb[0] = 1;
+		q = 1;
+	}
+	/* built inside out: turn it round, outermost first */
+	for (int64_t k = 0; k < q / 2; k++) {
+		int64_t t = s->d[k], u = s->sa[k], v = s->sb[k];
+
+		s->d[k] = s->d[q - 1 - k];
+		s->sa[k] = s->sa[q - 1 - k];
+		s->sb[k] = s->sb[q - 1 - k];
+		s->d[q - 1 - k] = t;
+		s->sa[q - 1 - k] = u;
+		s->sb[q - 1 - k] = v;
+	}
+	s->q = q;
+	s->outer = 1;
+	for (int64_t k = 0; k < q - 1; k++)
+		s->outer *= s->d[k];
+}
+
 #if NNL_VW > 1
-/* Float op (NNL_ADD .. NNL_MIN) on vectors, as nnl_binary_f32 does. */
+/* add to min on vectors, as nnl_binopf on each lane */
 NNL_RT_INLINE nnl_vf
 nnl_vbinop(int64_t op, nnl_vf a, nnl_vf b)
 {
@@ -210,79 +258,107 @@ nnl_vbinop(int64_t op, nnl_vf a, nnl_vf b)
 	default: return nnl_vmin(a, b);
 	}
 }
-
-/* A row of n at c with scalar s, s the first operand or the second;
- * OP a constant, so that each case is its own loop. */
-#define NNL_SROW(OP)							\
-	do {								\
-		if (sfirst)						\
-			for (; i + NNL_VW <= n; i += NNL_VW)		\
-				nnl_vstore(y + i, nnl_vbinop(OP, vs,	\
-				    nnl_vload(c + i)));			\
-		else							\
-			for (; i + NNL_VW <= n; i += NNL_VW)		\
-				nnl_vstore(y + i, nnl_vbinop(OP,	\
-				    nnl_vload(c + i), vs));		\
-	} while (0)
 #endif
 
-/* y = c op s (or s op c, sfirst) over a row of n floats. */
+/* One row of n floats, y = a op b, where a steps ia (1 or 0) and b ib
+ * floats an element; the op a constant where this is inlined. */
 NNL_RT_INLINE void
-nnl_binary_row_f32(int64_t op, const float *c, float s, int sfirst,
-    float *y, int64_t n)
+nnl_brow_op(int64_t op, const float *a, int64_t ia, const float *b,
+    int64_t ib, float *y, int64_t n)
 {
 	int64_t i = 0;
 
+	if (ia && ib) {
 #if NNL_VW > 1
-	nnl_vf vs = nnl_vsplat(s);
-
-	switch (op) {
-	case NNL_ADD: NNL_SROW(NNL_ADD); break;
-	case NNL_SUB: NNL_SROW(NNL_SUB); break;
-	case NNL_MUL: NNL_SROW(NNL_MUL); break;
-	case NNL_DIV: NNL_SROW(NNL_DIV); break;
-	case NNL_MAX: NNL_SROW(NNL_MAX); break;
-	default: NNL_SROW(NNL_MIN); break;
-	}
+		for (; i < n - n % NNL_VW; i += NNL_VW)
+			nnl_vstore(y + i, nnl_vbinop(op, nnl_vload(a + i),
+			    nnl_vload(b + i)));
 #endif
-	for (; i < n; i++)
-		y[i] = sfirst ? nnl_binopf(op, s, c[i]) :
-		    nnl_binopf(op, c[i], s);
+		for (; i < n; i++)
+			y[i] = nnl_binopf(op, a[i], b[i]);
+	} else if (ia) {
+		float z = b[0];
+#if NNL_VW > 1
+		nnl_vf vz = nnl_vsplat(z);
+
+		for (; i < n - n % NNL_VW; i += NNL_VW)
+			nnl_vstore(y + i, nnl_vbinop(op, nnl_vload(a + i),
+			    vz));
+#endif
+		for (; i < n; i++)
+			y[i] = nnl_binopf(op, a[i], z);
+	} else if (ib) {
+		float x = a[0];
+#if NNL_VW > 1
+		nnl_vf vx = nnl_vsplat(x);
+
+		for (; i < n - n % NNL_VW; i += NNL_VW)
+			nnl_vstore(y + i, nnl_vbinop(op, vx,
+			    nnl_vload(b + i)));
+#endif
+		for (; i < n; i++)
+			y[i] = nnl_binopf(op, x, b[i]);
+	} else {
+		float v = nnl_binopf(op, a[0], b[0]);
+
+		for (; i < n; i++)
+			y[i] = v;
+	}
+}
+
+/* The row, the op chosen once a row so that each loop has its own. */
+NNL_RT_INLINE void
+nnl_brow(int64_t op, const float *a, int64_t ia, const float *b,
+    int64_t ib, float *y, int64_t n)
+{
+	switch (op) {
+	case NNL_ADD: nnl_brow_op(NNL_ADD, a, ia, b, ib, y, n); break;
+	case NNL_SUB: nnl_brow_op(NNL_SUB, a, ia, b, ib, y, n); break;
+	case NNL_MUL: nnl_brow_op(NNL_MUL, a, ia, b, ib, y, n); break;
+	case NNL_DIV: nnl_brow_op(NNL_DIV, a, ia, b, ib, y, n); break;
+	case NNL_MAX: nnl_brow_op(NNL_MAX, a, ia, b, ib, y, n); break;
+	default: nnl_brow_op(NNL_MIN, a, ia, b, ib, y, n); break;
+	}
 }
 
 /*
- * A broadcast float op whose trailing axes read one operand in order
- * and hold the other fixed (a squeeze-and-excitation's x * s[c], a
- * bias a channel): rows of the trailing axes, each with its scalar
- * (nnl_binary_row_f32), the outer axes by index.  0 where the operands
- * are not so, or the rows shorter than a vector.
+ * Rows [r0, r1) of a broadcast float32 binary op over collapsed shape
+ * s: the offsets of row r0 from its multi-index, then each next row's
+ * by stepping the odometer, not an index per element.
  */
-NNL_RT_INLINE int
-nnl_binary_rows(int64_t op, int64_t r, const int64_t *dims,
-    const int64_t *as, const int64_t *bs, const float *a, const float *b,
-    float *y)
+NNL_RT_INLINE void
+nnl_binary_rows(int64_t op, const struct nnl_bshape *s, const float *a,
+    const float *b, float *y, int64_t r0, int64_t r1)
 {
-	for (int k = 0; k < 2; k++) {
-		const int64_t *cs = k ? bs : as, *fs = k ? as : bs;
-		const float *c = k ? b : a, *f = k ? a : b;
-		int64_t len = 1, d = r, idx[NNL_MAXRANK] = { 0 }, rows;
+	int64_t q = s->q, n = s->d[q - 1], idx[NNL_MAXRANK] = { 0 };
+	int64_t oa = 0, ob = 0, t = r0;
 
-		for (; d > 0 && (dims[d - 1] == 1 || (cs[d - 1] == len &&
-		    fs[d - 1] == 0)); d--)
-			len *= dims[d - 1];
-		if (len < 16 || len < NNL_VW)
-			continue;
-		rows = nnl_numel((int)d, dims);
-		for (int64_t o = 0; o < rows; o++, y += len) {
-			nnl_binary_row_f32(op, c + nnl_off((int)d, idx, cs),
-			    f[nnl_off((int)d, idx, fs)], k == 1, y, len);
-			nnl_next((int)d, dims, idx);
-		}
-		return 1;
+	for (int64_t k = q - 2; k >= 0; k--) {
+		idx[k] = t % s->d[k];
+		t /= s->d[k];
+		oa += idx[k] * s->sa[k];
+		ob += idx[k] * s->sb[k];
 	}
-	return 0;
+	for (int64_t row = r0; row < r1; row++) {
+		nnl_brow(op, a + oa, s->sa[q - 1], b + ob, s->sb[q - 1],
+		    y + row * n, n);
+		for (int64_t k = q - 2; k >= 0; k--) {
+			oa += s->sa[k];
+			ob += s->sb[k];
+			if (++idx[k] < s->d[k])
+				break;
+			oa -= s->sa[k] * s->d[k];
+			ob -= s->sb[k] * s->d[k];
+			idx[k] = 0;
+		}
+	}
 }
 
+/*
+ * binary: op, dt (input), out dt, r, out dims[r], a strides[r],
+ * b strides[r].  Integer ops up to le go exact (nnl_binopi), the
+ * logical ones through double.
+ */
 NNL_RT void
 nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -300,12 +376,11 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 		/* the common case, vectorisable when contiguous */
 		const float *a = in[0], *b = in[1];
 		float *y = out[0];
-		int same = 1;
 
-		for (int64_t d = 0; d < r && same; d++)
-			same = as[d] == bs[d] && (d == r - 1 ? as[d] == 1 :
-			    as[d] == as[d + 1] * dims[d + 1]);
-		if (same) {
+		struct nnl_bshape s;
+
+		nnl_bcollapse(r, dims, as, bs, &s);
+		if (s.q == 1 && s.sa[0] == 1 && s.sb[0] == 1) {
 #ifdef NNL_RT_THREADS
 			if (nnl_par_flat(op, a, b, y, n))
 				return;
@@ -313,15 +388,11 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			nnl_binary_f32(op, a, b, y, n);
 			return;
 		}
-		if (nnl_binary_rows(op, r, dims, as, bs, a, b, y))
+#ifdef NNL_RT_THREADS
+		if (nnl_par_brows(op, &s, a, b, y))
 			return;
-		for (int64_t i = 0; i < n; i++) {
-			float x = a[nnl_off(r, idx, as)];
-			float z = b[nnl_off(r, idx, bs)];
-
-			y[i] = nnl_binopf(op, x, z);
-			nnl_next(r, dims, idx);
-		}
+#endif
+		nnl_binary_rows(op, &s, a, b, y, 0, s.outer);
 		return;
 	}
 	for (int64_t i = 0; i < n; i++) {
@@ -439,6 +510,20 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 				return;
 #endif
 			nnl_relu_f32(x, y, n);
+			return;
+		/* the transcendental activations through rt.h's helpers,
+		 * as the fused ones (nnl_activate) */
+		case NNL_U_SIGMOID:
+			for (int64_t i = 0; i < n; i++)
+				y[i] = nnl_sigmoidf(x[i]);
+			return;
+		case NNL_U_TANH:
+			for (int64_t i = 0; i < n; i++)
+				y[i] = nnl_tanhf(x[i]);
+			return;
+		case NNL_U_GELU:
+			for (int64_t i = 0; i < n; i++)
+				y[i] = nnl_geluf(x[i]);
 			return;
 		case NNL_U_IDENTITY:
 			if (y != x)

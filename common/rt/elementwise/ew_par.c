@@ -1,6 +1,6 @@
 /*
- * ew_par: elementwise float32 ops split by whole cache lines over
- * the thread pool (par.c).
+ * ew_par: elementwise float32 ops split by whole cache lines (flat
+ * ones) or whole rows (broadcast ones) over the thread pool (par.c).
  */
 #include "rt.h"
 #include "par.h"
@@ -75,4 +75,41 @@ nnl_par_addact(float *y, const float *r, int64_t n, int64_t act, float lo,
 	    hi };
 
 	return nnl_par_flat_run(&g, nnl_par_each((n + 15) / 16));
+}
+
+/* ---- broadcast float32 binary ops: whole rows ---- */
+
+struct nnl_par_brows {
+	int64_t op, np;
+	const struct nnl_bshape *s;
+	const float *a, *b;
+	float *y;
+};
+
+static void
+nnl_par_brows_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_brows *g = arg;
+	int64_t lo, hi;
+
+	(void)t;
+	nnl_par_range(g->s->outer, g->np, i, &lo, &hi);
+	if (lo < hi)
+		nnl_binary_rows(g->op, g->s, g->a, g->b, g->y, lo, hi);
+}
+
+/* Each element is one operation whichever thread does it: the bits are
+ * those of one thread. */
+NNL_RT int
+nnl_par_brows(int64_t op, const struct nnl_bshape *s, const float *a,
+    const float *b, float *y)
+{
+	struct nnl_par_brows g = { op, 0, s, a, b, y };
+
+	if (nnl_par_inside || s->outer < 2 ||
+	    s->outer * s->d[s->q - 1] < NNL_PAR_MINFLAT)
+		return 0;
+	g.np = nnl_par_parts(s->outer);
+	nnl_par_run(nnl_par_brows_part, &g, g.np);
+	return 1;
 }
