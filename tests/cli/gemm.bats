@@ -13,7 +13,8 @@ setup() {
 	ROOT="$BATS_TEST_DIRNAME/../.."
 	T="$BATS_TEST_TMPDIR"
 	SRC="$ROOT/tests/unit/test_gemm.c $ROOT/common/rt/f32-gemm/gemm.c
-	    $ROOT/common/rt/f32-gemm/gemm_f32_*.c"
+	    $ROOT/common/rt/f32-gemm/gemm_f32_*.c
+	    $ROOT/common/rt/f32-vmath/vmath.c"
 	FLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter
 	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt -I$ROOT/tests/unit"
 }

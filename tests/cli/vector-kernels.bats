@@ -28,18 +28,18 @@ check() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do fl+=("$1"); shift; done
 	[ "${1:-}" = -- ] && shift && run=("$@")
 	$cc $FLAGS "${fl[@]}" -o "$T/d" "$ROOT/tests/unit/test_dwconv.c" \
-	    "$RT/f32-dwconv/dwconv.c" -lm
+	    "$RT/f32-dwconv/dwconv.c" "$RT/f32-vmath/vmath.c" -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/p" "$ROOT/tests/unit/test_pool.c" \
 	    "$RT/nn/nn.c" "$RT/f32-dwconv/dwconv.c" \
 	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
-	    "$RT"/f32-gemm/gemm_f32_*.c -lm
+	    "$RT"/f32-gemm/gemm_f32_*.c "$RT/f32-vmath/vmath.c" -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/w" "$ROOT/tests/unit/test_wino.c" \
 	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
-	    "$RT"/f32-gemm/gemm_f32_*.c -lm
+	    "$RT"/f32-gemm/gemm_f32_*.c "$RT/f32-vmath/vmath.c" -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/c" "$ROOT/tests/unit/test_conv.c" \
 	    "$RT/nn/nn.c" "$RT/f32-dwconv/dwconv.c" \
 	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
-	    "$RT"/f32-gemm/gemm_f32_*.c -lm
+	    "$RT"/f32-gemm/gemm_f32_*.c "$RT/f32-vmath/vmath.c" -lm
 	run "${run[@]}" "$T/d"
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -7,6 +7,7 @@
  * before it is written.
  */
 #include "rt.h"
+#include "vmath.h"
 
 enum {
 	NNL_ADD, NNL_SUB, NNL_MUL, NNL_DIV, NNL_MAX, NNL_MIN, NNL_POW,
@@ -209,6 +210,20 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+	if (dt == NNL_F32 && odt == NNL_F32 && op == NNL_POW) {
+		/* x to one constant power (b broadcast, x contiguous):
+		 * rt/f32-vmath, its fast paths chosen once */
+		int one = n > 0;
+
+		for (int64_t d = 0; d < r && one; d++)
+			one = bs[d] == 0 && (d == r - 1 ? as[d] == 1 :
+			    as[d] == as[d + 1] * dims[d + 1]);
+		if (one) {
+			nnl_vpowc_f32(in[0], out[0], n,
+			    ((const float *)in[1])[0]);
+			return;
+		}
+	}
 	if (dt == NNL_F32 && odt == NNL_F32 && op <= NNL_MIN) {
 		/* the common case, vectorisable when contiguous */
 		const float *a = in[0], *b = in[1];
@@ -355,6 +370,14 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			if (y != x)
 				memmove(y, x, (size_t)n * sizeof *y);
 			return;
+		/* the transcendentals in vectors (rt/f32-vmath) */
+		case NNL_U_EXP: nnl_vexp_f32(x, y, n); return;
+		case NNL_U_LOG: nnl_vlog_f32(x, y, n); return;
+		case NNL_U_SIGMOID: nnl_vsigmoid_f32(x, y, n); return;
+		case NNL_U_TANH: nnl_vtanh_f32(x, y, n); return;
+		case NNL_U_ERF: nnl_verf_f32(x, y, n); return;
+		case NNL_U_GELU: nnl_vgelu_f32(x, y, n); return;
+		case NNL_U_SOFTPLUS: nnl_vsoftplus_f32(x, y, n); return;
 		default: {
 			nnl_real a = (nnl_real)fp[0], b = (nnl_real)fp[1];
 

@@ -3,6 +3,7 @@
  * the thread pool (par.c).
  */
 #include "rt.h"
+#include "vmath.h"
 #include "par.h"
 
 /* ---- elementwise float32 ops: whole cache lines ---- */
