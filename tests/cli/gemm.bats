@@ -16,7 +16,8 @@ setup() {
 	    $ROOT/common/rt/f32-gemm/gemm_f32_*.c
 	    $ROOT/common/rt/f32-vmath/vmath.c"
 	FLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter
-	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt -I$ROOT/tests/unit"
+	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt
+	    -I$ROOT/common/rt/f32-vmath -I$ROOT/tests/unit"
 }
 
 @test "the portable build (no -march) passes the SGEMM tests" {
