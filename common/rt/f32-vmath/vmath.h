@@ -319,14 +319,16 @@ nnl_mexpsq(nnl_mf a, float k)
 }
 
 /* erf x: x q(x^2) below 1 in magnitude, else 1 - erfc |x| with x's
- * sign, erfc a = exp(-a^2) q(1 / a) / a (a up to 10.1, 1 beyond) */
+ * sign, erfc a = exp(-a^2) q(1 / a) / a, a taken into [1, 4] (beyond 4
+ * erf is 1 in float; a subnormal exp would cost a hundred cycles) */
 NNL_RT_INLINE nnl_mf
 nnl_merf(nnl_mf x)
 {
 	nnl_mf a = nnl_mabs(x), s, b, t;
 
 	s = x * nnl_merfq(x * x);
-	a = nnl_msel(nnl_mlt(nnl_msplat(10.1f), a), nnl_msplat(10.1f), a);
+	a = nnl_msel(nnl_mlt(nnl_msplat(4.0f), a), nnl_msplat(4.0f), a);
+	a = nnl_msel(nnl_mlt(a, nnl_msplat(1.0f)), nnl_msplat(1.0f), a);
 	t = nnl_msplat(1.0f) / a;
 	b = nnl_msplat(1.0f) - nnl_mexpsq(a, 1.0f) * (nnl_merfcq(t) * t);
 	b = nnl_masf(nnl_masu(b) | (nnl_masu(x) & 0x80000000u));
@@ -340,7 +342,9 @@ nnl_merf(nnl_mf x)
  * polynomial of its own); beyond, with g = exp(-x^2 / 2) q(sqrt 2 /
  * |x|) / sqrt 2 = |x| erfc(|x| / sqrt 2) / 2, x - g for positive x and
  * -g for negative, so that the negative tail keeps its relative
- * accuracy down to the subnormals.
+ * accuracy down to the subnormals.  |x| is taken into [sqrt 2, 20]
+ * for g, and to 8 for positive x, where x - g is x (no subnormal g,
+ * which costs a hundred cycles, where the result is not one).
  */
 NNL_RT_INLINE nnl_mf
 nnl_mgelu(nnl_mf x)
@@ -351,7 +355,11 @@ nnl_mgelu(nnl_mf x)
 	    nnl_msplat(0.707106781f) * nnl_merfq(u2));
 	s = nnl_msel(nnl_mlt(x, nnl_msplat(-0.707106781f)), x *
 	    nnl_msplat(0.5f) * nnl_mgelumid(x), s);
-	ac = nnl_msel(nnl_mlt(nnl_msplat(20.0f), a), nnl_msplat(20.0f), a);
+	ac = nnl_msel(nnl_mlt(x, nnl_msplat(0.0f)), nnl_msplat(20.0f),
+	    nnl_msplat(8.0f));
+	ac = nnl_msel(nnl_mlt(ac, a), ac, a);
+	ac = nnl_msel(nnl_mlt(ac, nnl_msplat(1.41421356f)),
+	    nnl_msplat(1.41421356f), ac);
 	g = nnl_mexpsq(ac, 0.5f) * (nnl_merfcq(nnl_msplat(1.41421356f) /
 	    ac) * nnl_msplat(0.707106781f));
 	g = nnl_msel(nnl_mlt(x, nnl_msplat(0.0f)), -g, x - g);
