@@ -887,6 +887,10 @@ NNL_RT int nnl_par_flat(int64_t op, const float *a, const float *b,
  * small to split. */
 NNL_RT int nnl_par_addact(float *y, const float *r, int64_t n,
     int64_t act, float lo, float hi);
+/* y = f(x) for one of rt/f32-vmath's array functions, split the same
+ * way: 0 where too small to split. */
+NNL_RT int nnl_par_vmath(void (*f)(const float *, float *, int64_t),
+    const float *x, float *y, int64_t n);
 /* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn/nn.c),
  * then its transposition into y[O][P], by whole tiles of columns or
  * rows. */

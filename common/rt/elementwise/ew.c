@@ -352,6 +352,7 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 {
 	int64_t op = ip[0], dt = ip[1], odt = ip[2], n = ip[3];
 	int isf = dt == NNL_F32 || dt == NNL_F16;
+	void (*f)(const float *, float *, int64_t);
 
 	(void)scratch;
 	if (dt == NNL_F32 && odt == NNL_F32) {
@@ -371,13 +372,13 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 				memmove(y, x, (size_t)n * sizeof *y);
 			return;
 		/* the transcendentals in vectors (rt/f32-vmath) */
-		case NNL_U_EXP: nnl_vexp_f32(x, y, n); return;
-		case NNL_U_LOG: nnl_vlog_f32(x, y, n); return;
-		case NNL_U_SIGMOID: nnl_vsigmoid_f32(x, y, n); return;
-		case NNL_U_TANH: nnl_vtanh_f32(x, y, n); return;
-		case NNL_U_ERF: nnl_verf_f32(x, y, n); return;
-		case NNL_U_GELU: nnl_vgelu_f32(x, y, n); return;
-		case NNL_U_SOFTPLUS: nnl_vsoftplus_f32(x, y, n); return;
+		case NNL_U_EXP: f = nnl_vexp_f32; break;
+		case NNL_U_LOG: f = nnl_vlog_f32; break;
+		case NNL_U_SIGMOID: f = nnl_vsigmoid_f32; break;
+		case NNL_U_TANH: f = nnl_vtanh_f32; break;
+		case NNL_U_ERF: f = nnl_verf_f32; break;
+		case NNL_U_GELU: f = nnl_vgelu_f32; break;
+		case NNL_U_SOFTPLUS: f = nnl_vsoftplus_f32; break;
 		default: {
 			nnl_real a = (nnl_real)fp[0], b = (nnl_real)fp[1];
 
@@ -386,6 +387,12 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			return;
 		}
 		}
+#ifdef NNL_RT_THREADS
+		if (nnl_par_vmath(f, x, y, n))
+			return;
+#endif
+		f(x, y, n);
+		return;
 	}
 	for (int64_t i = 0; i < n; i++) {
 		if (isf) {
