@@ -57,7 +57,7 @@ UNIT    = $(COMMON_TESTS)
 COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
           test_memplan test_escape test_checked test_gemm \
           test_strtab test_uses test_dwconv test_pool test_markup \
-          test_report test_wino test_par test_conv
+          test_report test_wino test_par test_conv test_vmath
 
 # Runtime kernels (common/rt/FAMILY/NAME.c): in libnnl, and pasted into
 # generated code, in this order, where they are static.  libnnl holds
@@ -65,18 +65,19 @@ COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
 # (rt.h).  RTPAR, the thread pool and each family's threaded part, is
 # pasted after them only into code built with --threads (never in
 # libnnl).
-RT      = f32-gemm/gemm_f32_4x8_scalar f32-gemm/gemm_f32_6x16_avx2 \
+RT      = f32-vmath/vmath f32-gemm/gemm_f32_4x8_scalar f32-gemm/gemm_f32_6x16_avx2 \
           f32-gemm/gemm_f32_14x32_avx512 f32-gemm/gemm_f32_8x8_neon \
           f32-gemm/gemm f32-dwconv/dwconv f32-winograd/wino \
           elementwise/ew nn/nn rnn/rnn tensor/tensor
 RTPAR   = par/par.h par/par.c f32-gemm/gemm_par.c nn/nn_par.c \
           f32-dwconv/dwconv_par.c tensor/tensor_par.c elementwise/ew_par.c
-RTINC   = -Icommon/rt -Icommon/rt/par
+RTINC   = -Icommon/rt -Icommon/rt/par -Icommon/rt/f32-vmath
 LIBOBJ  = $(COMMON:%=$(B)/common/%.o) $(RT:%=$(B)/common/rt/%.o)
 BINS    = $(PASSES:%=$(BIN)/nnl-%) $(BIN)/nnc
 TESTBINS = $(COMMON_TESTS:%=$(B)/tests/%)
 HDRS    = $(wildcard common/*/*.h) common/core/ops.def common/rt/rt.h \
-          common/rt/kernels.def common/rt/par/par.h
+          common/rt/kernels.def common/rt/par/par.h \
+          common/rt/f32-vmath/vmath.h
 # The library's folders, one per stage (common/LAYERS): sources name
 # each other's headers by file name alone.
 LIBDIRS = core formats host middle onnx nnl back
@@ -111,7 +112,8 @@ $(B)/common/%.o: common/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPCFLAGS) $(INC) -c -o $@ $<
 
-$(B)/common/rt/%.o: common/rt/%.c common/rt/rt.h
+$(B)/common/rt/%.o: common/rt/%.c common/rt/rt.h \
+    common/rt/f32-vmath/vmath.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNNL_RT= -DNNL_RT_DISPATCH $(INC) $(RTINC) -c -o $@ $<
 
@@ -155,11 +157,11 @@ $(BIN)/nnl-onnx-import: $(B)/passes/onnx-import.o $(ONNXOBJ) $(B)/libnnl.a \
 	    $(B)/libnnl.a $(SANOBJ) $(LDLIBS) -lprotobuf-c
 
 # The runtime's sources, embedded in nnl-emit-c for generated code.
-$(B)/rtsrc.c: common/rt/rt.h $(RT:%=common/rt/%.c) scripts/embed.sh \
-    $(RTPAR:%=common/rt/%)
+$(B)/rtsrc.c: common/rt/rt.h common/rt/f32-vmath/vmath.h \
+    $(RT:%=common/rt/%.c) scripts/embed.sh $(RTPAR:%=common/rt/%)
 	@mkdir -p $(B)
 	sh scripts/embed.sh nnl_rtsrc common/rt/rt.h \
-	    $(RT:%=common/rt/%.c) > $@
+	    common/rt/f32-vmath/vmath.h $(RT:%=common/rt/%.c) > $@
 	sh scripts/embed.sh nnl_parsrc $(RTPAR:%=common/rt/%) >> $@
 
 $(B)/rtsrc.o: $(B)/rtsrc.c

@@ -992,122 +992,6 @@ nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 
 
 /*
- * The transcendental functions of the fused activations, in one place:
- * libm's float functions, one call an element, until the vector ones
- * of rt/f32-vmath take their place here.  gelu is the erf form,
- * x / 2 (1 + erf(x / sqrt 2)); swish (SiLU) is x sigmoid(x).
- */
-NNL_RT_INLINE float
-nnl_sigmoidf(float x)
-{
-	return 1 / (1 + expf(-x));
-}
-
-NNL_RT_INLINE float
-nnl_tanhf(float x)
-{
-	return tanhf(x);
-}
-
-NNL_RT_INLINE float
-nnl_geluf(float x)
-{
-	return (float)0.5 * x * (1 + erff(x * (float)0.70710678118654752));
-}
-
-NNL_RT_INLINE void
-nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
-{
-	int64_t i;
-
-	switch (act) {
-	case NNL_ACT_RELU:
-	case NNL_ACT_CLAMP: {
-		float lo = (float)a, hi = (float)b;
-
-		i = 0;
-#if NNL_VW > 1
-		/* whole vectors counted first, so that compilers see
-		 * where the tail starts */
-		for (; i < n - n % NNL_VW; i += NNL_VW)
-			nnl_vstore(y + i, nnl_vclamp(nnl_vload(y + i), act, lo,
-			    hi));
-#endif
-		if (act == NNL_ACT_RELU)
-			for (; i < n; i++)
-				y[i] = y[i] > 0 ? y[i] : 0;
-		else
-			for (; i < n; i++)
-				y[i] = y[i] < lo ? lo : y[i] > hi ? hi : y[i];
-		break;
-	}
-	case NNL_ACT_SIGMOID:
-		for (i = 0; i < n; i++)
-			y[i] = nnl_sigmoidf(y[i]);
-		break;
-	case NNL_ACT_SWISH:
-		for (i = 0; i < n; i++)
-			y[i] = y[i] * nnl_sigmoidf(y[i]);
-		break;
-	case NNL_ACT_TANH:
-		for (i = 0; i < n; i++)
-			y[i] = nnl_tanhf(y[i]);
-		break;
-	case NNL_ACT_GELU:
-		for (i = 0; i < n; i++)
-			y[i] = nnl_geluf(y[i]);
-		break;
-	case NNL_ACT_HARDSIGMOID: {
-		/* in nnl_real, as the hardSigmoid node computes it */
-		nnl_real al = (nnl_real)a, be = (nnl_real)b;
-
-		for (i = 0; i < n; i++) {
-			nnl_real t = al * y[i] + be;
-
-			y[i] = (float)(t < 0 ? 0 : t > 1 ? 1 : t);
-		}
-		break;
-	}
-	case NNL_ACT_HARDSWISH:
-		for (i = 0; i < n; i++) {
-			float t = y[i] + 3;
-
-			t = t < 0 ? 0 : t > 6 ? 6 : t;
-			y[i] = y[i] * t / 6;
-		}
-		break;
-	case NNL_ACT_LEAKYRELU:
-		for (i = 0; i < n; i++)
-			y[i] = y[i] >= 0 ? y[i] : (float)a * y[i];
-		break;
-	default:
-		break;
-	}
-}
-
-/* y[i] = act(y[i] + r[i]) for n floats: a conv2d's residual (nnl-fuse)
- * added after its bias, then its activation, as the separate add and
- * activation would. */
-NNL_RT_INLINE void
-nnl_addact(float *y, const float *r, int64_t n, int64_t act, double a,
-    double b)
-{
-	int64_t i = 0;
-	int64_t c = nnl_act_clamps(act) ? act : NNL_ACT_NONE;
-	float lo = (float)a, hi = (float)b;
-
-#if NNL_VW > 1
-	for (; i < n - n % NNL_VW; i += NNL_VW)
-		nnl_vstore(y + i, nnl_vclamp(nnl_vload(y + i) +
-		    nnl_vload(r + i), c, lo, hi));
-#endif
-	for (; i < n; i++)
-		y[i] = nnl_sclamp(y[i] + r[i], c, lo, hi);
-	if (c == NNL_ACT_NONE)
-		nnl_activate(y, n, act, a, b);
-}
-
-/*
  * float16 through float32: NAME_f16 converts its float16 inputs (the
  * first nconv of its nin inputs, with their element counts in ip) into
  * the scratch, runs NAME_f32 there and converts the output back.
@@ -1195,6 +1079,10 @@ NNL_RT int nnl_par_brows(int64_t op, const struct nnl_bshape *s,
  * small to split. */
 NNL_RT int nnl_par_addact(float *y, const float *r, int64_t n,
     int64_t act, float lo, float hi);
+/* y = f(x) for one of rt/f32-vmath's array functions, split the same
+ * way: 0 where too small to split. */
+NNL_RT int nnl_par_vmath(void (*f)(const float *, float *, int64_t),
+    const float *x, float *y, int64_t n);
 /* A flipped conv2d's product t[P][O] = op(A) op(B) from e (rt/nn/nn.c),
  * then its transposition into y[O][P], by whole tiles of columns or
  * rows. */

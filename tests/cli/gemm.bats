@@ -13,9 +13,11 @@ setup() {
 	ROOT="$BATS_TEST_DIRNAME/../.."
 	T="$BATS_TEST_TMPDIR"
 	SRC="$ROOT/tests/unit/test_gemm.c $ROOT/common/rt/f32-gemm/gemm.c
-	    $ROOT/common/rt/f32-gemm/gemm_f32_*.c"
+	    $ROOT/common/rt/f32-gemm/gemm_f32_*.c
+	    $ROOT/common/rt/f32-vmath/vmath.c"
 	FLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter
-	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt -I$ROOT/tests/unit"
+	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt
+	    -I$ROOT/common/rt/f32-vmath -I$ROOT/tests/unit"
 }
 
 @test "the portable build (no -march) passes the SGEMM tests" {

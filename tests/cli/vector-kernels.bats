@@ -9,7 +9,10 @@
 # (NNL_RT_NOVEC), clang, and aarch64 under qemu.  Each build runs
 # tests/unit/test_dwconv.c, test_pool.c, test_wino.c and test_conv.c,
 # which check them against double-precision computations from the
-# definitions.
+# definitions, and test_vmath.c, the transcendental functions of
+# common/rt/f32-vmath against double-precision libm over the float
+# range, within nnl-emit-c(1)'s ACCURACY bounds (every 1021st float;
+# every 16381st under qemu).
 
 bats_require_minimum_version 1.5.0
 
@@ -19,7 +22,8 @@ setup() {
 	T="$BATS_TEST_TMPDIR"
 	RT="$ROOT/common/rt"
 	FLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter
-	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt -I$ROOT/tests/unit"
+	    -DNNL_RT= -I$ROOT/common -I$ROOT/common/rt
+	    -I$ROOT/common/rt/f32-vmath -I$ROOT/tests/unit"
 }
 
 # check CC [FLAGS...] [-- RUNNER...]: build both tests, run each
@@ -30,18 +34,26 @@ check() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do fl+=("$1"); shift; done
 	[ "${1:-}" = -- ] && shift && run=("$@")
 	$cc $FLAGS "${fl[@]}" -o "$T/d" "$ROOT/tests/unit/test_dwconv.c" \
-	    "$RT/f32-dwconv/dwconv.c" -lm
+	    "$RT/f32-dwconv/dwconv.c" "$RT/f32-vmath/vmath.c" -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/p" "$ROOT/tests/unit/test_pool.c" \
 	    "$RT/nn/nn.c" "$RT/f32-dwconv/dwconv.c" \
 	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
-	    "$RT"/f32-gemm/gemm_f32_*.c -lm
+	    "$RT"/f32-gemm/gemm_f32_*.c "$RT/f32-vmath/vmath.c" -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/w" "$ROOT/tests/unit/test_wino.c" \
 	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
-	    "$RT"/f32-gemm/gemm_f32_*.c -lm
+	    "$RT"/f32-gemm/gemm_f32_*.c "$RT/f32-vmath/vmath.c" -lm
 	$cc $FLAGS "${fl[@]}" -o "$T/c" "$ROOT/tests/unit/test_conv.c" \
 	    "$RT/nn/nn.c" "$RT/f32-dwconv/dwconv.c" \
 	    "$RT/f32-winograd/wino.c" "$RT"/f32-gemm/gemm.c \
-	    "$RT"/f32-gemm/gemm_f32_*.c -lm
+	    "$RT"/f32-gemm/gemm_f32_*.c "$RT/f32-vmath/vmath.c" -lm
+	$cc $FLAGS "${fl[@]}" -o "$T/v" "$ROOT/tests/unit/test_vmath.c" \
+	    "$RT/f32-vmath/vmath.c" -lm
+	run "${run[@]}" "$T/v" $([ ${#run[@]} -gt 0 ] && echo 16381)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 1 - vmath_within_documented_bounds"* ]]
+	[[ "$output" == *"ok 2 - vmath_pow_within_documented_bounds"* ]]
+	[[ "$output" != *"not ok"* ]]
 	run "${run[@]}" "$T/d"
 	echo "$output"
 	[ "$status" -eq 0 ]

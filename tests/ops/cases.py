@@ -74,6 +74,19 @@ case("div-int32", "div",
      ref=lambda a, c: np.trunc(a["a"] / a["b"]).astype(np.int32))
 case("pow-float", "pow", [("a", f32, [4], "pos"), ("b", f32, [4], "n")],
      ref=lambda a, c: np.power(a["a"], a["b"]))
+# pow by one broadcast exponent (common/rt/f32-vmath: products, square
+# roots, else exp of the exponent times log): a negative base keeps its
+# sign with an odd exponent, loses it with an even one and gives NaN
+# with a fraction; zeros, infinities and NaN as C's pow has them
+POWV = [-2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 2.0, 3.7, 1e-3, 1e3, INF, -INF,
+        NAN, 17.25, -3.0]
+for e, nm in [(2, "2"), (3, "3"), (-1, "m1"), (0.5, "half"),
+              (-0.5, "mhalf"), (2.5, "2_5"), (7, "7"), (-3, "m3"),
+              (1 / 3, "third")]:
+    case("pow-scalar-" + nm, "pow",
+         [("a", f32, [15], POWV), ("b", f32, [], [e])],
+         ref=lambda a, c: np.power(a["a"].astype(np.float64),
+                                   a["b"].astype(np.float64)))
 case("add-float16", "add", ab([3, 2], [2], f16),
      ref=lambda a, c: (a["a"] + a["b"]).astype(np.float16))
 # int64 sums beyond 2^53: exact, not through double

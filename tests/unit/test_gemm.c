@@ -18,6 +18,7 @@
 #include "check.h"
 #define NNL_RT
 #include "rt/rt.h"
+#include "rt/f32-vmath/vmath.h"
 
 static unsigned long rng = 2024;
 

@@ -21,6 +21,7 @@
 
 #define NNL_RT_THREADS 4
 #include "rt/rt.h"
+#include "rt/f32-vmath/vmath.c"
 #include "rt/f32-gemm/gemm_f32_4x8_scalar.c"
 #include "rt/f32-gemm/gemm_f32_6x16_avx2.c"
 #include "rt/f32-gemm/gemm_f32_14x32_avx512.c"

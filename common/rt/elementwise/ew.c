@@ -7,6 +7,7 @@
  * before it is written.
  */
 #include "rt.h"
+#include "vmath.h"
 
 enum {
 	NNL_ADD, NNL_SUB, NNL_MUL, NNL_DIV, NNL_MAX, NNL_MIN, NNL_POW,
@@ -372,6 +373,20 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 
 	(void)fp;
 	(void)scratch;
+	if (dt == NNL_F32 && odt == NNL_F32 && op == NNL_POW) {
+		/* x to one constant power (b broadcast, x contiguous):
+		 * rt/f32-vmath, its fast paths chosen once */
+		int one = n > 0;
+
+		for (int64_t d = 0; d < r && one; d++)
+			one = bs[d] == 0 && (d == r - 1 ? as[d] == 1 :
+			    as[d] == as[d + 1] * dims[d + 1]);
+		if (one) {
+			nnl_vpowc_f32(in[0], out[0], n,
+			    ((const float *)in[1])[0]);
+			return;
+		}
+	}
 	if (dt == NNL_F32 && odt == NNL_F32 && op <= NNL_MIN) {
 		/* the common case, vectorisable when contiguous */
 		const float *a = in[0], *b = in[1];
@@ -497,6 +512,7 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 {
 	int64_t op = ip[0], dt = ip[1], odt = ip[2], n = ip[3];
 	int isf = dt == NNL_F32 || dt == NNL_F16;
+	void (*f)(const float *, float *, int64_t);
 
 	(void)scratch;
 	if (dt == NNL_F32 && odt == NNL_F32) {
@@ -511,24 +527,18 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 #endif
 			nnl_relu_f32(x, y, n);
 			return;
-		/* the transcendental activations through rt.h's helpers,
-		 * as the fused ones (nnl_activate) */
-		case NNL_U_SIGMOID:
-			for (int64_t i = 0; i < n; i++)
-				y[i] = nnl_sigmoidf(x[i]);
-			return;
-		case NNL_U_TANH:
-			for (int64_t i = 0; i < n; i++)
-				y[i] = nnl_tanhf(x[i]);
-			return;
-		case NNL_U_GELU:
-			for (int64_t i = 0; i < n; i++)
-				y[i] = nnl_geluf(x[i]);
-			return;
 		case NNL_U_IDENTITY:
 			if (y != x)
 				memmove(y, x, (size_t)n * sizeof *y);
 			return;
+		/* the transcendentals in vectors (rt/f32-vmath) */
+		case NNL_U_EXP: f = nnl_vexp_f32; break;
+		case NNL_U_LOG: f = nnl_vlog_f32; break;
+		case NNL_U_SIGMOID: f = nnl_vsigmoid_f32; break;
+		case NNL_U_TANH: f = nnl_vtanh_f32; break;
+		case NNL_U_ERF: f = nnl_verf_f32; break;
+		case NNL_U_GELU: f = nnl_vgelu_f32; break;
+		case NNL_U_SOFTPLUS: f = nnl_vsoftplus_f32; break;
 		default: {
 			nnl_real a = (nnl_real)fp[0], b = (nnl_real)fp[1];
 
@@ -537,6 +547,12 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			return;
 		}
 		}
+#ifdef NNL_RT_THREADS
+		if (nnl_par_vmath(f, x, y, n))
+			return;
+#endif
+		f(x, y, n);
+		return;
 	}
 	for (int64_t i = 0; i < n; i++) {
 		if (isf) {
@@ -614,36 +630,47 @@ nnl_k_prelu(const int64_t *ip, const double *fp, const void *const *in,
 	}
 }
 
-/*
- * e^x for softmax, float32, by libm's expf: the one place softmax takes
- * its exponential, for a vectorised one (rt/f32-vmath) to replace.
- */
+/* e^(x[k] - m) into y[k] for the up to NNL_VW floats of [k, n), their
+ * sum: one vector of rt/f32-vmath's exp, the lanes past n e^-inf = 0 */
 NNL_RT_INLINE float
-nnl_softmax_exp(float x)
+nnl_softmax_exps(const float *x, float *y, int64_t k, int64_t n, float m)
 {
-	return expf(x);
+	float b[NNL_VW], s = 0;
+	nnl_mf v;
+
+	for (int64_t l = 0; l < NNL_VW; l++)
+		b[l] = k + l < n ? x[k + l] - m : -INFINITY;
+	v = nnl_mexp(NNL_MLOAD(b));
+	NNL_MSTORE(b, v);
+	for (int64_t l = 0; l < NNL_VW && k + l < n; l++)
+		s += y[k + l] = b[l];
+	return s;
 }
 
 /* softmax of a row of n floats at x into y (y may be x): the max in
- * vectors, e^(x - max) and its sum in one pass, then y by 1 / sum. */
+ * vectors, e^(x - max) (rt/f32-vmath) and its sum in one pass, then y
+ * by 1 / sum. */
 NNL_RT_INLINE void
 nnl_softmax_row(const float *x, float *y, int64_t n)
 {
-	float m = nnl_rowmax(x, n, 1), s0 = 0, s1 = 0, r;
+	float m = nnl_rowmax(x, n, 1), s = 0, r;
 	int64_t k = 0;
 
-	for (; k + 2 <= n; k += 2) {
-		float e0 = nnl_softmax_exp(x[k] - m);
-		float e1 = nnl_softmax_exp(x[k + 1] - m);
+#if NNL_VW > 1
+	nnl_vf vm = nnl_vsplat(m), t = nnl_vsplat(0);
 
-		y[k] = e0;
-		y[k + 1] = e1;
-		s0 += e0;
-		s1 += e1;
+	for (; k + NNL_VW <= n; k += NNL_VW) {
+		nnl_vf e = nnl_mexp(nnl_vload(x + k) - vm);
+
+		nnl_vstore(y + k, e);
+		t += e;
 	}
-	if (k < n)
-		s0 += y[k] = nnl_softmax_exp(x[k] - m);
-	r = 1 / (s0 + s1);
+	for (int l = 0; l < NNL_VW; l++)
+		s += t[l];
+#endif
+	for (; k < n; k += NNL_VW)
+		s += nnl_softmax_exps(x, y, k, n, m);
+	r = 1 / s;
 	k = 0;
 #if NNL_VW > 1
 	for (; k + NNL_VW <= n; k += NNL_VW)
@@ -664,10 +691,8 @@ nnl_softmax_cols(const float *x, float *y, int64_t n, int64_t s, int64_t w)
 		nnl_vf m = nnl_colmax(x, n, s, 1), t = nnl_vsplat(0), r;
 
 		for (int64_t k = 0; k < n; k++) {
-			nnl_vf e = nnl_vload(x + k * s) - m;
+			nnl_vf e = nnl_mexp(nnl_vload(x + k * s) - m);
 
-			for (int l = 0; l < NNL_VW; l++)
-				e[l] = nnl_softmax_exp(e[l]);
 			nnl_vstore(y + k * s, e);
 			t += e;
 		}
@@ -683,8 +708,13 @@ nnl_softmax_cols(const float *x, float *y, int64_t n, int64_t s, int64_t w)
 		for (int64_t k = 0; k < n; k++)
 			if (x[k * s + l] > m)
 				m = x[k * s + l];
-		for (int64_t k = 0; k < n; k++)
-			t += y[k * s + l] = nnl_softmax_exp(x[k * s + l] - m);
+		for (int64_t k = 0; k < n; k++) {
+			float e[NNL_VW] = { 0 };
+
+			e[0] = x[k * s + l] - m;
+			NNL_MSTORE(e, nnl_mexp(NNL_MLOAD(e)));
+			t += y[k * s + l] = e[0];
+		}
 		r = 1 / t;
 		for (int64_t k = 0; k < n; k++)
 			y[k * s + l] *= r;

@@ -3,6 +3,7 @@
  * ones) or whole rows (broadcast ones) over the thread pool (par.c).
  */
 #include "rt.h"
+#include "vmath.h"
 #include "par.h"
 
 /* ---- elementwise float32 ops: whole cache lines ---- */
@@ -15,8 +16,8 @@
 enum { NNL_PAR_MINFLAT = 1 << 14 };
 
 /* What nnl_par_flat's op names past nnl_binary_f32's: y = act(y + b),
- * nnl_addact (a conv2d's residual). */
-enum { NNL_PAR_ADDACT = -1 };
+ * nnl_addact (a conv2d's residual); y = f(a), a vmath function. */
+enum { NNL_PAR_ADDACT = -1, NNL_PAR_VMATH = -2 };
 
 struct nnl_par_flat {
 	int64_t op;
@@ -24,6 +25,7 @@ struct nnl_par_flat {
 	float *y;
 	int64_t n, np, act;
 	float lo, hi;
+	void (*f)(const float *, float *, int64_t);
 };
 
 static void
@@ -39,6 +41,8 @@ nnl_par_flat_part(void *arg, int64_t i, int t)
 	if (g->op == NNL_PAR_ADDACT)
 		nnl_addact(g->y + lo, g->b + lo, hi - lo, g->act, g->lo,
 		    g->hi);
+	else if (g->op == NNL_PAR_VMATH)
+		g->f(g->a + lo, g->y + lo, hi - lo);
 	else if (g->b)
 		nnl_binary_f32(g->op, g->a + lo, g->b + lo, g->y + lo, hi - lo);
 	else
@@ -60,7 +64,19 @@ NNL_RT int
 nnl_par_flat(int64_t op, const float *a, const float *b, float *y,
     int64_t n)
 {
-	struct nnl_par_flat g = { op, a, b, y, n, 0, 0, 0, 0 };
+	struct nnl_par_flat g = { op, a, b, y, n, 0, 0, 0, 0, 0 };
+
+	return nnl_par_flat_run(&g, nnl_par_parts((n + 15) / 16));
+}
+
+/* Whole lines a part, as nnl_par_flat's: each element goes through
+ * the same lanes (vmath.h's NNL_VMATH_LOOP), so the output does not
+ * change with the number of threads. */
+NNL_RT int
+nnl_par_vmath(void (*f)(const float *, float *, int64_t), const float *x,
+    float *y, int64_t n)
+{
+	struct nnl_par_flat g = { NNL_PAR_VMATH, x, 0, y, n, 0, 0, 0, 0, f };
 
 	return nnl_par_flat_run(&g, nnl_par_parts((n + 15) / 16));
 }
@@ -72,7 +88,7 @@ nnl_par_addact(float *y, const float *r, int64_t n, int64_t act, float lo,
     float hi)
 {
 	struct nnl_par_flat g = { NNL_PAR_ADDACT, y, r, y, n, 0, act, lo,
-	    hi };
+	    hi, 0 };
 
 	return nnl_par_flat_run(&g, nnl_par_each((n + 15) / 16));
 }

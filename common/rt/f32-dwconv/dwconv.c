@@ -24,6 +24,7 @@
  * * wt].
  */
 #include "rt.h"
+#include "vmath.h"
 
 /* Taps [*a0, *a1) of a column of kh (dilation dh) from input row iy0
  * read inside [0, H). */

@@ -13,6 +13,7 @@
  * packing.
  */
 #include "rt.h"
+#include "vmath.h"
 
 /* MC is a multiple of every tile's rows, NC of every tile's columns. */
 enum { NNL_MC = 168, NNL_KC = 256, NNL_NC = 1024 };

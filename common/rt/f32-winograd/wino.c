@@ -38,6 +38,7 @@
  * call of the microkernel).
  */
 #include "rt.h"
+#include "vmath.h"
 
 /* Floats of V and M of a block: the block's tiles are whole rows of
  * tiles, as many as fit this, and at least one row.  Sizes allow for

@@ -7,6 +7,7 @@
  * applied as an epilogue: code and its two parameters.
  */
 #include "rt.h"
+#include "vmath.h"
 
 /*
  * im2col of one group of an nchw image, for output rows [oy0, oy0 +

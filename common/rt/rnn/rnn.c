@@ -4,6 +4,7 @@
  * and one direction.  Gate products use the SGEMM of nn.c.
  */
 #include "rt.h"
+#include "vmath.h"
 
 NNL_RT_INLINE float
 nnl_rnnact(int64_t code, float x)
