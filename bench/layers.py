@@ -79,6 +79,12 @@ def classify(kernel, p):
         return kind, macs, "%d->%d %dx%d /%d" % (c, o, h, w, sh)
     if kernel.startswith("gemm") and len(p) >= 3:
         return "gemm", p[0] * p[1] * p[2], "%dx%dx%d" % tuple(p[:3])
+    if kernel.startswith("matmul") and len(p) >= 4 and len(p) >= 4 + p[3]:
+        nb = 1
+        for d in p[4:4 + p[3]]:
+            nb *= d
+        return ("matmul", nb * p[0] * p[1] * p[2],
+                "%dx%dx%dx%d" % (nb, p[0], p[1], p[2]))
     return kernel, 0, ""
 
 

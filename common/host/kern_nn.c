@@ -336,7 +336,9 @@ prepare_matmul(struct kctx *c)
 		return -1;
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
-	c->k->scratch = 4 * pack(M, N, K);
+	/* the batches one product where b is one matrix (rt/nn/nn.c) */
+	c->k->scratch = 4 * pack(nnl_matmul_rows(M, R, c->k->ip + 4,
+	    c->k->ip + 4 + R, c->k->ip + 4 + 2 * R), N, K);
 	return f16finish(c, "matmul", 2);
 }
 

@@ -449,8 +449,30 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 /*
  * matmul: M, N, K, batch rank R, output batch dims[R], a batch dims[R],
  * b batch dims[R] (1 where broadcast), activation; fp: activation
- * parameters.  scratch: SGEMM packing.
+ * parameters.  scratch: SGEMM packing for nnl_matmul_rows(...) rows.
+ *
+ * Where b is one matrix for every batch and a is not broadcast, a's
+ * batches are one matrix of nb * M rows stored one after the other, as
+ * are y's: the batches are one product (a Linear layer over [S, B, E]
+ * is one product of S * B rows, not S products of B rows that each read
+ * all of b).  B is packed where enough row tiles read each panel: in
+ * place, its rows are N floats apart and every step of K a new line.
  */
+NNL_RT int64_t
+nnl_matmul_rows(int64_t M, int64_t R, const int64_t *ob, const int64_t *ab,
+    const int64_t *bb)
+{
+	int64_t rows = M;
+
+	(void)ab;	/* where b broadcasts over every batch dim, a's are y's */
+	for (int64_t d = 0; d < R; d++) {
+		if (bb[d] != 1)
+			return M;
+		rows *= ob[d];
+	}
+	return rows;
+}
+
 NNL_RT void
 nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -462,7 +484,14 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	float *y = out[0];
 	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1],
 	    0, 0, 0, 0 };
+	int64_t rows = nnl_matmul_rows(M, R, ob, ab, bb);
 
+	if (rows != M) {
+		e.packb = rows >= 32;
+		nnl_sgemm(rows, N, K, 1, a, K, 0, b, N, 0, y, N, scratch, &e);
+		return;
+	}
+	e.packb = M >= 32;
 	for (int64_t t = 0; t < nb; t++) {
 		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;
 
