@@ -207,6 +207,7 @@ def graphschema(rows, dts):
                 "winograd": {"$ref": "#/$defs/winograd"},
                 "panels": {"$ref": "#/$defs/panels"},
                 "residual": {"$ref": "#/$defs/residual"},
+                "bias": {"$ref": "#/$defs/bias"},
                 "arena": {"$ref": "#/$defs/arena"},
                 "scratch": {"$ref": "#/$defs/scratch"},
                 "layer": {"$ref": "#/$defs/layer"},
@@ -244,6 +245,10 @@ def graphschema(rows, dts):
                                  "result after the bias, before its "
                                  "activation",
                      "type": "string", "minLength": 1},
+        "bias": {"$comment": "nnl-fuse -e bias: a float32 [N] operand "
+                             "added to each row of the matmul's result, "
+                             "before its activation",
+                 "type": "string", "minLength": 1},
         "arena": {"$comment": "nnl-plan-memory: each output's byte "
                               "offset in the arena",
                   "type": "array",
@@ -297,7 +302,7 @@ def graphschema(rows, dts):
                     "Members not named here are allowed at every level "
                     "(every pass carries them through).  The fields "
                     "nnl's passes add are defined under $defs (types, "
-                    "activation, winograd, panels, residual, arena, "
+                    "activation, winograd, panels, residual, bias, arena, "
                     "scratch, "
                     "layer, layerType, "
                     "memory, placement, partitions, nnl); those of later "

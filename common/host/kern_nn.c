@@ -313,6 +313,7 @@ prepare_matmul(struct kctx *c)
 	int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
 	int64_t K = a->dims[a->rank - 1];
 	int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	const cJSON *bn;
 
 	if (wantfloat(c, a))
 		return -1;
@@ -334,8 +335,12 @@ prepare_matmul(struct kctx *c)
 	}
 	if (kactivation(c))
 		return -1;
+	/* nnl-fuse's bias (shape-infer checked that it is float32 [N]) */
+	bn = cJSON_GetObjectItemCaseSensitive(c->n->extra, "bias");
+	kip(c, cJSON_IsString(bn));
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
+	kin(c, cJSON_IsString(bn) ? bn->valuestring : NULL);
 	/* the batches one product where b is one matrix (rt/nn/nn.c) */
 	c->k->scratch = 4 * pack(nnl_matmul_rows(M, R, c->k->ip + 4,
 	    c->k->ip + 4 + R, c->k->ip + 4 + 2 * R), N, K);

@@ -599,6 +599,16 @@ ismatmul2d(struct graph *g, struct node *p)
 	    operand_type(graph_find(g, p->in[1]))->rank == 2;
 }
 
+/* A float32 matmul of more dims (a Linear layer over [B, S, E]) with
+ * no bias yet: its field "bias" takes one. */
+static int
+ismatmulnd(struct node *p)
+{
+	return p->op == OP_MATMUL && p->types && p->types[0].rank > 2 &&
+	    p->types[0].dt == DT_FLOAT32 &&
+	    !cJSON_GetObjectItemCaseSensitive(p->extra, "bias");
+}
+
 /* Does constant b broadcast only along axis ax of the rank-r output,
  * with ch elements? */
 static int
@@ -640,7 +650,7 @@ mergebias(struct fx *f)
 			struct node *q = producer(g, n->in[k]);
 
 			if (q && (q->op == OP_CONV2D || q->op == OP_GEMM ||
-			    ismatmul2d(g, q)) &&
+			    ismatmul2d(g, q) || ismatmulnd(q)) &&
 			    !q->multi && constant(g, n->in[1 - k]) &&
 			    !cJSON_GetObjectItemCaseSensitive(q->extra,
 			    "activation")) {
@@ -657,7 +667,7 @@ mergebias(struct fx *f)
 			    "nhwc") ? 1 : 3;
 			oldb = node_optstr(p, "bias", NULL);
 		} else if (p->op == OP_MATMUL) {
-			ax = 1;
+			ax = p->types[0].rank - 1;
 			oldb = NULL;
 		} else {
 			ax = 1;
@@ -684,13 +694,19 @@ mergebias(struct fx *f)
 		    (size_t)ch * sizeof *nv);
 		note(f, "merging add \"%s\" into the bias of %s \"%s\"",
 		    escape_tty_name(n->id), p->opname, escape_tty_name(p->id));
-		if (p->op == OP_MATMUL) {	/* a 2-D matmul is a gemm */
+		if (p->op == OP_MATMUL && p->types[0].rank > 2) {
+			/* the C kernels add it (rt/nn/nn.c) */
+			if (!p->extra)
+				p->extra = cJSON_CreateObject();
+			cJSON_AddStringToObject(p->extra, "bias", name);
+		} else if (p->op == OP_MATMUL) {  /* a 2-D matmul is a gemm */
 			free(p->opname);
 			p->opname = xstrdup("gemm");
 			p->op = OP_GEMM;
 		}
-		setopt(p, p->op == OP_CONV2D ? "bias" : "c",
-		    cJSON_CreateString(name));
+		if (p->op != OP_MATMUL)
+			setopt(p, p->op == OP_CONV2D ? "bias" : "c",
+			    cJSON_CreateString(name));
 		if (p->op == OP_GEMM)
 			cJSON_DeleteItemFromObjectCaseSensitive(p->options,
 			    "beta");

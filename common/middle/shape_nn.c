@@ -865,6 +865,33 @@ shape_layer_norm(struct shapectx *c)
 	return 0;
 }
 
+/*
+ * A matmul into which nnl-fuse merged the add of a bias after it (its
+ * "bias" field, an operand the C kernel adds to each row of the
+ * result): float32 [N], of a float32 product of N columns.
+ */
+static int
+matmulbias(struct shapectx *c, enum dtype dt, int64_t n)
+{
+	const cJSON *bn = cJSON_GetObjectItemCaseSensitive(c->n->extra,
+	    "bias");
+	const struct tdesc *t;
+	char *s;
+
+	if (!bn)
+		return 0;
+	t = operand_type(graph_find(c->g, bn->valuestring));
+	if (dt == DT_FLOAT32 && t->dt == DT_FLOAT32 && t->rank == 1 &&
+	    t->dims[0] == n)
+		return 0;
+	s = tdesc_str(t);
+	shape_err(c, "field \"bias\": operand \"%s\" is %s; it must be "
+	    "float32[%lld], of a float32 product", escape_tty_name(
+	    bn->valuestring), s, (long long)n);
+	free(s);
+	return -1;
+}
+
 int
 shape_matmul(struct shapectx *c)
 {
@@ -900,7 +927,7 @@ shape_matmul(struct shapectx *c)
 	d[r] = a->dims[a->rank - 2];
 	d[r + 1] = b->dims[b->rank - 1];
 	shape_out(c, 0, a->dt, r + 2, d);
-	return 0;
+	return matmulbias(c, a->dt, d[r + 1]);
 }
 
 int

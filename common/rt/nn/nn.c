@@ -448,8 +448,10 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 /*
  * matmul: M, N, K, batch rank R, output batch dims[R], a batch dims[R],
- * b batch dims[R] (1 where broadcast), activation; fp: activation
- * parameters.  scratch: SGEMM packing for nnl_matmul_rows(...) rows.
+ * b batch dims[R] (1 where broadcast), activation, has bias; fp:
+ * activation parameters.  in: a, b, bias (nnl-fuse's: [N], added to
+ * each row in the epilogue).  scratch: SGEMM packing for
+ * nnl_matmul_rows(...) rows.
  *
  * Where b is one matrix for every batch and a is not broadcast, a's
  * batches are one matrix of nb * M rows stored one after the other, as
@@ -482,8 +484,8 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t act = bb[R], nb = nnl_numel((int)R, ob);
 	const float *a = in[0], *b = in[1];
 	float *y = out[0];
-	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1],
-	    0, 0, 0, 0 };
+	struct nnl_gemm_epi e = { 1, 0, bb[R + 1] ? in[2] : 0, act,
+	    (float)fp[0], (float)fp[1], 0, 0, 0, 0 };
 	int64_t rows = nnl_matmul_rows(M, R, ob, ab, bb);
 
 	if (rows != M) {
