@@ -121,7 +121,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct fuse_opts o = { 0, 1, 1, 1, 1, 1, 0, 0, 0, 0 };
+	struct fuse_opts o = { 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1 };
 	const char *out = NULL, *wfile = NULL, *mfile = NULL;
 	char *w = NULL, *m = NULL;
 	struct graph *g;
@@ -142,6 +142,7 @@ main(int argc, char *argv[])
 			else if (!strcmp(optarg, "bn")) o.bn = 0;
 			else if (!strcmp(optarg, "bias")) o.bias = 0;
 			else if (!strcmp(optarg, "act")) o.act = 0;
+			else if (!strcmp(optarg, "trans")) o.trans = 0;
 			else usage();
 			break;
 		case 'e':

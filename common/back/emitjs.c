@@ -1157,7 +1157,8 @@ emitjs(struct graph *g, int flags, char **out)
 	/* what nnl-fuse leaves for the C kernels has no builder call */
 	for (size_t i = 0; i < g->nnodes; i++) {
 		static const char *const fused[] = { "winograd", "panels",
-		    "activation", "residual", "bias" };
+		    "activation", "residual", "bias", "transposeA",
+		    "transposeB" };
 		struct node *n = g->nodes[i];
 		const char *f = NULL;
 

@@ -277,6 +277,15 @@ checkreads(struct vctx *v, struct node *n)
 		verr(v, n->pos, "node \"%s\": field \"residual\": %s",
 		    escape_tty_name(n->id), n->op != OP_CONV2D ? "only a "
 		    "conv2d has one" : "expected the name of an operand");
+	/* nnl-fuse's transposes read by a matmul (shape-infer checks
+	 * the permutations) */
+	if (n->op != OP_MATMUL && (cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "transposeA") || cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "transposeB")))
+		verr(v, n->pos, "node \"%s\": field \"%s\": only a matmul "
+		    "has one", escape_tty_name(n->id),
+		    cJSON_GetObjectItemCaseSensitive(n->extra, "transposeA") ?
+		    "transposeA" : "transposeB");
 	/* nnl-fuse's bias of a matmul: a row the C kernel adds */
 	if (bias && (!nb || n->op != OP_MATMUL))
 		verr(v, n->pos, "node \"%s\": field \"bias\": %s",

@@ -28,7 +28,7 @@
 #include "kernel.h"
 #include "uses.h"
 
-enum { RW_NOOP, RW_FOLD, RW_BN, RW_BIAS, RW_RES, RW_ACT, NRW };
+enum { RW_NOOP, RW_FOLD, RW_BN, RW_BIAS, RW_RES, RW_ACT, RW_TRANS, NRW };
 
 struct fx {
 	struct graph *g;
@@ -789,6 +789,95 @@ fuseres(struct fx *f)
 	return 0;
 }
 
+/* ---- transposes into the matmul they feed ---- */
+
+enum { TMAXR = 32 };	/* ranks taken (shape_nn.c's) */
+
+/*
+ * The permutation of transpose node t, of rank r (its "permutation",
+ * or the dims reversed), into p; 0 if it is one.
+ */
+static int
+transperm(const struct node *t, int r, int *p)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(t->options,
+	    "permutation"), *it;
+	int k = 0, seen[TMAXR] = { 0 };
+
+	if (r < 2 || r > TMAXR)
+		return -1;
+	if (!a) {
+		for (k = 0; k < r; k++)
+			p[k] = r - 1 - k;
+		return 0;
+	}
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != r)
+		return -1;
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+		    it->valuedouble >= r || it->valuedouble !=
+		    (int)it->valuedouble || seen[(int)it->valuedouble]++)
+			return -1;
+		p[k++] = (int)it->valuedouble;
+	}
+	return 0;
+}
+
+/*
+ * matmul(transpose(s), ...) or matmul(..., transpose(s)), where nothing
+ * else reads the transpose and s's last axis stays one of the matrix
+ * axes: the matmul reads s, the node's field "transposeA" (or "B")
+ * giving the permutation.  Each matrix of the view is then s's rows or
+ * columns at a stride, which the SGEMM reads (op(A) and op(B) of
+ * rt/f32-gemm/gemm.c), the batches at other strides (rt/nn/nn.c): no
+ * copy.  The sums are the same, so the result is the same bits.
+ */
+static int
+foldtrans(struct fx *f)
+{
+	struct graph *g = f->g;
+	struct node *n;
+
+	while ((n = next(f, RW_TRANS))) {
+		static const char *const field[] = { "transposeA",
+		    "transposeB" };
+
+		if (n->op != OP_MATMUL || n->nin != 2)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			struct node *t = producer(g, n->in[k]);
+			int p[TMAXR], r;
+			cJSON *a;
+
+			if (!t || t->op != OP_TRANSPOSE || t->multi ||
+			    !t->types || uses(f, n->in[k]) != 1 ||
+			    cJSON_GetObjectItemCaseSensitive(n->extra,
+			    field[k]))
+				continue;
+			r = t->types[0].rank;
+			if (transperm(t, r, p) ||
+			    (p[r - 1] != r - 1 && p[r - 2] != r - 1))
+				continue;
+			note(f, "reading transpose \"%s\" in matmul \"%s\"",
+			    escape_tty_name(t->id), escape_tty_name(n->id));
+			a = cJSON_CreateArray();
+			for (int i = 0; i < r; i++)
+				cJSON_AddItemToArray(a, cJSON_CreateNumber(p[i]));
+			if (!n->extra)
+				n->extra = cJSON_CreateObject();
+			cJSON_AddItemToObject(n->extra, field[k], a);
+			uses_drop(&f->u, n);
+			free(n->in[k]);
+			n->in[k] = xstrdup(t->in[0]);
+			uses_add(&f->u, n);
+			dropnode(f, t);
+			touchnode(f, n);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* ---- activations into the op that produces their input ---- */
 
 static int
@@ -1152,6 +1241,8 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 			r = fuseres(&f);
 		if (!r && o->act)
 			r = fuseact(&f);
+		if (!r && o->trans)
+			r = foldtrans(&f);
 		if (r < 0) {
 			finish(&f);
 			uses_free(&f.u);

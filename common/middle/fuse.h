@@ -14,13 +14,16 @@ struct fuse_opts {
 	int winograd;		/* 3 x 3 ones to Winograd's F(2x2, 3x3) */
 	int panels;		/* flipped ones in panels of 32 outputs */
 	int residual;		/* adds into the conv2d before them */
+	int trans;		/* transposes into the matmul they feed */
 };
 
 /*
  * Rewrite g (typed): drop identity and no-op nodes, fold nodes whose
  * inputs are all constants, fold batchNormalization into the conv2d,
- * gemm or 2-D matmul before it, merge bias adds into conv2d and gemm,
- * and fuse relu, clamp, sigmoid, hardSwish and leakyRelu into the
+ * gemm or 2-D matmul before it, merge bias adds into conv2d, gemm and
+ * matmul (the node's "bias" field where it has more than 2 dims), read
+ * the input of a transpose in the matmul it feeds (o->trans, the
+ * node's "transposeA" or "transposeB" field), and fuse relu, clamp, sigmoid, hardSwish and leakyRelu into the
  * conv2d, convTranspose2d, gemm or matmul that produces their input
  * (the node's "activation" field); with o->ihwo, store the constant
  * oihw filters of nchw conv2d nodes that are not depthwise as ihwo,

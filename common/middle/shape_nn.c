@@ -892,13 +892,58 @@ matmulbias(struct shapectx *c, enum dtype dt, int64_t n)
 	return -1;
 }
 
+/*
+ * Operand t of a matmul as the matmul reads it: with nnl-fuse's field
+ * f ("transposeA" or "transposeB"), the permutation p of a transpose
+ * folded into it (p[d]: the axis of t that is the view's d), whose last
+ * axis of t must stay one of the matrix axes.  The view's dims in d.
+ */
+static int
+shape_matmul_view(struct shapectx *c, const char *f, const struct tdesc *t,
+    struct tdesc *v, int64_t *d, int *p)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(c->n->extra, f);
+	const cJSON *it;
+	int k = 0, seen[MAXR] = { 0 }, r = t->rank;
+
+	*v = *t;
+	for (int i = 0; i < r && i < MAXR; i++)
+		p[i] = i;
+	if (!a)
+		return 0;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != r || r < 2 ||
+	    r > MAXR)
+		return shape_err(c, "field \"%s\": expected a permutation of "
+		    "the %d axes of %s", f, r, shape_str(t));
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+		    it->valuedouble >= r || it->valuedouble !=
+		    (int)it->valuedouble || seen[(int)it->valuedouble]++)
+			return shape_err(c, "field \"%s\": expected a "
+			    "permutation of the %d axes of %s", f, r,
+			    shape_str(t));
+		p[k] = (int)it->valuedouble;
+		d[k] = t->dims[p[k]];
+		k++;
+	}
+	if (p[r - 1] != r - 1 && p[r - 2] != r - 1)
+		return shape_err(c, "field \"%s\": the last axis of %s must "
+		    "stay one of the matrix axes", f, shape_str(t));
+	v->dims = d;
+	return 0;
+}
+
 int
 shape_matmul(struct shapectx *c)
 {
-	const struct tdesc *a = c->in[0], *b = c->in[1];
-	int64_t d[MAXR + 2];
-	int r;
+	struct tdesc av, bv;
+	const struct tdesc *a = &av, *b = &bv;
+	int64_t d[MAXR + 2], ad[MAXR], bd[MAXR];
+	int r, ap[MAXR], bp[MAXR];
 
+	if (shape_matmul_view(c, "transposeA", c->in[0], &av, ad, ap) ||
+	    shape_matmul_view(c, "transposeB", c->in[1], &bv, bd, bp))
+		return -1;
 	if (shape_want_dtype(c, "input \"a\"", a, DTS_FLOAT) ||
 	    samedt(c, "input \"b\"", b, "input \"a\"", a))
 		return -1;

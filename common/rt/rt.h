@@ -171,8 +171,6 @@ NNL_RT const struct nnl_gemm_kernel *nnl_gemm_best(void);
 NNL_RT int nnl_gemm_runs(int isa);
 NNL_RT int64_t nnl_dw_scratch(const int64_t *ip);
 NNL_RT int64_t nnl_packsize(int64_t M, int64_t N, int64_t K);
-NNL_RT int64_t nnl_matmul_rows(int64_t M, int64_t R, const int64_t *ob,
-    const int64_t *ab, const int64_t *bb);
 NNL_RT void nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M,
     int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
     const float *B, int64_t ldb, int tb, float *C, int64_t ldc, float *pack,

@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # matmul through the SGEMM driver: a transformer encoder exported by
-# PyTorch (Linear layers over [B, S, E], whose bias adds nnl-fuse -e
-# bias merges into the matmul, and attention's batched products) gives
-# PyTorch's result, with the adds unfused too, and at three threads the
-# bits of one; a matmul bias that names no operand, one of another
-# type or one on another op is refused, naming the node.
+# PyTorch (Linear layers over [B, S, E], whose bias adds nnl-fuse's
+# bias rewrite merges into the matmul, and attention's batched
+# products) gives PyTorch's result, with the adds unfused too, and at
+# three threads the bits of one; transposes read in place by the matmul
+# after them give NumPy's result; a matmul bias or transposed view that
+# names no operand, one of another type, no permutation or one on
+# another op is refused, naming the node.
 
 bats_require_minimum_version 1.5.0
 
@@ -142,4 +144,52 @@ refused() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *'node "m": field "bias" (from nnl-fuse, for the C back end) has no WebNN form'* ]]
 	[ ! -e m.js ]
+}
+
+@test "transposes read in place by matmul: NumPy's result in C, 3 threads" {
+	local g="$BATS_TEST_DIRNAME/../golden/fuse/fold-transpose-into-matmul.in.json"
+	"$BIN/nnc" compile -o one "$g"
+	"$BIN/nnc" compile --threads 3 -o three "$g"
+	# the C reads the transposes' inputs: none is left
+	"$BIN/nnc" compile --emit c -o m.c "$g"
+	! grep -q 'nnl_k_transpose' m.c
+	/usr/bin/python3 - "$g" <<'PY'
+import json, subprocess, sys
+import numpy as np
+g = json.load(open(sys.argv[1]))
+rng = np.random.default_rng(5)
+x = {n: rng.standard_normal(d["shape"]).astype(np.float32)
+     for n, d in g["inputs"].items()}
+raw = b"".join(x[n].astype("<f4").tobytes() for n in g["inputs"])
+q, k, v = (x[n].transpose(1, 0, 2) for n in "qkv")
+want = [(q @ k.transpose(0, 2, 1)) @ v,
+        x["z"].transpose(0, 2, 1) @ x["w"],
+        x["x"].transpose(1, 0, 2) @ x["w"]]
+outs = []
+for prog in ("./one", "./three"):
+    outs.append(subprocess.run([prog], input=raw, capture_output=True,
+                               check=True).stdout)
+assert outs[0] == outs[1], "3 threads differ from one"
+y = np.frombuffer(outs[0], "<f4")
+ref = np.concatenate([w.ravel() for w in want])
+assert y.shape == ref.shape, (y.shape, ref.shape)
+np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4)
+PY
+}
+
+@test "a transposeA or transposeB that is no permutation is refused" {
+	graph ', "transposeA": [0, 0, 2]'
+	refused 'node "m": field "transposeA": expected a permutation of the 3 axes of [2, 3, 4]'
+	graph ', "transposeB": [1, 0, 2]'
+	refused 'node "m": field "transposeB": expected a permutation of the 2 axes of [4, 2]'
+	graph ', "transposeA": [2, 0, 1]'
+	refused 'node "m": field "transposeA": the last axis of [2, 3, 4] must stay one of the matrix axes'
+	graph '' ', "transposeB": [1, 0]'
+	refused 'node "s": field "transposeB": only a matmul has one'
+}
+
+@test "a transposed view's shape is checked as the matmul reads it" {
+	# [2, 3, 4] read as [2, 4, 3]: 3 columns against b's 4 rows
+	graph ', "transposeA": [0, 2, 1]'
+	refused 'node "m": input "a" [2, 4, 3] has 3 columns, input "b" [4, 2] has 4 rows'
 }
