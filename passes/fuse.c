@@ -121,7 +121,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct fuse_opts o = { 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 };
+	struct fuse_opts o = { 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1 };
 	const char *out = NULL, *wfile = NULL, *mfile = NULL;
 	char *w = NULL, *m = NULL;
 	struct graph *g;
@@ -144,6 +144,7 @@ main(int argc, char *argv[])
 			else if (!strcmp(optarg, "act")) o.act = 0;
 			else if (!strcmp(optarg, "norm")) o.norm = 0;
 			else if (!strcmp(optarg, "gelu")) o.gelu = 0;
+			else if (!strcmp(optarg, "trans")) o.trans = 0;
 			else usage();
 			break;
 		case 'e':

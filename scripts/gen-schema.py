@@ -207,6 +207,9 @@ def graphschema(rows, dts):
                 "winograd": {"$ref": "#/$defs/winograd"},
                 "panels": {"$ref": "#/$defs/panels"},
                 "residual": {"$ref": "#/$defs/residual"},
+                "bias": {"$ref": "#/$defs/bias"},
+                "transposeA": {"$ref": "#/$defs/transpose"},
+                "transposeB": {"$ref": "#/$defs/transpose"},
                 "arena": {"$ref": "#/$defs/arena"},
                 "scratch": {"$ref": "#/$defs/scratch"},
                 "layer": {"$ref": "#/$defs/layer"},
@@ -247,6 +250,16 @@ def graphschema(rows, dts):
                                  "result after the bias, before its "
                                  "activation",
                      "type": "string", "minLength": 1},
+        "bias": {"$comment": "nnl-fuse -e bias: a float32 [N] operand "
+                             "added to each row of the matmul's result, "
+                             "before its activation",
+                 "type": "string", "minLength": 1},
+        "transpose": {"$comment": "nnl-fuse (transposeA, "
+                                  "transposeB): the matmul reads its "
+                                  "input through this permutation of a "
+                                  "transpose folded into it",
+                      "type": "array",
+                      "items": {"type": "integer", "minimum": 0}},
         "arena": {"$comment": "nnl-plan-memory: each output's byte "
                               "offset in the arena",
                   "type": "array",
@@ -300,7 +313,8 @@ def graphschema(rows, dts):
                     "Members not named here are allowed at every level "
                     "(every pass carries them through).  The fields "
                     "nnl's passes add are defined under $defs (types, "
-                    "activation, winograd, panels, residual, arena, "
+                    "activation, winograd, panels, residual, bias, transpose, "
+                    "arena, "
                     "scratch, "
                     "layer, layerType, "
                     "memory, placement, partitions, nnl); those of later "

@@ -1211,7 +1211,8 @@ unfused(struct graph *g)
 {
 	for (size_t i = 0; i < g->nnodes; i++) {
 		static const char *const fused[] = { "winograd", "panels",
-		    "activation", "residual" };
+		    "activation", "residual", "bias", "transposeA",
+		    "transposeB" };
 		struct node *n = g->nodes[i];
 		const char *f = NULL;
 

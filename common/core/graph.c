@@ -460,7 +460,7 @@ int
 node_reads(const struct node *n, const char ***names)
 {
 	const struct opdesc *d = op_get(n->op);
-	const char **v = xmalloc(((size_t)n->nin + 1 +
+	const char **v = xmalloc(((size_t)n->nin + 2 +
 	    (size_t)cJSON_GetArraySize(n->options)) * sizeof *v);
 	int k = 0;
 	const cJSON *it;
@@ -474,6 +474,10 @@ node_reads(const struct node *n, const char ***names)
 				v[k++] = it->valuestring;
 	/* nnl-fuse's residual operand, added to the result */
 	it = cJSON_GetObjectItemCaseSensitive(n->extra, "residual");
+	if (cJSON_IsString(it))
+		v[k++] = it->valuestring;
+	/* nnl-fuse's bias of a matmul, added to each row of the result */
+	it = cJSON_GetObjectItemCaseSensitive(n->extra, "bias");
 	if (cJSON_IsString(it))
 		v[k++] = it->valuestring;
 	*names = v;

@@ -268,16 +268,34 @@ checkreads(struct vctx *v, struct node *n)
 	int nr = node_reads(n, &reads);
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(n->extra,
 	    "residual");
+	const cJSON *bias = cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "bias");
+	int nb = cJSON_IsString(bias), nres = cJSON_IsString(res);
 
 	/* nnl-fuse's residual: an operand the C kernel of a conv2d adds */
 	if (res && (!cJSON_IsString(res) || n->op != OP_CONV2D))
 		verr(v, n->pos, "node \"%s\": field \"residual\": %s",
 		    escape_tty_name(n->id), n->op != OP_CONV2D ? "only a "
 		    "conv2d has one" : "expected the name of an operand");
+	/* nnl-fuse's transposes read by a matmul (shape-infer checks
+	 * the permutations) */
+	if (n->op != OP_MATMUL && (cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "transposeA") || cJSON_GetObjectItemCaseSensitive(n->extra,
+	    "transposeB")))
+		verr(v, n->pos, "node \"%s\": field \"%s\": only a matmul "
+		    "has one", escape_tty_name(n->id),
+		    cJSON_GetObjectItemCaseSensitive(n->extra, "transposeA") ?
+		    "transposeA" : "transposeB");
+	/* nnl-fuse's bias of a matmul: a row the C kernel adds */
+	if (bias && (!nb || n->op != OP_MATMUL))
+		verr(v, n->pos, "node \"%s\": field \"bias\": %s",
+		    escape_tty_name(n->id), n->op != OP_MATMUL ? "only a "
+		    "matmul has one" : "expected the name of an operand");
 	for (int k = 0; k < nr; k++)
 		if (!graph_find(v->g, reads[k])) {
 			const char *field = k < n->nin ? "inputs" :
-			    cJSON_IsString(res) && k == nr - 1 ? "residual" :
+			    nb && k == nr - 1 ? "bias" :
+			    nres && k == nr - 1 - nb ? "residual" :
 			    "options";
 
 			verr(v, n->pos, "node \"%s\": field \"%s\": undefined "

@@ -318,38 +318,128 @@ prepare_gemm(struct kctx *c)
 	return f16finish(c, "gemm", 3);
 }
 
+enum { MMR = 32 };	/* ranks taken (shape-infer's) */
+
+/*
+ * Input i of a matmul as the matmul reads it: with nnl-fuse's field f
+ * ("transposeA" or "transposeB", which shape-infer checked), the
+ * permutation of a transpose folded into it.  The view's dims in d,
+ * the stride of each in s (elements of the stored operand).
+ */
+static void
+mmview(struct kctx *c, int i, const char *f, int64_t *d, int64_t *s)
+{
+	const struct tdesc *t = c->in[i];
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(c->n->extra, f);
+	const cJSON *it;
+	int64_t st[MMR];
+	int r = t->rank, k = 0;
+
+	st[r - 1] = 1;
+	for (int j = r - 2; j >= 0; j--)
+		st[j] = st[j + 1] * t->dims[j + 1];
+	for (int j = 0; j < r; j++) {
+		d[j] = t->dims[j];
+		s[j] = st[j];
+	}
+	cJSON_ArrayForEach(it, a) {
+		int p = (int)it->valuedouble;
+
+		d[k] = t->dims[p];
+		s[k++] = st[p];
+	}
+}
+
+/* Push the batch strides of a view of rank r (dims d, strides s) for
+ * the R batch dims of the output: 0 where the view broadcasts. */
+static void
+mmbatch(struct kctx *c, int R, int r, const int64_t *d, const int64_t *s,
+    int64_t *bs)
+{
+	for (int i = 0; i < R; i++) {
+		int j = i - (R - (r - 2));
+
+		bs[i] = j >= 0 && d[j] != 1 ? s[j] : 0;
+		kip(c, bs[i]);
+	}
+}
+
+/*
+ * The rows of one product for all the batches, where b is one matrix
+ * for all and a's rows follow one another at one stride across them
+ * (a Linear layer over [S, B, E], or a view of it): *ld that stride;
+ * 0 otherwise.
+ */
+static int64_t
+mmrows(int R, const int64_t *ob, const int64_t *as, const int64_t *bs,
+    int64_t M, int64_t lda, int ta, int64_t *ld)
+{
+	int64_t rows = M;
+
+	*ld = lda;
+	if (ta)
+		return 0;
+	for (int d = R - 1; d >= 0; d--) {
+		if (bs[d])
+			return 0;
+		if (ob[d] == 1)
+			continue;
+		if (rows == 1)
+			*ld = as[d];
+		else if (as[d] != rows * *ld)
+			return 0;
+		rows *= ob[d];
+	}
+	return rows == M ? 0 : rows;
+}
+
 int
 prepare_matmul(struct kctx *c)
 {
-	const struct tdesc *a = c->in[0], *b = c->in[1], *y = &c->out[0];
+	const struct tdesc *y = &c->out[0];
+	int ar = c->in[0]->rank, br = c->in[1]->rank;
 	int R = y->rank >= 2 ? y->rank - 2 : 0;
-	int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
-	int64_t K = a->dims[a->rank - 1];
-	int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	int64_t ad[MMR], as[MMR], bd[MMR], bs[MMR], ab[MMR], bb[MMR];
+	int64_t M, N, K, lda, ldb, rows, ld;
+	int ta, tb;
+	const cJSON *bn;
 
-	if (wantfloat(c, a))
+	if (wantfloat(c, c->in[0]))
 		return -1;
+	mmview(c, 0, "transposeA", ad, as);
+	mmview(c, 1, "transposeB", bd, bs);
+	M = ad[ar - 2];
+	K = ad[ar - 1];
+	N = bd[br - 1];
+	/* a matrix of the view is stored by rows or by columns */
+	ta = !(as[ar - 1] == 1 || K == 1);
+	lda = ta ? as[ar - 1] : as[ar - 2];
+	tb = !(bs[br - 1] == 1 || N == 1);
+	ldb = tb ? bs[br - 1] : bs[br - 2];
 	kip(c, M);
 	kip(c, N);
 	kip(c, K);
 	kip(c, R);
 	for (int i = 0; i < R; i++)
 		kip(c, y->dims[i]);
-	for (int i = 0; i < R; i++) {
-		int j = i - (R - (a->rank - 2));
-
-		kip(c, j >= 0 ? a->dims[j] : 1);
-	}
-	for (int i = 0; i < R; i++) {
-		int j = i - (R - (b->rank - 2));
-
-		kip(c, j >= 0 ? b->dims[j] : 1);
-	}
+	mmbatch(c, R, ar, ad, as, ab);
+	mmbatch(c, R, br, bd, bs, bb);
+	rows = mmrows(R, y->dims, ab, bb, M, lda, ta, &ld);
+	kip(c, lda);
+	kip(c, ta);
+	kip(c, ldb);
+	kip(c, tb);
+	kip(c, rows);
+	kip(c, ld);
 	if (kactivation(c))
 		return -1;
+	/* nnl-fuse's bias (shape-infer checked that it is float32 [N]) */
+	bn = cJSON_GetObjectItemCaseSensitive(c->n->extra, "bias");
+	kip(c, cJSON_IsString(bn));
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
-	c->k->scratch = 4 * pack(M, N, K);
+	kin(c, cJSON_IsString(bn) ? bn->valuestring : NULL);
+	c->k->scratch = 4 * pack(rows ? rows : M, N, K);
 	return f16finish(c, "matmul", 2);
 }
 

@@ -31,7 +31,7 @@
 
 enum {
 	RW_NOOP, RW_FOLD, RW_NORM, RW_BN, RW_BIAS, RW_RES, RW_GELU, RW_SWISH,
-	RW_ACT, NRW
+	RW_ACT, RW_TRANS, NRW
 };
 /* (each node's queued rewrites are bits of a uint32_t) */
 _Static_assert(NRW <= 32, "too many rewrites for struct fx's queued");
@@ -624,6 +624,16 @@ ismatmul2d(struct graph *g, struct node *p)
 	    operand_type(graph_find(g, p->in[1]))->rank == 2;
 }
 
+/* A float32 matmul of more dims (a Linear layer over [B, S, E]) with
+ * no bias yet: its field "bias" takes one. */
+static int
+ismatmulnd(struct node *p)
+{
+	return p->op == OP_MATMUL && p->types && p->types[0].rank > 2 &&
+	    p->types[0].dt == DT_FLOAT32 &&
+	    !cJSON_GetObjectItemCaseSensitive(p->extra, "bias");
+}
+
 /* Does constant b broadcast only along axis ax of the rank-r output,
  * with ch elements? */
 static int
@@ -642,7 +652,7 @@ perchannel(const struct tdesc *b, int r, int ax, int64_t ch)
 	return ch == 1 || b->rank >= r - ax;
 }
 
-/* The conv2d, gemm or 2-D matmul (with no activation) that makes one
+/* The conv2d, gemm or matmul (with no activation) that makes one
  * input of add n, the other a constant: *x its output, *b the
  * constant.  NULL when neither input is such. */
 static struct node *
@@ -653,7 +663,7 @@ biasproducer(struct graph *g, struct node *n, const char **x,
 		struct node *q = producer(g, n->in[k]);
 
 		if (q && (q->op == OP_CONV2D || q->op == OP_GEMM ||
-		    ismatmul2d(g, q)) &&
+		    ismatmul2d(g, q) || ismatmulnd(q)) &&
 		    !q->multi && constant(g, n->in[1 - k]) &&
 		    !cJSON_GetObjectItemCaseSensitive(q->extra,
 		    "activation")) {
@@ -693,7 +703,7 @@ mergebias(struct fx *f)
 			    "nhwc") ? 1 : 3;
 			oldb = node_optstr(p, "bias", NULL);
 		} else if (p->op == OP_MATMUL) {
-			ax = 1;
+			ax = p->types[0].rank - 1;
 			oldb = NULL;
 		} else {
 			ax = 1;
@@ -720,13 +730,19 @@ mergebias(struct fx *f)
 		    (size_t)ch * sizeof *nv);
 		note(f, "merging add \"%s\" into the bias of %s \"%s\"",
 		    escape_tty_name(n->id), p->opname, escape_tty_name(p->id));
-		if (p->op == OP_MATMUL) {	/* a 2-D matmul is a gemm */
+		if (p->op == OP_MATMUL && p->types[0].rank > 2) {
+			/* the C kernels add it (rt/nn/nn.c) */
+			if (!p->extra)
+				p->extra = cJSON_CreateObject();
+			cJSON_AddStringToObject(p->extra, "bias", name);
+		} else if (p->op == OP_MATMUL) {  /* a 2-D matmul is a gemm */
 			free(p->opname);
 			p->opname = xstrdup("gemm");
 			p->op = OP_GEMM;
 		}
-		setopt(p, p->op == OP_CONV2D ? "bias" : "c",
-		    cJSON_CreateString(name));
+		if (p->op != OP_MATMUL)
+			setopt(p, p->op == OP_CONV2D ? "bias" : "c",
+			    cJSON_CreateString(name));
 		if (p->op == OP_GEMM)
 			cJSON_DeleteItemFromObjectCaseSensitive(p->options,
 			    "beta");
@@ -897,6 +913,95 @@ fusenorms(struct fx *f)
 		free(sc);
 		free(bi);
 		return 1;
+	}
+	return 0;
+}
+
+/* ---- transposes into the matmul they feed ---- */
+
+enum { TMAXR = 32 };	/* ranks taken (shape_nn.c's) */
+
+/*
+ * The permutation of transpose node t, of rank r (its "permutation",
+ * or the dims reversed), into p; 0 if it is one.
+ */
+static int
+transperm(const struct node *t, int r, int *p)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(t->options,
+	    "permutation"), *it;
+	int k = 0, seen[TMAXR] = { 0 };
+
+	if (r < 2 || r > TMAXR)
+		return -1;
+	if (!a) {
+		for (k = 0; k < r; k++)
+			p[k] = r - 1 - k;
+		return 0;
+	}
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != r)
+		return -1;
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+		    it->valuedouble >= r || it->valuedouble !=
+		    (int)it->valuedouble || seen[(int)it->valuedouble]++)
+			return -1;
+		p[k++] = (int)it->valuedouble;
+	}
+	return 0;
+}
+
+/*
+ * matmul(transpose(s), ...) or matmul(..., transpose(s)), where nothing
+ * else reads the transpose and s's last axis stays one of the matrix
+ * axes: the matmul reads s, the node's field "transposeA" (or "B")
+ * giving the permutation.  Each matrix of the view is then s's rows or
+ * columns at a stride, which the SGEMM reads (op(A) and op(B) of
+ * rt/f32-gemm/gemm.c), the batches at other strides (rt/nn/nn.c): no
+ * copy.  The sums are the same, so the result is the same bits.
+ */
+static int
+foldtrans(struct fx *f)
+{
+	struct graph *g = f->g;
+	struct node *n;
+
+	while ((n = next(f, RW_TRANS))) {
+		static const char *const field[] = { "transposeA",
+		    "transposeB" };
+
+		if (n->op != OP_MATMUL || n->nin != 2)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			struct node *t = producer(g, n->in[k]);
+			int p[TMAXR], r;
+			cJSON *a;
+
+			if (!t || t->op != OP_TRANSPOSE || t->multi ||
+			    !t->types || uses(f, n->in[k]) != 1 ||
+			    cJSON_GetObjectItemCaseSensitive(n->extra,
+			    field[k]))
+				continue;
+			r = t->types[0].rank;
+			if (transperm(t, r, p) ||
+			    (p[r - 1] != r - 1 && p[r - 2] != r - 1))
+				continue;
+			note(f, "reading transpose \"%s\" in matmul \"%s\"",
+			    escape_tty_name(t->id), escape_tty_name(n->id));
+			a = cJSON_CreateArray();
+			for (int i = 0; i < r; i++)
+				cJSON_AddItemToArray(a, cJSON_CreateNumber(p[i]));
+			if (!n->extra)
+				n->extra = cJSON_CreateObject();
+			cJSON_AddItemToObject(n->extra, field[k], a);
+			uses_drop(&f->u, n);
+			free(n->in[k]);
+			n->in[k] = xstrdup(t->in[0]);
+			uses_add(&f->u, n);
+			dropnode(f, t);
+			touchnode(f, n);
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -1431,6 +1536,8 @@ graph_fuse(struct graph *g, const struct fuse_opts *o)
 			r = fuseswish(&f);
 		if (!r && o->act)
 			r = fuseact(&f);
+		if (!r && o->trans)
+			r = foldtrans(&f);
 		if (r < 0) {
 			finish(&f);
 			uses_free(&f.u);

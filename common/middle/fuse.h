@@ -16,17 +16,21 @@ struct fuse_opts {
 	int residual;		/* adds into the conv2d before them */
 	int norm;		/* spelled-out layer norms to one node */
 	int gelu;		/* gelu's erf pattern into one gelu */
+	int trans;		/* transposes into the matmul they feed */
 };
 
 /*
  * Rewrite g (typed): drop identity and no-op nodes, fold nodes whose
  * inputs are all constants, fold batchNormalization into the conv2d,
- * gemm or 2-D matmul before it, merge bias adds into conv2d and gemm,
- * and fuse relu, clamp, sigmoid, hardSwish, leakyRelu, tanh, gelu,
- * hardSigmoid and swish (mul(x, sigmoid(x))) into the conv2d,
- * convTranspose2d, gemm or matmul that produces their input (the
- * node's "activation" field); with o->gelu, first rewrite the five
- * nodes of gelu's erf form into one gelu node; with o->ihwo, store the constant
+ * gemm or 2-D matmul before it, merge bias adds into conv2d, gemm and
+ * matmul (the node's "bias" field where it has more than 2 dims), read
+ * the input of a transpose in the matmul it feeds (o->trans, the
+ * node's "transposeA" or "transposeB" field), and fuse relu, clamp,
+ * sigmoid, hardSwish, leakyRelu, tanh, gelu, hardSigmoid and swish
+ * (mul(x, sigmoid(x))) into the conv2d, convTranspose2d, gemm or matmul
+ * that produces their input (the node's "activation" field); with
+ * o->gelu, first rewrite the five nodes of gelu's erf form into one
+ * gelu node; with o->ihwo, store the constant
  * oihw filters of nchw conv2d nodes that are not depthwise as ihwo,
  * the order the C kernels read in place; with o->winograd, before
  * that, the constant 3 x 3 filters of large enough nchw conv2d nodes at

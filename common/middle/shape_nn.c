@@ -865,13 +865,85 @@ shape_layer_norm(struct shapectx *c)
 	return 0;
 }
 
+/*
+ * A matmul into which nnl-fuse merged the add of a bias after it (its
+ * "bias" field, an operand the C kernel adds to each row of the
+ * result): float32 [N], of a float32 product of N columns.
+ */
+static int
+matmulbias(struct shapectx *c, enum dtype dt, int64_t n)
+{
+	const cJSON *bn = cJSON_GetObjectItemCaseSensitive(c->n->extra,
+	    "bias");
+	const struct tdesc *t;
+	char *s;
+
+	if (!bn)
+		return 0;
+	t = operand_type(graph_find(c->g, bn->valuestring));
+	if (dt == DT_FLOAT32 && t->dt == DT_FLOAT32 && t->rank == 1 &&
+	    t->dims[0] == n)
+		return 0;
+	s = tdesc_str(t);
+	shape_err(c, "field \"bias\": operand \"%s\" is %s; it must be "
+	    "float32[%lld], of a float32 product", escape_tty_name(
+	    bn->valuestring), s, (long long)n);
+	free(s);
+	return -1;
+}
+
+/*
+ * Operand t of a matmul as the matmul reads it: with nnl-fuse's field
+ * f ("transposeA" or "transposeB"), the permutation p of a transpose
+ * folded into it (p[d]: the axis of t that is the view's d), whose last
+ * axis of t must stay one of the matrix axes.  The view's dims in d.
+ */
+static int
+shape_matmul_view(struct shapectx *c, const char *f, const struct tdesc *t,
+    struct tdesc *v, int64_t *d, int *p)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(c->n->extra, f);
+	const cJSON *it;
+	int k = 0, seen[MAXR] = { 0 }, r = t->rank;
+
+	*v = *t;
+	for (int i = 0; i < r && i < MAXR; i++)
+		p[i] = i;
+	if (!a)
+		return 0;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != r || r < 2 ||
+	    r > MAXR)
+		return shape_err(c, "field \"%s\": expected a permutation of "
+		    "the %d axes of %s", f, r, shape_str(t));
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+		    it->valuedouble >= r || it->valuedouble !=
+		    (int)it->valuedouble || seen[(int)it->valuedouble]++)
+			return shape_err(c, "field \"%s\": expected a "
+			    "permutation of the %d axes of %s", f, r,
+			    shape_str(t));
+		p[k] = (int)it->valuedouble;
+		d[k] = t->dims[p[k]];
+		k++;
+	}
+	if (p[r - 1] != r - 1 && p[r - 2] != r - 1)
+		return shape_err(c, "field \"%s\": the last axis of %s must "
+		    "stay one of the matrix axes", f, shape_str(t));
+	v->dims = d;
+	return 0;
+}
+
 int
 shape_matmul(struct shapectx *c)
 {
-	const struct tdesc *a = c->in[0], *b = c->in[1];
-	int64_t d[MAXR + 2];
-	int r;
+	struct tdesc av, bv;
+	const struct tdesc *a = &av, *b = &bv;
+	int64_t d[MAXR + 2], ad[MAXR], bd[MAXR];
+	int r, ap[MAXR], bp[MAXR];
 
+	if (shape_matmul_view(c, "transposeA", c->in[0], &av, ad, ap) ||
+	    shape_matmul_view(c, "transposeB", c->in[1], &bv, bd, bp))
+		return -1;
 	if (shape_want_dtype(c, "input \"a\"", a, DTS_FLOAT) ||
 	    samedt(c, "input \"b\"", b, "input \"a\"", a))
 		return -1;
@@ -900,7 +972,7 @@ shape_matmul(struct shapectx *c)
 	d[r] = a->dims[a->rank - 2];
 	d[r + 1] = b->dims[b->rank - 1];
 	shape_out(c, 0, a->dt, r + 2, d);
-	return 0;
+	return matmulbias(c, a->dt, d[r + 1]);
 }
 
 int

@@ -128,6 +128,15 @@ torch.onnx.export(e, x, d + "/ew.onnx", opset_version=13)
 np.save(d + "/ew-input.npy", x.numpy())
 with torch.no_grad():
     np.save(d + "/ew-expected.npy", e(x).numpy())
+# a transformer encoder layer over [S, 1, E]: its products are matmuls,
+# batched by heads (attention) or of S batches of one row against one
+# weight matrix (the batches one product, rt/nn/nn.c)
+t = torch.nn.TransformerEncoderLayer(64, 4, 96, dropout=0.0).eval()
+x = torch.randn(45, 1, 64)
+torch.onnx.export(t, x, d + "/enc.onnx", opset_version=13)
+np.save(d + "/enc-input.npy", x.numpy())
+with torch.no_grad():
+    np.save(d + "/enc-expected.npy", t(x).numpy())
 PY
 }
 
@@ -197,6 +206,16 @@ three_threads() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	same_bits "$m.onnx" "$m-input.npy"
+}
+
+@test "a transformer encoder's matmuls: 3 threads give the bits of one" {
+	same_bits "$MD/enc.onnx" "$MD/enc-input.npy"
+	run /usr/bin/python3 -c 'import sys, numpy as np
+y = np.fromfile("one.out", "<f4")
+e = np.load(sys.argv[1]).ravel()
+assert y.shape == e.shape, (y.shape, e.shape)
+np.testing.assert_allclose(y, e, rtol=1e-4, atol=1e-4)' "$MD/enc-expected.npy"
+	[ "$status" -eq 0 ]
 }
 
 @test "a flipped convolution split by rows: 3 threads give the bits of one" {

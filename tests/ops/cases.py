@@ -678,6 +678,24 @@ case("matmul-batched", "matmul", ab([2, 1, 3, 4], [3, 4, 5]),
      ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
 case("matmul-2d", "matmul", ab([5, 7], [7, 3]),
      ref=lambda a, c: a["a"] @ a["b"], tol=1e-4)
+# Batches of 40 rows and more (B packed, rt/nn/nn.c), odd sizes that
+# leave ragged tiles: b one matrix for every batch of a (the batches
+# one product of 3 * 41 rows), b broadcast over some batch dimensions
+# only, a broadcast instead of b, both broadcast at once, and rank 4
+# against rank 2.  A kernel that merges batches where b or a is not
+# one matrix, or takes the wrong batch of either, gives other values.
+case("matmul-b-shared", "matmul", ab([3, 41, 37], [37, 45]),
+     ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
+case("matmul-b-shared-rank4", "matmul", ab([2, 3, 33, 19], [19, 35]),
+     ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
+case("matmul-b-broadcast-inner", "matmul", ab([2, 3, 34, 9], [2, 1, 9, 7]),
+     ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
+case("matmul-a-broadcast", "matmul", ab([35, 17], [3, 17, 39]),
+     ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
+case("matmul-both-broadcast", "matmul", ab([3, 1, 5, 6], [1, 2, 6, 33]),
+     ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
+case("matmul-b-one-batch", "matmul", ab([4, 1, 2, 8], [1, 1, 8, 3]),
+     ref=lambda a, c: np.matmul(a["a"], a["b"]), tol=1e-4)
 case("gemm", "gemm", ab([4, 3], [5, 4]),
      {"aTranspose": True, "bTranspose": True, "alpha": 0.5, "beta": 2},
      optins={"c": ("cc", f32, [1, 5], "n")},

@@ -448,36 +448,53 @@ nnl_k_gemm_f32(const int64_t *ip, const double *fp, const void *const *in,
 }
 
 /*
- * matmul: M, N, K, batch rank R, output batch dims[R], a batch dims[R],
- * b batch dims[R] (1 where broadcast), activation; fp: activation
- * parameters.  scratch: SGEMM packing.
+ * matmul: M, N, K, batch rank R, output batch dims[R], a's batch
+ * strides[R], b's batch strides[R] (0 where broadcast), lda, a
+ * transposed, ldb, b transposed (a matrix of a view nnl-fuse folded a
+ * transpose into is stored by rows or by columns, kern_nn.c), rows of
+ * one product for all batches (0: a product a batch) and their stride,
+ * activation, has bias; fp: activation parameters.  in: a, b, bias
+ * (nnl-fuse's: [N], added to each row in the epilogue).  scratch:
+ * SGEMM packing for that many rows.
+ *
+ * Where b is one matrix for every batch and a's rows follow one another
+ * at one stride, the batches are one product (a Linear layer over [S,
+ * B, E] is one product of S * B rows, not S products of B rows that each
+ * read all of b).  B is packed where enough row tiles read each panel:
+ * in place, its rows are N floats apart and every step of K a new line.
  */
 NNL_RT void
 nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
 	int64_t M = ip[0], N = ip[1], K = ip[2], R = ip[3];
-	const int64_t *ob = ip + 4, *ab = ob + R, *bb = ab + R;
-	int64_t act = bb[R], nb = nnl_numel((int)R, ob);
+	const int64_t *ob = ip + 4, *as = ob + R, *bs = as + R, *q = bs + R;
+	int64_t lda = q[0], ta = q[1], ldb = q[2], tb = q[3], rows = q[4];
+	int64_t nb = nnl_numel((int)R, ob);
 	const float *a = in[0], *b = in[1];
 	float *y = out[0];
-	struct nnl_gemm_epi e = { 1, 0, 0, act, (float)fp[0], (float)fp[1],
-	    0, 0, 0, 0 };
+	struct nnl_gemm_epi e = { 1, 0, q[7] ? in[2] : 0, q[6],
+	    (float)fp[0], (float)fp[1], 0, 0, 0, 0 };
 
+	if (rows) {
+		e.packb = rows >= 32;
+		nnl_sgemm(rows, N, K, 1, a, q[5], 0, b, ldb, (int)tb, y, N,
+		    scratch, &e);
+		return;
+	}
+	e.packb = M >= 32;
 	for (int64_t t = 0; t < nb; t++) {
-		int64_t rem = t, ai = 0, bi = 0, as = 1, bs = 1;
+		int64_t rem = t, ai = 0, bi = 0;
 
 		for (int64_t d = R - 1; d >= 0; d--) {
 			int64_t c = rem % ob[d];
 
 			rem /= ob[d];
-			ai += (ab[d] == 1 ? 0 : c) * as;
-			bi += (bb[d] == 1 ? 0 : c) * bs;
-			as *= ab[d];
-			bs *= bb[d];
+			ai += c * as[d];
+			bi += c * bs[d];
 		}
-		nnl_sgemm(M, N, K, 1, a + ai * M * K, K, 0, b + bi * K * N, N,
-		    0, y + t * M * N, N, scratch, &e);
+		nnl_sgemm(M, N, K, 1, a + ai, lda, (int)ta, b + bi, ldb,
+		    (int)tb, y + t * M * N, N, scratch, &e);
 	}
 }
 
