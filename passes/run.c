@@ -38,62 +38,44 @@ usage(void)
 	exit(2);
 }
 
-int
-main(int argc, char *argv[])
+/* The graph in file, typed, its plan (if it has one) checked, each
+ * output's name one that stays in dir; NULL after an error. */
+static struct graph *
+loadgraph(const char *file, const char *dir)
 {
-	static const struct option longopts[] = {
-		{ "max-tensor-bytes", required_argument, NULL,
-		    CHECKED_OPTION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *dir = ".", *maxbytes = NULL;
-	struct graph *g;
-	struct evalbuf *in, *out;
-	struct npy *arrs;
-	char **paths = NULL;
-	int c, nin, rc = 1;
+	struct graph *g = graph_load(file);
 
-	setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case CHECKED_OPTION: maxbytes = optarg; break;
-		default: usage();
-		}
-	}
-	if (checked_setup(maxbytes) != 0)
-		exit(2);
-	if (optind >= argc)
-		usage();
-	g = graph_load(argv[optind]);
 	if (!g)
-		return 1;
-	if (shape_infer(g) != 0) {
-		graph_free(g);
-		return 1;
-	}
+		return NULL;
+	if (shape_infer(g) != 0)
+		goto bad;
 	/* a plan it carries must be one nnl-emit-c would accept */
 	if (cJSON_GetObjectItemCaseSensitive(g->extra, "memory") &&
-	    memplan_verify(g, memplan_scratch) != 0) {
-		graph_free(g);
-		return 1;
-	}
+	    memplan_verify(g, memplan_scratch) != 0)
+		goto bad;
 	/* each output is written to DIR/NAME.npy: NAME must stay in DIR */
 	for (size_t i = 0; i < g->noutputs; i++)
 		if (!path_isname(g->outputs[i].name)) {
 			error("%s: output \"%s\" cannot name a file in %s (an "
 			    "empty name, \".\", \"..\" or one with a '/')",
 			    g->src, escape_tty_name(g->outputs[i].name), dir);
-			graph_free(g);
-			return 1;
+			goto bad;
 		}
-	nin = argc - optind - 1;
-	in = xcalloc((size_t)nin + 1, sizeof *in);
-	arrs = xcalloc((size_t)nin + 1, sizeof *arrs);
-	out = xcalloc(g->noutputs + 1, sizeof *out);
+	return g;
+bad:
+	graph_free(g);
+	return NULL;
+}
+
+/* The nin arguments NAME=FILE.npy into in[] (their arrays in arrs[]),
+ * each an input of g given data of its type; 0, or -1 after an
+ * error. */
+static int
+readinputs(struct graph *g, char **args, int nin, struct evalbuf *in,
+    struct npy *arrs)
+{
 	for (int i = 0; i < nin; i++) {
-		char *arg = argv[optind + 1 + i], *eq = strchr(arg, '=');
+		char *arg = args[i], *eq = strchr(arg, '=');
 		struct operand *o;
 
 		if (!eq)
@@ -103,29 +85,33 @@ main(int argc, char *argv[])
 		if (!o || o->kind != OPND_INPUT) {
 			error("\"%s\" is not an input of the graph",
 			    escape_tty_name(arg));
-			goto done;
+			return -1;
 		}
 		if (npy_load(eq + 1, &arrs[i]) != 0)
-			goto done;
+			return -1;
 		if (arrs[i].dt != o->desc.dt) {
 			error("%s: %s data for input \"%s\" of type %s",
 			    eq + 1, dtype_name(arrs[i].dt),
 			    escape_tty_name(arg),
 			    dtype_name(o->desc.dt));
-			goto done;
+			return -1;
 		}
 		in[i].name = arg;
 		in[i].data = arrs[i].data;
 		in[i].nbytes = arrs[i].nbytes;
 	}
-	if (graph_eval(g, in, nin, out) != 0)
-		goto done;
-	/* the directory -d names, made as mkdir -p would */
-	if (path_mkdirs(dir) != 0)
-		goto done;
-	rc = 0;
-	paths = xcalloc(g->noutputs + 1, sizeof *paths);
-	/* every output or none */
+	return 0;
+}
+
+/* Every output out[i] of g as dir/NAME.npy, or none (one group of
+ * files), each listed once all are there; frees their data.  0, or 1
+ * after an error. */
+static int
+writeoutputs(struct graph *g, const char *dir, struct evalbuf *out)
+{
+	char **paths = xcalloc(g->noutputs + 1, sizeof *paths);
+	int rc = 0;
+
 	outfile_group_begin();
 	for (size_t i = 0; i < g->noutputs && rc == 0; i++) {
 		const struct tdesc *t = operand_type(graph_find(g,
@@ -151,13 +137,53 @@ main(int argc, char *argv[])
 		free(paths[i]);
 		free(out[i].data);
 	}
-done:
+	free(paths);
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "max-tensor-bytes", required_argument, NULL,
+		    CHECKED_OPTION },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dir = ".", *maxbytes = NULL;
+	struct graph *g;
+	struct evalbuf *in, *out;
+	struct npy *arrs;
+	int c, nin, rc = 1;
+
+	setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case CHECKED_OPTION: maxbytes = optarg; break;
+		default: usage();
+		}
+	}
+	if (checked_setup(maxbytes) != 0)
+		exit(2);
+	if (optind >= argc)
+		usage();
+	if (!(g = loadgraph(argv[optind], dir)))
+		return 1;
+	nin = argc - optind - 1;
+	in = xcalloc((size_t)nin + 1, sizeof *in);
+	arrs = xcalloc((size_t)nin + 1, sizeof *arrs);
+	out = xcalloc(g->noutputs + 1, sizeof *out);
+	/* the directory -d names, made as mkdir -p would, once the
+	 * graph has run */
+	if (readinputs(g, argv + optind + 1, nin, in, arrs) == 0 &&
+	    graph_eval(g, in, nin, out) == 0 && path_mkdirs(dir) == 0)
+		rc = writeoutputs(g, dir, out);
 	for (int i = 0; i < nin; i++)
 		npy_free(&arrs[i]);
 	free(arrs);
 	free(in);
 	free(out);
-	free(paths);
 	graph_free(g);
 	if (rc)
 		return rc;
