@@ -730,7 +730,7 @@ nnl_rowmax(const float *x, int64_t n, int ismax)
 
 		/* x86's max and min give their second operand where
 		 * either is NaN: the accumulator, never NaN */
-		for (; j + NNL_VW <= n; j += NNL_VW)
+		for (; j < n - n % NNL_VW; j += NNL_VW)
 			a = ismax ? nnl_vmax(nnl_vload(x + j), a) :
 			    nnl_vmin(nnl_vload(x + j), a);
 		for (int l = 0; l < NNL_VW; l++)

@@ -46,8 +46,9 @@ c_run() {
 	grep -q 'system("touch MARKER")' hostile/g.h
 	! grep -q '^#define float' hostile/g.c hostile/g.h
 	! grep -q '^#include "/etc/passwd"' hostile/g.c
-	# the 1 MB name is cut in comments
-	[ "$(stat -c %s hostile/g.c)" -lt 200000 ]
+	# the 1 MB name is cut in comments: the program is about the size
+	# of the plain one (the runtime kernels are most of both)
+	[ "$(stat -c %s hostile/g.c)" -lt "$(($(stat -c %s plain/g.c) + 50000))" ]
 }
 
 @test "hostile names through nnl-emit-js: run() gives numpy's outputs, tables hold __proto__ and constructor" {

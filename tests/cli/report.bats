@@ -123,7 +123,7 @@ PY
    "init": {"kind": "inlineBytes", "bytes": [0,0,128,63, 0,0,0,64, 0,0,64,64, 0,0,128,64]}}},
  "nodes": [
   {"id": "</td></tr><tr><td>&amp;", "op": "matmul", "inputs": ["x", "<img src=x onerror=alert(1)>"], "options": {}},
-  {"id": "y\"'\\", "op": "tanh", "inputs": ["</td></tr><tr><td>&amp;"], "options": {}}],
+  {"id": "y\"'\\", "op": "abs", "inputs": ["</td></tr><tr><td>&amp;"], "options": {}}],
  "outputs": {"y\"'\\": "y\"'\\"}}
 JSON
 	run --separate-stderr "$BIN/nnc" report -o h.html h.json
@@ -136,7 +136,7 @@ JSON
 	[ "${lines[3]}" = "urls 0 []" ]
 	# matmul [2,2] x [2,2]: 4 outputs * 2 = 8 multiply-adds
 	[[ "${lines[7]}" == "row 0|</td></tr><tr><td>&amp;|matmul|float32[2, 2]|0|8|"* ]]
-	[[ "${lines[8]}" == "row 1|y\"'\\|tanh|"* ]]
+	[[ "${lines[8]}" == "row 1|y\"'\\|abs|"* ]]
 }
 
 @test "nnc inspect --svg draws the model after the passes" {

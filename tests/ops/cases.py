@@ -483,7 +483,7 @@ for op, fn in RED.items():
 # NaN never wins a max (nor a min), in vectors as one at a time
 case("reduceMax-nan-row", "reduceMax",
      [x([2, 19], kind=[NAN] + list(range(18)) + list(range(18)) + [NAN])],
-     {"axes": [1]}, ref=lambda a, c: np.array([17.0, 17.0], np.float32))
+     {"axes": [1]}, ref=lambda a, c: np.nanmax(a["x"], 1))
 case("reduceSum-int32", "reduceSum", [x([3, 4], i32)], {"axes": [1]},
      ref=lambda a, c: a["x"].sum(1).astype(np.int32))
 # uint8 over its whole range: compared unsigned

@@ -121,14 +121,15 @@ mutant("softplus is x from 3 up", EW,
 mutant("float16 softmax without its maximum taken out", EW,
        "m = v > m ? v : m;", "m = 0 * v;", ["softmax-large-float16"], RT)
 mutant("softmax rows without their maximum taken out", EW,
-       "float m = nnl_rowmax(x, n, 1), s0",
-       "float m = 0 * nnl_rowmax(x, n, 1), s0",
+       "float m = nnl_rowmax(x, n, 1), s = 0",
+       "float m = 0 * nnl_rowmax(x, n, 1), s = 0",
        ["softmax-large", "softmax-row-large"], RT)
 mutant("softmax columns without their maximum taken out", EW,
        "nnl_vf m = nnl_colmax(x, n, s, 1),",
        "nnl_vf m = 0 * nnl_colmax(x, n, s, 1),", ["softmax-cols-large"], RT)
 mutant("a scalar broadcast over rows always the second operand", EW,
-       "k == 1, y, len);", "0, y, len);",
+       "nnl_vbinop(op, vx,",
+       "nnl_vbinop(op, nnl_vload(b + i), vx) + 0 * nnl_vbinop(op, vx,",
        ["sub-rows-first", "div-rows-first"], RT)
 mutant("reductions by columns sum x whatever the op",
        "common/rt/tensor/tensor.c",

@@ -659,7 +659,7 @@ nnl_softmax_row(const float *x, float *y, int64_t n)
 #if NNL_VW > 1
 	nnl_vf vm = nnl_vsplat(m), t = nnl_vsplat(0);
 
-	for (; k + NNL_VW <= n; k += NNL_VW) {
+	for (; k < n - n % NNL_VW; k += NNL_VW) {
 		nnl_vf e = nnl_mexp(nnl_vload(x + k) - vm);
 
 		nnl_vstore(y + k, e);
@@ -673,7 +673,7 @@ nnl_softmax_row(const float *x, float *y, int64_t n)
 	r = 1 / s;
 	k = 0;
 #if NNL_VW > 1
-	for (; k + NNL_VW <= n; k += NNL_VW)
+	for (; k < n - n % NNL_VW; k += NNL_VW)
 		nnl_vstore(y + k, nnl_vload(y + k) * r);
 #endif
 	for (; k < n; k++)
