@@ -115,9 +115,9 @@ mutant("clamp bounds swapped", EW,
 mutant("leakyRelu slope on the positive side", EW,
        "case NNL_U_LEAKYRELU: return x >= 0 ? x : a * x;",
        "case NNL_U_LEAKYRELU: return x >= 0 ? a * x : x;", ["leakyRelu"], RT)
-mutant("softplus is x from 3 up", EW,
-       "return x > 30 ? x : NNL_M(log1p)", "return x > 3 ? x : NNL_M(log1p)",
-       ["softplus"], RT)
+mutant("softplus takes e^-x, not e^-|x|", "common/rt/f32-vmath/vmath.h",
+       "return m + nnl_mlog1p01(nnl_mexp(-nnl_mabs(x)));",
+       "return m + nnl_mlog1p01(nnl_mexp(-x));", ["softplus"], RT)
 mutant("float16 softmax without its maximum taken out", EW,
        "m = v > m ? v : m;", "m = 0 * v;", ["softmax-large-float16"], RT)
 mutant("softmax rows without their maximum taken out", EW,
