@@ -35,9 +35,13 @@ TEST(dtype_npy_descriptors)
 	CHECK(dtype_from_npy("|b1") == DT_NONE);
 }
 
-TEST(op_table_has_the_95_builder_ops)
+TEST(op_table_has_the_95_builder_ops_then_nnls)
 {
-	CHECK(OP_COUNT == 95);
+	CHECK(OP_WEBNN_COUNT == 95);
+	CHECK((int)OP_COUNT > (int)OP_WEBNN_COUNT);	/* and nnl's ones */
+	CHECK(!op_get(OP_CONV2D)->nnl && op_get(OP_WHERE)->nnl == 0);
+	CHECK(op_lookup("bitShift") && op_lookup("bitShift")->nnl &&
+	    (int)op_lookup("bitShift")->id >= OP_WEBNN_COUNT);
 	CHECK(op_lookup("conv2d") && op_lookup("conv2d")->id == OP_CONV2D);
 	CHECK(op_lookup("Conv2d") == NULL);
 	CHECK(op_lookup("input") == NULL);	/* not an operation */
@@ -89,7 +93,7 @@ main(void)
 	RUN(dtype_names_round_trip);
 	RUN(dtype_sizes);
 	RUN(dtype_npy_descriptors);
-	RUN(op_table_has_the_95_builder_ops);
+	RUN(op_table_has_the_95_builder_ops_then_nnls);
 	RUN(op_table_operands_and_options);
 	RUN(op_suggestions);
 	return DONE();
