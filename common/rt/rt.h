@@ -1074,6 +1074,9 @@ NNL_RT int nnl_par_stem(const float *x, const float *w, const float *bias,
 NNL_RT int nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
     const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
     int tb, float *C, int64_t ldc, const struct nnl_gemm_epi *e);
+NNL_RT int nnl_par_sgemm_cols(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
+    int tb, float *C, int64_t ldc, const struct nnl_gemm_epi *e);
 /* An nchw conv2d's group by bands of output rows (rt/nn/nn.c): the band's
  * im2col into col, then its product with the filter w (lda, ta) into
  * y (rows P floats apart) from e; col and pack hold a band's im2col

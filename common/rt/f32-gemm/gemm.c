@@ -9,8 +9,8 @@
  * place, with the matrix's row stride, instead of packed, and so is a
  * ragged panel of such an A (nnl_sgemm_ragged).  The
  * microkernel is chosen by table lookup: the first of nnl_gemm_kernels
- * that the machine runs.  A product of one to three rows skips the
- * packing.
+ * that the machine runs.  A product of one to three rows or columns
+ * skips the packing.
  */
 #include "rt.h"
 #include "vmath.h"
@@ -551,6 +551,22 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	}
 }
 
+/* Rows [i0, i0 + M) of a product of few columns (nnl_sgemm_cols) with
+ * its epilogue; A and C start at row i0.  One column of unit stride
+ * goes through the activation as one row. */
+NNL_RT_INLINE void
+nnl_sgemm_cols_epi(const struct nnl_gemm_epi *e, int64_t i0, int64_t M,
+    int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc)
+{
+	nnl_epi_init(e, C, ldc, i0, 0, M, N);
+	nnl_sgemm_cols(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc);
+	if (N == 1 && ldc == 1)
+		nnl_epi_act(e, C, i0, M, 1, M);
+	else
+		nnl_epi_act(e, C, i0 * ldc, ldc, M, N);
+}
+
 /* The same with the best microkernel this machine runs. */
 NNL_RT void
 nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
@@ -571,9 +587,13 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 		return;
 	}
 	if (N < 4) {
-		nnl_epi_init(e, C, ldc, 0, 0, M, N);
-		nnl_sgemm_cols(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc);
-		nnl_epi_act(e, C, 0, ldc, M, N);
+#ifdef NNL_RT_THREADS
+		if (nnl_par_sgemm_cols(M, N, K, alpha, A, lda, ta, B, ldb, tb,
+		    C, ldc, e))
+			return;
+#endif
+		nnl_sgemm_cols_epi(e, 0, M, N, K, alpha, A, lda, ta, B, ldb,
+		    tb, C, ldc);
 		return;
 	}
 	k = nnl_gemm_best();
