@@ -365,6 +365,26 @@ nnl_sclamp(float v, int64_t act, float lo, float hi)
 	return v;
 }
 
+/* Whether the SGEMM's microkernels apply act as they store a tile:
+ * relu, clamp and hardswish (x min(max(x + 3, 0), 6) / 6, computed as
+ * x t times 1/6 there and in nnl_activate alike); the driver runs the
+ * others over the tile after (nnl_activate). */
+NNL_RT_INLINE int
+nnl_act_tiles(int64_t act)
+{
+	return nnl_act_clamps(act) || act == NNL_ACT_HARDSWISH;
+}
+
+/* hardswish on one float, as nnl_activate and the microkernels do it */
+NNL_RT_INLINE float
+nnl_shardswish(float v)
+{
+	float t = v + 3;
+
+	t = t < 0 ? 0 : t > 6 ? 6 : t;
+	return v * t * (1.0f / 6);
+}
+
 /* Element (i, j) of a microkernel's tile t whose product there is p;
  * c is row i of C.  Edges and the kernels without vectors use it. */
 NNL_RT_INLINE float
@@ -374,6 +394,8 @@ nnl_tile_elem(const struct nnl_gemm_tile *t, const float *c, int64_t i,
 	float v = (t->load ? c[j] : t->cb ? t->cb[j] : t->rb ? t->rb[i] : 0) +
 	    p;
 
+	if (t->act == NNL_ACT_HARDSWISH)
+		return nnl_shardswish(v);
 	return nnl_sclamp(v, t->act, t->lo, t->hi);
 }
 
@@ -1050,6 +1072,9 @@ NNL_RT int nnl_par_pool_nchw(const int64_t *ip, const float *x, float *y);
 NNL_RT int nnl_par_stem(const float *x, const float *w, const float *bias,
     float *y, const int64_t *ip, int64_t act, float lo, float hi);
 NNL_RT int nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
+    int tb, float *C, int64_t ldc, const struct nnl_gemm_epi *e);
+NNL_RT int nnl_par_sgemm_cols(int64_t M, int64_t N, int64_t K, float alpha,
     const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
     int tb, float *C, int64_t ldc, const struct nnl_gemm_epi *e);
 /* An nchw conv2d's group by bands of output rows (rt/nn/nn.c): the band's

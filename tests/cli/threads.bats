@@ -128,6 +128,32 @@ torch.onnx.export(e, x, d + "/ew.onnx", opset_version=13)
 np.save(d + "/ew-input.npy", x.numpy())
 with torch.no_grad():
     np.save(d + "/ew-expected.npy", e(x).numpy())
+# MobileNetV3's last squeeze-and-excite (960 -> 240 -> 960 on the
+# pooled 1x1 image: products of one column, 240 and 960 rows, split by
+# rows of 64) between hardswish convolutions at 7 x 7, and its
+# classifier's first layer (one row)
+class SE(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(16, 960, 1)
+        self.s1 = torch.nn.Conv2d(960, 240, 1)
+        self.s2 = torch.nn.Conv2d(240, 960, 1)
+        self.c2 = torch.nn.Conv2d(960, 160, 1)
+        self.fc = torch.nn.Linear(160, 300)
+
+    def forward(self, x):
+        y = torch.nn.functional.hardswish(self.c1(x))
+        e = y.mean((2, 3), keepdim=True)
+        e = torch.nn.functional.hardsigmoid(self.s2(torch.relu(
+            self.s1(e))))
+        y = self.c2(y * e).mean((2, 3))
+        return torch.nn.functional.hardswish(self.fc(y))
+s = SE().eval()
+x = torch.randn(1, 16, 7, 7)
+torch.onnx.export(s, x, d + "/se.onnx", opset_version=13)
+np.save(d + "/se-input.npy", x.numpy())
+with torch.no_grad():
+    np.save(d + "/se-expected.npy", s(x).numpy())
 # a transformer encoder layer over [S, 1, E]: its products are matmuls,
 # batched by heads (attention) or of S batches of one row against one
 # weight matrix (the batches one product, rt/nn/nn.c)
@@ -247,6 +273,10 @@ w = np.load(sys.argv[2]).ravel()
 sys.exit(not (g.size == w.size and
               np.max(np.abs(g - w)) <= 1e-4 * np.max(np.abs(w))))' \
 	    arm.out "$MD/norms-expected.npy"
+}
+
+@test "squeeze-and-excite at MobileNetV3's widths: 3 threads give the bits of one" {
+	three_threads se
 }
 
 @test "the threaded program does start threads" {

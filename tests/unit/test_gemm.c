@@ -285,10 +285,11 @@ TEST(microkernels_tile_by_tile)
 
 /*
  * A tile's start and end in the microkernel itself: from C (load),
- * a column bias, a row bias or zero, then no activation, relu or
- * clamp, on every ragged size; the rows and columns past the tile
- * keep what C held.  The product's first entry is NaN in one pass:
- * relu makes it 0, clamp keeps it (nnl_activate's rules).
+ * a column bias, a row bias or zero, then no activation, relu,
+ * clamp or hardswish, on every ragged size; the rows and columns past
+ * the tile keep what C held.  The product's first entry is NaN in one
+ * pass: relu makes it 0, clamp and hardswish keep it (nnl_activate's
+ * rules).
  */
 TEST(microkernel_tile_epilogue)
 {
@@ -297,7 +298,7 @@ TEST(microkernel_tile_epilogue)
 
 	for (int u = 0; u < nk; u++)
 	for (int how = 0; how < 4; how++)
-	for (int act = 0; act < 3; act++)
+	for (int act = 0; act < 4; act++)
 	for (int nan = 0; nan < 2; nan++)
 	for (int m = 1; m <= run[u]->mr; m++)
 	for (int n = 1; n <= run[u]->nr; n++) {
@@ -306,7 +307,8 @@ TEST(microkernel_tile_epilogue)
 		float *a = randv(kc * mr), *b = randv(kc * nr);
 		float *rb = randv(mr), *cb = randv(nr);
 		float *C0 = randv(mr * ldc), *C = randv(mr * ldc);
-		int64_t acts[] = { NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP };
+		int64_t acts[] = { NNL_ACT_NONE, NNL_ACT_RELU, NNL_ACT_CLAMP,
+		    NNL_ACT_HARDSWISH };
 		struct nnl_gemm_tile t = { how == 0, how == 2 ? rb : 0,
 		    how == 1 ? cb : 0, acts[act], -0.3f, 0.4f };
 
@@ -336,7 +338,9 @@ TEST(microkernel_tile_epilogue)
 			}
 			want = acts[act] == NNL_ACT_RELU ?
 			    (s > 0 ? s : 0) : acts[act] == NNL_ACT_CLAMP ?
-			    (s < -0.3f ? -0.3f : s > 0.4f ? 0.4f : s) : s;
+			    (s < -0.3f ? -0.3f : s > 0.4f ? 0.4f : s) :
+			    acts[act] == NNL_ACT_HARDSWISH ?
+			    s * fmin(fmax(s + 3, 0), 6) / 6 : s;
 			if (s != s)
 				ok = acts[act] == NNL_ACT_RELU ? got == 0 :
 				    got != got;
@@ -404,6 +408,10 @@ TEST(epilogue_bias_and_activation)
 				CHECK(with_epilogue(NULL, M, 37, 11, act % 3,
 				    act, res));
 		CHECK(with_epilogue(NULL, 5, 6, 0, 0, NNL_ACT_RELU, res));
+		/* few columns: nnl_sgemm's unpacked path */
+		for (int act = 0; act < 6; act++)
+			CHECK(with_epilogue(NULL, 70, 1 + act % 3, 50, act % 3,
+			    act, res));
 	}
 }
 
@@ -540,6 +548,17 @@ TEST(sgemm_chooses_and_computes)
 			    shapes[s][2], 1.5f, tr & 1, tr >> 1 & 1));
 	for (int64_t M = 1; M <= 5; M++)
 		CHECK(product(NULL, M, 100, 70, 2, 0, 1));
+	/* its unpacked path for 1 to 3 columns (squeeze-and-excite's 1x1
+	 * convolutions on a 1x1 image): rows a few vectors and a ragged
+	 * rest, and fewer rows than a vector */
+	for (int64_t N = 1; N <= 3; N++)
+		for (int tr = 0; tr < 4; tr++) {
+			CHECK(product(NULL, 240, N, 96, 1, tr & 1,
+			    tr >> 1 & 1));
+			CHECK(product(NULL, 77, N, 33, -0.5f, tr & 1,
+			    tr >> 1 & 1));
+			CHECK(product(NULL, 5, N, 1, 1, tr & 1, tr >> 1 & 1));
+		}
 }
 
 /* A build that chooses at run time puts the machine's best first. */

@@ -9,8 +9,8 @@
  * place, with the matrix's row stride, instead of packed, and so is a
  * ragged panel of such an A (nnl_sgemm_ragged).  The
  * microkernel is chosen by table lookup: the first of nnl_gemm_kernels
- * that the machine runs.  A product of one to three rows skips the
- * packing.
+ * that the machine runs.  A product of one to three rows or columns
+ * skips the packing.
  */
 #include "rt.h"
 #include "vmath.h"
@@ -265,6 +265,92 @@ nnl_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
 	}
 }
 
+/*
+ * R vectors of NNL_VW rows of column j of C, rows i on, += alpha op(A)
+ * op(B), for A stored by k (A[k * lda + i]): one pass down A, b's
+ * numbers (step bs apart) broadcast.  Past row M (R = 1 and h < NNL_VW
+ * rows left) the last step's rows come from a copy, as A may end
+ * there; the others are read in place (lda >= NNL_VW) and dropped.
+ * Each row's sum runs over k in order whatever R is: the same floats
+ * wherever the blocks start.  (Without vectors nnl_sgemm_cols does
+ * not call it.)
+ */
+NNL_RT_INLINE void
+nnl_sgemm_colvec(const int R, int64_t K, float alpha, const float *A,
+    int64_t lda, const float *b, int64_t bs, float *c, int64_t ldc,
+    int64_t h)
+{
+#if NNL_VW > 1
+	nnl_vf acc[4], z = nnl_vsplat(0);
+	float t[4 * NNL_VW];
+	int64_t k = 0, kl = h < NNL_VW ? K - 1 : K;
+
+	for (int r = 0; r < R; r++)
+		acc[r] = z;
+	for (; k < kl; k++) {
+		nnl_vf x = nnl_vsplat(b[k * bs]);
+
+		for (int r = 0; r < R; r++)
+			acc[r] += nnl_vload(A + k * lda + r * NNL_VW) * x;
+	}
+	if (k < K) {
+		float last[NNL_VW] = { 0 };
+
+		memcpy(last, A + k * lda, (size_t)h * sizeof *last);
+		acc[0] += nnl_vload(last) * nnl_vsplat(b[k * bs]);
+	}
+	for (int r = 0; r < R; r++)
+		nnl_vstore(t + r * NNL_VW, acc[r] * nnl_vsplat(alpha));
+	for (int64_t i = 0; i < h; i++)
+		c[i * ldc] += t[i];
+#else
+	(void)R, (void)K, (void)alpha, (void)A, (void)lda, (void)b, (void)bs,
+	    (void)c, (void)ldc, (void)h;
+#endif
+}
+
+/*
+ * A product of few columns (a matrix times a vector or three): one
+ * pass over A, no packing.  A stored by k, as a 1x1 convolution's
+ * filter [C, O] on a 1x1 image (squeeze-and-excite), goes down its
+ * rows in vectors of rows of C; A stored by rows, a dot product a row.
+ */
+NNL_RT_INLINE void
+nnl_sgemm_cols(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb,
+    int tb, float *C, int64_t ldc)
+{
+	for (int64_t j = 0; j < N; j++) {
+		const float *b = tb ? B + j * ldb : B + j;
+		int64_t bs = tb ? 1 : ldb, i = 0;
+		float *c = C + j;
+
+		if (!ta || NNL_VW == 1 || lda < NNL_VW) {
+			for (; i < M; i++) {
+				float s = 0;
+
+				if (!ta && bs == 1)
+					s = nnl_sdot(K, A + i * lda, b);
+				else
+					for (int64_t k = 0; k < K; k++)
+						s += (ta ? A[k * lda + i] :
+						    A[i * lda + k]) * b[k * bs];
+				c[i * ldc] += alpha * s;
+			}
+			continue;
+		}
+		for (; i + 4 * NNL_VW <= M; i += 4 * NNL_VW)
+			nnl_sgemm_colvec(4, K, alpha, A + i, lda, b, bs,
+			    c + i * ldc, ldc, 4 * NNL_VW);
+		for (; i + NNL_VW <= M; i += NNL_VW)
+			nnl_sgemm_colvec(1, K, alpha, A + i, lda, b, bs,
+			    c + i * ldc, ldc, NNL_VW);
+		if (i < M)
+			nnl_sgemm_colvec(1, K, alpha, A + i, lda, b, bs,
+			    c + i * ldc, ldc, M - i);
+	}
+}
+
 /* The epilogue's start for rows [i0, i0 + m) and columns [j0, j0 + n)
  * of C, at c. */
 NNL_RT_INLINE void
@@ -351,8 +437,8 @@ nnl_gemm_rows(const struct nnl_gemm_kernel *u, int64_t rem, int ia)
 /*
  * The tile of C at rows i, columns j: where it starts (on the first
  * steps of K, pc 0, from e's bias or zero if e inits C; else from C)
- * and the activation it ends with on the last (relu and clamp in the
- * microkernel; the others, nnl_epi_act after it).
+ * and the activation it ends with on the last (relu, clamp and
+ * hardswish in the microkernel; the others, nnl_epi_act after it).
  */
 NNL_RT_INLINE struct nnl_gemm_tile
 nnl_tile(const struct nnl_gemm_epi *e, int64_t i, int64_t j, int first,
@@ -367,7 +453,7 @@ nnl_tile(const struct nnl_gemm_epi *e, int64_t i, int64_t j, int first,
 		t.cb = e->cb ? e->cb + j : 0;
 		t.rb = e->rb && !e->cb ? e->rb + i : 0;
 	}
-	if (last && nnl_act_clamps(e->act) && !e->res) {
+	if (last && nnl_act_tiles(e->act) && !e->res) {
 		t.act = e->act;
 		t.lo = e->lo;
 		t.hi = e->hi;
@@ -465,6 +551,22 @@ nnl_sgemm_with(const struct nnl_gemm_kernel *u, int64_t M, int64_t N,
 	}
 }
 
+/* Rows [i0, i0 + M) of a product of few columns (nnl_sgemm_cols) with
+ * its epilogue; A and C start at row i0.  One column of unit stride
+ * goes through the activation as one row. */
+NNL_RT_INLINE void
+nnl_sgemm_cols_epi(const struct nnl_gemm_epi *e, int64_t i0, int64_t M,
+    int64_t N, int64_t K, float alpha, const float *A, int64_t lda, int ta,
+    const float *B, int64_t ldb, int tb, float *C, int64_t ldc)
+{
+	nnl_epi_init(e, C, ldc, i0, 0, M, N);
+	nnl_sgemm_cols(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc);
+	if (N == 1 && ldc == 1)
+		nnl_epi_act(e, C, i0, M, 1, M);
+	else
+		nnl_epi_act(e, C, i0 * ldc, ldc, M, N);
+}
+
 /* The same with the best microkernel this machine runs. */
 NNL_RT void
 nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
@@ -482,6 +584,16 @@ nnl_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
 		nnl_epi_init(e, C, ldc, 0, 0, M, N);
 		nnl_sgemm_rows(M, N, K, alpha, A, lda, ta, B, ldb, tb, C, ldc);
 		nnl_epi_act(e, C, 0, ldc, M, N);
+		return;
+	}
+	if (N < 4) {
+#ifdef NNL_RT_THREADS
+		if (nnl_par_sgemm_cols(M, N, K, alpha, A, lda, ta, B, ldb, tb,
+		    C, ldc, e))
+			return;
+#endif
+		nnl_sgemm_cols_epi(e, 0, M, N, K, alpha, A, lda, ta, B, ldb,
+		    tb, C, ldc);
 		return;
 	}
 	k = nnl_gemm_best();

@@ -35,6 +35,8 @@ nnl_gemm_avx512_rows(const int R, const int V, int64_t kc, const float *a,
 	    (__mmask16)((1u << (n - 16)) - 1) : 0;
 	__m512 s0 = z, s1 = z;
 	__m512 vlo = _mm512_set1_ps(t->lo), vhi = _mm512_set1_ps(t->hi);
+	__m512 three = _mm512_set1_ps(3), six = _mm512_set1_ps(6);
+	__m512 sixth = _mm512_set1_ps(1.0f / 6);
 
 	for (int64_t k = 0; k < kc; k++, a += as, b += bs) {
 		__m512 b0 = _mm512_loadu_ps(b);
@@ -68,13 +70,17 @@ nnl_gemm_avx512_rows(const int R, const int V, int64_t kc, const float *a,
 		if (V > 1)
 			s1 = _mm512_maskz_loadu_ps(k1, t->cb + 16);
 	}
-	/* relu and clamp as nnl_activate: max and min return their second
-	 * operand where either is NaN, so relu gives 0, clamp keeps it */
+	/* relu, clamp and hardswish as nnl_activate: max and min return
+	 * their second operand where either is NaN, so relu gives 0, clamp
+	 * keeps it, and hardswish's x t is NaN */
 #define NNL_ACT(v) do { \
 	if (t->act == NNL_ACT_RELU) \
 		v = _mm512_max_ps(v, z); \
 	else if (t->act == NNL_ACT_CLAMP) \
 		v = _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)); \
+	else if (t->act == NNL_ACT_HARDSWISH) \
+		v = _mm512_mul_ps(_mm512_mul_ps(v, _mm512_min_ps(six, \
+		    _mm512_max_ps(_mm512_add_ps(v, three), z))), sixth); \
 } while (0)
 #define NNL_ROW(i, lo, hi) if ((i) < R) do { \
 	float *p = c + (i) * ldc; \

@@ -56,13 +56,18 @@ nnl_gemm_avx2_cols(const int V, int64_t kc, const float *a, int64_t as,
 		if (V > 1)
 			s1 = _mm256_maskload_ps(t->cb + 8, m1);
 	}
-	/* relu and clamp as nnl_activate: max and min return their second
-	 * operand where either is NaN, so relu gives 0, clamp keeps it */
+	/* relu, clamp and hardswish as nnl_activate: max and min return
+	 * their second operand where either is NaN, so relu gives 0, clamp
+	 * keeps it, and hardswish's x t is NaN */
 #define NNL_ACT(v) do { \
 	if (t->act == NNL_ACT_RELU) \
 		v = _mm256_max_ps(v, z); \
 	else if (t->act == NNL_ACT_CLAMP) \
 		v = _mm256_min_ps(vhi, _mm256_max_ps(vlo, v)); \
+	else if (t->act == NNL_ACT_HARDSWISH) \
+		v = _mm256_mul_ps(_mm256_mul_ps(v, _mm256_min_ps( \
+		    _mm256_set1_ps(6), _mm256_max_ps(_mm256_add_ps(v, \
+		    _mm256_set1_ps(3)), z))), _mm256_set1_ps(1.0f / 6)); \
 } while (0)
 #define NNL_ROW(i, lo, hi) do { \
 	float *p = c + (i) * ldc; \

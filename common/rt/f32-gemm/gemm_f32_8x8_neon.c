@@ -50,14 +50,22 @@ nnl_gemm_f32_8x8_neon(int64_t kc, const float *a, int64_t as,
 			s0 = vld1q_f32(t->cb);
 			s1 = vld1q_f32(t->cb + 4);
 		}
-		/* relu and clamp by comparisons, as nnl_activate: a NaN
-		 * becomes 0 under relu and stays under clamp */
+		/* relu, clamp and hardswish by comparisons, as
+		 * nnl_activate: a NaN becomes 0 under relu and stays
+		 * under clamp and hardswish */
 #define NNL_ACT(v) do { \
 	if (t->act == NNL_ACT_RELU) \
 		v = vbslq_f32(vcgtq_f32(v, z), v, z); \
 	else if (t->act == NNL_ACT_CLAMP) \
 		v = vbslq_f32(vcltq_f32(v, vlo), vlo, \
 		    vbslq_f32(vcgtq_f32(v, vhi), vhi, v)); \
+	else if (t->act == NNL_ACT_HARDSWISH) { \
+		float32x4_t h_ = vaddq_f32(v, vdupq_n_f32(3)); \
+		h_ = vbslq_f32(vcltq_f32(h_, z), z, h_); \
+		h_ = vbslq_f32(vcgtq_f32(h_, vdupq_n_f32(6)), \
+		    vdupq_n_f32(6), h_); \
+		v = vmulq_f32(vmulq_f32(v, h_), vdupq_n_f32(1.0f / 6)); \
+	} \
 } while (0)
 #define NNL_ROW(i, lo, hi) do { \
 	float *q = c + (i) * ldc; \

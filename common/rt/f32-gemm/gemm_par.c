@@ -246,3 +246,43 @@ nnl_par_sgemm_rows(int64_t M, int64_t N, int64_t K, float alpha,
 	nnl_par_run(nnl_par_rows_part, &g, g.np);
 	return 1;
 }
+
+/* Part i of a product of few columns: its rows, whole groups of 64 (a
+ * multiple of nnl_sgemm_cols's blocks on every vector width, so that
+ * each row is the same sums as on one thread). */
+static void
+nnl_par_cols_part(void *arg, int64_t i, int t)
+{
+	const struct nnl_par_gemm *g = arg;
+	int64_t lo, hi;
+
+	(void)t;
+	nnl_par_range((g->M + 63) / 64, g->np, i, &lo, &hi);
+	lo *= 64;
+	hi = hi * 64 < g->M ? hi * 64 : g->M;
+	if (lo >= hi)
+		return;
+	nnl_sgemm_cols_epi(g->e, lo, hi - lo, g->N, g->K, g->alpha, g->ta ?
+	    g->A + lo : g->A + lo * g->lda, g->lda, g->ta, g->B, g->ldb,
+	    g->tb, g->C + lo * g->ldc, g->ldc);
+}
+
+/* nnl_sgemm's product of fewer than four columns (squeeze-and-excite's
+ * 1x1 convolutions of a 1x1 image) split by rows over the pool; 0 if
+ * it is too small to split (the caller runs it), else 1. */
+NNL_RT int
+nnl_par_sgemm_cols(int64_t M, int64_t N, int64_t K, float alpha,
+    const float *A, int64_t lda, int ta, const float *B, int64_t ldb, int tb,
+    float *C, int64_t ldc, const struct nnl_gemm_epi *e)
+{
+	struct nnl_par_gemm g;
+
+	if (nnl_par_inside || M < 128 || (double)M * (double)N * (double)K <
+	    NNL_PAR_MINROWS)
+		return 0;
+	nnl_par_gemm_set(&g, 0, M, N, K, alpha, A, lda, ta, B, ldb, tb, C,
+	    ldc, 0, e);
+	g.np = nnl_par_parts((M + 63) / 64);
+	nnl_par_run(nnl_par_cols_part, &g, g.np);
+	return 1;
+}

@@ -645,12 +645,20 @@ nnl_activate(float *y, int64_t n, int64_t act, double a, double b)
 		break;
 	}
 	case NNL_ACT_HARDSWISH:
-		for (i = 0; i < n; i++) {
-			float t = y[i] + 3;
+		i = 0;
+#if NNL_VW > 1
+		/* max gives 0 where x + 3 is NaN, and x t is NaN there
+		 * as in nnl_shardswish */
+		for (; i < n - n % NNL_VW; i += NNL_VW) {
+			nnl_vf v = nnl_vload(y + i);
+			nnl_vf t = nnl_vmin(nnl_vsplat(6), nnl_vmax(v +
+			    nnl_vsplat(3), nnl_vsplat(0)));
 
-			t = t < 0 ? 0 : t > 6 ? 6 : t;
-			y[i] = y[i] * t / 6;
+			nnl_vstore(y + i, v * t * nnl_vsplat(1.0f / 6));
 		}
+#endif
+		for (; i < n; i++)
+			y[i] = nnl_shardswish(y[i]);
 		break;
 	case NNL_ACT_LEAKYRELU:
 		for (i = 0; i < n; i++)
