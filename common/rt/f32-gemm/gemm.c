@@ -151,6 +151,37 @@ nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
 	}
 }
 
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+/*
+ * alpha times h <= mr <= NNL_VW rows of A stored by rows (lda apart) as
+ * one panel of mr rows, zero past h: NNL_VW steps of K at a time
+ * transposed in registers, a step's mr floats stored as a whole vector
+ * whose NNL_VW - mr lanes past them the next step's store overwrites.
+ * The last one's lie past the panel: the next panel's start, or the
+ * packing space's slack (nnl_packsize: NNL_GEMM_MAXMR rows more).
+ */
+NNL_RT_INLINE void
+nnl_pack_a_rows(int mr, int64_t h, int64_t kb, float alpha, const float *A,
+    int64_t lda, float *ap)
+{
+	int64_t k = 0;
+
+	for (; k + NNL_VW <= kb; k += NNL_VW) {
+		nnl_vf v[NNL_VW];
+
+		for (int i = 0; i < NNL_VW; i++)
+			v[i] = i < h ? nnl_vsplat(alpha) *
+			    nnl_vload(A + i * lda + k) : nnl_vsplat(0);
+		nnl_vtranspose(v);
+		for (int t = 0; t < NNL_VW; t++)
+			nnl_vstore(ap + (k + t) * mr, v[t]);
+	}
+	for (; k < kb; k++)
+		for (int i = 0; i < mr; i++)
+			ap[k * mr + i] = i < h ? alpha * A[i * lda + k] : 0;
+}
+#endif
+
 /* alpha times op(A)'s block as mr-row panels. */
 NNL_RT_INLINE void
 nnl_pack_a(int mr, int64_t mb, int64_t kb, float alpha, const float *A,
@@ -159,6 +190,13 @@ nnl_pack_a(int mr, int64_t mb, int64_t kb, float alpha, const float *A,
 	for (int64_t i0 = 0; i0 < mb; i0 += mr, ap += kb * mr) {
 		int64_t h = mb - i0 < mr ? mb - i0 : mr;
 
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+		if (!ta && mr <= NNL_VW) {
+			nnl_pack_a_rows(mr, h, kb, alpha, A + i0 * lda, lda,
+			    ap);
+			continue;
+		}
+#endif
 		if (ta) {
 			for (int64_t k = 0; k < kb; k++) {
 				const float *s = A + k * lda + i0;
