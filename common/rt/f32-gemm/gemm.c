@@ -108,6 +108,46 @@ nnl_copy_nr(float *d, const float *s, int nr)
 	}
 }
 
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+/*
+ * alpha times h <= w rows of a matrix stored by rows (ld apart) as one
+ * panel of w floats a step of K (kb steps), zero past h, where w is at
+ * most NNL_VW or a multiple of it: NNL_VW steps of K and NNL_VW rows
+ * at a time transposed in registers.  Where w is less than NNL_VW, a
+ * step's w floats are stored as a whole vector whose lanes past them
+ * the next step's store overwrites; the last one's lie past the panel,
+ * on the next panel's start or in the packing space's slack
+ * (nnl_packsize: NNL_GEMM_MAXMR rows and NNL_GEMM_MAXNR columns more).
+ */
+NNL_RT_INLINE void
+nnl_pack_rows(int w, int64_t h, int64_t kb, float alpha, const float *A,
+    int64_t ld, float *p)
+{
+	int64_t k = 0;
+
+	for (; k + NNL_VW <= kb; k += NNL_VW)
+		for (int g = 0; g < w; g += NNL_VW) {
+			nnl_vf v[NNL_VW];
+
+			for (int i = 0; i < NNL_VW; i++)
+				v[i] = g + i < h ? nnl_vsplat(alpha) *
+				    nnl_vload(A + (g + i) * ld + k) :
+				    nnl_vsplat(0);
+			nnl_vtranspose(v);
+			for (int t = 0; t < NNL_VW; t++)
+				nnl_vstore(p + (k + t) * w + g, v[t]);
+		}
+	for (; k < kb; k++)
+		for (int i = 0; i < w; i++)
+			p[k * w + i] = i < h ? alpha * A[i * ld + k] : 0;
+}
+
+/* Whether nnl_pack_rows packs panels of w. */
+#define NNL_PACK_ROWS(w) ((w) <= NNL_VW || (w) % NNL_VW == 0)
+#else
+#define NNL_PACK_ROWS(w) 0
+#endif
+
 /* A kb x nb block of op(B) as nr-column panels.  Where B is stored by
  * k and the block is whole panels, a row of B at a time: the reads
  * stream through memory. */
@@ -125,6 +165,10 @@ nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
 	for (int64_t j0 = 0; j0 < nb; j0 += nr, bp += kb * nr) {
 		int64_t w = nb - j0 < nr ? nb - j0 : nr;
 
+		if (tb && NNL_PACK_ROWS(nr)) {
+			nnl_pack_rows(nr, w, kb, 1, B + j0 * ldb, ldb, bp);
+			continue;
+		}
 		if (!tb) {
 			for (int64_t k = 0; k < kb; k++) {
 				const float *s = B + k * ldb + j0;
@@ -151,37 +195,6 @@ nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
 	}
 }
 
-#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
-/*
- * alpha times h <= mr <= NNL_VW rows of A stored by rows (lda apart) as
- * one panel of mr rows, zero past h: NNL_VW steps of K at a time
- * transposed in registers, a step's mr floats stored as a whole vector
- * whose NNL_VW - mr lanes past them the next step's store overwrites.
- * The last one's lie past the panel: the next panel's start, or the
- * packing space's slack (nnl_packsize: NNL_GEMM_MAXMR rows more).
- */
-NNL_RT_INLINE void
-nnl_pack_a_rows(int mr, int64_t h, int64_t kb, float alpha, const float *A,
-    int64_t lda, float *ap)
-{
-	int64_t k = 0;
-
-	for (; k + NNL_VW <= kb; k += NNL_VW) {
-		nnl_vf v[NNL_VW];
-
-		for (int i = 0; i < NNL_VW; i++)
-			v[i] = i < h ? nnl_vsplat(alpha) *
-			    nnl_vload(A + i * lda + k) : nnl_vsplat(0);
-		nnl_vtranspose(v);
-		for (int t = 0; t < NNL_VW; t++)
-			nnl_vstore(ap + (k + t) * mr, v[t]);
-	}
-	for (; k < kb; k++)
-		for (int i = 0; i < mr; i++)
-			ap[k * mr + i] = i < h ? alpha * A[i * lda + k] : 0;
-}
-#endif
-
 /* alpha times op(A)'s block as mr-row panels. */
 NNL_RT_INLINE void
 nnl_pack_a(int mr, int64_t mb, int64_t kb, float alpha, const float *A,
@@ -190,13 +203,10 @@ nnl_pack_a(int mr, int64_t mb, int64_t kb, float alpha, const float *A,
 	for (int64_t i0 = 0; i0 < mb; i0 += mr, ap += kb * mr) {
 		int64_t h = mb - i0 < mr ? mb - i0 : mr;
 
-#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
-		if (!ta && mr <= NNL_VW) {
-			nnl_pack_a_rows(mr, h, kb, alpha, A + i0 * lda, lda,
-			    ap);
+		if (!ta && NNL_PACK_ROWS(mr)) {
+			nnl_pack_rows(mr, h, kb, alpha, A + i0 * lda, lda, ap);
 			continue;
 		}
-#endif
 		if (ta) {
 			for (int64_t k = 0; k < kb; k++) {
 				const float *s = A + k * lda + i0;
