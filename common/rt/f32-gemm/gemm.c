@@ -7,7 +7,9 @@
  * an operand already stored by k (A transposed and alpha 1, as a filter
  * [Kd, O]; B not transposed, as an image or im2col rows) are read in
  * place, with the matrix's row stride, instead of packed, and so is a
- * ragged panel of such an A (nnl_sgemm_ragged).  The
+ * ragged panel of such an A (nnl_sgemm_ragged).  An operand stored by
+ * rows of K (A not transposed, B transposed) is packed a vector of K
+ * steps and of rows at a time, transposed in registers.  The
  * microkernel is chosen by table lookup: the first of nnl_gemm_kernels
  * that the machine runs.  A product of one to three rows skips the
  * packing.
