@@ -110,7 +110,6 @@ nnl_copy_nr(float *d, const float *s, int nr)
 	}
 }
 
-#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
 /*
  * alpha times h <= w rows of a matrix stored by rows (ld apart) as one
  * panel of w floats a step of K (kb steps), zero past h, where w is at
@@ -127,6 +126,7 @@ nnl_pack_rows(int w, int64_t h, int64_t kb, float alpha, const float *A,
 {
 	int64_t k = 0;
 
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
 	for (; k + NNL_VW <= kb; k += NNL_VW)
 		for (int g = 0; g < w; g += NNL_VW) {
 			nnl_vf v[NNL_VW];
@@ -139,12 +139,14 @@ nnl_pack_rows(int w, int64_t h, int64_t kb, float alpha, const float *A,
 			for (int t = 0; t < NNL_VW; t++)
 				nnl_vstore(p + (k + t) * w + g, v[t]);
 		}
+#endif
 	for (; k < kb; k++)
 		for (int i = 0; i < w; i++)
 			p[k * w + i] = i < h ? alpha * A[i * ld + k] : 0;
 }
 
-/* Whether nnl_pack_rows packs panels of w. */
+/* Whether nnl_pack_rows packs panels of w in vectors. */
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
 #define NNL_PACK_ROWS(w) ((w) <= NNL_VW || (w) % NNL_VW == 0)
 #else
 #define NNL_PACK_ROWS(w) 0
