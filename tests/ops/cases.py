@@ -404,6 +404,23 @@ for shape, perm, dt in [
 case("slice-strided", "slice", [x([5, 6])],
      {"starts": [1, 0], "sizes": [4, 5], "strides": [2, 3]},
      ref=lambda a, c: a["x"][1:5:2, 0:5:3])
+# runs copied whole: a cut of the last axis, a cut after whole last
+# axes, a strided axis over whole rows, and other element sizes
+case("slice-lastcut", "slice", [x([4, 1, 9])],
+     {"starts": [0, 0, 3], "sizes": [4, 1, 3]},
+     ref=lambda a, c: a["x"][:, :, 3:6])
+case("slice-midcut", "slice", [x([3, 4, 5])],
+     {"starts": [1, 1, 0], "sizes": [2, 2, 5]},
+     ref=lambda a, c: a["x"][1:3, 1:3, :])
+case("slice-rowstep", "slice", [x([3, 7, 4])],
+     {"starts": [0, 1, 0], "sizes": [3, 6, 4], "strides": [1, 2, 1]},
+     ref=lambda a, c: a["x"][:, 1:7:2, :])
+case("slice-cut-i64", "slice", [x([5, 6], i64)],
+     {"starts": [2, 1], "sizes": [3, 4]},
+     ref=lambda a, c: a["x"][2:5, 1:5])
+case("slice-cut-f16", "slice", [x([2, 3, 8], f16)],
+     {"starts": [0, 2, 0], "sizes": [2, 1, 8]},
+     ref=lambda a, c: a["x"][:, 2:3, :])
 case("split-even", "split", [x([2, 6])], {"splits": 3, "axis": 1}, nout=3,
      ref=lambda a, c: list(np.split(a["x"], 3, 1)))
 case("split-sizes", "split", [x([5, 2])], {"splits": [1, 4]}, nout=2,

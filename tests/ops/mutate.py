@@ -176,6 +176,9 @@ mutant("transpose's vector tiles read at the output's stride",
        "v[i] = nnl_vload(sf + (vc + i) * ld +",
        ["transpose-31x47-10-float32", "transpose-1x9x7x33-0312-float32"],
        RT)
+mutant("slice runs take in the axis they cut, then step along it too",
+       "common/rt/tensor/tensor.c", "w *= odims[q--];", "w *= odims[q];",
+       ["slice-lastcut", "slice-midcut"], RT)
 mutant("maxPool counts cells past the edge as 0", "common/rt/nn/nn.c",
        "nnl_real acc = kind == 2 ? -INFINITY : 0;", "nnl_real acc = 0;",
        ["maxPool2d-nhwc-ceil"], RT)

@@ -7,7 +7,9 @@
  * an operand already stored by k (A transposed and alpha 1, as a filter
  * [Kd, O]; B not transposed, as an image or im2col rows) are read in
  * place, with the matrix's row stride, instead of packed, and so is a
- * ragged panel of such an A (nnl_sgemm_ragged).  The
+ * ragged panel of such an A (nnl_sgemm_ragged).  An operand stored by
+ * rows of K (A not transposed, B transposed) is packed a vector of K
+ * steps and of rows at a time, transposed in registers.  The
  * microkernel is chosen by table lookup: the first of nnl_gemm_kernels
  * that the machine runs.  A product of one to three rows or columns
  * skips the packing.
@@ -108,6 +110,48 @@ nnl_copy_nr(float *d, const float *s, int nr)
 	}
 }
 
+/*
+ * alpha times h <= w rows of a matrix stored by rows (ld apart) as one
+ * panel of w floats a step of K (kb steps), zero past h, where w is at
+ * most NNL_VW or a multiple of it: NNL_VW steps of K and NNL_VW rows
+ * at a time transposed in registers.  Where w is less than NNL_VW, a
+ * step's w floats are stored as a whole vector whose lanes past them
+ * the next step's store overwrites; the last one's lie past the panel,
+ * on the next panel's start or in the packing space's slack
+ * (nnl_packsize: NNL_GEMM_MAXMR rows and NNL_GEMM_MAXNR columns more).
+ */
+NNL_RT_INLINE void
+nnl_pack_rows(int w, int64_t h, int64_t kb, float alpha, const float *A,
+    int64_t ld, float *p)
+{
+	int64_t k = 0;
+
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+	for (; k + NNL_VW <= kb; k += NNL_VW)
+		for (int g = 0; g < w; g += NNL_VW) {
+			nnl_vf v[NNL_VW];
+
+			for (int i = 0; i < NNL_VW; i++)
+				v[i] = g + i < h ? nnl_vsplat(alpha) *
+				    nnl_vload(A + (g + i) * ld + k) :
+				    nnl_vsplat(0);
+			nnl_vtranspose(v);
+			for (int t = 0; t < NNL_VW; t++)
+				nnl_vstore(p + (k + t) * w + g, v[t]);
+		}
+#endif
+	for (; k < kb; k++)
+		for (int i = 0; i < w; i++)
+			p[k * w + i] = i < h ? alpha * A[i * ld + k] : 0;
+}
+
+/* Whether nnl_pack_rows packs panels of w in vectors. */
+#if NNL_VW > 1 && defined(NNL_VSHUFFLE)
+#define NNL_PACK_ROWS(w) ((w) <= NNL_VW || (w) % NNL_VW == 0)
+#else
+#define NNL_PACK_ROWS(w) 0
+#endif
+
 /* A kb x nb block of op(B) as nr-column panels.  Where B is stored by
  * k and the block is whole panels, a row of B at a time: the reads
  * stream through memory. */
@@ -125,6 +169,10 @@ nnl_pack_b(int nr, int64_t kb, int64_t nb, const float *B, int64_t ldb,
 	for (int64_t j0 = 0; j0 < nb; j0 += nr, bp += kb * nr) {
 		int64_t w = nb - j0 < nr ? nb - j0 : nr;
 
+		if (tb && NNL_PACK_ROWS(nr)) {
+			nnl_pack_rows(nr, w, kb, 1, B + j0 * ldb, ldb, bp);
+			continue;
+		}
 		if (!tb) {
 			for (int64_t k = 0; k < kb; k++) {
 				const float *s = B + k * ldb + j0;
@@ -159,6 +207,10 @@ nnl_pack_a(int mr, int64_t mb, int64_t kb, float alpha, const float *A,
 	for (int64_t i0 = 0; i0 < mb; i0 += mr, ap += kb * mr) {
 		int64_t h = mb - i0 < mr ? mb - i0 : mr;
 
+		if (!ta && NNL_PACK_ROWS(mr)) {
+			nnl_pack_rows(mr, h, kb, alpha, A + i0 * lda, lda, ap);
+			continue;
+		}
 		if (ta) {
 			for (int64_t k = 0; k < kb; k++) {
 				const float *s = A + k * lda + i0;
