@@ -129,9 +129,12 @@ $(BIN)/nnl-%: $(B)/passes/%.o $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libnnl.a $(SANOBJ) $(LDLIBS)
 
-$(BIN)/nnc: $(B)/passes/nnc.o $(B)/libnnl.a $(SANOBJ)
+# nnc: the driver, and nnc test's arrays (passes/nnc-test.c)
+NNCOBJ  = $(B)/passes/nnc.o $(B)/passes/nnc-test.o
+$(NNCOBJ): passes/nnc-test.h
+$(BIN)/nnc: $(NNCOBJ) $(B)/libnnl.a $(SANOBJ)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) -o $@ $(B)/passes/nnc.o $(B)/libnnl.a $(SANOBJ) \
+	$(CC) $(CFLAGS) -o $@ $(NNCOBJ) $(B)/libnnl.a $(SANOBJ) \
 	    $(LDLIBS)
 
 $(B)/onnx/onnx.pb-c.c: $(ONNXPROTO)

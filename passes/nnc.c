@@ -6,20 +6,20 @@
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "checked.h"
+#include "dimsfile.h"
 #include "graph.h"
 #include "escape.h"
 #include "footprint.h"
 #include "infile.h"
 #include "modelpath.h"
+#include "nnc-test.h"
 #include "nnl.h"
-#include "npy.h"
 #include "pipeline.h"
 #include "dot.h"
 #include "report.h"
@@ -42,22 +42,25 @@ usage(void)
 	    "[--emit kind] [-o out]\n"
 	    "           [--target name] [--portable] [--target-triple triple]\n"
 	    "           [--cflag flag] [--prefix name] [--weights file|embed]\n"
-	    "           [--threads n] [--max-tensor-bytes size] "
-	    "[--allow-outside] model\n"
+	    "           [--threads n] [--dim NAME=N ...] [--dims file.json]\n"
+	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
-	    "           [--target-triple triple] [--threads n] --input in.npy "
-	    "--expected out.npy\n"
+	    "           [--target-triple triple] [--threads n]\n"
+	    "           [--dim NAME=N ...] [--dims file.json]\n"
+	    "           --input [NAME=]in.npy|in.npz ...\n"
+	    "           --expected [NAME=]out.npy|out.npz ...\n"
 	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
 	    "       nnc inspect [--fused] [--svg file.svg] [--target-triple triple]\n"
-	    "           [--cflag flag] [--max-tensor-bytes size] "
-	    "[--allow-outside] model\n"
-	    "       nnc report [-v] -o file.html [--max-tensor-bytes size] "
-	    "[--allow-outside] model\n"
+	    "           [--cflag flag] [--dim NAME=N ...] [--dims file.json]\n"
+	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
+	    "       nnc report [-v] -o file.html [--dim NAME=N ...] "
+	    "[--dims file.json]\n"
+	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json|model.webnn] "
 	    "[--weights-dir dir]\n"
-	    "           [--unsupported error|comment] "
-	    "[--max-tensor-bytes size] [--allow-outside]\n"
-	    "           model.onnx\n"
+	    "           [--unsupported error|comment] [--dim NAME=N ...] "
+	    "[--dims file.json]\n"
+	    "           [--max-tensor-bytes size] [--allow-outside] model.onnx\n"
 	    "       nnc new dir --project rust|go|cpp|python\n"
 	    "       nnc --version\n");
 	exit(2);
@@ -76,17 +79,31 @@ struct opts {
 	int fused;	/* nnc inspect --fused: the graph nnc compiles */
 	const char *unsup;	/* nnc import --unsupported */
 	int outside;	/* --allow-outside, for the front end */
-	const char *testin[2];	/* nnc test's --input and --expected */
+	struct testio *tio;	/* nnc test's arrays, bound when compiled */
+	const char **dims;	/* --dim NAME=N, for the ONNX importer */
+	int ndims;
+	char *dimsfile;		/* --dims, absolute */
 };
 
 static char *modelabs;	/* the model's absolute path */
 
+/* nnc's temporary folder, under $TMPDIR; with --save-temps (keeptmp)
+ * in the current directory, beside the other files it keeps, and kept
+ * unless empty, so that every command -v printed names files still
+ * there. */
 static char *tmpdir;
+static int keeptmp;
 
 static void
 rmtmp(void)
 {
-	if (tmpdir) {
+	/* (an empty one, left by an early error, is not kept) */
+	if (tmpdir && keeptmp && rmdir(tmpdir) != 0) {
+		fprintf(stderr, "%s: --save-temps: kept %s\n",
+		    getprogname_nnl(), escape_tty_name(tmpdir));
+		free(tmpdir);
+		tmpdir = NULL;
+	} else if (tmpdir) {
 		char *dir = argpath(tmpdir);
 		char *argv[] = { "rm", "-rf", dir, NULL };
 
@@ -101,7 +118,7 @@ static const char *
 maketmp(void)
 {
 	if (!tmpdir) {
-		const char *t = getenv("TMPDIR");
+		const char *t = keeptmp ? "." : getenv("TMPDIR");
 		char *tpl = xasprintf("%s/nnc.XXXXXX", t && *t ? t : "/tmp");
 
 		if (!mkdtemp(tpl))
@@ -242,6 +259,23 @@ outsidearg(const struct opts *o, char **a, int i, char *model)
 	a[i] = model;
 }
 
+/* a[i], ...: the symbolic dimensions nnc was given for nnl-onnx-import,
+ * each --dim as -d NAME=N, then --dims FILE (a has room for
+ * 2 * o->ndims + 2 of them); the index after them. */
+static int
+dimsargs(const struct opts *o, char **a, int i)
+{
+	for (int k = 0; k < o->ndims; k++) {
+		a[i++] = "-d";
+		a[i++] = (char *)o->dims[k];
+	}
+	if (o->dimsfile) {
+		a[i++] = "--dims";
+		a[i++] = o->dimsfile;
+	}
+	return i;
+}
+
 /*
  * Front end and passes: model -> planned JSON at jsonpath.  .nnl
  * models pack their weights into the temporary directory, ONNX models
@@ -280,14 +314,14 @@ tojson(const struct opts *o, const char *jsonpath)
 		outsidearg(o, a, 5, modelabs);
 		st[ns++].argv = a;
 	} else if (endswith(o->model, ".onnx")) {
-		char **a = xcalloc(8, sizeof *a);
+		char **a = xcalloc(10 + 2 * (size_t)o->ndims, sizeof *a);
 
 		a[0] = onnx = find_program("nnl-onnx-import");
 		a[1] = "-w";
 		a[2] = w;
 		a[3] = "-m";
 		a[4] = m;
-		outsidearg(o, a, 5, modelabs);
+		outsidearg(o, a, dimsargs(o, a, 5), modelabs);
 		st[ns++].argv = a;
 	} else {
 		char **a = xcalloc(4, sizeof *a);
@@ -348,7 +382,7 @@ import(const struct opts *o, const char *weightsdir)
 	char *prog = find_program("nnl-onnx-import");
 	char *parse = find_program("nnl-parse");
 	char *modelarg = argpath(o->model), *jsonarg = argpath(json);
-	char *argv[12];
+	char **argv = xcalloc(14 + 2 * (size_t)o->ndims, sizeof *argv);
 	int rc = 0, k;
 
 	if (!nnl && !endswith(out, ".json") && !endswith(out, ".webnn")) {
@@ -374,6 +408,7 @@ import(const struct opts *o, const char *weightsdir)
 	k = 7;
 	if (nnl)
 		argv[k++] = "-a";	/* origins, for nnl_write */
+	k = dimsargs(o, argv, k);
 	outsidearg(o, argv, k, modelarg);
 	argv[k + 1 + o->outside] = NULL;
 	if (rc == 0)
@@ -406,6 +441,7 @@ import(const struct opts *o, const char *weightsdir)
 	free(parse);
 	free(modelarg);
 	free(jsonarg);
+	free(argv);
 	return rc;
 }
 
@@ -907,24 +943,33 @@ graphinputs(const char *model, char **w, char **m)
  * (the artifact, its header, and with --save-temps every graph, weights
  * file, manifest and C source it keeps) may be, by device and inode,
  * the model, the weights or manifest a graph model names, the --passes
- * file or nnc test's arrays.  0, or -1 after an error naming both.
+ * or --dims file or nnc test's arrays.  0, or -1 after an error naming
+ * both.
  */
 static int
 inputclash(const struct opts *o, const char *kind, const char *st,
     const char *out, const char *hdr)
 {
 	char *sp = stem(o->out ? o->out : o->model), *gw = NULL, *gm = NULL;
-	const char *in[6] = { o->model, o->passes, o->testin[0],
-	    o->testin[1] };
+	const char *const *tf = o->tio ? testio_files(o->tio) : NULL;
+	const char **in;
 	char **outs = NULL, **lines = NULL;
-	size_t cap = 0, nout = 0;
+	size_t cap = 0, nout = 0, nin = 0, ntf = 0;
 	int npass = 0, rc = 0;
 	size_t nart;
 
 	if (!endswith(o->model, ".nnl") && !endswith(o->model, ".onnx"))
 		graphinputs(o->model, &gw, &gm);
-	in[4] = gw;
-	in[5] = gm;
+	while (tf && tf[ntf])
+		ntf++;
+	in = xcalloc(ntf + 6, sizeof *in);
+	in[nin++] = o->model;
+	in[nin++] = o->passes;
+	in[nin++] = o->dimsfile;
+	in[nin++] = gw;
+	in[nin++] = gm;
+	for (size_t k = 0; k < ntf; k++)
+		in[nin++] = tf[k];
 	GROW(outs, cap, 16);
 	outs[nout++] = xstrdup(out);
 	outs[nout++] = xstrdup(hdr);
@@ -967,7 +1012,7 @@ inputclash(const struct opts *o, const char *kind, const char *st,
 
 		if (stat(outs[i], &so) != 0)
 			continue;
-		for (size_t k = 0; k < sizeof in / sizeof *in && !rc; k++)
+		for (size_t k = 0; k < nin && !rc; k++)
 			if (in[k] && stat(in[k], &si) == 0 &&
 			    so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
 				error("%s: %s would write over the input %s: "
@@ -986,6 +1031,7 @@ inputclash(const struct opts *o, const char *kind, const char *st,
 	for (int i = 0; i < npass; i++)
 		free(lines[i]);
 	free(lines);
+	free(in);
 	free(gw);
 	free(gm);
 	free(sp);
@@ -1065,6 +1111,9 @@ readgraph(struct opts *o, struct build *b)
 	b->pfx = xstrdup(o->prefix ? o->prefix : g->name && *g->name &&
 	    !endswith(o->model, ".onnx") ? g->name : b->st);
 	b->threads = threads_of_graph(g, 1);
+	/* nnc test's arrays, before the C is built */
+	if (o->testing && o->tio && testio_bind(o->tio, g) != 0)
+		b->threads = -1;
 	graph_free(g);
 	return b->threads < 0 ? -1 : 0;
 }
@@ -1322,46 +1371,6 @@ out:
 	return rc;
 }
 
-/* The index of flat element i in a shape, as "[a, b, c]". */
-static void
-putindex(const struct npy *a, int64_t i, char *buf, size_t len)
-{
-	int64_t idx[NPY_MAXDIM];
-	size_t n = 0;
-
-	for (int d = a->rank - 1; d >= 0; d--) {
-		idx[d] = a->shape[d] ? i % a->shape[d] : 0;
-		i = a->shape[d] ? i / a->shape[d] : 0;
-	}
-	n += (size_t)snprintf(buf, len, "[");
-	for (int d = 0; d < a->rank && n < len; d++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%lld", d ? ", " : "",
-		    (long long)idx[d]);
-	if (a->rank == 0)
-		n += (size_t)snprintf(buf + n, len - n, "0");
-	snprintf(buf + n, len - n, "]");
-}
-
-/* %.*e as the NNL documentation writes it: 1.0e-5, 3.42e-7, 5.00e-1 */
-static const char *
-sci(double v, int prec, char *buf)
-{
-	char *e, *d;
-
-	snprintf(buf, 32, "%.*e", prec, v);
-	if ((e = strchr(buf, 'e')) != NULL) {
-		d = e + 1;
-		if (*d == '+' || *d == '-')
-			d++;
-		while (d[0] == '0' && d[1])
-			memmove(d, d + 1, strlen(d));
-		/* no '+' for positive exponents, as 1.0e0 */
-		if (e[1] == '+')
-			memmove(e + 1, e + 2, strlen(e + 1));
-	}
-	return buf;
-}
-
 /* The compiled program exe on inraw into outraw, under qemu-user for
  * another target: 0, or 1 after an error. */
 static int
@@ -1401,103 +1410,41 @@ runcompiled(struct opts *o, char *exe, const char *inraw, const char *outraw)
 	return 0;
 }
 
-/* The output got (n bytes) against want, element by element within
- * tol: the report on stdout; 1 when they differ. */
+/*
+ * nnc test: the model compiled to a program with main (its arrays bound
+ * to the graph as it is compiled, before the C is built), run on the
+ * inputs packed, every output compared with its expected array.
+ */
 static int
-compare(const struct npy *want, const unsigned char *got, size_t n,
-    double tol)
+test(struct opts *o, double tol)
 {
-	int64_t count, bad = 0, shown = 0;
-	double maxdiff = 0;
-	char tb[32], mb[32];
-
-	count = (int64_t)(want->nbytes / 4);
-	if (n != want->nbytes) {
-		printf("FAIL: output has %zu elements, expected %lld\n", n / 4,
-		    (long long)count);
-		return 1;
-	}
-	for (int64_t i = 0; i < count; i++) {
-		float g, w;
-		double d;
-
-		memcpy(&g, got + 4 * i, 4);
-		memcpy(&w, want->data + 4 * i, 4);
-		d = fabs((double)g - (double)w);
-		if (isnan(g) != isnan(w) || (!isnan(g) && isnan(d)))
-			d = INFINITY;
-		if (isnan(g) && isnan(w))
-			d = 0;
-		if (d > maxdiff)
-			maxdiff = d;
-		if (d > tol) {
-			char idx[128];
-
-			bad++;
-			if (shown++ < 10) {
-				putindex(want, i, idx, sizeof idx);
-				printf("  mismatch at %s: got %.8f, expected "
-				    "%.8f, diff %s\n", idx, g, w,
-				    sci(d, 2, mb));
-			}
-		}
-	}
-	if (bad)
-		printf("FAIL: %lld/%lld elements exceed tolerance %s (max "
-		    "diff: %s)\n", (long long)bad, (long long)count,
-		    sci(tol, 1, tb), sci(maxdiff, 2, mb));
-	else
-		printf("PASS: %lld/%lld elements within tolerance %s (max "
-		    "diff: %s)\n", (long long)count, (long long)count,
-		    sci(tol, 1, tb), sci(maxdiff, 2, mb));
-	return bad ? 1 : 0;
-}
-
-static int
-test(struct opts *o, const char *input, const char *expected, double tol)
-{
-	char *exe = NULL, *inraw, *outraw;
-	struct npy in, want;
+	char *exe = NULL, *inraw = NULL, *outraw = NULL, *st;
+	unsigned char *got = NULL;
 	size_t n;
-	unsigned char *got;
-	int bad;
+	int bad = 1;
 
-	if (npy_load(input, &in) != 0 || npy_load(expected, &want) != 0)
-		return 1;
-	if (in.dt != DT_FLOAT32 || want.dt != DT_FLOAT32) {
-		error("%s: expected float32 arrays", in.dt != DT_FLOAT32 ?
-		    input : expected);
-		return 1;
-	}
 	o->emit = "exe";
 	o->testing = 1;
-	o->out = NULL;
-	o->testin[0] = input;
-	o->testin[1] = expected;
-	{
-		char *st = stem(o->model);
-
-		o->out = xasprintf("%s/%s", maketmp(), st);
-		free(st);
-	}
+	st = stem(o->model);
+	o->out = xasprintf("%s/%s", maketmp(), st);
+	free(st);
 	if (compile(o, &exe) != 0)
-		return 1;
+		goto out;
 	inraw = xasprintf("%s/input.bin", tmpdir);
 	outraw = xasprintf("%s/output.bin", tmpdir);
-	if (writefile_atomic(inraw, in.data, in.nbytes) != 0)
-		return 1;
-	if (runcompiled(o, exe, inraw, outraw) != 0)
-		return 1;
-	got = (unsigned char *)readfile(outraw, &n);
-	if (!got)
+	if (testio_write(o->tio, inraw) != 0 ||
+	    runcompiled(o, exe, inraw, outraw) != 0)
+		goto out;
+	if (!(got = (unsigned char *)readfile(outraw, &n)))
 		die("%s: %s", outraw, strerror(errno));
-	bad = compare(&want, got, n, tol);
+	bad = testio_compare(o->tio, got, n, tol);
+out:
 	free(got);
 	free(exe);
 	free(inraw);
 	free(outraw);
-	npy_free(&in);
-	npy_free(&want);
+	free((char *)o->out);
+	o->out = NULL;
 	return bad;
 }
 
@@ -1740,12 +1687,18 @@ inspect_written(struct opts *o)
 		char *w = xasprintf("%s/model.weights", tmpdir);
 		char *m = xasprintf("%s/model.manifest.json", tmpdir);
 		char *prog = find_program("nnl-onnx-import");
-		char *a[] = { prog, "-o", j, "-w", w, "-m", m, NULL, NULL,
-		    NULL };
+		char **a = xcalloc(12 + 2 * (size_t)o->ndims, sizeof *a);
 
-		outsidearg(o, a, 7, modelabs);
-
+		a[0] = prog;
+		a[1] = "-o";
+		a[2] = j;
+		a[3] = "-w";
+		a[4] = w;
+		a[5] = "-m";
+		a[6] = m;
+		outsidearg(o, a, dimsargs(o, a, 7), modelabs);
 		g = run_command(a, o->verbose) == 0 ? graph_load(j) : NULL;
+		free(a);
 		free(j);
 		free(w);
 		free(m);
@@ -1761,11 +1714,11 @@ inspect_written(struct opts *o)
 
 /* The options that are not nnc's struct opts: a command's own. */
 struct args {
-	const char *input, *expected;	/* nnc test's */
 	const char *wdir;	/* nnc import --weights-dir */
 	const char *maxbytes;	/* --max-tensor-bytes */
 	const char *svg;	/* nnc inspect --svg */
 	const char *project;	/* nnc new --project */
+	const char *dims;	/* --dims, as given */
 	double tol;		/* nnc test --tolerance */
 };
 
@@ -1783,6 +1736,8 @@ static const struct option longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "expected", required_argument, NULL, 'x' },
 	{ "tolerance", required_argument, NULL, 'T' },
+	{ "dim", required_argument, NULL, 'd' },
+	{ "dims", required_argument, NULL, 'D' },
 	{ "weights-dir", required_argument, NULL, 'W' },
 	{ "svg", required_argument, NULL, 'S' },
 	{ "prefix", required_argument, NULL, 'X' },
@@ -1841,8 +1796,25 @@ parse_options(int argc, char *argv[], struct opts *o, struct args *a)
 			break;
 		case 'p': o->passes = optarg; break;
 		case 's': o->savetemps = 1; break;
-		case 'i': a->input = optarg; break;
-		case 'x': a->expected = optarg; break;
+		case 'i':
+		case 'x':
+			if (testio_add(o->tio, c == 'x', optarg) != 0) {
+				error("--%s wants NAME=FILE.npy, FILE.npz or "
+				    "FILE.npy, not \"%s\"", c == 'x' ?
+				    "expected" : "input",
+				    escape_tty_name(optarg));
+				exit(2);
+			}
+			break;
+		case 'd':
+			if (!dimsfile_arg(optarg)) {
+				error("--dim wants NAME=N with N positive, not "
+				    "\"%s\"", escape_tty_name(optarg));
+				exit(2);
+			}
+			o->dims[o->ndims++] = optarg;
+			break;
+		case 'D': a->dims = optarg; break;
 		case 'W': a->wdir = optarg; break;
 		case 'S': a->svg = optarg; break;
 		case 'X': o->prefix = optarg; break;
@@ -1865,6 +1837,38 @@ parse_options(int argc, char *argv[], struct opts *o, struct args *a)
 		default: usage();
 		}
 	}
+}
+
+/*
+ * --dim and --dims pin an ONNX model's symbolic dimensions, as
+ * nnl-onnx-import's do: the file is read here, so that its errors name
+ * it as given (and exit 1), then passed on by its absolute path, the
+ * importer running in nnc's temporary directory.  0, or -1 when the
+ * model is not ONNX.
+ */
+static int
+modeldims(struct opts *o, const char *file)
+{
+	char **d = NULL;
+	int n = 0, rc;
+
+	if (!endswith(o->model, ".onnx")) {
+		error("%s: --dim and --dims pin the dimensions of an ONNX "
+		    "model (.onnx); this one's are its own",
+		    escape_tty_name(o->model));
+		return -1;
+	}
+	if (!file)
+		return 0;
+	rc = dimsfile_read(file, &d, &n);
+	for (int i = 0; i < n; i++)
+		free(d[i]);
+	free(d);
+	if (rc != 0)
+		exit(1);
+	if (!(o->dimsfile = realpath(file, NULL)))
+		die("%s: %s", file, strerror(errno));
+	return 0;
 }
 
 /*
@@ -1901,6 +1905,8 @@ main(int argc, char *argv[])
 	if (argc < 2 || argv[1][0] == '-')
 		usage();
 	cmd = argv[1];
+	o.tio = testio_new();
+	o.dims = xcalloc((size_t)argc + 1, sizeof *o.dims);
 	parse_options(argc, argv, &o, &a);
 	if (checked_setup(a.maxbytes) != 0)
 		exit(2);
@@ -1912,9 +1918,15 @@ main(int argc, char *argv[])
 		    (unsigned long long)checked_limit());
 		setenv("NNL_MAX_TENSOR_BYTES", v, 1);
 	}
-	if (argc - optind != 1 || (a.svg && strcmp(cmd, "inspect")))
+	if (argc - optind != 1 || (a.svg && strcmp(cmd, "inspect")) ||
+	    (strcmp(cmd, "test") && (testio_count(o.tio, 0) ||
+	    testio_count(o.tio, 1))) || ((o.ndims || a.dims) &&
+	    !strcmp(cmd, "new")))
 		usage();
 	o.model = argv[optind];
+	keeptmp = o.savetemps;
+	if ((o.ndims || a.dims) && modeldims(&o, a.dims) != 0)
+		exit(2);
 	abstmpdir();
 	if (!strcmp(cmd, "new")) {
 		int k = scaffold_new(o.model, a.project);
@@ -1934,10 +1946,9 @@ main(int argc, char *argv[])
 	if (!strcmp(cmd, "compile"))
 		return compile(&o, NULL) == 0 ? close_stdout() : 1;
 	if (!strcmp(cmd, "test")) {
-		if (!a.input || !a.expected)
+		if (!testio_count(o.tio, 1))
 			usage();
-		return test(&o, a.input, a.expected, a.tol) ? 1 :
-		    close_stdout();
+		return test(&o, a.tol) ? 1 : close_stdout();
 	}
 	if (!strcmp(cmd, "inspect") && a.svg && draw(&o, a.svg, NULL) != 0)
 		return 1;

@@ -86,8 +86,7 @@ parse_options(int argc, char *argv[], struct onnx_opts *o, struct args *a)
 		case 'n': o->name = optarg; break;
 		case 'a': o->origins = 1; break;
 		case 'd':
-			if (!strchr(optarg, '=') || optarg[0] == '=' ||
-			    strtoll(strchr(optarg, '=') + 1, NULL, 10) <= 0) {
+			if (!dimsfile_arg(optarg)) {
 				fprintf(stderr, "nnl-onnx-import: --dim wants "
 				    "NAME=N with N positive, not \"%s\"\n",
 				    optarg);

@@ -78,3 +78,17 @@ dimsfile_read(const char *path, char ***dims, int *n)
 	cJSON_Delete(root);
 	return rc;
 }
+
+int
+dimsfile_arg(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	unsigned long long v;
+
+	if (!eq || eq == arg || !eq[1] || eq[1] < '0' || eq[1] > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(eq + 1, &end, 10);
+	return !*end && errno == 0 && v >= 1 && v <= 4294967295ULL;
+}

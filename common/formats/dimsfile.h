@@ -1,6 +1,7 @@
 /*
  * dimsfile: symbolic-dimension overrides read from a JSON file
- * (dimsfile.c), for nnl-onnx-import --dims.
+ * (dimsfile.c), for nnl-onnx-import's and nnc's --dims, and the form
+ * of their --dim.
  */
 #ifndef NNL_DIMSFILE_H
 #define NNL_DIMSFILE_H
@@ -13,5 +14,11 @@
  * after an error naming the file and the entry.
  */
 int dimsfile_read(const char *path, char ***dims, int *n);
+/*
+ * Whether arg is one override as --dim gives it: NAME=N, a NAME that
+ * is not empty and N a positive integer of at most 4294967295, as a
+ * file's entries are.  1 or 0; the caller reports.
+ */
+int dimsfile_arg(const char *arg);
 
 #endif

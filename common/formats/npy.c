@@ -46,12 +46,18 @@ struct hdr {
 	int f64;	/* descr '<f8', read as float32 */
 };
 
-static int allow64;
+static int allow64, allowbool;
 
 void
 npy_allow_f64(int on)
 {
 	allow64 = on;
+}
+
+void
+npy_allow_bool(int on)
+{
+	allowbool = on;
 }
 
 static void
@@ -207,6 +213,8 @@ pydescr(struct hdr *h, enum dtype *dt)
 		*dt = DT_FLOAT32;	/* cast as it is read */
 		h->f64 = 1;
 	}
+	if (*dt == DT_NONE && allowbool && !strcmp(base, "b1"))
+		*dt = DT_UINT8;	/* NumPy's bool: one byte, 0 or 1 */
 	if (*dt == DT_NONE)
 		return fail(h->err, h->errlen, "unsupported dtype '%s' (nnl "
 		    "reads float32, float16, int8, uint8, int32, uint32, "

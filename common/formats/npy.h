@@ -59,5 +59,10 @@ void npy_free(struct npy *a);
  * from64 set (upstream nnc's cast of weights; off: refused).
  */
 void npy_allow_f64(int on);
+/*
+ * Whether reads accept NumPy's bool ('|b1'), read as uint8 (0 or 1):
+ * the type ONNX's bool tensors have in a graph (off: refused).
+ */
+void npy_allow_bool(int on);
 
 #endif

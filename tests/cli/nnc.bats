@@ -96,6 +96,33 @@ np.save("bad.npy", w)'
 	    resnet_head.json resnet_head.c resnet_head.h
 }
 
+@test "-v --save-temps: every file the printed commands name is there after nnc" {
+	mkdir here && cd here
+	run --separate-stderr "$BIN/nnc" compile -v --save-temps -o prog \
+	    ../resnet_head.webnn
+	[ "$status" -eq 0 ]
+	# the folder nnc worked in is kept, here, and named
+	d=$(printf '%s\n' "$stderr" | sed -n 's/^nnc: --save-temps: kept //p')
+	[ -n "$d" ] && [ -d "$d" ] && [ "$(dirname "$d")" = "$(pwd -P)" ]
+	# nnl-emit-c's source and header, and the C compiler's program
+	[[ "$stderr" == *"nnl-emit-c "*" -H $d/resnet_head.h -o $d/resnet_head.c "* ]]
+	[[ "$stderr" == *" -o $d/artifact.exe resnet_head.c "* ]]
+	n=0
+	for f in $(printf '%s\n' "$stderr" | grep -o "$d/[^ ]*"); do
+		[ -e "$f" ] || { echo "$f: gone"; false; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ]
+	# the program it built is the one delivered
+	cmp "$d/artifact.exe" prog
+	# without --save-temps nothing is kept
+	cd .. && mkdir there && cd there
+	run --separate-stderr "$BIN/nnc" compile -v -o prog ../resnet_head.webnn
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *kept* ]]
+	[ "$(ls)" = prog ]
+}
+
 @test "--save-temps keeps the weights its graphs name: each runs on after nnc" {
 	mkdir k && cd k
 	"$BIN/nnc" compile --save-temps --emit c -o m.c \

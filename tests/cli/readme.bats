@@ -75,16 +75,18 @@ SH
 	grep -qx 'compile ./model.c' b1.log
 	grep -qx 'compile ./model.c' b5.log
 	# the blocks: the first pipeline, demo, test, the PATH,
-	# compile+link+test+pipeline, the mnist test, the ONNX pair, MNIST
-	# on the emulated Cortex-M4, the make lines (three blocks)
+	# compile+link+test+pipeline, the mnist test, the ONNX pair, the
+	# two-input test, MNIST on the emulated Cortex-M4, the make lines
+	# (three blocks)
 	echo "$n blocks"
-	[ "$n" -eq 11 ]
+	[ "$n" -eq 12 ]
 	# what the commands made, where they said
 	[ -s w/libhead.a ] && [ -s w/resnet_head.h ] && [ -x w/app ]
 	[ -s w/model.c ] && [ -s w/mlp.nnl ] && [ -d w/weights ]
 	grep -q 'int resnet_head_infer(' w/resnet_head.h
 	grep -q "PASS: 1000/1000" b5.log
 	grep -q "PASS: 10/10" b6.log
+	grep -qx "PASS: 3/3 outputs within tolerance" b8.log
 }
 
 @test "make made every example's data: each one passes nnc test" {
