@@ -151,10 +151,11 @@ static const char *
 reshape(struct imp *m, const char *x, int k, const int64_t *d)
 {
 	const struct tdesc *t = ty(m, x);
+	int same = t->rank == k;
 
-	if (t->rank == k && memcmp(t->dims, d, (size_t)k * sizeof *d) == 0)
-		return x;
-	return imp_reshape(m, x, k, d, NULL);
+	for (int i = 0; i < k && same; i++)
+		same = t->dims[i] == d[i];
+	return same ? x : imp_reshape(m, x, k, d, NULL);
 }
 
 /* Sum t over the axes whose flag in drop is set (by label). */
@@ -486,7 +487,8 @@ onnx_einsum(struct imp *m)
 			    i);
 		}
 		t[i].r = d->rank;
-		memcpy(t[i].dim, d->dims, (size_t)d->rank * sizeof *t->dim);
+		for (int a = 0; a < d->rank; a++)
+			t[i].dim[a] = d->dims[a];
 	}
 	if (parse(m, eq, t, n, out, &nout) || sizes(m, t, n))
 		goto fail;
