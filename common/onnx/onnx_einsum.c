@@ -462,6 +462,9 @@ onnx_einsum(struct imp *m)
 		return nodeerr(m, "no inputs");
 	dt = ty(m, in(m, 0))->dt;
 	usemm = dt == DT_FLOAT32 || dt == DT_FLOAT16;
+	if (!usemm && dt != DT_INT32 && dt != DT_UINT32 && dt != DT_INT64 &&
+	    dt != DT_UINT64)	/* reduceSum's types */
+		return refuse(m, REFUSE_TYPE, "Einsum on %s", dtype_name(dt));
 	t = xcalloc((size_t)n, sizeof *t);
 	for (int i = 0; i < n; i++) {
 		const struct tdesc *d;

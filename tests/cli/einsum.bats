@@ -22,16 +22,18 @@ setup() {
 	[ "$output" = "170 equations" ]
 }
 
-# an Einsum model of equation $1 over inputs of shapes $2 (Python)
+# an Einsum model of equation $1 over inputs of shapes $2 (Python), of
+# type $3 (default FLOAT)
 model() {
-	/usr/bin/python3 - "$1" "$2" <<'PY'
+	/usr/bin/python3 - "$1" "$2" "${3:-FLOAT}" <<'PY'
 import sys
 import onnx
 from onnx import TensorProto, helper
 eq, shapes = sys.argv[1], eval(sys.argv[2])
-ins = [helper.make_tensor_value_info("x%d" % i, TensorProto.FLOAT, s)
+t = getattr(TensorProto, sys.argv[3])
+ins = [helper.make_tensor_value_info("x%d" % i, t, s)
        for i, s in enumerate(shapes)]
-y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+y = helper.make_tensor_value_info("y", t, None)
 n = helper.make_node("Einsum", [i.name for i in ins], ["y"], name="E",
                      equation=eq)
 g = helper.make_graph([n], "g", ins, [y])
@@ -60,4 +62,12 @@ ij->ii|[(2, 3)]|output label 'i' appears twice
 ij,jk->ik|[(2, 3), (4, 2)]|label 'j' is 4 wide in input 1, 3 before
 ii|[(2, 3)]|label 'i' is 3 wide in input 0, 2 before
 EOF_
+}
+
+@test "einsum: a type reduceSum does not take is refused, with its code" {
+	model "ij,jk->ik" "[(2, 3), (3, 4)]" INT8
+	run --separate-stderr "$BIN/nnl-onnx-import" -o g.json m.onnx
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'node "E" (Einsum) [unsupported-type]: Einsum on int8'* ]]
+	[ ! -e g.json ]
 }
