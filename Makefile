@@ -24,7 +24,7 @@ LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip
 # The ONNX importer's protobuf code, generated from Debian's onnx.proto.
 ONNXPROTO = /usr/include/onnx/onnx.proto
 ONNX    = onnx_read onnx_import onnx_emit onnx_names onnx_ew onnx_loss \
-          onnx_tensor \
+          onnx_tensor onnx_einsum \
           onnx_nn onnx_rnn onnx_resize onnx_origin
 ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 

@@ -233,6 +233,7 @@ emitnode(struct em *e, struct node *n, size_t idx)
 		    "not give: run nnl-plan-memory again",
 		    escape_tty_name(n->id),
 		    (unsigned long long)k.scratch);
+		kcall_free(&k);
 		return -1;
 	}
 	id = cmt(n->id);
@@ -284,6 +285,7 @@ emitnode(struct em *e, struct node *n, size_t idx)
 		free(fparg);
 		free(sarg);
 	}
+	kcall_free(&k);
 	return 0;
 }
 

@@ -77,8 +77,8 @@ runnode(struct graph *g, struct node *n, void **inbuf, void **constbuf,
     void ***nodebuf)
 {
 	struct kcall k;
-	const void *ins[KMAXIO];
-	void *outs[KMAXIO], *scratch = NULL;
+	const void **ins;
+	void **outs, *scratch = NULL;
 	char *why;
 
 	if (kernel_prepare(g, n, &k) != 0)
@@ -87,8 +87,11 @@ runnode(struct graph *g, struct node *n, void **inbuf, void **constbuf,
 	    "workspace of"))) {
 		error("node \"%s\": %s", n->id, why);
 		free(why);
+		kcall_free(&k);
 		return -1;
 	}
+	ins = xcalloc((size_t)k.nin + 1, sizeof *ins);
+	outs = xcalloc((size_t)n->nout + 1, sizeof *outs);
 	nodebuf[n->index] = xcalloc((size_t)n->nout + 1, sizeof(void *));
 	for (int j = 0; j < k.nin; j++) {
 		void **p = k.in[j] ? slotof(g, inbuf, constbuf, nodebuf,
@@ -107,6 +110,9 @@ runnode(struct graph *g, struct node *n, void **inbuf, void **constbuf,
 		scratch = xcalloc(k.scratch, 1);
 	k.fn(k.ip, k.fp, ins, outs, scratch);
 	free(scratch);
+	free(ins);
+	free(outs);
+	kcall_free(&k);
 	return 0;
 }
 

@@ -94,12 +94,13 @@ int
 f16finish(struct kctx *c, const char *name, int nconv)
 {
 	struct kcall *k = c->k;
-	int64_t hdr[KMAXIO + 3];
+	int64_t *hdr = xcalloc((size_t)nconv + 3, sizeof *hdr);
 	int nh = 0;
 	uint64_t floats = 0;
 	char kname[64];
 
 	if (c->out[0].dt != DT_FLOAT16) {
+		free(hdr);
 		snprintf(kname, sizeof kname, "%s_f32", name);
 		return kset(c, kname);
 	}
@@ -115,11 +116,11 @@ f16finish(struct kctx *c, const char *name, int nconv)
 	}
 	hdr[nh++] = (int64_t)tdesc_numel(&c->out[0]);
 	floats += tdesc_numel(&c->out[0]);
-	if (k->nip + nh > KMAXP)
-		BUG("too many kernel parameters");
-	memmove(k->ip + nh, k->ip, (size_t)k->nip * sizeof *k->ip);
+	for (int i = 0; i < nh; i++)	/* room for the header */
+		kip(c, 0);
+	memmove(k->ip + nh, k->ip, (size_t)(k->nip - nh) * sizeof *k->ip);
 	memcpy(k->ip, hdr, (size_t)nh * sizeof *hdr);
-	k->nip += nh;
+	free(hdr);
 	/* NAME_f32's scratch starts 64-byte aligned (rt.h) */
 	k->scratch += 4 * ((floats + 15) / 16 * 16);
 	snprintf(kname, sizeof kname, "%s_f16", name);

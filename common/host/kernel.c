@@ -60,25 +60,31 @@ kset(struct kctx *c, const char *name)
 void
 kip(struct kctx *c, int64_t v)
 {
-	if (c->k->nip >= KMAXP)
-		BUG("too many integer kernel parameters");
+	GROW(c->k->ip, c->k->cip, (size_t)c->k->nip + 1);
 	c->k->ip[c->k->nip++] = v;
 }
 
 void
 kfp(struct kctx *c, double v)
 {
-	if (c->k->nfp >= KMAXP)
-		BUG("too many floating kernel parameters");
+	GROW(c->k->fp, c->k->cfp, (size_t)c->k->nfp + 1);
 	c->k->fp[c->k->nfp++] = v;
 }
 
 void
 kin(struct kctx *c, const char *operand)
 {
-	if (c->k->nin >= KMAXIO)
-		BUG("too many kernel operands");
+	GROW(c->k->in, c->k->cin, (size_t)c->k->nin + 1);
 	c->k->in[c->k->nin++] = operand;
+}
+
+void
+kcall_free(struct kcall *k)
+{
+	free(k->ip);
+	free(k->fp);
+	free(k->in);
+	memset(k, 0, sizeof *k);
 }
 
 void
@@ -135,5 +141,7 @@ kernel_prepare(struct graph *g, struct node *n, struct kcall *k)
 	if (rc == 0 && !k->fn)
 		rc = shape_err(&sc, "%s: no kernel chosen", sc.d->name);
 	free(c.in);
+	if (rc != 0)
+		kcall_free(k);
 	return rc;
 }

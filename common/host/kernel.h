@@ -15,19 +15,21 @@
 #include "graph.h"
 #include "rt/rt.h"
 
-enum { KMAXP = 256, KMAXIO = 16 };
-
+/* The parameter and operand lists grow as a call is built: a node may
+ * have any number of inputs (a concat of hundreds), so nothing here
+ * has a fixed size.  kcall_free releases them. */
 struct kcall {
 	const char *name;	/* "add_f32": the kernel nnl_k_add_f32 */
 	nnl_kernel_fn *fn;
-	int64_t ip[KMAXP];
+	int64_t *ip;
 	int nip;
-	double fp[KMAXP];
+	double *fp;
 	int nfp;
-	const char *in[KMAXIO];	/* operands read, in the kernel's order */
+	const char **in;	/* operands read, in the kernel's order */
 	int nin;		/* (an entry may be NULL: absent optional) */
 	int nout;		/* the node's outputs, in order */
 	uint64_t scratch;	/* workspace bytes */
+	size_t cip, cfp, cin;	/* capacities */
 };
 
 struct kctx {
@@ -48,9 +50,11 @@ struct kctx {
 
 /*
  * Prepare the call for node n (typed).  An op, data type or option
- * value no kernel handles is reported naming the node; returns 0 or -1.
+ * value no kernel handles is reported naming the node; returns 0 or -1
+ * (with nothing left to free).  After 0, kcall_free(k) when done.
  */
 int kernel_prepare(struct graph *g, struct node *n, struct kcall *k);
+void kcall_free(struct kcall *k);
 
 /* The kernel of that name ("add_f32"), or NULL. */
 nnl_kernel_fn *kernel_lookup(const char *name);

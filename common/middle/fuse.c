@@ -370,8 +370,8 @@ foldconsts(struct fx *f)
 		const char **r;
 		int nr = node_reads(n, &r), allconst = nr > 0;
 		struct kcall k;
-		const void *ins[KMAXIO];
-		void *outs[KMAXIO];
+		const void **ins;
+		void *outs[1];
 		void *scratch = NULL;
 		uint64_t nb;
 		int ok = 1;
@@ -393,9 +393,11 @@ foldconsts(struct fx *f)
 			continue;
 		if (kernel_prepare(g, n, &k) != 0)
 			return -1;
-		if (k.scratch > FOLDMAX)
+		if (k.scratch > FOLDMAX) {
+			kcall_free(&k);
 			continue;
-		memset(ins, 0, sizeof ins);
+		}
+		ins = xcalloc((size_t)k.nin + 1, sizeof *ins);
 		for (int j = 0; j < k.nin; j++) {
 			uint64_t cb;
 
@@ -423,6 +425,8 @@ foldconsts(struct fx *f)
 		}
 		for (int j = 0; j < k.nin; j++)
 			free((void *)ins[j]);
+		free(ins);
+		kcall_free(&k);
 		free(outs[0]);
 		if (!ok)
 			return -1;

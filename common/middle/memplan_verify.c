@@ -560,14 +560,17 @@ int64_t
 memplan_scratch(struct graph *g, struct node *n)
 {
 	struct kcall k;
+	uint64_t s;
 
 	if (kernel_prepare(g, n, &k) != 0)
 		return -1;
-	if ((double)k.scratch > MAXPLAN) {
+	s = k.scratch;
+	kcall_free(&k);
+	if ((double)s > MAXPLAN) {
 		error("node \"%s\": its kernel asks for %llu bytes of "
 		    "workspace", escape_tty_name(n->id),
-		    (unsigned long long)k.scratch);
+		    (unsigned long long)s);
 		return -1;
 	}
-	return (int64_t)k.scratch;
+	return (int64_t)s;
 }

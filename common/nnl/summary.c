@@ -64,10 +64,13 @@ static int64_t
 scratch(struct graph *g, struct node *n)
 {
 	struct kcall k;
+	int64_t s;
 
 	if (kernel_prepare(g, n, &k) != 0)
 		return -1;
-	return (int64_t)k.scratch;
+	s = (int64_t)k.scratch;
+	kcall_free(&k);
+	return s;
 }
 
 int

@@ -460,9 +460,9 @@ static int
 fold(struct imp *m, struct node *n)
 {
 	struct kcall k;
-	const void *ins[KMAXIO];
-	void *outs[KMAXIO];
-	uint64_t nb[KMAXIO], total = 0;
+	const void **ins;
+	void **outs;
+	uint64_t *nb, total = 0;
 	void *scratch = NULL;
 	const char **r;
 	int nr = node_reads(n, &r), all = 1;
@@ -472,13 +472,22 @@ fold(struct imp *m, struct node *n)
 	free(r);
 	if (!all || nr == 0)
 		return 1;	/* (empty constants are never run) */
+	nb = xcalloc((size_t)n->nout + 1, sizeof *nb);
 	for (int j = 0; j < n->nout; j++) {
 		nb[j] = dtype_bytes(n->types[j].dt, tdesc_numel(&n->types[j]));
 		total += nb[j];
 	}
-	if (total > FOLDMAX || kernel_prepare(m->g, n, &k) != 0 ||
-	    k.scratch > FOLDMAX)
+	if (total > FOLDMAX || kernel_prepare(m->g, n, &k) != 0) {
+		free(nb);
 		return 1;
+	}
+	if (k.scratch > FOLDMAX) {
+		kcall_free(&k);
+		free(nb);
+		return 1;
+	}
+	ins = xcalloc((size_t)k.nin + 1, sizeof *ins);
+	outs = xcalloc((size_t)n->nout + 1, sizeof *outs);
 	for (int j = 0; j < k.nin; j++)
 		ins[j] = k.in[j] ? cbytes(m, k.in[j]) : NULL;
 	for (int j = 0; j < n->nout; j++)
@@ -486,6 +495,8 @@ fold(struct imp *m, struct node *n)
 	if (k.scratch)
 		scratch = xcalloc(k.scratch, 1);
 	k.fn(k.ip, k.fp, ins, outs, scratch);
+	kcall_free(&k);
+	free(ins);
 	free(scratch);
 	graph_unindex(m->g);
 	m->g->nnodes--;
@@ -497,6 +508,8 @@ fold(struct imp *m, struct node *n)
 		c->bytes = outs[j];
 		c->nbytes = nb[j];
 	}
+	free(outs);
+	free(nb);
 	graph_drop_node(m->g, n);
 	graph_index(m->g);
 	return 0;

@@ -79,11 +79,50 @@ onnx_bitshift(struct imp *m)
 int
 onnx_identity(struct imp *m)
 {
-	const char *x = in(m, 0);
+	bind(m, 0, in(m, 0));
+	return 0;
+}
 
-	if (strcmp(m->n->op_type, "Dropout") == 0 && nouts(m) > 1 &&
-	    outname(m, 1)) {
-		/* the mask of an inference-time dropout keeps everything */
+/* Is the operand a constant whose every element is zero?  1 yes, 0 no,
+ * -1 when it is not a constant. */
+static int
+allzero(struct imp *m, const char *x)
+{
+	double *v;
+	size_t n, i;
+
+	if (cfloats(m, x, &v, &n) != 0)
+		return -1;
+	for (i = 0; i < n && v[i] == 0; i++)
+		;
+	free(v);
+	return i == n;
+}
+
+/*
+ * Dropout is the identity at inference (training_mode absent or a
+ * constant false) and in training with a ratio of 0 (nothing dropped);
+ * its mask then keeps everything.  A real random dropout is refused.
+ */
+int
+onnx_dropout(struct imp *m)
+{
+	const char *x = in(m, 0), *ratio = in(m, 1), *train = in(m, 2);
+	int zero = ratio ? allzero(m, ratio) : 0, off;
+
+	if (m->opset < 12)	/* ratio was an attribute until opset 12 */
+		zero = att_f(m, "ratio", 0.5) == 0;
+	off = train ? allzero(m, train) : 1;
+	if (m->opset < 7)	/* is_test, default 0, said training */
+		off = att_i(m, "is_test", 0) != 0;
+	if (off == 0 && zero != 1)
+		return refuse(m, REFUSE_ATTR, "training_mode is true and "
+		    "the ratio is %s", zero ? "not constant" : "not 0");
+	if (off < 0 && zero != 1)
+		return refuse(m, REFUSE_CONST, "training_mode must be "
+		    "constant (or the ratio a constant 0)");
+	if (nouts(m) > 1 && outname(m, 1)) {
+		/* the mask of an identity dropout keeps everything */
 		const struct tdesc *t = ty(m, x);
 		uint64_t n = tdesc_numel(t);
 		unsigned char *ones = xmalloc(n + 1);
@@ -94,19 +133,6 @@ onnx_identity(struct imp *m)
 		    ones);
 		free(ones);
 		bind(m, 1, mask);
-	}
-	if (strcmp(m->n->op_type, "Dropout") == 0 && in(m, 2)) {
-		int64_t *v;
-		size_t n;
-
-		if (cints(m, in(m, 2), &v, &n) != 0)
-			return refuse(m, REFUSE_CONST,
-			    "training_mode must be constant");
-		if (n && v[0]) {
-			free(v);
-			return refuse(m, REFUSE_ATTR, "training_mode is true");
-		}
-		free(v);
 	}
 	bind(m, 0, x);
 	return 0;
