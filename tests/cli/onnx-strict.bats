@@ -45,3 +45,11 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"PASS test_cumsum_1d_exclusive"* ]]
 }
+
+@test "the newest opsets: Gelu-20, RMSNormalization, RotaryEmbedding and Attention against NumPy" {
+	run /usr/bin/python3 "$ROOT/tests/onnx/newest_ops.py" --bin "$BIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PASS attention-causal-past"* ]]
+	[[ "$output" == *"PASS gelu-tanh"* ]]
+}
