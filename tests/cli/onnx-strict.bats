@@ -53,3 +53,11 @@ setup() {
 	[[ "$output" == *"PASS attention-causal-past"* ]]
 	[[ "$output" == *"PASS gelu-tanh"* ]]
 }
+
+@test "attributes no passing node test uses, against NumPy or refused" {
+	run /usr/bin/python3 "$ROOT/tests/onnx/attr_cases.py" --bin "$BIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ attr_cases:\ ([0-9]+)\ of\ ([0-9]+)\ pass ]]
+	[ "${BASH_REMATCH[2]}" -ge 49 ]
+}
