@@ -287,6 +287,96 @@ def cases():
         '[unsupported-attribute]: reduction "add"'
 
 
+ACT = {"Sigmoid": lambda v: 1 / (1 + np.exp(-v)), "Tanh": np.tanh,
+       "Relu": lambda v: np.maximum(v, 0)}
+
+
+def recurrent(op, x, w, r, b, acts, clip=None, direction="forward",
+              lbr=0, coupled=0):
+    """ONNX's RNN, GRU and LSTM (gates z r h; i o f c): Y, Y_h."""
+    seq, batch, _ = x.shape
+    dirs = 2 if direction == "bidirectional" else 1
+    hs = r.shape[-1]
+    na = {"RNN": 1, "GRU": 2, "LSTM": 3}[op]
+    y = np.zeros((seq, dirs, batch, hs))
+    yh = np.zeros((dirs, batch, hs))
+
+    def cl(v):
+        return np.clip(v, -clip, clip) if clip else v
+
+    for d in range(dirs):
+        f = [ACT[a] for a in acts[d * na:(d + 1) * na]]
+        W, R = w[d].astype(np.float64), r[d].astype(np.float64)
+        Wb, Rb = np.split(b[d].astype(np.float64), 2)
+        h = np.zeros((batch, hs))
+        c = np.zeros((batch, hs))
+        steps = range(seq) if direction == "forward" or (
+            direction == "bidirectional" and d == 0) else \
+            range(seq - 1, -1, -1)
+        for t in steps:
+            xw = x[t] @ W.T + Wb
+            if op == "RNN":
+                h = f[0](cl(xw + h @ R.T + Rb))
+            elif op == "GRU":
+                xz, xr, xh = np.split(xw, 3, axis=1)
+                Rz, Rr, Rh = np.split(R, 3)
+                bz, br, bh = np.split(Rb, 3)
+                z = f[0](cl(xz + h @ Rz.T + bz))
+                rr = f[0](cl(xr + h @ Rr.T + br))
+                if lbr:
+                    hh = f[1](cl(xh + rr * (h @ Rh.T + bh)))
+                else:
+                    hh = f[1](cl(xh + (rr * h) @ Rh.T + bh))
+                h = (1 - z) * hh + z * h
+            else:
+                g = xw + h @ R.T + Rb
+                gi, go, gf, gc = np.split(g, 4, axis=1)
+                i = f[0](cl(gi))
+                ff = 1 - i if coupled else f[0](cl(gf))
+                c = ff * c + i * f[1](cl(gc))
+                o = f[0](cl(go))
+                h = o * f[2](c)
+            y[t, d] = h
+        yh[d] = h
+    return y, yh
+
+
+def rnncases():
+    x = rand(3, 2, 4)
+    for op, ng, acts, kw in (
+            ("RNN", 1, ["Relu", "Relu"], {}),
+            ("GRU", 3, ["Sigmoid", "Relu"] * 2,
+             {"linear_before_reset": 1}),
+            ("LSTM", 4, ["Sigmoid", "Tanh", "Tanh"] * 2,
+             {"input_forget": 0})):
+        w, r = rand(2, ng * 5, 4) * 0.5, rand(2, ng * 5, 5) * 0.5
+        b = rand(2, 2 * ng * 5) * 0.5
+        attrs = dict(kw, hidden_size=5, direction="bidirectional",
+                     activations=acts)
+        want = recurrent(op, x, w, r, b, acts, None, "bidirectional",
+                         kw.get("linear_before_reset", 0),
+                         kw.get("input_forget", 0))
+        yield "%s activations direction %s" % (op, " ".join(kw)), mk(
+            [node(op, ["x", "w", "r", "b"], 2, **attrs)], [("x", x)],
+            [("w", w), ("r", r), ("b", b)], 2, 14), [("x", x)], list(want)
+        yield "%s clip refused" % op, mk(
+            [node(op, ["x", "w", "r", "b"], 2, hidden_size=5,
+                  direction="bidirectional", clip=0.8)], [("x", x)],
+            [("w", w), ("r", r), ("b", b)], 2, 14), [("x", x)], \
+            "[unsupported-attribute]: clip"
+    yield "LSTM input_forget=1 refused", mk(
+        [node("LSTM", ["x", "w", "r", "b"], 2, hidden_size=5,
+              direction="bidirectional", input_forget=1)], [("x", x)],
+        [("w", w), ("r", r), ("b", b)], 2, 14), [("x", x)], \
+        "[unsupported-attribute]: input_forget"
+    w, r, b = rand(1, 5, 4), rand(1, 5, 5), rand(1, 10)
+    yield "RNN direction reverse", mk(
+        [node("RNN", ["x", "w", "r", "b"], 2, hidden_size=5,
+              direction="reverse")], [("x", x)],
+        [("w", w), ("r", r), ("b", b)], 2, 14), [("x", x)], \
+        list(recurrent("RNN", x, w, r, b, ["Tanh"], None, "reverse"))
+
+
 def scatter(d, idx):
     y = d.copy()
     for i in range(idx.shape[0]):
@@ -303,7 +393,7 @@ def main():
     a = ap.parse_args()
     bad = n = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, m, ins, want in cases():
+        for name, m, ins, want in list(cases()) + list(rnncases()):
             if a.only not in name:
                 continue
             n += 1
