@@ -30,8 +30,9 @@ RNG = np.random.default_rng(32)
 
 
 def mk(nodes, ins, inits, nout, opset):
-    x = [helper.make_tensor_value_info(n, T.get(a.dtype.type) or T[a.dtype.name], a.shape)
-         for n, a in ins]
+    x = [helper.make_tensor_value_info(
+        n, T.get(a.dtype.type) or T[a.dtype.name], a.shape)
+        for n, a in ins]
     y = [helper.make_tensor_value_info("y%d" % i, TensorProto.FLOAT, None)
          for i in range(nout)]
     c = [numpy_helper.from_array(a, n) for n, a in inits]
