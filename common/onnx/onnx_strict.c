@@ -170,12 +170,16 @@ onnx_strict(struct imp *m)
 	for (size_t i = 0; i < sizeof impls / sizeof *impls && !r; i++)
 		if (strcmp(impls[i].op, n->op_type) == 0)
 			r = &impls[i];
-	if (!r || a->since < r->first || a->since > r->last)
+	if (!r)		/* gen-onnx-attrs.py --check says so too */
+		return refuse(m, REFUSE_VERSION, "%s-%d (opset %d): no "
+		    "version is in onnx_attrs.def",
+		    escape_tty_name(n->op_type), a->since, m->opset);
+	if (a->since < r->first || a->since > r->last)
 		return refuse(m, REFUSE_VERSION, "%s-%d (opset %d) is not "
 		    "implemented; the importer implements %s-%d to %s-%d",
 		    escape_tty_name(n->op_type), a->since, m->opset,
-		    escape_tty_name(n->op_type), r ? r->first : 0,
-		    escape_tty_name(n->op_type), r ? r->last : 0);
+		    escape_tty_name(n->op_type), r->first,
+		    escape_tty_name(n->op_type), r->last);
 	for (size_t i = 0; i < n->n_attribute; i++) {
 		const char *name = n->attribute[i]->name ?
 		    n->attribute[i]->name : "";
