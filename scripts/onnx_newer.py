@@ -49,8 +49,9 @@ VERSIONS = [
 ] + [(o, 21, None, (), ()) for o in _TYPES21
      if o not in ("QuantizeLinear", "DequantizeLinear")] + [
     (o, 22, None, (), ()) for o in (
-        "Acosh", "Asinh", "Atanh", "AveragePool", "Conv", "ConvTranspose",
-        "Cos", "Cosh", "Dropout", "Elu", "EyeLike", "GRU",
+        "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "AveragePool",
+        "Conv", "ConvTranspose", "Cos", "Cosh", "Dropout", "Elu", "EyeLike",
+        "GRU",
         "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool", "HardSigmoid",
         "HardSwish", "InstanceNormalization", "LSTM", "LpPool", "MaxPool",
         "NegativeLogLikelihoodLoss", "RNN", "Round", "Selu", "Sin", "Sinh",

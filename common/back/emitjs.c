@@ -370,6 +370,17 @@ node(struct ej *e, struct node *n)
 		return cpunode(e, n, d);
 	k = 0;
 	bindouts(e, n, d->nout != 0);	/* the IDL returns one MLOperand */
+	if (d->nnl) {
+		/* no MLGraphBuilder method computes it (emitjs() checked
+		 * it is placed on the CPU): this whole-graph function
+		 * refuses, the partitioned run computes it by CpuOps */
+		buf_puts(b, "(() => { throw new TypeError(\"node \" + ");
+		escape_js_string(b, n->id);
+		buf_printf(b, " + \" (%s) is nnl's, beyond WebNN: run the "
+		    "graph partitioned (buildGraphs, runPartitioned)\"); "
+		    "})();\n", d->name);
+		return 0;
+	}
 	buf_printf(b, "builder.%s(", d->name);
 	if (d->variadic) {
 		buf_puts(b, "[");
@@ -640,7 +651,7 @@ cpuop(const char *op)
 		"dequantizeLinear", "pad", "prelu", "reduceL1",
 		"reduceSumSquare", "reverse", "tile", "triangular", "split",
 		"gatherElements", "gatherND", "scatterElements", "scatterND",
-		"maxPool2d", NULL,
+		"maxPool2d", "asin", "acos", "atan", "bitShift", NULL,
 	};
 
 	for (int i = 0; ops[i]; i++)
@@ -1318,6 +1329,20 @@ emitjs(struct graph *g, int flags, char **out)
 	if (graph_toposort(g, order) != g->nnodes) {
 		error("%s: the graph has a cycle: run nnl-reorder", g->src);
 		goto out;
+	}
+	for (size_t i = 0; i < g->nnodes; i++) {
+		const struct opdesc *d = op_get(g->nodes[i]->op);
+		int part;
+
+		if (!d || !d->nnl)
+			continue;
+		if (placed(g->nodes[i], &part) != 1) {
+			error("%s: node \"%s\" (%s) is nnl's, beyond WebNN: "
+			    "no MLGraphBuilder method computes it; place it "
+			    "on the CPU with nnl-cpu-partition", g->src,
+			    escape_tty_name(g->nodes[i]->id), d->name);
+			goto out;
+		}
 	}
 	prologue(&e);
 	buf_puts(&b, helpers);

@@ -1,5 +1,5 @@
 /*
- * ops: parses the rows of ops.def into struct opdesc on first use.  The
+ * ops: parses the rows of ops.def (and ops_nnl.def) into struct opdesc on first use.  The
  * strings are the table's source of truth; nothing else lists ops.
  */
 #include "ops.h"
@@ -16,6 +16,7 @@ static const struct {
 #define OP(id, name, operands, params, options, nout, rule) \
 	{ name, operands, params, options, nout },
 #include "ops.def"
+#include "ops_nnl.def"
 #undef OP
 };
 
@@ -138,6 +139,7 @@ init(void)
 		d->params = parseargs(rows[i].params, &d->nparams);
 		d->options = parseargs(rows[i].options, &d->noptions);
 		d->nout = rows[i].nout;
+		d->nnl = i >= OP_WEBNN_COUNT;
 	}
 	ready = 1;
 }

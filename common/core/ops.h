@@ -1,5 +1,5 @@
 /*
- * ops: the operation table of ops.def, parsed once into descriptors
+ * ops: the operation table of ops.def and ops_nnl.def, parsed once into descriptors
  * that every pass consults: operand names, positional parameters and
  * option members with their types and defaults.
  */
@@ -10,8 +10,17 @@ enum op {
 	OP_NONE = -1,
 #define OP(id, name, operands, params, options, nout, rule) OP_##id,
 #include "ops.def"
+#include "ops_nnl.def"
 #undef OP
 	OP_COUNT
+};
+
+/* The WebNN ops come first (ops.def), then nnl's own (ops_nnl.def). */
+enum {
+#define OP(id, name, operands, params, options, nout, rule) OPW_##id,
+#include "ops.def"
+#undef OP
+	OP_WEBNN_COUNT
 };
 
 enum argtype {
@@ -41,6 +50,7 @@ struct opdesc {
 	struct argdesc *options;
 	int noptions;
 	int nout;		/* 0: depends on the arguments */
+	int nnl;		/* beyond WebNN: a row of ops_nnl.def */
 };
 
 const struct opdesc *op_get(enum op id);

@@ -14,13 +14,13 @@
 static const enum op binops[] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX,
     OP_MIN, OP_POW, OP_EQUAL, OP_NOT_EQUAL, OP_GREATER,
     OP_GREATER_OR_EQUAL, OP_LESSER, OP_LESSER_OR_EQUAL, OP_LOGICAL_AND,
-    OP_LOGICAL_OR, OP_LOGICAL_XOR };
+    OP_LOGICAL_OR, OP_LOGICAL_XOR, OP_BIT_SHIFT };
 static const enum op unops[] = { OP_ABS, OP_CEIL, OP_COS, OP_ERF, OP_EXP,
     OP_FLOOR, OP_IDENTITY, OP_LOG, OP_NEG, OP_RECIPROCAL, OP_ROUND_EVEN,
     OP_SIN, OP_SIGN, OP_SQRT, OP_TAN, OP_ELU, OP_GELU, OP_HARD_SIGMOID,
     OP_HARD_SWISH, OP_LEAKY_RELU, OP_LINEAR, OP_RELU, OP_SIGMOID,
     OP_SOFTPLUS, OP_SOFTSIGN, OP_TANH, OP_CLAMP, OP_LOGICAL_NOT,
-    OP_IS_NAN, OP_IS_INFINITE };
+    OP_IS_NAN, OP_IS_INFINITE, OP_ASIN, OP_ACOS, OP_ATAN };
 
 static int
 code(const enum op *tab, size_t n, enum op op)
@@ -70,10 +70,18 @@ static int
 binary(struct kctx *c)
 {
 	const struct tdesc *o = &c->out[0];
+	int op = code(binops, sizeof binops / sizeof *binops, c->n->op);
 
 	if (rankok(c, o) || bytesize(c, c->in[0]) < 0)
 		return -1;
-	kip(c, code(binops, sizeof binops / sizeof *binops, c->n->op));
+	if (c->n->op == OP_BIT_SHIFT) {
+		const char *dir = "left";
+
+		if (opt_str(c->sc, "direction", &dir) < 0)
+			return -1;
+		op += strcmp(dir, "right") == 0;	/* shl, then shr */
+	}
+	kip(c, op);
 	kip(c, kdt(c->in[0]));
 	kip(c, kdt(o));
 	kshape(c, o);
@@ -87,6 +95,7 @@ binary(struct kctx *c)
 int prepare_binary(struct kctx *c) { return binary(c); }
 int prepare_compare(struct kctx *c) { return binary(c); }
 int prepare_logical(struct kctx *c) { return binary(c); }
+int prepare_bit_shift(struct kctx *c) { return binary(c); }
 
 static int
 unary(struct kctx *c, double a, double b)

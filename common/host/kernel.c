@@ -31,6 +31,7 @@ typedef int preparefn(struct kctx *);
 static preparefn *const prepares[] = {
 #define OP(id, name, operands, params, options, nout, rule) prepare_##rule,
 #include "ops.def"
+#include "ops_nnl.def"
 #undef OP
 };
 

@@ -43,6 +43,7 @@ struct kctx {
 #define OP(id, name, operands, params, options, nout, rule) \
 	int prepare_##rule(struct kctx *c);
 #include "ops.def"
+#include "ops_nnl.def"
 #undef OP
 
 /*

@@ -88,6 +88,10 @@ cpureason(struct px *p, struct node *n)
 	const char *why;
 	char *r = NULL;
 
+	if (d->nnl) {
+		free(reads);
+		return xasprintf("%s is nnl's, beyond WebNN", d->name);
+	}
 	if (!cJSON_IsObject(lim)) {
 		free(reads);
 		return xasprintf("the profile has no %s", d->name);

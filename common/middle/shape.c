@@ -128,6 +128,7 @@ typedef int rulefn(struct shapectx *);
 static rulefn *const rules[] = {
 #define OP(id, name, operands, params, options, nout, rule) shape_##rule,
 #include "ops.def"
+#include "ops_nnl.def"
 #undef OP
 };
 

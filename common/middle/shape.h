@@ -21,6 +21,7 @@ enum { SHAPE_MAXRANK = 8 };	/* WebNN implementations' limit is lower */
 #define OP(id, name, operands, params, options, nout, rule) \
 	int shape_##rule(struct shapectx *c);
 #include "ops.def"
+#include "ops_nnl.def"
 #undef OP
 
 

@@ -16,6 +16,8 @@ static const enum dtype NUM[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
 static const enum dtype SIGNED[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
     DT_INT64, DT_INT8, DT_NONE };
 static const enum dtype U8[] = { DT_UINT8, DT_NONE };
+static const enum dtype UNSIGNED[] = { DT_UINT8, DT_UINT32, DT_UINT64,
+    DT_NONE };
 static const enum dtype QUANT[] = { DT_INT8, DT_UINT8, DT_INT32, DT_INT4,
     DT_UINT4, DT_NONE };
 static const enum dtype RELU[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
@@ -65,6 +67,18 @@ shape_compare(struct shapectx *c)
 	if (shape_want_dtype(c, "input \"a\"", c->in[0], NUM))
 		return -1;
 	return broadcast2(c, DT_UINT8);
+}
+
+/* nnl's bitShift: a shifted by b bits, both of one unsigned type. */
+int
+shape_bit_shift(struct shapectx *c)
+{
+	const char *dir;
+
+	if (shape_want_dtype(c, "input \"a\"", c->in[0], UNSIGNED) ||
+	    opt_str(c, "direction", &dir) < 0)
+		return -1;
+	return broadcast2(c, DT_NONE);
 }
 
 int

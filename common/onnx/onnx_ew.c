@@ -36,7 +36,8 @@ onnx_unary(struct imp *m)
 		"Sign", "sign", "Sqrt", "sqrt", "Tan", "tan", "Relu", "relu",
 		"Sigmoid", "sigmoid", "Tanh", "tanh", "Softplus", "softplus",
 		"Softsign", "softsign", "Not", "logicalNot", "IsNaN", "isNaN",
-		"HardSwish", "hardSwish", NULL,
+		"HardSwish", "hardSwish", "Asin", "asin", "Acos", "acos",
+		"Atan", "atan", NULL,
 	};
 	const char *op = webnnof(m->n->op_type, map), *x = in(m, 0), *y;
 	enum dtype dt = ty(m, x)->dt;
@@ -53,6 +54,26 @@ onnx_unary(struct imp *m)
 		return -1;
 	bind(m, 0, y);
 	return 0;
+}
+
+/* BitShift: nnl's bitShift (beyond WebNN), on unsigned integers. */
+int
+onnx_bitshift(struct imp *m)
+{
+	const char *a = in(m, 0), *b = in(m, 1), *dir = att_s(m, "direction",
+	    NULL);
+	enum dtype dt = ty(m, a)->dt;
+	cJSON *o;
+
+	if (!dir || (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT")))
+		return refuse(m, REFUSE_ATTR, "direction %s (LEFT or RIGHT)",
+		    dir ? escape_tty_name(dir) : "missing");
+	if (dt != DT_UINT8 && dt != DT_UINT32 && dt != DT_UINT64)
+		return refuse(m, REFUSE_TYPE, "BitShift on %s", dtype_name(dt));
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "direction", strcmp(dir, "LEFT") == 0 ?
+	    "left" : "right");
+	return imp_done(m, 0, emit(m, "bitShift", o, outname(m, 0), 2, a, b));
 }
 
 int

@@ -145,3 +145,37 @@ PY
 o = open("outname").read().strip()
 assert np.array_equal(np.load(o + ".npy"), np.load("want.npy"))'
 }
+
+@test "an op beyond WebNN: on the CPU whatever the profile, refused by emit-js unplaced, run by CpuOps" {
+	cat > b.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2, 3]}},
+ "nodes": [
+  {"id": "r", "op": "relu", "inputs": ["x"], "options": {}},
+  {"id": "t", "op": "atan", "inputs": ["r"], "options": {}},
+  {"id": "z", "op": "sigmoid", "inputs": ["t"], "options": {}}],
+ "outputs": {"z": "z"}}
+JSON
+	run "$BIN/nnl-emit-js" -o m.js b.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'node "t" (atan) is nnl'"'"'s, beyond WebNN'*'nnl-cpu-partition'* ]]
+	[ ! -e m.js ]
+	for p in cpu cpu-no-int64; do
+		"$BIN/nnl-cpu-partition" -p "$P/$p.json" -o p.json b.json
+		[ "$(place p.json | tr '\n' ' ')" = "r webnn 0 t cpu 0 z webnn 1 " ]
+	done
+	grep -q '"atan is nnl'"'"'s, beyond WebNN"' p.json
+	"$BIN/nnl-emit-js" -o m.js p.json
+	grep -q 'v\["t"\] = CpuOps.atan(v\["r"\], {});' m.js
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
+	/usr/bin/python3 -c 'import numpy as np
+np.save("x.npy", np.random.default_rng(2).standard_normal((2, 3)).astype(np.float32))'
+	run node "$ROOT/tests/js/run-partitioned.mjs" "$BIN" m.js . - - x=x.npy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "2 WebNN partitions, 2 dispatches" ]
+	/usr/bin/python3 -c 'import numpy as np
+x = np.load("x.npy").astype(np.float64)
+want = 1 / (1 + np.exp(-np.arctan(np.maximum(x, 0))))
+assert np.allclose(np.load("z.npy"), want, rtol=1e-6, atol=1e-7)'
+}

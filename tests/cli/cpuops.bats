@@ -33,7 +33,8 @@ setup() {
 	cp "$ROOT"/tests/ops/*.py fake/tests/ops/
 	cp "$ROOT"/tests/js/cpuops-run.mjs "$ROOT"/tests/js/npy.mjs fake/tests/js/
 	mkdir -p fake/common/core fake/pipelines
-	cp "$ROOT/common/core/ops.def" fake/common/core/
+	cp "$ROOT/common/core/ops.def" "$ROOT/common/core/ops_nnl.def" \
+	    fake/common/core/
 	cp -r "$ROOT/pipelines/profiles" fake/pipelines/
 	run env NNL_BIN="$BIN" /usr/bin/python3 fake/tests/ops/cpuops.py --op argMax
 	[ "$status" -eq 1 ]

@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from newest_ops import ROOT, T, rand, run  # noqa: E402
 
-T = dict(T, **{"uint8": TensorProto.UINT8})
+T = dict(T, **{"uint8": TensorProto.UINT8, "uint32": TensorProto.UINT32})
 
 RNG = np.random.default_rng(32)
 
@@ -281,6 +281,13 @@ def cases():
               reduction="none")], [("x", d)],
         [("i", idx), ("u", np.ones((2, 3), np.float32))], 1, 18), \
         [("x", d)], [scatter(d, idx)]
+    a = RNG.integers(0, 1 << 20, (2, 5)).astype(np.uint32)
+    sh = RNG.integers(0, 12, (2, 5)).astype(np.uint32)
+    for dr, want in (("LEFT", a << sh), ("RIGHT", a >> sh)):
+        yield "BitShift direction %s" % dr, mk(
+            [node("BitShift", ["a", "s"], direction=dr)],
+            [("a", a), ("s", sh)], [], 1, 11), [("a", a), ("s", sh)], \
+            [want]
     yield "ScatterND reduction=add refused", mk(
         [node("ScatterND", ["x", "i", "u"], reduction="add")], [("x", d)],
         [("i", np.array([[1]], np.int64)),

@@ -33,6 +33,7 @@ what the C back end compiles and runs.
 """
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -174,6 +175,8 @@ def build(test, d, tmp, consts, ins):
         return None, ("FAIL", "import: " + msg, False, None)
     else:
         return None, ("FAIL", "import: " + why(p), False, None)
+    if JS and beyond(g):
+        return partitioned(tmp, g)
     if JS:
         # through JavaScript: nnl-emit-js, the module run against the
         # WebIDL stub, the graph it built back through the C back end
@@ -203,6 +206,79 @@ def build(test, d, tmp, consts, ins):
         return None, ("FAIL", "nnc compile crashed: " + why(p), True, None)
     if p.returncode != 0:
         return None, ("FAIL", "compile: " + why(p), False, None)
+    return exe, None
+
+
+def beyond(g):
+    """Does graph file g hold an op of nnl's beyond WebNN?"""
+    with open(os.path.join(ROOT, "common", "core", "ops_nnl.def")) as f:
+        ops = set(re.findall(r'^OP\(\w+, "(\w+)"', f.read(), re.M))
+    with open(g) as f:
+        return any(n.get("op") in ops for n in json.load(f)["nodes"])
+
+
+# The program partitioned() writes: the graph's inputs from stdin, as
+# the compiled C program reads them, through tests/js/run-partitioned.mjs
+# (WebNN partitions recorded by the stub and run by nnl-run, the CPU
+# rounds by CpuOps), its outputs to stdout in order.
+PROG = """#!/usr/bin/python3
+import json, os, subprocess, sys, tempfile
+import numpy as np
+m = json.loads(%r)
+raw, off = sys.stdin.buffer.read(), 0
+with tempfile.TemporaryDirectory() as t:
+    args = ["node", m["runner"], m["bin"], m["js"], t, m["w"], m["mf"]]
+    for i, (name, dt, shape) in enumerate(m["ins"]):
+        n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize
+        a = np.frombuffer(raw[off:off + n], dtype=dt).reshape(shape)
+        off += n
+        f = os.path.join(t, "in%%d.npy" %% i)
+        np.save(f, a)
+        args.append("%%s=%%s" %% (name, f))
+    p = subprocess.run(args, stdout=subprocess.DEVNULL)
+    if p.returncode:
+        sys.exit(p.returncode)
+    for name in m["outs"]:
+        sys.stdout.buffer.write(np.ascontiguousarray(
+            np.load(os.path.join(t, name + ".npy"))).tobytes())
+"""
+
+
+def partitioned(tmp, g):
+    """A graph with ops beyond WebNN through JavaScript: placed by
+    nnl-cpu-partition (the ops beyond WebNN on the CPU), the module
+    nnl-emit-js writes run partitioned in node; (program, None)."""
+    p = os.path.join(tmp, "p.json")
+    for cmd in ([os.path.join(BIN, "nnl-shape-infer"), "-o", p, g],
+                [os.path.join(BIN, "nnl-cpu-partition"), "-p",
+                 os.path.join(ROOT, "pipelines", "profiles", "cpu.json"),
+                 "-o", p, p],
+                [os.path.join(BIN, "nnl-emit-js"), "-o",
+                 os.path.join(tmp, "model.js"), p]):
+        r = run(cmd, cwd=tmp)
+        if crashed(r):
+            return None, ("FAIL", "%s crashed: %s" % (
+                os.path.basename(cmd[0]), why(r)), True, None)
+        if r.returncode != 0:
+            return None, ("FAIL", "%s: %s" % (os.path.basename(cmd[0]),
+                                                why(r)), False, None)
+    # the module imports CpuOps from beside it (nnl-emit-js(1))
+    shutil.copy(os.path.join(ROOT, "common", "rt", "js", "cpuops.mjs"), tmp)
+    with open(p) as f:
+        gj = json.load(f)
+    w = os.path.join(tmp, "g.weights")
+    mf = os.path.join(tmp, "g.manifest.json")
+    m = {"runner": os.path.join(ROOT, "tests", "js", "run-partitioned.mjs"),
+         "bin": BIN, "js": os.path.join(tmp, "model.js"),
+         "w": w if os.path.exists(w) else "-",
+         "mf": mf if os.path.exists(w) else "-",
+         "ins": [(k, "uint8" if v["dataType"] == "bool" else v["dataType"],
+                  v["shape"]) for k, v in gj["inputs"].items()],
+         "outs": list(gj["outputs"])}
+    exe = os.path.join(tmp, "prog")
+    with open(exe, "w") as f:
+        f.write(PROG % json.dumps(m))
+    os.chmod(exe, 0o755)
     return exe, None
 
 

@@ -935,3 +935,44 @@ case("convTranspose2d-float16", "convTranspose2d",
      [x([1, 2, 3, 3], f16), ("w", f16, [2, 2, 2, 2], "n")], {"strides": [2, 2]},
      ref=lambda a, c: refs.conv_transpose2d(a["x"], a["w"], c["opts"]).astype(
          np.float16), tol=2e-2)
+
+# ---- nnl's op set beyond WebNN (common/core/ops_nnl.def) ----
+# The inverse trigonometric functions on (-0.9, 0.9) and the edges:
+# asin is not acos (they differ by pi/2 - 2 asin), atan not asin, and
+# +-1 and beyond (NaN for asin and acos, pi/2 for atan of Inf).
+INV = {"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan}
+for op, fn in INV.items():
+    case(op, op, [x([2, 3], kind="unit")], ref=lambda a, c, fn=fn: fn(a["x"]))
+    edge = [-1.0, 1.0, -0.0, 0.5, INF, -INF] if op == "atan" else \
+        [-1.0, 1.0, -0.0, 0.5, 1.5, -2.0]
+    case(op + "-edges", op, [x([6], kind=edge)],
+         ref=lambda a, c, fn=fn: fn(a["x"]))
+    invalid(op + "-int", op, [x([2], i32)], {},
+            "data type int32 is not allowed")
+# bitShift by 0, within the width and past it (numpy gives 0 for a
+# shift of the width or more on unsigned types: not a rotate, not a
+# shift modulo the width), broadcast amounts; right is not left.
+SHV = [0, 1, 3, 7, 8, 200, 255]
+for dt, amt in ((u8, [0, 1, 2, 7, 8, 9, 63]),
+                (u32, [0, 1, 5, 31, 32, 33, 1]),
+                (u64, [0, 1, 17, 63, 64, 2, 40])):
+    for d in ("left", "right"):
+        fn = np.left_shift if d == "left" else np.right_shift
+        case("bitShift-%s-%s" % (d, dt), "bitShift",
+             [("a", dt, [2, 7], [SHV, [(v * 3 + 1) % 256 for v in SHV]]),
+              ("b", dt, [7], amt)], {"direction": d},
+             ref=lambda a, c, fn=fn, dt=dt: np.where(
+                 a["b"].astype(np.uint64) >= 8 * np.dtype(dt).itemsize,
+                 0, fn(a["a"], np.minimum(
+                     a["b"], 8 * np.dtype(dt).itemsize - 1).astype(dt))
+             ).astype(dt))
+case("bitShift-bcast", "bitShift",
+     [("a", u32, [3, 1], [[1], [2], [4000000000]]), ("b", u32, [4],
+                                                    [0, 1, 2, 30])],
+     {"direction": "left"},
+     ref=lambda a, c: (a["a"].astype(np.uint64) << a["b"].astype(
+         np.uint64) & 0xFFFFFFFF).astype(np.uint32))
+invalid("bitShift-float", "bitShift", ab([2], [2]), {"direction": "left"},
+        "data type float32 is not allowed")
+invalid("bitShift-direction", "bitShift", ab([2], [2], u8),
+        {"direction": "up"}, 'expected one of "left", "right"')

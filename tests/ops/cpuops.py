@@ -4,7 +4,8 @@ implementation (common/rt/js/cpuops.mjs), and each agrees with the NumPy
 references of tests/ops/cases.py, run for real in node.
 
 Usage: cpuops.py [--list] [--op NAME]
-Walks the op table (common/core/ops.def: every op has a case) and the
+Walks the op table (common/core/ops.def and ops_nnl.def: every op has
+a case) and the
 profiles (pipelines/profiles/*.json).  An op can be left to the CPU by
 a profile when nnl-cpu-partition places one of its cases there, either
 as the graph stands or with every graph input held on the CPU (as a
@@ -106,9 +107,7 @@ def twin_ref(c, it, w):
 
 def main():
     import cases  # noqa: F401  (fills CASES)
-    names = re.findall(r'^OP\(\w+, "(\w+)"',
-                       open(os.path.join(ROOT, "common/core/ops.def")).read(),
-                       re.M)
+    names = run.op_names()
     have = {c["op"] for c in CASES}
     missing = [n for n in names if n not in have]
     if missing:

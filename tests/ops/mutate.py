@@ -74,6 +74,16 @@ mutant("a broadcast value doubled in whole vectors", EW,
        "nnl_vstore(y + i, nnl_vbinop(op, nnl_vload(a + i),\n\t\t\t    vz));",
        "nnl_vstore(y + i, nnl_vbinop(op, nnl_vload(a + i),\n\t\t\t    vz + vz));",
        ["mul-broadcast-nchw-channel", "add-scalar"], RT)
+# nnl's ops beyond WebNN (common/core/ops_nnl.def)
+mutant("asin as acos", EW, "case NNL_U_ASIN: return NNL_M(asin)(x);",
+       "case NNL_U_ASIN: return NNL_M(acos)(x);", ["asin"], RT)
+mutant("bitShift past the width as a shift modulo 64", EW,
+       "case NNL_SHL: return b >= 64 ? 0 : (int64_t)(a << b);",
+       "case NNL_SHL: return (int64_t)(a << (b & 63));",
+       ["bitShift-left-uint64"], RT)
+mutant("bitShift right as left", KEW,
+       'op += strcmp(dir, "right") == 0;', "op += 0;",
+       ["bitShift-right-uint8"], HOST)
 mutant("logicalNot flips bit 0", EW, "case NNL_U_LOGICALNOT: v = x == 0;",
        "case NNL_U_LOGICALNOT: v = x ^ 1;", ["logicalNot"], RT)
 mutant("roundEven rounds half away from zero", EW,

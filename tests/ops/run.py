@@ -85,6 +85,16 @@ def gen(dt, shape, kind, rng):
     return np.asarray(a).astype(t)
 
 
+def op_names():
+    """Every op of the table: WebNN's (ops.def), then nnl's own
+    (ops_nnl.def)."""
+    names = []
+    for t in ("ops.def", "ops_nnl.def"):
+        with open(os.path.join(ROOT, "common", "core", t)) as f:
+            names += re.findall(r'^OP\(\w+, "(\w+)"', f.read(), re.M)
+    return names
+
+
 def case(name, op, ins, opts=None, ref=None, nout=1, optins=None, tol=None,
          odt=None):
     """ins: [(name, dtype, shape, kind)]; optins: {option: same tuple};

@@ -12,7 +12,8 @@
 enum {
 	NNL_ADD, NNL_SUB, NNL_MUL, NNL_DIV, NNL_MAX, NNL_MIN, NNL_POW,
 	NNL_EQ, NNL_NE, NNL_GT, NNL_GE, NNL_LT, NNL_LE,
-	NNL_AND, NNL_OR, NNL_XOR
+	NNL_AND, NNL_OR, NNL_XOR,
+	NNL_SHL, NNL_SHR	/* nnl's bitShift, on unsigned integers */
 };
 
 /* Advance a row-major multi-index over dims. */
@@ -104,7 +105,9 @@ nnl_binopi(int64_t op, int64_t x, int64_t z, int uns)
 	case NNL_GT: return !lt && x != z;
 	case NNL_GE: return !lt;
 	case NNL_LT: return lt;
-	default: return lt || x == z;
+	case NNL_LE: return lt || x == z;
+	case NNL_SHL: return b >= 64 ? 0 : (int64_t)(a << b);
+	default: return b >= 64 ? 0 : (int64_t)(a >> b);	/* NNL_SHR */
 	}
 }
 
@@ -368,7 +371,7 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 	const int64_t *dims = ip + 4, *as = dims + r, *bs = as + r;
 	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
 	int isf = dt == NNL_F32 || dt == NNL_F16;
-	int exact = !isf && op <= NNL_LE;
+	int exact = !isf && (op <= NNL_LE || op >= NNL_SHL);
 	int uns = dt == NNL_U64 || dt == NNL_U32 || dt == NNL_U8;
 
 	(void)fp;
@@ -439,7 +442,8 @@ enum {
 	NNL_U_ELU, NNL_U_GELU, NNL_U_HARDSIGMOID, NNL_U_HARDSWISH,
 	NNL_U_LEAKYRELU, NNL_U_LINEAR, NNL_U_RELU, NNL_U_SIGMOID,
 	NNL_U_SOFTPLUS, NNL_U_SOFTSIGN, NNL_U_TANH, NNL_U_CLAMP,
-	NNL_U_LOGICALNOT, NNL_U_ISNAN, NNL_U_ISINF
+	NNL_U_LOGICALNOT, NNL_U_ISNAN, NNL_U_ISINF,
+	NNL_U_ASIN, NNL_U_ACOS, NNL_U_ATAN	/* nnl's, beyond WebNN */
 };
 
 /* Round half to even. */
@@ -497,6 +501,9 @@ nnl_unop(int64_t op, nnl_real x, nnl_real a, nnl_real b)
 	case NNL_U_LOGICALNOT: return x == 0;
 	case NNL_U_ISNAN: return isnan(x) != 0;
 	case NNL_U_ISINF: return isinf(x) != 0;
+	case NNL_U_ASIN: return NNL_M(asin)(x);
+	case NNL_U_ACOS: return NNL_M(acos)(x);
+	case NNL_U_ATAN: return NNL_M(atan)(x);
 	default: return x;
 	}
 }

@@ -254,6 +254,20 @@ export const CpuOps = {
       }
       return Math.min(Math.max(x, minValue), maxValue);
     }),
+  // nnl's op set beyond WebNN (common/core/ops_nnl.def): always here
+  asin: (a) => unary(a, a.dataType, Math.asin),
+  acos: (a) => unary(a, a.dataType, Math.acos),
+  atan: (a) => unary(a, a.dataType, Math.atan),
+  bitShift: (a, b, {direction}) => {
+    const bits = BigInt(8 * ARRAYS[a.dataType].BYTES_PER_ELEMENT);
+    const mask = (1n << bits) - 1n;
+    return mapBinary(a, b, a.dataType, (x, y) => {
+      const X = BigInt(x), Y = BigInt(y);
+      const r = Y >= bits ? 0n : direction === "right" ? X >> Y :
+        (X << Y) & mask;
+      return typeof x === "bigint" ? r : Number(r);
+    });
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {

@@ -51,7 +51,7 @@ def onnx_models(d):
     vi = lambda name, shape: helper.make_tensor_value_info(  # noqa: E731
         name, TensorProto.FLOAT, shape)
     g = helper.make_graph(
-        [helper.make_node("Acos", ["x"], ["y"], name=FORGE)], "g",
+        [helper.make_node("StringNormalizer", ["x"], ["y"], name=FORGE)], "g",
         [vi("x", [2])], [vi("y", [2])])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     open(d + "/unsupported.onnx", "wb").write(m.SerializeToString())
