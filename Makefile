@@ -25,7 +25,8 @@ LDLIBS  = $$(pkg-config --libs libcjson libzip 2>/dev/null || echo -lcjson -lzip
 ONNXPROTO = /usr/include/onnx/onnx.proto
 ONNX    = onnx_read onnx_import onnx_emit onnx_names onnx_ew onnx_loss \
           onnx_tensor onnx_einsum \
-          onnx_nn onnx_rnn onnx_resize onnx_origin
+          onnx_nn onnx_rnn onnx_resize onnx_origin onnx_strict \
+          onnx_attn
 ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
@@ -146,7 +147,7 @@ $(B)/onnx/onnx.pb-c.o: $(B)/onnx/onnx.pb-c.c
 	$(CC) -std=c11 $(OPT) -g $(SAN) -I$(B)/onnx -c -o $@ $(B)/onnx/onnx.pb-c.c
 
 $(B)/onnx/%.o: common/onnx/%.c $(HDRS) common/onnx/onnx_ops.def \
-    common/onnx/onnx_arity.h $(B)/onnx/onnx.pb-c.c
+    common/onnx/onnx_attrs.def common/onnx/onnx_arity.h $(B)/onnx/onnx.pb-c.c
 	$(CC) $(CFLAGS) $(DEPCFLAGS) $(INC) -I$(B)/onnx -c -o $@ $<
 
 $(B)/passes/onnx-import.o: passes/onnx-import.c $(HDRS)

@@ -38,6 +38,7 @@ refusal_code(enum refusal why)
 		[REFUSE_EMPTY] = "empty-tensor",
 		[REFUSE_SEQUENCE] = "sequence",
 		[REFUSE_SIZE] = "too-large",
+		[REFUSE_VERSION] = "unsupported-version",
 	};
 
 	if ((unsigned)why >= sizeof code / sizeof *code || !code[why])
@@ -50,14 +51,18 @@ refuse(struct imp *m, enum refusal why, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
+	const char *dom = m->n->domain && *m->n->domain ? m->n->domain :
+	    NULL;
 
+	if (m->nrefused++ >= REFUSEDMAX)
+		return REFUSED;
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	buf_printf(&m->refused, "\n  node \"%s\" (%s) [%s]: %s",
-	    escape_tty_name(m->nname), escape_tty_name(m->n->op_type),
+	buf_printf(&m->refused, "\n  node \"%s\" (%s%s%s) [%s]: %s",
+	    escape_tty_name(m->nname), dom ? escape_tty_name(dom) : "",
+	    dom ? "." : "", escape_tty_name(m->n->op_type),
 	    refusal_code(why), s);
-	m->nrefused++;
 	free(s);
 	return REFUSED;
 }

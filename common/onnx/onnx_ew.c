@@ -224,6 +224,26 @@ alpha(const char *name, double v)
 	return o;
 }
 
+/* Gelu's tanh approximation: x / 2 * (1 + tanh(sqrt(2 / pi) *
+ * (x + 0.044715 x^3))). */
+static const char *
+geltanh(struct imp *m, const char *x, enum dtype dt, const char *out)
+{
+	const char *c = emit(m, "mul", NULL, NULL, 2, x,
+	    emit(m, "mul", NULL, NULL, 2, x, x));
+	const char *t;
+
+	c = c ? emit(m, "mul", NULL, NULL, 2, c, mkscalar(m, dt, 0.044715)) :
+	    NULL;
+	c = c ? emit(m, "add", NULL, NULL, 2, x, c) : NULL;
+	c = c ? emit(m, "mul", NULL, NULL, 2, c,
+	    mkscalar(m, dt, 0.79788456080286535588)) : NULL;
+	t = c ? emit(m, "tanh", NULL, NULL, 1, c) : NULL;
+	t = t ? emit(m, "add", NULL, NULL, 2, t, mkscalar(m, dt, 1)) : NULL;
+	t = t ? emit(m, "mul", NULL, NULL, 2, t, mkscalar(m, dt, 0.5)) : NULL;
+	return t ? emit(m, "mul", NULL, out, 2, x, t) : NULL;
+}
+
 int
 onnx_activation(struct imp *m)
 {
@@ -284,10 +304,15 @@ onnx_activation(struct imp *m)
 		y = lo && xp && t ? emit(m, "where", NULL, out, 3, lo, xp, t) :
 		    NULL;
 	} else if (strcmp(op, "Gelu") == 0) {
-		if (strcmp(att_s(m, "approximate", "none"), "none") != 0)
-			return refuse(m, REFUSE_ATTR, "approximate \"%s\"",
-			    escape_tty_name(att_s(m, "approximate", "")));
-		y = emit(m, "gelu", NULL, out, 1, x);
+		const char *ap = att_s(m, "approximate", "none");
+
+		if (strcmp(ap, "tanh") == 0)
+			y = geltanh(m, x, dt, out);
+		else if (strcmp(ap, "none") == 0)
+			y = emit(m, "gelu", NULL, out, 1, x);
+		else
+			return nodeerr(m, "approximate \"%s\"",
+			    escape_tty_name(ap));
 	}
 	return imp_done(m, 0, y);
 }

@@ -52,6 +52,22 @@ int onnx_names_check(const char *path, const unsigned char *bytes,
 #include "onnx_ops.def"
 #undef ONNX
 
+/* onnx_strict.c */
+/* The newest opset whose operator versions the importer knows
+ * (scripts/onnx_newer.py); a model importing a newer one is refused. */
+enum { ONNX_OPSET = 25 };
+/* Refusals one error lists; past them, only a count. */
+enum { REFUSEDMAX = 50 };
+/* The converter of a default-domain op_type, NULL if none. */
+onnx_handler *onnx_handler_of(const char *op);
+/* The current node's operand counts against its operator's schema at
+ * the model's opset: 0, or -1 after nodeerr(). */
+int onnx_arity(struct imp *m);
+/* The current node against what the importer implements (its domain,
+ * op, version and attributes, onnx_attrs.def): 0, or REFUSED after
+ * refuse(). */
+int onnx_strict(struct imp *m);
+
 /* Why nnl cannot express a node or an input: the code a refusal prints
  * in brackets after what it refuses, for scripts that count refusals
  * (nnl-onnx-import(1), REFUSALS). */
@@ -65,7 +81,9 @@ enum refusal {
 	REFUSE_DYNAMIC,		/* dynamic-shape: a shape from run time */
 	REFUSE_EMPTY,		/* empty-tensor: a tensor of no elements */
 	REFUSE_SEQUENCE,	/* sequence: sequences, optionals, maps */
-	REFUSE_SIZE		/* too-large: past what nnl unrolls */
+	REFUSE_SIZE,		/* too-large: past what nnl unrolls */
+	REFUSE_VERSION		/* unsupported-version: an op version
+				   the importer does not implement */
 };
 /* The code's name, as printed: "unsupported-op", ... */
 const char *refusal_code(enum refusal why);

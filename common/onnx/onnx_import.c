@@ -27,77 +27,6 @@
 #include "progress.h"
 
 
-static const struct {
-	const char *name;
-	onnx_handler *fn;
-} handlers[] = {
-#define ONNX(name, handler) { name, handler },
-#include "onnx_ops.def"
-#undef ONNX
-};
-
-static const struct arity {
-	const char *op;
-	int since, minin, maxin, minout, maxout;
-} arities[] = {
-#define ARITY(op, v, a, b, c, d) { op, v, a, b, c, d },
-#include "onnx_arity.h"
-#undef ARITY
-};
-
-/* "2", "2 to 3" or "1 or more", in a static buffer. */
-static const char *
-range(int lo, int hi)
-{
-	static char s[48];
-
-	if (lo == hi)
-		snprintf(s, sizeof s, "%d", lo);
-	else if (hi >= 65535)
-		snprintf(s, sizeof s, "%d or more", lo);
-	else
-		snprintf(s, sizeof s, "%d to %d", lo, hi);
-	return s;
-}
-
-/* The node's operand counts against its operator's schema at the
- * model's opset (the newest version not after it). */
-static int
-arity(struct imp *m)
-{
-	const Onnx__NodeProto *n = m->n;
-	const struct arity *a = NULL;
-
-	for (size_t i = 0; i < sizeof arities / sizeof *arities; i++)
-		if (strcmp(arities[i].op, n->op_type) == 0 &&
-		    arities[i].since <= m->opset)
-			a = &arities[i];
-	if (!a)
-		return nodeerr(m, "%s is not an operator of opset %d",
-		    escape_tty_name(n->op_type), m->opset);
-	if ((int)n->n_input < a->minin || (int)n->n_input > a->maxin)
-		return nodeerr(m, "%zu inputs; %s-%d takes %s", n->n_input,
-		    escape_tty_name(n->op_type), a->since,
-		    range(a->minin, a->maxin));
-	if ((int)n->n_output < a->minout || (int)n->n_output > a->maxout)
-		return nodeerr(m, "%zu outputs; %s-%d gives %s", n->n_output,
-		    escape_tty_name(n->op_type), a->since,
-		    range(a->minout, a->maxout));
-	for (int i = 0; i < a->minin; i++)
-		if (!*n->input[i])
-			return nodeerr(m, "input %d is required", i);
-	return 0;
-}
-
-static onnx_handler *
-handler(const char *op)
-{
-	for (size_t i = 0; i < sizeof handlers / sizeof *handlers; i++)
-		if (strcmp(handlers[i].name, op) == 0)
-			return handlers[i].fn;
-	return NULL;
-}
-
 /* ---- the model ---- */
 
 static int
@@ -398,56 +327,48 @@ initializers(struct imp *m, const Onnx__GraphProto *gp)
 	return 0;
 }
 
-/* An op on sequences or optionals, values WebNN has no type for. */
-static int
-seqop(const char *op)
+/* A name for the node in messages: its own, or OP_INDEX. */
+static char *
+nodename(const Onnx__NodeProto *n, size_t i)
 {
-	static const char *const seq[] = {
-		"SequenceAt", "SequenceConstruct", "SequenceEmpty",
-		"SequenceErase", "SequenceInsert", "SequenceLength",
-		"SequenceMap", "SplitToSequence", "ConcatFromSequence",
-		"Optional", "OptionalGetElement", "OptionalHasElement",
-	};
-
-	for (size_t i = 0; i < sizeof seq / sizeof *seq; i++)
-		if (strcmp(op, seq[i]) == 0)
-			return 1;
-	return 0;
+	return n->name && *n->name ? xstrdup(n->name) :
+	    xasprintf("%s_%zu", n->op_type, i);
 }
 
-/* Every op the model uses that has no handler, in one error. */
+/* Every node against what the importer implements (onnx_strict.c),
+ * before the inputs are declared: the refusals in m->refused, their
+ * number returned.  convert() checks each node again, in order. */
 static int
-unknownops(struct imp *m, const Onnx__GraphProto *gp)
+screen(struct imp *m, const Onnx__GraphProto *gp)
 {
-	struct buf b = { 0 };
-	int k = 0;
-
 	for (size_t i = 0; i < gp->n_node; i++) {
 		const Onnx__NodeProto *n = gp->node[i];
-		const char *dom = n->domain && *n->domain ? n->domain : NULL;
+		char *nm;
 
 		if (!n->op_type) {
 			error("%s: node %zu has no op_type", m->path, i);
 			return -1;
 		}
-		if ((dom && strcmp(dom, "ai.onnx") != 0) ||
-		    !handler(n->op_type)) {
-			buf_printf(&b, "\n  node \"%s\" (%s%s%s) [%s]",
-			    escape_tty_name(n->name && *n->name ? n->name :
-			    n->op_type), dom ? escape_tty_name(dom) : "",
-			    dom ? "." : "", escape_tty_name(n->op_type),
-			    refusal_code(!dom && seqop(n->op_type) ?
-			    REFUSE_SEQUENCE : REFUSE_OP));
-			k++;
-		}
+		nm = nodename(n, i);
+		m->n = n;
+		m->nname = nm;
+		onnx_strict(m);
+		free(nm);
 	}
-	if (k) {
-		error("%s: %d node%s no WebNN equivalent:%s", m->path, k,
-		    k > 1 ? "s have" : " has", b.s);
-		free(b.s);
-		return -1;
-	}
-	return 0;
+	m->n = NULL;
+	return m->nrefused;
+}
+
+/* The one error naming every refused node, REFUSEDMAX of them at
+ * most. */
+static void
+refusals(struct imp *m)
+{
+	error("%s: %d node%s cannot be imported:%s%s%.0d%s", m->path,
+	    m->nrefused, m->nrefused > 1 ? "s" : "", m->refused.s,
+	    m->nrefused > REFUSEDMAX ? "\n  and " : "",
+	    m->nrefused > REFUSEDMAX ? m->nrefused - REFUSEDMAX : 0,
+	    m->nrefused > REFUSEDMAX ? " more" : "");
 }
 
 /* A refused node whose handler wanted a graph input's values (a
@@ -459,6 +380,8 @@ hint(struct imp *m)
 	int k = 0;
 	const cJSON *w;
 
+	if (m->nrefused > REFUSEDMAX)
+		return;
 	cJSON_ArrayForEach(w, m->wanted)
 		buf_printf(&m->refused, "%s%s=FILE.npy", k++ ? ", " :
 		    " (its value at import time: --const ",
@@ -476,8 +399,7 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 	progress_start("nodes", gp->n_node);
 	for (size_t i = 0; i < gp->n_node && !m->nerr; i++) {
 		const Onnx__NodeProto *n = gp->node[i];
-		char *nm = n->name && *n->name ? xstrdup(n->name) :
-		    xasprintf("%s_%zu", n->op_type, i);
+		char *nm = nodename(n, i);
 		int skip = 0, rc;
 
 		progress_tick(i);
@@ -485,7 +407,11 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 		m->nname = nm;
 		cJSON_Delete(m->wanted);
 		m->wanted = cJSON_CreateObject();
-		for (size_t k = 0; k < n->n_input; k++) {
+		/* every node the importer does not implement is named,
+		 * even after one it could not convert */
+		if (onnx_strict(m) == REFUSED)
+			skip = 1;
+		for (size_t k = 0; k < n->n_input && !skip; k++) {
 			if (!*n->input[k])
 				continue;
 			if (cJSON_GetObjectItemCaseSensitive(dead,
@@ -496,10 +422,10 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 				    "before it",
 				    escape_tty_name(n->input[k])), skip = 1;
 		}
-		if (!skip && !m->nerr && arity(m) != 0)
+		if (!skip && !m->nerr && onnx_arity(m) != 0)
 			skip = 1;
 		if (!skip && !m->nerr) {
-			rc = handler(n->op_type)(m);
+			rc = onnx_handler_of(n->op_type)(m);
 			if (rc == 0)
 				for (size_t k = 0; k < n->n_output; k++)
 					if (*n->output[k] && !imp_lookup(m,
@@ -522,9 +448,7 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 	m->n = NULL;
 	cJSON_Delete(dead);
 	if (m->nrefused) {
-		error("%s: %d node%s cannot be expressed in WebNN:%s",
-		    m->path, m->nrefused, m->nrefused > 1 ? "s" : "",
-		    m->refused.s);
+		refusals(m);
 		return -1;
 	}
 	return m->nerr ? -1 : 0;
@@ -697,10 +621,21 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	g->name = o->name ? xstrdup(o->name) : modelname(path);
 	g->ownsrc = xstrdup(m.path);
 	g->src = g->ownsrc;
-	if (unknownops(&m, gp) != 0 || inputs(&m, gp, o) != 0 ||
-	    initializers(&m, gp) != 0 || convert(&m, gp) != 0 ||
+	if (screen(&m, gp) < 0)
+		goto fail;
+	if (inputs(&m, gp, o) != 0 || initializers(&m, gp) != 0) {
+		/* what the nodes ask for that nnl lacks, still said */
+		if (m.nrefused)
+			refusals(&m);
+		goto fail;
+	}
+	free(m.refused.s);
+	memset(&m.refused, 0, sizeof m.refused);
+	m.nrefused = 0;
+	if (convert(&m, gp) != 0 ||
 	    outputs(&m, gp) != 0 || graph_reorder(g, 0) != 0 ||
 	    emptyleft(&m, gp) != 0 || weights(&m, o) != 0) {
+fail:
 		graph_free(g);
 		g = NULL;
 	}

@@ -727,6 +727,48 @@ onnx_layernorm(struct imp *m)
 	return 0;
 }
 
+/* RMSNormalization (opset 23): x / sqrt(mean(x^2 over the axes from
+ * axis on) + epsilon) * scale, computed in float32 unless stash_type
+ * says the input's type. */
+int
+onnx_rmsnorm(struct imp *m)
+{
+	const char *x = in(m, 0), *s = in(m, 1), *y, *v;
+	const struct tdesc *xt = ty(m, x);
+	int r = xt->rank;
+	int64_t a = att_i(m, "axis", -1);
+	int64_t st = att_i(m, "stash_type", 1);
+	double eps = att_f(m, "epsilon", 1e-5);
+	enum dtype dt = xt->dt, cdt = st == 1 ? DT_FLOAT32 : dt;
+
+	if (!isfloat(dt))
+		return refuse(m, REFUSE_TYPE,
+		    "RMSNormalization on %s", dtype_name(dt));
+	if (st != 1 && st != 10 && st != 11)
+		return refuse(m, REFUSE_ATTR, "stash_type %lld", (long long)st);
+	if (st == 11)
+		return refuse(m, REFUSE_TYPE, "stash_type double");
+	if (a < -r || a >= r)
+		return nodeerr(m, "axis %lld is out of range for rank %d",
+		    (long long)a, r);
+	if (a < 0)
+		a += r;
+	if (!(s = normshape(m, s, xt, (int)a)))
+		return nodeerr(m, "scale does not broadcast to the "
+		    "normalized dimensions");
+	x = imp_cast(m, x, cdt);
+	v = emit(m, "reduceMean", axesfrom((int)a, r, 1), NULL, 1,
+	    emit(m, "mul", NULL, NULL, 2, x, x));
+	v = v ? emit(m, "add", NULL, NULL, 2, v, mkscalar(m, cdt, eps)) : NULL;
+	y = v ? emit(m, "div", NULL, NULL, 2, x,
+	    emit(m, "sqrt", NULL, NULL, 1, v)) : NULL;
+	if (y && cdt != dt)
+		y = imp_cast(m, y, dt);
+	y = y ? emit(m, "mul", NULL, outname(m, 0), 2, y, imp_cast(m, s, dt)) :
+	    NULL;
+	return imp_done(m, 0, y);
+}
+
 /*
  * LRN: x / (bias + alpha / size * sum of x^2 over size channels)^beta,
  * the sum an average pool over the channels padded with zeros.

@@ -92,7 +92,7 @@ sys.stdout.write("{\"format\": \"webnn-graph-json\", \"x\": \"" +
 	fails "$BIN/nnl-onnx-import" unsupported.onnx
 	safe err nnl-onnx-import
 	[ "$(lines err nnl-onnx-import)" -eq 1 ]
-	grep -qxF '  node "n\x1B[2J\nnnl-parse: everything ok" (StringNormalizer) [unsupported-op]' err
+	grep -qxF '  node "n\x1B[2J\nnnl-parse: everything ok" (StringNormalizer) [unsupported-op]: no converter for this operator' err
 }
 
 @test "ONNX: a node error names the node escaped" {

@@ -114,9 +114,31 @@ refused() {
 }
 
 @test "every node nnl cannot express is named in one error" {
-	refused unknown-ops '3 nodes have no WebNN equivalent:'
+	refused unknown-ops '3 nodes cannot be imported:'
 	[[ "$stderr" == *'node "first" (StringNormalizer) [unsupported-op]'*'node "second" (TfIdfVectorizer) [unsupported-op]'*'node "third" (NotAnOp) [unsupported-op]'* ]]
 	[[ "$stderr" != *'"ok"'* ]] && [[ "$stderr" != *'"fine"'* ]]
+}
+
+@test "an attribute the importer does not implement is refused" {
+	refused unknown-attribute '1 node cannot be imported:'
+	[[ "$stderr" == *'node "r" (Relu) [unsupported-attribute]: attribute "foo" of Relu-14 is not implemented'* ]]
+	refused s2d-mode 'node "s" (SpaceToDepth) [unsupported-attribute]: attribute "mode" of SpaceToDepth-13'
+}
+
+@test "an opset newer than the importer knows is refused" {
+	refused newer-opset 'node "s" (SpaceToDepth) [unsupported-version]: opset 26 is newer than the newest the importer knows (25)'
+	# the newest it knows imports
+	run "$BIN/nnl-onnx-import" -o g.json "$FX/newer-version/model.onnx"
+	[ "$status" -eq 0 ]
+}
+
+@test "every refused node is listed, in order, whatever its reason" {
+	refused mixed-refusals '4 nodes cannot be imported:'
+	[[ "$stderr" == *'node "n1" (Det) [unsupported-op]'*'node "n2" (Elu) [unsupported-attribute]: attribute "beta"'*'node "n3" (Reshape) [not-constant]'*'node "n4" (Relu) [unsupported-attribute]: attribute "consumed_inputs" of Relu-14'* ]]
+	[[ "$stderr" != *'"n5"'* ]]
+	refused sixty-refusals '60 nodes cannot be imported:'
+	[ "$(grep -c '^  node "a[0-9]*" (Det) \[unsupported-op\]' <<<"$stderr")" -eq 50 ]
+	[[ "$stderr" == *'node "a49" (Det)'*'  and 10 more' ]]
 }
 
 @test "a type WebNN lacks is refused naming the input" {

@@ -190,6 +190,7 @@ def refusals():
              helper.make_node("NotAnOp", ["d"], ["y"], name="third")]
     save("unknown-ops", helper.make_model(helper.make_graph(
         nodes, "g", [x], [y])))
+    strict()
     # a type WebNN lacks
     x = helper.make_tensor_value_info("x", TensorProto.DOUBLE, [4])
     y = helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)
@@ -203,6 +204,48 @@ def refusals():
     save("symbolic-dims", helper.make_model(helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])),
         xv, np.maximum(xv, 0))
+
+
+def strict():
+    """Nodes asking for what the importer does not implement."""
+    def one(name, node, opset, shape=(1, 4, 4, 4)):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        save(name, helper.make_model(helper.make_graph(
+            [node], "g", [x], [y]),
+            opset_imports=[helper.make_opsetid("", opset)]))
+
+    one("unknown-attribute",
+        helper.make_node("Relu", ["x"], ["y"], name="r", foo=3), 14)
+    one("s2d-mode", helper.make_node("SpaceToDepth", ["x"], ["y"],
+                                     name="s", blocksize=2, mode="CRD"), 13)
+    one("newer-opset", helper.make_node("SpaceToDepth", ["x"], ["y"],
+                                        name="s", blocksize=2), 26)
+    one("newer-version", helper.make_node("SpaceToDepth", ["x"], ["y"],
+                                          name="s", blocksize=2), 25)
+    # a node the importer has no converter for, one with an attribute
+    # it does not implement after it, a reshape to a computed shape and
+    # an independent one with a foreign attribute: four, in node order
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    s = helper.make_tensor_value_info("s", TensorProto.INT64, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    nodes = [helper.make_node("Det", ["x"], ["a"], name="n1"),
+             helper.make_node("Elu", ["a"], ["b"], name="n2", beta=1.0),
+             helper.make_node("Reshape", ["x", "s"], ["c"], name="n3"),
+             helper.make_node("Relu", ["x"], ["d"], name="n4",
+                              consumed_inputs=[0]),
+             helper.make_node("Sum", ["b", "c", "d"], ["y"], name="n5")]
+    save("mixed-refusals", helper.make_model(helper.make_graph(
+        nodes, "g", [x, s], [y]),
+        opset_imports=[helper.make_opsetid("", 17)]))
+    # more refused nodes than one error lists
+    nodes = [helper.make_node("Det", ["x"], ["a%d" % i], name="a%d" % i)
+             for i in range(60)]
+    nodes.append(helper.make_node("Sum", ["a%d" % i for i in range(60)],
+                                  ["y"]))
+    save("sixty-refusals", helper.make_model(helper.make_graph(
+        nodes, "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 17)]))
 
 
 encodings()

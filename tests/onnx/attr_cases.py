@@ -1,0 +1,442 @@
+#!/usr/bin/python3
+"""attr_cases: attributes of onnx_attrs.def that no passing ONNX node
+test uses, each in a model against NumPy, or refused.
+
+Usage: attr_cases.py [--bin DIR] [--only NAME]
+
+Each case is a small model (graph inputs given at run time, constants
+as initializers) carrying the attribute, imported by nnl-onnx-import,
+run by nnl-run and compared with a NumPy reference; a refusal case
+wants exit 1 and the reason code with the text given.
+tests/onnx/strict_coverage.txt names this file for the attributes it
+covers.  Exit 1 on any failure.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from newest_ops import ROOT, T, rand, run  # noqa: E402
+
+T = dict(T, **{"uint8": TensorProto.UINT8, "uint32": TensorProto.UINT32})
+
+RNG = np.random.default_rng(32)
+
+
+def mk(nodes, ins, inits, nout, opset):
+    x = [helper.make_tensor_value_info(
+        n, T.get(a.dtype.type) or T[a.dtype.name], a.shape)
+        for n, a in ins]
+    y = [helper.make_tensor_value_info("y%d" % i, TensorProto.FLOAT, None)
+         for i in range(nout)]
+    c = [numpy_helper.from_array(a, n) for n, a in inits]
+    m = helper.make_model(helper.make_graph(nodes, "g", x, y, c),
+                          opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def node(op, ins, nout=1, **kw):
+    return helper.make_node(op, ins, ["y%d" % i for i in range(nout)], **kw)
+
+
+def conv(x, w, group=1, dil=1):
+    n, c, h, wd = x.shape
+    o, ci, kh, kw = w.shape
+    oh, ow = h - dil * (kh - 1), wd - dil * (kw - 1)
+    y = np.zeros((n, o, oh, ow))
+    og = o // group
+    for g in range(group):
+        for oc in range(g * og, (g + 1) * og):
+            for i in range(kh):
+                for j in range(kw):
+                    patch = x[:, g * ci:(g + 1) * ci,
+                              i * dil:i * dil + oh, j * dil:j * dil + ow]
+                    y[:, oc] += np.einsum("nchw,c->nhw", patch,
+                                          w[oc, :, i, j])
+    return y
+
+
+def convt(x, w, group):
+    n, c, h, wd = x.shape
+    ci, og, kh, kw = w.shape
+    y = np.zeros((n, og * group, h + kh - 1, wd + kw - 1))
+    cg = c // group
+    for g in range(group):
+        for ic in range(g * cg, (g + 1) * cg):
+            for o in range(og):
+                for i in range(kh):
+                    for j in range(kw):
+                        y[:, g * og + o, i:i + h, j:j + wd] += \
+                            x[:, ic] * w[ic, o, i, j]
+    return y
+
+
+def lppool2(x, k, s, pads):
+    x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (x.shape[2] - k) // s + 1
+    ow = (x.shape[3] - k) // s + 1
+    y = np.zeros(x.shape[:2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            y[:, :, i, j] = np.sqrt((x[:, :, i * s:i * s + k,
+                                       j * s:j * s + k] ** 2).sum((2, 3)))
+    return y
+
+
+def window(kind, n, periodic):
+    d = n if periodic else n - 1
+    k = np.arange(n)
+    if kind == "HannWindow":
+        return 0.5 - 0.5 * np.cos(2 * np.pi * k / d)
+    if kind == "HammingWindow":
+        return 25 / 46 - 21 / 46 * np.cos(2 * np.pi * k / d)
+    return 0.42 - 0.5 * np.cos(2 * np.pi * k / d) + \
+        0.08 * np.cos(4 * np.pi * k / d)
+
+
+def cases():
+    """(name, model, inputs, wanted outputs or a refusal's text)."""
+    x = rand(2, 3, 4)
+    yield "Clip-6 min max", mk([node("Clip", ["x"], min=-0.5, max=0.3)],
+                               [("x", x)], [], 1, 6), [("x", x)], \
+        [np.clip(x, -0.5, 0.3)]
+    x2 = rand(2, 3)
+    yield "Pad-2 pads value", mk([node("Pad", ["x"], pads=[0, 1, 1, 2],
+                                       value=1.5)], [("x", x2)], [], 1, 2), \
+        [("x", x2)], [np.pad(x2, ((0, 1), (1, 2)), constant_values=1.5)]
+    yield "Pad-1 paddings", mk([node("Pad", ["x"], paddings=[1, 0, 0, 1],
+                                     mode="edge")], [("x", x2)], [], 1, 1), \
+        [("x", x2)], [np.pad(x2, ((1, 0), (0, 1)), mode="edge")]
+    yield "Slice-1 starts ends axes", mk(
+        [node("Slice", ["x"], starts=[1, 0], ends=[3, 2], axes=[2, 1])],
+        [("x", x)], [], 1, 1), [("x", x)], [x[:, 0:2, 1:3]]
+    x3 = rand(2, 1, 3)
+    yield "Squeeze-11 axes", mk([node("Squeeze", ["x"], axes=[-2])],
+                                [("x", x3)], [], 1, 11), [("x", x3)], \
+        [x3[:, 0]]
+    x6 = rand(6, 2)
+    yield "Split-11 split", mk([node("Split", ["x"], 2, axis=0,
+                                     split=[2, 4])], [("x", x6)], [], 2,
+                               11), [("x", x6)], [x6[:2], x6[2:]]
+    yield "Split-18 num_outputs", mk([node("Split", ["x"], 3, axis=0,
+                                           num_outputs=3)], [("x", x6)], [],
+                                     3, 18), [("x", x6)], \
+        [x6[:2], x6[2:4], x6[4:]]
+    yield "ReduceSum-11 axes", mk([node("ReduceSum", ["x"], axes=[1],
+                                        keepdims=0)], [("x", x)], [], 1,
+                                  11), [("x", x)], [x.sum(1)]
+    ref = {"ReduceL1": lambda a: np.abs(a).sum(),
+           "ReduceL2": lambda a: np.sqrt((a * a).sum()),
+           "ReduceLogSum": lambda a: np.log(np.abs(a).sum()),
+           "ReduceLogSumExp": lambda a: np.log(np.exp(a).sum()),
+           "ReduceMax": np.max, "ReduceMean": np.mean, "ReduceMin": np.min,
+           "ReduceProd": np.prod,
+           "ReduceSumSquare": lambda a: (a * a).sum()}
+    for op, f in ref.items():
+        a = np.abs(x) + 0.5 if op == "ReduceLogSum" else x
+        yield "%s-18 noop_with_empty_axes" % op, mk(
+            [node(op, ["x"], noop_with_empty_axes=0, keepdims=0)],
+            [("x", a)], [], 1, 18), [("x", a)], \
+            [np.array(f(a.astype(np.float64)))]
+    x4 = rand(1, 2, 3, 3)
+    yield "Upsample-7 scales", mk([node("Upsample", ["x"],
+                                        scales=[1.0, 1.0, 2.0, 2.0])],
+                                  [("x", x4)], [], 1, 7), [("x", x4)], \
+        [x4.repeat(2, 2).repeat(2, 3)]
+    xd = x4.astype(np.float64)
+    mu = xd.mean((0, 2, 3), keepdims=True)
+    sd = np.sqrt(((xd - mu) ** 2).mean((0, 2, 3), keepdims=True))
+    yield "MeanVarianceNormalization axes", mk(
+        [node("MeanVarianceNormalization", ["x"], axes=[0, 2, 3])],
+        [("x", x4)], [], 1, 13), [("x", x4)], [(xd - mu) / (sd + 1e-9)]
+    s, b = rand(4), rand(4)
+    mu = x.astype(np.float64).mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    yield "LayerNormalization stash_type", mk(
+        [node("LayerNormalization", ["x", "s", "b"], stash_type=1)],
+        [("x", x)], [("s", s), ("b", b)], 1, 17), [("x", x)], \
+        [(x - mu) / np.sqrt(var + 1e-5) * s + b]
+    xc = rand(1, 4, 6, 6)
+    w = rand(6, 2, 2, 2)
+    yield "Conv group dilations", mk(
+        [node("Conv", ["x", "w"], group=2, dilations=[2, 2])],
+        [("x", xc)], [("w", w)], 1, 11), [("x", xc)], \
+        [conv(xc.astype(np.float64), w, 2, 2)]
+    wt = rand(4, 3, 2, 2)
+    yield "ConvTranspose group", mk(
+        [node("ConvTranspose", ["x", "w"], group=2)],
+        [("x", xc)], [("w", wt)], 1, 11), [("x", xc)], \
+        [convt(xc.astype(np.float64), wt, 2)]
+    yield "GlobalLpPool p", mk([node("GlobalLpPool", ["x"], p=2)],
+                               [("x", xc)], [], 1, 2), [("x", xc)], \
+        [np.sqrt((xc.astype(np.float64) ** 2).sum((2, 3), keepdims=True))]
+    yield "LpPool p kernel_shape strides pads", mk(
+        [node("LpPool", ["x"], p=2, kernel_shape=[3, 3], strides=[2, 2],
+              pads=[1, 0, 0, 1])], [("x", xc)], [], 1, 11), [("x", xc)], \
+        [lppool2(xc.astype(np.float64), 3, 2, [1, 0, 0, 1])]
+    yield "LpPool-18 auto_pad ceil_mode", mk(
+        [node("LpPool", ["x"], p=2, kernel_shape=[2, 2], strides=[2, 2],
+              auto_pad="VALID", ceil_mode=0)], [("x", xc)], [], 1, 18), \
+        [("x", xc)], [lppool2(xc.astype(np.float64), 2, 2, [0, 0, 0, 0])]
+    yield "LpPool p=3 refused", mk(
+        [node("LpPool", ["x"], p=3, kernel_shape=[2, 2])], [("x", xc)], [],
+        1, 18), [("x", xc)], "[unsupported-attribute]: p other than 2"
+    yield "Reshape-14 allowzero", mk(
+        [node("Reshape", ["x", "s"], allowzero=0)], [("x", x)],
+        [("s", np.array([0, 12], np.int64))], 1, 14), [("x", x)], \
+        [x.reshape(2, 12)]
+    yield "Reshape-1 shape", mk([node("Reshape", ["x"], shape=[4, 6])],
+                                [("x", x)], [], 1, 1), [("x", x)], \
+        [x.reshape(4, 6)]
+    xi = (rand(2, 3) * 4)
+    yield "Cast-19 saturate", mk([node("Cast", ["x"], to=TensorProto.INT32,
+                                       saturate=1),
+                                  helper.make_node("Cast", ["y0"], ["y1"],
+                                                   to=TensorProto.FLOAT)],
+                                 [("x", xi)], [], 2, 19), [("x", xi)], \
+        [np.trunc(xi), np.trunc(xi)]
+    yield "CastLike-19 saturate", mk(
+        [node("CastLike", ["x", "t"], saturate=1)], [("x", xi)],
+        [("t", np.zeros(1, np.float32))], 1, 19), [("x", xi)], [xi]
+    sc = np.array([0.5, 0.25, 0.125], np.float32)
+    zp = np.array([1, 2, 3], np.uint8)
+    q = RNG.integers(0, 255, (2, 3)).astype(np.uint8)
+    yield "DequantizeLinear axis", mk(
+        [node("DequantizeLinear", ["x", "s", "z"], axis=1)], [("x", q)],
+        [("s", sc), ("z", zp)], 1, 13), [("x", q)], \
+        [(q.astype(np.float64) - zp) * sc]
+    xq = rand(2, 3) * 10
+    qw = np.clip(np.round(xq / sc) + zp, 0, 255)
+    yield "QuantizeLinear axis saturate", mk(
+        [node("QuantizeLinear", ["x", "s", "z"], axis=1, saturate=1),
+         helper.make_node("Cast", ["y0"], ["y1"], to=TensorProto.FLOAT)],
+        [("x", xq)], [("s", sc), ("z", zp)], 2, 19), [("x", xq)], \
+        [qw.astype(np.uint8), qw]
+    bn = [("s", rand(3)), ("b", rand(3)), ("m", rand(3)),
+          ("v", np.abs(rand(3)) + 0.5)]
+    xb = rand(2, 3, 2, 2)
+    sh = (1, 3, 1, 1)
+    want = (xb - bn[2][1].reshape(sh)) / np.sqrt(
+        bn[3][1].reshape(sh) + 1e-5) * bn[0][1].reshape(sh) + \
+        bn[1][1].reshape(sh)
+    yield "BatchNormalization-15 momentum training_mode", mk(
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"],
+              momentum=0.8, training_mode=0)], [("x", xb)], bn, 1, 15), \
+        [("x", xb)], [want]
+    yield "BatchNormalization-7 spatial", mk(
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"], spatial=1)],
+        [("x", xb)], bn, 1, 7), [("x", xb)], [want]
+    yield "BatchNormalization training_mode=1 refused", mk(
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"],
+              training_mode=1)], [("x", xb)], bn, 1, 15), [("x", xb)], \
+        "[unsupported-attribute]"
+    yield "MaxPool storage_order", mk(
+        [node("MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2],
+              storage_order=0)], [("x", xc)], [], 1, 12), [("x", xc)], \
+        [xc.reshape(1, 4, 3, 2, 3, 2).max((3, 5))]
+    yield "Resize-18 axes keep_aspect_ratio_policy antialias " \
+        "extrapolation_value", mk(
+            [node("Resize", ["x", "", "sc"], mode="nearest", axes=[2, 3],
+                  keep_aspect_ratio_policy="stretch", antialias=0,
+                  extrapolation_value=0.0)], [("x", x4)],
+            [("sc", np.array([2.0, 2.0], np.float32))], 1, 18), \
+        [("x", x4)], [x4.repeat(2, 2).repeat(2, 3)]
+    yield "Resize antialias=1 refused", mk(
+        [node("Resize", ["x", "", "sc"], mode="linear", antialias=1)],
+        [("x", x4)], [("sc", np.array([1, 1, 0.5, 0.5], np.float32))], 1,
+        18), [("x", x4)], "[unsupported-attribute]: antialias"
+    for op in ("BlackmanWindow", "HannWindow", "HammingWindow"):
+        for per in (0, 1):
+            yield "%s periodic=%d output_datatype" % (op, per), mk(
+                [node(op, ["n"], periodic=per,
+                      output_datatype=TensorProto.FLOAT),
+                 helper.make_node("Add", ["y0", "x"], ["y1"])],
+                [("x", np.zeros(1, np.float32))],
+                [("n", np.array(8, np.int64))], 2, 17), \
+                [("x", np.zeros(1, np.float32))], \
+                [window(op, 8, per), window(op, 8, per)]
+    yield "Constant value_string refused", mk(
+        [node("Constant", [], value_string="nnl")], [], [], 1, 12), [], \
+        "[unsupported-type]: string constants"
+    yield "Constant value_strings refused", mk(
+        [node("Constant", [], value_strings=["nnl"])], [], [], 1, 12), [], \
+        "[unsupported-type]: string constants"
+    sp = helper.make_sparse_tensor(
+        numpy_helper.from_array(np.array([1.0], np.float32), "v"),
+        numpy_helper.from_array(np.array([1], np.int64), "i"), [3])
+    yield "Constant sparse_value refused", mk(
+        [node("Constant", [], sparse_value=sp)], [], [], 1, 11), [], \
+        "[unsupported-attribute]: sparse constants"
+    d = rand(4, 3)
+    idx = np.array([[1, 0, 2], [0, 2, 1]], np.int64)
+    yield "ScatterElements reduction", mk(
+        [node("ScatterElements", ["x", "i", "u"], axis=0,
+              reduction="none")], [("x", d)],
+        [("i", idx), ("u", np.ones((2, 3), np.float32))], 1, 18), \
+        [("x", d)], [scatter(d, idx)]
+    a = RNG.integers(0, 1 << 20, (2, 5)).astype(np.uint32)
+    sh = RNG.integers(0, 12, (2, 5)).astype(np.uint32)
+    for dr, want in (("LEFT", a << sh), ("RIGHT", a >> sh)):
+        yield "BitShift direction %s" % dr, mk(
+            [node("BitShift", ["a", "s"], direction=dr)],
+            [("a", a), ("s", sh)], [], 1, 11), [("a", a), ("s", sh)], \
+            [want]
+    yield "ScatterND reduction=add refused", mk(
+        [node("ScatterND", ["x", "i", "u"], reduction="add")], [("x", d)],
+        [("i", np.array([[1]], np.int64)),
+         ("u", np.ones((1, 3), np.float32))], 1, 18), [("x", d)], \
+        '[unsupported-attribute]: reduction "add"'
+
+
+ACT = {"Sigmoid": lambda v: 1 / (1 + np.exp(-v)), "Tanh": np.tanh,
+       "Relu": lambda v: np.maximum(v, 0)}
+
+
+def recurrent(op, x, w, r, b, acts, clip=None, direction="forward",
+              lbr=0, coupled=0):
+    """ONNX's RNN, GRU and LSTM (gates z r h; i o f c): Y, Y_h."""
+    seq, batch, _ = x.shape
+    dirs = 2 if direction == "bidirectional" else 1
+    hs = r.shape[-1]
+    na = {"RNN": 1, "GRU": 2, "LSTM": 3}[op]
+    y = np.zeros((seq, dirs, batch, hs))
+    yh = np.zeros((dirs, batch, hs))
+
+    def cl(v):
+        return np.clip(v, -clip, clip) if clip else v
+
+    for d in range(dirs):
+        f = [ACT[a] for a in acts[d * na:(d + 1) * na]]
+        W, R = w[d].astype(np.float64), r[d].astype(np.float64)
+        Wb, Rb = np.split(b[d].astype(np.float64), 2)
+        h = np.zeros((batch, hs))
+        c = np.zeros((batch, hs))
+        steps = range(seq) if direction == "forward" or (
+            direction == "bidirectional" and d == 0) else \
+            range(seq - 1, -1, -1)
+        for t in steps:
+            xw = x[t] @ W.T + Wb
+            if op == "RNN":
+                h = f[0](cl(xw + h @ R.T + Rb))
+            elif op == "GRU":
+                xz, xr, xh = np.split(xw, 3, axis=1)
+                Rz, Rr, Rh = np.split(R, 3)
+                bz, br, bh = np.split(Rb, 3)
+                z = f[0](cl(xz + h @ Rz.T + bz))
+                rr = f[0](cl(xr + h @ Rr.T + br))
+                if lbr:
+                    hh = f[1](cl(xh + rr * (h @ Rh.T + bh)))
+                else:
+                    hh = f[1](cl(xh + (rr * h) @ Rh.T + bh))
+                h = (1 - z) * hh + z * h
+            else:
+                g = xw + h @ R.T + Rb
+                gi, go, gf, gc = np.split(g, 4, axis=1)
+                i = f[0](cl(gi))
+                ff = 1 - i if coupled else f[0](cl(gf))
+                c = ff * c + i * f[1](cl(gc))
+                o = f[0](cl(go))
+                h = o * f[2](c)
+            y[t, d] = h
+        yh[d] = h
+    return y, yh
+
+
+def rnncases():
+    x = rand(3, 2, 4)
+    for op, ng, acts, kw in (
+            ("RNN", 1, ["Relu", "Relu"], {}),
+            ("GRU", 3, ["Sigmoid", "Relu"] * 2,
+             {"linear_before_reset": 1}),
+            ("LSTM", 4, ["Sigmoid", "Tanh", "Tanh"] * 2,
+             {"input_forget": 0})):
+        w, r = rand(2, ng * 5, 4) * 0.5, rand(2, ng * 5, 5) * 0.5
+        b = rand(2, 2 * ng * 5) * 0.5
+        attrs = dict(kw, hidden_size=5, direction="bidirectional",
+                     activations=acts)
+        want = recurrent(op, x, w, r, b, acts, None, "bidirectional",
+                         kw.get("linear_before_reset", 0),
+                         kw.get("input_forget", 0))
+        yield "%s activations direction %s" % (op, " ".join(kw)), mk(
+            [node(op, ["x", "w", "r", "b"], 2, **attrs)], [("x", x)],
+            [("w", w), ("r", r), ("b", b)], 2, 14), [("x", x)], list(want)
+        yield "%s clip refused" % op, mk(
+            [node(op, ["x", "w", "r", "b"], 2, hidden_size=5,
+                  direction="bidirectional", clip=0.8)], [("x", x)],
+            [("w", w), ("r", r), ("b", b)], 2, 14), [("x", x)], \
+            "[unsupported-attribute]: clip"
+    yield "LSTM input_forget=1 refused", mk(
+        [node("LSTM", ["x", "w", "r", "b"], 2, hidden_size=5,
+              direction="bidirectional", input_forget=1)], [("x", x)],
+        [("w", w), ("r", r), ("b", b)], 2, 14), [("x", x)], \
+        "[unsupported-attribute]: input_forget"
+    w, r, b = rand(1, 5, 4), rand(1, 5, 5), rand(1, 10)
+    yield "RNN direction reverse", mk(
+        [node("RNN", ["x", "w", "r", "b"], 2, hidden_size=5,
+              direction="reverse")], [("x", x)],
+        [("w", w), ("r", r), ("b", b)], 2, 14), [("x", x)], \
+        list(recurrent("RNN", x, w, r, b, ["Tanh"], None, "reverse"))
+
+
+def scatter(d, idx):
+    y = d.copy()
+    for i in range(idx.shape[0]):
+        for j in range(idx.shape[1]):
+            y[idx[i, j], j] = 1
+    return y
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.environ.get("NNL_BIN") or
+                    os.path.join(ROOT, "bin"))
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    bad = n = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, m, ins, want in list(cases()) + list(rnncases()):
+            if a.only not in name:
+                continue
+            n += 1
+            if isinstance(want, str):
+                path = os.path.join(tmp, "m.onnx")
+                with open(path, "wb") as f:
+                    f.write(m.SerializeToString())
+                p = subprocess.run(
+                    [os.path.join(a.bin, "nnl-onnx-import"), "-o",
+                     os.path.join(tmp, "g.json"), path],
+                    capture_output=True, text=True)
+                ok = p.returncode == 1 and want in p.stderr
+                print("%s %s%s" % ("PASS" if ok else "FAIL", name,
+                                   "" if ok else ": " + p.stderr.strip()))
+                bad += not ok
+                continue
+            got = run(a.bin, tmp, m, ins, len(want))
+            if isinstance(got, str):
+                print("FAIL %s: %s" % (name, got))
+                bad += 1
+                continue
+            for i, (g, w) in enumerate(zip(got, want)):
+                w = np.asarray(w)
+                if g.shape != w.shape or not np.allclose(
+                        g.astype(np.float64), w, rtol=1e-4, atol=1e-5):
+                    print("FAIL %s: output %d: %s, wanted %s: %s vs %s" % (
+                        name, i, g.shape, w.shape, g.ravel()[:4],
+                        w.ravel()[:4]))
+                    bad += 1
+                    break
+            else:
+                print("PASS %s" % name)
+    print("attr_cases: %d of %d pass" % (n - bad, n))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
