@@ -150,6 +150,12 @@ enum {
 	FOLDMAX = 64 << 20,	/* bytes: larger results stay computed */
 };
 
+/* onnx_import.c, for the bodies of If, Loop and Scan (onnx_ctl.c): a
+ * graph's initializers as constants, and the current node (m->n) by
+ * its handler: 0, REFUSED or -1 (an error reported). */
+int imp_initializers(struct imp *m, const Onnx__GraphProto *gp);
+int imp_node(struct imp *m);
+
 /* cJSON builders for options. */
 cJSON *jints(const int64_t *v, size_t n);
 cJSON *ju32s(const uint32_t *v, size_t n);

@@ -84,7 +84,9 @@ arity(struct imp *m)
 		    escape_tty_name(n->op_type), a->since,
 		    range(a->minout, a->maxout));
 	for (int i = 0; i < a->minin; i++)
-		if (!*n->input[i])
+		/* Scan-8's sequence_lens: optional, though first */
+		if (!*n->input[i] && !(i == 0 && a->since == 8 &&
+		    strcmp(n->op_type, "Scan") == 0))
 			return nodeerr(m, "input %d is required", i);
 	return 0;
 }
@@ -355,8 +357,8 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 	return 0;
 }
 
-static int
-initializers(struct imp *m, const Onnx__GraphProto *gp)
+int
+imp_initializers(struct imp *m, const Onnx__GraphProto *gp)
 {
 	progress_start("initializers", gp->n_initializer);
 	for (size_t i = 0; i < gp->n_initializer; i++) {
@@ -448,6 +450,36 @@ unknownops(struct imp *m, const Onnx__GraphProto *gp)
 		return -1;
 	}
 	return 0;
+}
+
+/* One node of a subgraph (If, Loop, Scan bodies; onnx_ctl.c), m->n and
+ * m->nname already set: its op's handler after the checks convert()
+ * makes of a top-level node. */
+int
+imp_node(struct imp *m)
+{
+	const Onnx__NodeProto *n = m->n;
+	const char *dom = n->domain && *n->domain ? n->domain : NULL;
+	onnx_handler *h = n->op_type ? handler(n->op_type) : NULL;
+	int rc;
+
+	if (!n->op_type)
+		return nodeerr(m, "a node of its body has no op_type");
+	if ((dom && strcmp(dom, "ai.onnx") != 0) || !h)
+		return refuse(m, !dom && seqop(n->op_type) ? REFUSE_SEQUENCE :
+		    REFUSE_OP, "no WebNN equivalent");
+	for (size_t k = 0; k < n->n_input; k++)
+		if (*n->input[k] && !imp_lookup(m, n->input[k]))
+			return nodeerr(m, "input \"%s\" is not defined "
+			    "before it", escape_tty_name(n->input[k]));
+	if (arity(m) != 0)
+		return -1;
+	rc = h(m);
+	for (size_t k = 0; rc == 0 && k < n->n_output; k++)
+		if (*n->output[k] && !imp_lookup(m, n->output[k]))
+			rc = refuse(m, REFUSE_OUTPUT, "output \"%s\" is not "
+			    "supported", escape_tty_name(n->output[k]));
+	return rc;
 }
 
 /* A refused node whose handler wanted a graph input's values (a
@@ -698,7 +730,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	g->ownsrc = xstrdup(m.path);
 	g->src = g->ownsrc;
 	if (unknownops(&m, gp) != 0 || inputs(&m, gp, o) != 0 ||
-	    initializers(&m, gp) != 0 || convert(&m, gp) != 0 ||
+	    imp_initializers(&m, gp) != 0 || convert(&m, gp) != 0 ||
 	    outputs(&m, gp) != 0 || graph_reorder(g, 0) != 0 ||
 	    emptyleft(&m, gp) != 0 || weights(&m, o) != 0) {
 		graph_free(g);
