@@ -121,7 +121,7 @@ truth(struct imp *m, const char *c)
 	size_t n;
 	int r;
 
-	if (!isconst(m, c) || cints(m, c, &v, &n) != 0)
+	if (cints(m, c, &v, &n) != 0)
 		return -1;
 	r = n == 1 ? v[0] != 0 : -1;
 	free(v);
@@ -297,7 +297,10 @@ onnx_loop(struct imp *m)
 		return refuse(m, REFUSE_CONST, "no trip count: nnl unrolls "
 		    "loops of a trip count known at import time, and has no "
 		    "real loops in the generated code yet");
-	if (!isconst(m, mx) || cints(m, mx, &tv, &n) != 0)
+	/* both asked for, so that the hint names both */
+	if (cx)
+		go = truth(m, cx);
+	if (cints(m, mx, &tv, &n) != 0)
 		return refuse(m, REFUSE_CONST, "the trip count is computed "
 		    "at run time: nnl unrolls loops of a trip count known at "
 		    "import time, and has no real loops in the generated "
@@ -310,7 +313,7 @@ onnx_loop(struct imp *m)
 	if (trips > UNROLLMAX)
 		return refuse(m, REFUSE_SIZE, "%lld iterations; nnl unrolls "
 		    "at most %d", (long long)trips, UNROLLMAX);
-	if (cx && (go = truth(m, cx)) < 0)
+	if (go < 0)
 		return refuse(m, REFUSE_CONST, "its condition is computed at "
 		    "run time");
 	ins = xcalloc((size_t)nst + 2, sizeof *ins);
