@@ -22,6 +22,8 @@
 enum {
 	MAXR = 32,		/* ranks handled here */
 	UNROLLMAX = 256,	/* iterations unrolled at most */
+	DEPTHMAX = 32,		/* bodies within bodies */
+	INLINEDMAX = 1 << 18,	/* body nodes converted, in all */
 	CATMAX = 16		/* inputs of one concat */
 };
 
@@ -55,6 +57,14 @@ body(struct imp *m, const Onnx__GraphProto *gp, int nin,
 	if ((int)gp->n_output != nout)
 		return nodeerr(m, "its body gives %zu outputs; %d are "
 		    "needed", gp->n_output, nout);
+	if (m->depth >= DEPTHMAX)
+		return refuse(m, REFUSE_SIZE, "bodies nested more than %d "
+		    "deep", DEPTHMAX);
+	if (gp->n_node > INLINEDMAX - m->inlined)
+		return refuse(m, REFUSE_SIZE, "more than %d nodes of bodies "
+		    "to inline, unrolled", INLINEDMAX);
+	m->inlined += gp->n_node;
+	m->depth++;
 	saved = cJSON_Duplicate(m->vals, 1);
 	for (int i = 0; i < nin; i++)
 		if (gp->input[i]->name && *gp->input[i]->name)
@@ -91,6 +101,7 @@ body(struct imp *m, const Onnx__GraphProto *gp, int nin,
 	}
 	cJSON_Delete(m->vals);
 	m->vals = saved;
+	m->depth--;
 	return rc;
 }
 

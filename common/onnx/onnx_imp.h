@@ -33,6 +33,8 @@ struct imp {
 	int origins;			/* record each node's ONNX origin */
 	int outside;			/* --allow-outside: external data
 					   anywhere (modelpath.h) */
+	int depth;			/* bodies being inlined (onnx_ctl) */
+	size_t inlined;			/* their nodes converted so far */
 };
 
 /* {"onnx": {"op", "node", "inputs", "attrs"}} of m->n (onnx_origin.c) */

@@ -30,7 +30,8 @@ expected() {
 	for t in if_const if_where loop_const loop_until scan_axes; do
 		grep -qx "PASS test_ctl_$t" <<<"$output"
 	done
-	grep -q '^UNSUPPORTED test_ctl_if_shapes \[dynamic-shape\]: .*node "If_0" (If) .*different types or shapes' <<<"$output"
+	grep -q '^UNSUPPORTED test_ctl_if_shapes \[dynamic-shape\]: .*node '\
+'"If_0" (If) .*different types or shapes' <<<"$output"
 	# refused, then compiled with its trip count given as a constant
 	grep -qx 'PASS test_ctl_loop_runtime: with --const M' <<<"$output"
 	grep -qx '6 passed, 0 failed, 1 skipped (refused: dynamic-shape 1)' \
@@ -64,7 +65,9 @@ np.save("want_y.npy", t("output_0.pb"))
 np.save("want_ys.npy", t("output_1.pb"))
 PY
 	run -1 "$BIN/nnl-onnx-import" -o g.json "$d/model.onnx"
-	[[ "$output" == *'node "Loop_0" (Loop) [not-constant]: the trip count is computed at run time'*'(its value at import time: --const M=FILE.npy)'* ]]
+	[[ "$output" == *'node "Loop_0" (Loop) [not-constant]: the trip '\
+'count is computed at run time'*'(its value at import time: --const '\
+'M=FILE.npy)'* ]]
 	"$BIN/nnl-onnx-import" --const M=M.npy -o g.json "$d/model.onnx"
 	run "$BIN/nnl-run" -d out g.json x=x.npy y0=y0.npy
 	echo "$output"
