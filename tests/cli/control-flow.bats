@@ -27,15 +27,15 @@ conf() {
 
 # the lines every run of the ctl set must print
 expected() {
-	for t in if_const if_where loop_const loop_until scan_axes; do
+	for t in if_const if_where loop_const loop_until loop_if \
+	    scan_axes; do
 		grep -qx "PASS test_ctl_$t" <<<"$output"
 	done
-	grep -q '^UNSUPPORTED test_ctl_if_shapes \[dynamic-shape\]: .*node '\
-'"If_0" (If) .*different types or shapes' <<<"$output"
+	# its condition given as a constant, the branch it picks
+	grep -qx 'PASS test_ctl_if_shapes: with --const c' <<<"$output"
 	# refused, then compiled with its trip count given as a constant
 	grep -qx 'PASS test_ctl_loop_runtime: with --const M' <<<"$output"
-	grep -qx '6 passed, 0 failed, 1 skipped (refused: dynamic-shape 1)' \
-	    <<<"$output"
+	grep -qx '8 passed, 0 failed, 0 skipped' <<<"$output"
 }
 
 @test "If, Loop and Scan through the C path match NumPy" {
@@ -93,4 +93,37 @@ PY
 	grep -qx 'PASS test_scan_sum' <<<"$output"
 	grep -qx 'PASS test_scan9_sum' <<<"$output"
 	grep -q '^UNSUPPORTED test_if_seq \[sequence\]' <<<"$output"
+}
+
+@test "If's branches of different shapes, its condition not constant: refused" {
+	run -1 "$BIN/nnl-onnx-import" -o g.json ctl/test_ctl_if_shapes/model.onnx
+	echo "$output"
+	[[ "$output" == *'node "If_0" (If) [dynamic-shape]: its branches '\
+'give output 0 different types or shapes'*'--const c=FILE.npy'* ]]
+	[ ! -e g.json ]
+}
+
+@test "bodies nested past 32 deep are refused, not recursed into" {
+	/usr/bin/python3 - <<'PY'
+import onnx
+from onnx import TensorProto as TP, helper as h, numpy_helper as nh
+import numpy as np
+g = h.make_graph([h.make_node("Neg", ["x"], ["o0"])], "b0", [],
+                 [h.make_tensor_value_info("o0", TP.FLOAT, [1])])
+for k in range(1, 40):
+    e = h.make_graph([h.make_node("Neg", ["x"], ["e%d" % k])], "e", [],
+                     [h.make_tensor_value_info("e%d" % k, TP.FLOAT, [1])])
+    g = h.make_graph([h.make_node("If", ["c"], ["o%d" % k], then_branch=g,
+                                  else_branch=e)], "b%d" % k, [],
+                     [h.make_tensor_value_info("o%d" % k, TP.FLOAT, [1])])
+top = h.make_graph(g.node, "deep",
+                   [h.make_tensor_value_info("x", TP.FLOAT, [1])],
+                   list(g.output), [nh.from_array(np.array(True), "c")])
+onnx.save(h.make_model(top, opset_imports=[h.make_opsetid("", 16)]),
+          "deep.onnx")
+PY
+	run -1 "$BIN/nnl-onnx-import" -o g.json deep.onnx
+	echo "$output"
+	[[ "$output" == *'[too-large]: bodies nested more than 32 deep'* ]]
+	[ ! -e g.json ]
 }

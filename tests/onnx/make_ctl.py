@@ -150,6 +150,30 @@ def loop_runtime():
          [([np.array(4, np.int64), x, y0], list(loop_ref(x, y0, 4)))])
 
 
+def loop_if():
+    # an If in a Loop's body on the iteration number: folded in each
+    # unrolled iteration (y * 2 in the first, y + x after)
+    then = h.make_graph([h.make_node("Add", ["y", "y"], ["t"])], "then",
+                        [], [vi("t", F, [2])])
+    els = h.make_graph([h.make_node("Add", ["y", "x"], ["e"])], "else",
+                       [], [vi("e", F, [2])])
+    body = h.make_graph(
+        [h.make_node("Identity", ["c"], ["c_out"]),
+         h.make_node("Less", ["i", "one"], ["first"]),
+         h.make_node("If", ["first"], ["y_out"], then_branch=then,
+                     else_branch=els)],
+        "body", [vi("i", TP.INT64, []), vi("c", TP.BOOL, []),
+                 vi("y", F, [2])],
+        [vi("c_out", TP.BOOL, []), vi("y_out", F, [2])],
+        [nh.from_array(np.array(1, np.int64), "one")])
+    g = h.make_graph(
+        [h.make_node("Loop", ["M", "", "y0"], ["y"], body=body)],
+        "loop_if", [vi("x", F, [2]), vi("y0", F, [2])], [vi("y", F, [2])],
+        [nh.from_array(np.array(3, np.int64), "M")])
+    x, y0 = f32(2), f32(2)
+    save("ctl_loop_if", g, [([x, y0], [y0 * 2 + x + x])])
+
+
 def scan_axes():
     # x [2, 3] scanned along axis 1 backwards; two states: a running
     # sum and a running product; the scan output stacked on axis 1,
@@ -184,4 +208,5 @@ if_shapes()
 loop_const()
 loop_until()
 loop_runtime()
+loop_if()
 scan_axes()
