@@ -178,6 +178,14 @@ onnx_if(struct imp *m)
 			    "output %d different types or shapes: that needs "
 			    "real branches in the generated code, which nnl "
 			    "lacks", i);
+	/* a scalar, so that where broadcasts nothing into the outputs */
+	if (rc == 0 && ty(m, c)->rank) {
+		const char *s = imp_reshape(m, c, 0, NULL, NULL);
+
+		free(c);
+		c = s ? xstrdup(s) : NULL;
+		rc = s ? 0 : -1;
+	}
 	for (int i = 0; rc == 0 && i < k; i++)
 		rc = imp_done(m, i, emit(m, "where", NULL, outname(m, i), 3,
 		    c, t[i], e[i]));
@@ -456,6 +464,11 @@ onnx_scan(struct imp *m)
 		const struct tdesc *t = ty(m, xs[j]);
 		int64_t a = iax ? iax[j] : 0;
 
+		if (t->rank > MAXR) {
+			rc = nodeerr(m, "scan input %d of rank %d", j,
+			    t->rank);
+			break;
+		}
 		if (a < 0)
 			a += t->rank;
 		if (a < 0 || a >= t->rank) {
@@ -507,7 +520,9 @@ onnx_scan(struct imp *m)
 		int64_t d[MAXR + 1];
 
 		d[0] = 1;
-		memcpy(d + 1, t->dims, (size_t)t->rank * sizeof *d);
+		if (t->rank)
+			memcpy(d + 1, t->dims,
+			    (size_t)t->rank * sizeof *d);
 		rc = imp_done(m, i, v8 ? imp_reshape(m, st[i], t->rank + 1, d,
 		    outname(m, i)) : st[i]);
 	}
@@ -528,7 +543,9 @@ onnx_scan(struct imp *m)
 				continue;
 
 			d[0] = 1;
-			memcpy(d + 1, t->dims, (size_t)t->rank * sizeof *d);
+			if (t->rank)
+				memcpy(d + 1, t->dims,
+				    (size_t)t->rank * sizeof *d);
 			rc = imp_done(m, nst + k, imp_reshape(m, y,
 			    t->rank + 1, d, NULL));
 		}
