@@ -127,3 +127,19 @@ PY
 	[[ "$output" == *'[too-large]: bodies nested more than 32 deep'* ]]
 	[ ! -e g.json ]
 }
+
+@test "a loop past 256 iterations, a negative trip count, an undefined name" {
+	run -1 "$BIN/nnl-onnx-import" -o g.json ctl/bad/loop_big.onnx
+	echo "$output"
+	[[ "$output" == *'node "Loop_0" (Loop) [too-large]: 100000 '\
+'iterations; nnl unrolls at most 256'* ]]
+	run -1 "$BIN/nnl-onnx-import" -o g.json ctl/bad/loop_neg.onnx
+	echo "$output"
+	[[ "$output" == *'node "Loop_0" (Loop): its trip count is not one '\
+'non-negative number'* ]]
+	run -1 "$BIN/nnl-onnx-import" -o g.json ctl/bad/if_undef.onnx
+	echo "$output"
+	[[ "$output" == *'node "the_if/Neg_0" (Neg): input "nowhere" is not '\
+'defined before it'* ]]
+	[ ! -e g.json ]
+}

@@ -6,6 +6,7 @@ Writes DIR/test_NAME/model.onnx with test_data_set_*/input_*.pb and
 output_*.pb, the layout of ONNX's node tests, for conformance.py
 --data DIR.  Each expected output is computed by NumPy here, never by
 nnl: the If, Loop and Scan semantics re-implemented as plain loops.
+DIR/bad/NAME.onnx are models the importer must refuse or reject.
 """
 import os
 import sys
@@ -202,6 +203,35 @@ def scan_axes():
     save("ctl_scan_axes", g, [([s0, p0, x], [s, p, ds])])
 
 
+def bad():
+    d = os.path.join(OUT, "bad")
+    os.makedirs(d, exist_ok=True)
+    body = h.make_graph(
+        [h.make_node("Identity", ["c"], ["c_out"]),
+         h.make_node("Neg", ["y"], ["z"])], "body",
+        [vi("i", TP.INT64, []), vi("c", TP.BOOL, []), vi("y", F, [2])],
+        [vi("c_out", TP.BOOL, []), vi("z", F, [2])])
+    for name, m in (("loop_big", 100000), ("loop_neg", -3)):
+        g = h.make_graph(
+            [h.make_node("Loop", ["M", "", "x"], ["o"], body=body)], name,
+            [vi("x", F, [2])], [vi("o", F, [2])],
+            [nh.from_array(np.array(m, np.int64), "M")])
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 16)]),
+                  os.path.join(d, name + ".onnx"))
+    # a branch reading a value defined nowhere
+    then = h.make_graph([h.make_node("Neg", ["nowhere"], ["t"])], "then",
+                        [], [vi("t", F, [2])])
+    els = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [],
+                       [vi("e", F, [2])])
+    g = h.make_graph(
+        [h.make_node("If", ["c"], ["z"], name="the_if", then_branch=then,
+                     else_branch=els)], "if_undef",
+        [vi("c", TP.BOOL, []), vi("x", F, [2])], [vi("z", F, [2])])
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 16)]),
+              os.path.join(d, "if_undef.onnx"))
+
+
+bad()
 if_where()
 if_const()
 if_shapes()
