@@ -33,6 +33,8 @@ struct imp {
 	int origins;			/* record each node's ONNX origin */
 	int outside;			/* --allow-outside: external data
 					   anywhere (modelpath.h) */
+	int depth;			/* bodies being inlined (onnx_ctl) */
+	size_t inlined;			/* their nodes converted so far */
 };
 
 /* {"onnx": {"op", "node", "inputs", "attrs"}} of m->n (onnx_origin.c) */
@@ -167,6 +169,12 @@ enum {
 	INLINEMAX = 64,		/* bytes: larger constants go to weights */
 	FOLDMAX = 64 << 20,	/* bytes: larger results stay computed */
 };
+
+/* onnx_import.c, for the bodies of If, Loop and Scan (onnx_ctl.c): a
+ * graph's initializers as constants, and the current node (m->n) by
+ * its handler: 0, REFUSED or -1 (an error reported). */
+int imp_initializers(struct imp *m, const Onnx__GraphProto *gp);
+int imp_node(struct imp *m);
 
 /* cJSON builders for options. */
 cJSON *jints(const int64_t *v, size_t n);

@@ -284,8 +284,8 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 	return 0;
 }
 
-static int
-initializers(struct imp *m, const Onnx__GraphProto *gp)
+int
+imp_initializers(struct imp *m, const Onnx__GraphProto *gp)
 {
 	progress_start("initializers", gp->n_initializer);
 	for (size_t i = 0; i < gp->n_initializer; i++) {
@@ -369,6 +369,33 @@ refusals(struct imp *m)
 	    m->nrefused > REFUSEDMAX ? "\n  and " : "",
 	    m->nrefused > REFUSEDMAX ? m->nrefused - REFUSEDMAX : 0,
 	    m->nrefused > REFUSEDMAX ? " more" : "");
+}
+
+/* One node of a subgraph (If, Loop, Scan bodies; onnx_ctl.c), m->n and
+ * m->nname already set: its op's handler after the checks convert()
+ * makes of a top-level node. */
+int
+imp_node(struct imp *m)
+{
+	const Onnx__NodeProto *n = m->n;
+	int rc;
+
+	if (!n->op_type)
+		return nodeerr(m, "a node of its body has no op_type");
+	if ((rc = onnx_strict(m)) != 0)
+		return rc;
+	for (size_t k = 0; k < n->n_input; k++)
+		if (*n->input[k] && !imp_lookup(m, n->input[k]))
+			return nodeerr(m, "input \"%s\" is not defined "
+			    "before it", escape_tty_name(n->input[k]));
+	if (onnx_arity(m) != 0)
+		return -1;
+	rc = onnx_handler_of(n->op_type)(m);
+	for (size_t k = 0; rc == 0 && k < n->n_output; k++)
+		if (*n->output[k] && !imp_lookup(m, n->output[k]))
+			rc = refuse(m, REFUSE_OUTPUT, "output \"%s\" is not "
+			    "supported", escape_tty_name(n->output[k]));
+	return rc;
 }
 
 /* A refused node whose handler wanted a graph input's values (a
@@ -623,7 +650,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	g->src = g->ownsrc;
 	if (screen(&m, gp) < 0)
 		goto fail;
-	if (inputs(&m, gp, o) != 0 || initializers(&m, gp) != 0) {
+	if (inputs(&m, gp, o) != 0 || imp_initializers(&m, gp) != 0) {
 		/* what the nodes ask for that nnl lacks, still said */
 		if (m.nrefused)
 			refusals(&m);

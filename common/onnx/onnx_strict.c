@@ -78,6 +78,15 @@ range(int lo, int hi)
 	return s;
 }
 
+/* Optional inputs before a required one, which the counts cannot say:
+ * Loop's M and cond, Scan-8's sequence_lens. */
+static int
+leading_optional(const struct arity *a, int i)
+{
+	return (strcmp(a->op, "Loop") == 0 && i < 2) ||
+	    (strcmp(a->op, "Scan") == 0 && a->since == 8 && i == 0);
+}
+
 int
 onnx_arity(struct imp *m)
 {
@@ -96,7 +105,7 @@ onnx_arity(struct imp *m)
 		    escape_tty_name(n->op_type), a->since,
 		    range(a->minout, a->maxout));
 	for (int i = 0; i < a->minin; i++)
-		if (!*n->input[i])
+		if (!*n->input[i] && !leading_optional(a, i))
 			return nodeerr(m, "input %d is required", i);
 	return 0;
 }
