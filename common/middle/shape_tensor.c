@@ -756,3 +756,39 @@ shape_arg_minmax(struct shapectx *c)
 		return -1;
 	return outfree(c, 0, t.dt, nd, d);
 }
+
+/* nnl's topK: the k largest (or smallest) items along axis, sorted,
+ * and their indices; k at most the axis's size. */
+int
+shape_top_k(struct shapectx *c)
+{
+	static const enum dtype OUT[] = { DT_INT32, DT_INT64, DT_NONE };
+	static const enum dtype NUM[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
+	    DT_UINT32, DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_NONE };
+	const struct tdesc *x = c->in[0];
+	struct tdesc t = { DT_INT64, 0, NULL };
+	uint32_t axis = 0, k = 0;
+	int largest = 1;
+	int64_t *d;
+
+	if (shape_nout(c, 2) || opt_u32(c, "k", &k) < 0 ||
+	    opt_u32(c, "axis", &axis) < 0 || axisok(c, "axis", axis, x) ||
+	    opt_bool(c, "largest", &largest) < 0 ||
+	    opt_dtype(c, "outputDataType", &t.dt) < 0 ||
+	    shape_want_dtype(c, "option \"outputDataType\"", &t, OUT) ||
+	    shape_want_dtype(c, "input \"input\"", x, NUM))
+		return -1;
+	if (k > x->dims[axis])
+		return shape_err(c, "option \"k\": %u exceeds dimension %u "
+		    "(%lld) of input \"input\" %s", k, axis,
+		    (long long)x->dims[axis], shape_str(x));
+	if (t.dt == DT_INT32 && x->dims[axis] > INT32_MAX)
+		return shape_err(c, "option \"outputDataType\": int32 cannot "
+		    "index dimension %u (%lld) of input \"input\" %s", axis,
+		    (long long)x->dims[axis], shape_str(x));
+	d = dimsnew(x->rank);
+	for (int i = 0; i < x->rank; i++)
+		d[i] = i == (int)axis ? k : x->dims[i];
+	shape_out(c, 0, x->dt, x->rank, d);
+	return outfree(c, 1, t.dt, x->rank, d);
+}

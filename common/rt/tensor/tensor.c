@@ -745,3 +745,86 @@ nnl_k_argminmax(const int64_t *ip, const double *fp, const void *const *in,
 			nnl_storei(out[0], o * inner + i, ot, best);
 		}
 }
+
+/* Does item a (at a in the row, index ia) come before item b in the
+ * order of topK?  Larger first (smaller first when !largest), NaN the
+ * largest of all, equal items by their index. */
+NNL_RT_INLINE int
+nnl_topk_before(const void *x, int64_t dt, int64_t a, int64_t b,
+    int64_t largest)
+{
+	int gt, lt;
+
+	if (dt == NNL_F32 || dt == NNL_F16) {
+		double u = nnl_loadf(x, a, dt), v = nnl_loadf(x, b, dt);
+
+		gt = (u != u && v == v) || u > v;
+		lt = (v != v && u == u) || u < v;
+	} else if (dt == NNL_U64) {
+		uint64_t u = ((const uint64_t *)x)[a];
+		uint64_t v = ((const uint64_t *)x)[b];
+
+		gt = u > v;
+		lt = u < v;
+	} else {
+		int64_t u = nnl_loadi(x, a, dt), v = nnl_loadi(x, b, dt);
+
+		gt = u > v;
+		lt = u < v;
+	}
+	if (largest ? gt : lt)
+		return 1;
+	return !(largest ? lt : gt) && a < b;
+}
+
+/*
+ * topK (nnl's): ip = dt, index type, element size, outer, n (the
+ * axis), inner, k, largest.  Each row's indices are merge sorted,
+ * bottom up, in scratch (2 (n + 1) int64); the first k are written
+ * with their items.
+ */
+void
+nnl_k_topk(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], it = ip[1], es = ip[2], outer = ip[3], n = ip[4],
+	    inner = ip[5], k = ip[6], largest = ip[7];
+	int64_t *a = scratch, *b = a + n + 1;
+
+	(void)fp;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			int64_t base = o * n * inner + i, *src = a, *dst = b;
+
+			for (int64_t j = 0; j < n; j++)
+				a[j] = base + j * inner;
+			for (int64_t w = 1; w < n; w *= 2) {
+				for (int64_t lo = 0; lo < n; lo += 2 * w) {
+					int64_t m = lo + w < n ? lo + w : n;
+					int64_t hi = m + w < n ? m + w : n;
+					int64_t p = lo, q = m, d = lo;
+
+					while (p < m && q < hi)
+						dst[d++] = nnl_topk_before(
+						    in[0], dt, src[q], src[p],
+						    largest) ? src[q++] :
+						    src[p++];
+					while (p < m)
+						dst[d++] = src[p++];
+					while (q < hi)
+						dst[d++] = src[q++];
+				}
+				int64_t *t = src;
+
+				src = dst;
+				dst = t;
+			}
+			for (int64_t j = 0; j < k; j++) {
+				int64_t at = (o * k + j) * inner + i;
+
+				NNL_MOVE(out[0], at, in[0], src[j], es);
+				nnl_storei(out[1], at, it,
+				    (src[j] - base) / inner);
+			}
+		}
+}
