@@ -268,6 +268,32 @@ export const CpuOps = {
       return typeof x === "bigint" ? r : Number(r);
     });
   },
+  // the k largest (smallest) along axis, sorted, NaN the largest,
+  // equal items by index; and their indices
+  topK: (a, {k, axis, largest = true, outputDataType = "int64"}) => {
+    const dim = a.shape[axis], inner = numel(a.shape.slice(axis + 1));
+    const outer = numel(a.shape.slice(0, axis));
+    const shape = a.shape.map((d, i) => (i === axis ? k : d));
+    const vals = new ARRAYS[a.dataType](numel(shape));
+    const idx = new ARRAYS[outputDataType](numel(shape));
+    const gt = (u, v) => (u !== u && v === v) || u > v;
+    for (let o = 0; o < outer; o++)
+      for (let i = 0; i < inner; i++) {
+        const at = (t) => (o * dim + t) * inner + i;
+        const v = (t) => read(a, a.data[at(t)]);
+        const order = [...Array(dim).keys()].sort((p, q) => {
+          const f = largest ? gt(v(p), v(q)) : gt(v(q), v(p));
+          const g = largest ? gt(v(q), v(p)) : gt(v(p), v(q));
+          return f ? -1 : g ? 1 : p - q;
+        });
+        for (let j = 0; j < k; j++) {
+          vals[(o * k + j) * inner + i] = a.data[at(order[j])];
+          idx[(o * k + j) * inner + i] = fromNumber(outputDataType, order[j]);
+        }
+      }
+    return [{dataType: a.dataType, shape, data: vals},
+      {dataType: outputDataType, shape, data: idx}];
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {
