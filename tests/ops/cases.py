@@ -976,3 +976,60 @@ invalid("bitShift-float", "bitShift", ab([2], [2]), {"direction": "left"},
         "data type float32 is not allowed")
 invalid("bitShift-direction", "bitShift", ab([2], [2], u8),
         {"direction": "up"}, 'expected one of "left", "right"')
+
+
+# topK: each row sorted by Python's own sort on (key, index): larger
+# first (smaller with largest false), NaN above everything, equal
+# items by their index; integers compared as Python integers (exact
+# past 2^53, unsigned past 2^63).
+def topk_ref(x, k, axis, largest, idt=np.int64):
+    m = np.moveaxis(x, axis, -1)
+    rows = m.reshape(-1, m.shape[-1])
+    vals, idx = [], []
+    for row in rows:
+        def key(j):
+            v = row[j]
+            if isinstance(v, (float, np.floating)) and np.isnan(v):
+                return (0 if largest else 1, 0, j)
+            v = float(v) if row.dtype.kind == "f" else int(v)
+            return (1 if largest else 0, -v if largest else v, j)
+        order = sorted(range(len(row)), key=key)[:k]
+        vals.append([row[j] for j in order])
+        idx.append(order)
+    shape = m.shape[:-1] + (k,)
+    v = np.moveaxis(np.array(vals, dtype=x.dtype).reshape(shape), -1, axis)
+    i = np.moveaxis(np.array(idx, dtype=idt).reshape(shape), -1, axis)
+    return [v, i]
+
+
+# rows of 7 and 13 (merge sort passes over odd lengths), the axis in
+# front (strided rows), ties and NaN in both directions, int64 that
+# differ past float64's precision, uint64 past 2^63, float16
+case("topK-largest", "topK", [x([3, 7])], {"k": 3, "axis": 1}, nout=2,
+     ref=lambda a, c: topk_ref(a["x"], 3, 1, True))
+case("topK-smallest-axis0", "topK", [x([13, 4])],
+     {"k": 13, "axis": 0, "largest": False}, nout=2,
+     ref=lambda a, c: topk_ref(a["x"], 13, 0, False))
+TIES = [[2.0, NAN, 2.0, -1.0, 5.0, 2.0], [0.0, -0.0, 3.0, 3.0, NAN, -INF]]
+for lg in (True, False):
+    case("topK-ties-%s" % ("largest" if lg else "smallest"), "topK",
+         [x([2, 6], kind=TIES)], {"k": 4, "axis": 1, "largest": lg},
+         nout=2, ref=lambda a, c, lg=lg: topk_ref(a["x"], 4, 1, lg))
+BIG = 2 ** 60
+case("topK-int64-exact", "topK",
+     [x([5], i64, kind=[BIG + 1, BIG, BIG + 2, -BIG, BIG + 1])],
+     {"k": 4, "axis": 0, "outputDataType": "int32"}, nout=2,
+     ref=lambda a, c: topk_ref(a["x"], 4, 0, True, np.int32))
+case("topK-uint64-high", "topK",
+     [x([4], u64, kind=[2 ** 63 + 5, 7, 2 ** 64 - 1, 2 ** 63])],
+     {"k": 2, "axis": 0, "largest": False}, nout=2,
+     ref=lambda a, c: topk_ref(a["x"], 2, 0, False))
+case("topK-float16", "topK", [x([2, 3, 5], f16)], {"k": 2, "axis": 2},
+     nout=2, ref=lambda a, c: topk_ref(a["x"], 2, 2, True))
+invalid("topK-k-past-axis", "topK", [x([2, 3])], {"k": 4, "axis": 1},
+        'option "k": 4 exceeds dimension 1 (3)', nout=2)
+invalid("topK-index-type", "topK", [x([2, 3])],
+        {"k": 1, "axis": 1, "outputDataType": "float32"},
+        "data type float32 is not allowed", nout=2)
+invalid("topK-one-output", "topK", [x([2, 3])], {"k": 1, "axis": 1},
+        "topK produces 2 outputs here, the node names 1")
