@@ -117,11 +117,26 @@ writeoutputs(struct graph *g, const char *dir, struct evalbuf *out)
 		const struct tdesc *t = operand_type(graph_find(g,
 		    g->outputs[i].ref));
 
+		long c = graph_count_output(g, i);
+		int64_t *dims = xmalloc(((size_t)t->rank + 1) * sizeof *dims);
+		size_t nb = out[i].nbytes;
+
+		memcpy(dims, t->dims, (size_t)t->rank * sizeof *dims);
+		if (c >= 0) {
+			/* data-dependent: only the rows its count holds */
+			int64_t k = *(const int64_t *)out[c].data;
+
+			k = k < 0 ? 0 : k > dims[0] ? dims[0] : k;
+			nb = dims[0] ? (size_t)(nb / (size_t)dims[0] *
+			    (size_t)k) : 0;
+			dims[0] = k;
+		}
 		paths[i] = xasprintf("%s/%s.npy", dir,
 		    g->outputs[i].name);
-		if (npy_save(paths[i], t->dt, t->rank, t->dims, out[i].data,
-		    out[i].nbytes) != 0)
+		if (npy_save(paths[i], t->dt, t->rank, dims, out[i].data,
+		    nb) != 0)
 			rc = 1;
+		free(dims);
 	}
 	if (rc == 0 && outfile_group_commit() != 0)
 		rc = 1;

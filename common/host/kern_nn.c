@@ -604,3 +604,35 @@ prepare_resample2d(struct kctx *c)
 	kin(c, c->n->in[0]);
 	return f16finish(c, "resample2d", 1);
 }
+
+/* nnl's nonMaxSuppression: per batch and class, a sort of the boxes by
+ * score and a greedy pass; workspace of three index arrays the length
+ * of the boxes. */
+int
+prepare_nms(struct kctx *c)
+{
+	const struct tdesc *b = c->in[0], *s = c->in[1];
+	uint32_t max = 0;
+	int cpb = 0, hasst;
+	double iou = 0, st = 0;
+
+	if (opt_u32(c->sc, "maxOutputBoxesPerClass", &max) < 0 ||
+	    opt_f64(c->sc, "iouThreshold", &iou) < 0 ||
+	    (hasst = opt_f64(c->sc, "scoreThreshold", &st)) < 0 ||
+	    opt_bool(c->sc, "centerPointBox", &cpb) < 0)
+		return -1;
+	kip(c, kdt(b));
+	kip(c, b->dims[0]);
+	kip(c, s->dims[1]);
+	kip(c, b->dims[1]);
+	kip(c, max);
+	kip(c, cpb != 0);
+	kip(c, hasst);
+	kip(c, c->out[0].dims[0]);
+	kfp(c, iou);
+	kfp(c, st);
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	c->k->scratch = 3 * 8 * (uint64_t)(b->dims[1] + 1);
+	return kset(c, "nms");
+}

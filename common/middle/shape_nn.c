@@ -1173,3 +1173,49 @@ shape_lstm_cell(struct shapectx *c)
 {
 	return rnn(c, 4, 1);
 }
+
+/*
+ * nnl's nonMaxSuppression: boxes [B, N, 4], scores [B, C, N], both
+ * float32 (or both float16).  Its selection's size depends on the
+ * values: output 0 is [bound, 3] int64 with bound B C min(max, N), the
+ * rows past the count -1; output 1 the count, an int64 scalar.
+ */
+int
+shape_nms(struct shapectx *c)
+{
+	const struct tdesc *b = c->in[0], *s = c->in[1];
+	uint32_t max = 0;
+	int cpb = 0;
+	double iou = 0, st = 0;
+	int64_t d[2], bound;
+
+	if (shape_nout(c, 2) ||
+	    opt_u32(c, "maxOutputBoxesPerClass", &max) < 0 ||
+	    opt_f64(c, "iouThreshold", &iou) < 0 ||
+	    opt_f64(c, "scoreThreshold", &st) < 0 ||
+	    opt_bool(c, "centerPointBox", &cpb) < 0 ||
+	    shape_want_dtype(c, "input \"boxes\"", b, DTS_FLOAT))
+		return -1;
+	if (b->rank != 3 || b->dims[2] != 4)
+		return shape_err(c, "input \"boxes\" %s is not [batches, "
+		    "boxes, 4]", shape_str(b));
+	if (s->dt != b->dt)
+		return shape_err(c, "input \"scores\" is %s, \"boxes\" %s",
+		    dtype_name(s->dt), dtype_name(b->dt));
+	if (s->rank != 3 || s->dims[0] != b->dims[0] ||
+	    s->dims[2] != b->dims[1])
+		return shape_err(c, "input \"scores\" %s is not [%lld, "
+		    "classes, %lld] for boxes %s", shape_str(s),
+		    (long long)b->dims[0], (long long)b->dims[1],
+		    shape_str(b));
+	if (checked_mul_i64(b->dims[0], s->dims[1], &bound) ||
+	    checked_mul_i64(bound, max < b->dims[1] ? (int64_t)max :
+	    b->dims[1], &bound) || bound > INT32_MAX)
+		return shape_err(c, "the selection's bound (batches x "
+		    "classes x boxes) is too large");
+	d[0] = bound;
+	d[1] = 3;
+	shape_out(c, 0, DT_INT64, 2, d);
+	shape_out(c, 1, DT_INT64, 0, d);
+	return 0;
+}

@@ -27,6 +27,8 @@ struct imp {
 	cJSON *vals;			/* ONNX value -> operand name */
 	cJSON *names;			/* every ONNX value name, reserved */
 	cJSON *wanted;			/* graph inputs read as constants */
+	cJSON *bounded;			/* operand of a size known at run
+					   time only -> its count operand */
 	struct buf refused;		/* one line per refused node */
 	int nrefused;
 	int nerr;

@@ -1314,3 +1314,110 @@ NNL_F16_VIA_F32(pool2d)
 NNL_F16_VIA_F32(batchnorm)
 NNL_F16_VIA_F32(normalize)
 NNL_F16_VIA_F32(resample2d)
+
+/* Box j of boxes (at p) as y1, x1, y2, x2, the corners ordered. */
+NNL_RT_INLINE void
+nnl_nms_box(const void *p, int64_t j, int64_t dt, int64_t center,
+    double *r)
+{
+	double a = nnl_loadf(p, 4 * j, dt), b = nnl_loadf(p, 4 * j + 1, dt);
+	double c = nnl_loadf(p, 4 * j + 2, dt), d = nnl_loadf(p, 4 * j + 3,
+	    dt);
+
+	if (center) {		/* x centre, y centre, width, height */
+		r[0] = b - d / 2;
+		r[1] = a - c / 2;
+		r[2] = b + d / 2;
+		r[3] = a + c / 2;
+		return;
+	}
+	r[0] = a < c ? a : c;
+	r[1] = b < d ? b : d;
+	r[2] = a < c ? c : a;
+	r[3] = b < d ? d : b;
+}
+
+/* Does box j overlap box i by more than thr (intersection over union)? */
+NNL_RT_INLINE int
+nnl_nms_overlap(const void *p, int64_t i, int64_t j, int64_t dt,
+    int64_t center, double thr)
+{
+	double a[4], b[4], h, w, inter, u;
+
+	nnl_nms_box(p, i, dt, center, a);
+	nnl_nms_box(p, j, dt, center, b);
+	h = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+	w = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
+	if (h <= 0 || w <= 0)
+		return 0;
+	inter = h * w;
+	u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) -
+	    inter;
+	return u > 0 && inter / u > thr;
+}
+
+/*
+ * nonMaxSuppression (nnl's): ip = dt, batches, classes, boxes n, the
+ * most per class, centre-point boxes, has a score threshold, the
+ * bound; fp = IoU threshold, score threshold.  out[0] [bound, 3]: the
+ * selected (batch, class, box) rows, by batch, class and selection
+ * order, then rows of -1; out[1] the count of selected rows (int64).
+ * scratch: 3 (n + 1) int64.
+ */
+void
+nnl_k_nms(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], nb = ip[1], nc = ip[2], n = ip[3], max = ip[4],
+	    center = ip[5], hasst = ip[6], bound = ip[7];
+	int64_t *cand = scratch, *tmp = cand + n + 1, *sel = tmp + n + 1;
+	int64_t *o = out[0], cnt = 0;
+
+	for (int64_t b = 0; b < nb; b++)
+		for (int64_t c = 0; c < nc; c++) {
+			int64_t m = 0, ns = 0, sb = (b * nc + c) * n;
+
+			for (int64_t j = 0; j < n; j++)
+				if (!hasst || nnl_loadf(in[1], sb + j, dt) >
+				    fp[1])
+					cand[m++] = j;
+			/* by score, higher first, equal by index */
+			for (int64_t w = 1; w < m; w *= 2) {
+				for (int64_t lo = 0; lo < m; lo += 2 * w) {
+					int64_t mid = lo + w < m ? lo + w : m;
+					int64_t hi = mid + w < m ? mid + w : m;
+					int64_t p = lo, q = mid, d = lo;
+
+					while (p < mid && q < hi)
+						tmp[d++] = nnl_loadf(in[1], sb +
+						    cand[q], dt) > nnl_loadf(
+						    in[1], sb + cand[p], dt) ?
+						    cand[q++] : cand[p++];
+					while (p < mid)
+						tmp[d++] = cand[p++];
+					while (q < hi)
+						tmp[d++] = cand[q++];
+				}
+				for (int64_t j = 0; j < m; j++)
+					cand[j] = tmp[j];
+			}
+			for (int64_t j = 0; j < m && ns < max; j++) {
+				int keep = 1;
+
+				for (int64_t t = 0; t < ns && keep; t++)
+					keep = !nnl_nms_overlap(in[0],
+					    b * n + sel[t], b * n + cand[j],
+					    dt, center, fp[0]);
+				if (!keep)
+					continue;
+				sel[ns++] = cand[j];
+				o[3 * cnt] = b;
+				o[3 * cnt + 1] = c;
+				o[3 * cnt + 2] = cand[j];
+				cnt++;
+			}
+		}
+	for (int64_t j = 3 * cnt; j < 3 * bound; j++)
+		o[j] = -1;
+	*(int64_t *)out[1] = cnt;
+}

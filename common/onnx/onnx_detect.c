@@ -1,0 +1,77 @@
+/*
+ * onnx_detect: detection post-processing, to nnl's ops beyond WebNN:
+ * NonMaxSuppression, whose selection's size is known only at run time
+ * (a bound, and a count beside it: nnl-graph(5)).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx_imp.h"
+#include "escape.h"
+
+/* Scalar input i (or its only element) as a number; 0 and *v untouched
+ * when absent, REFUSED when computed at run time. */
+static int
+cscalar(struct imp *m, int i, double *v, int *present)
+{
+	const char *x = in(m, i);
+	double *f = NULL;
+	size_t n = 0;
+
+	*present = 0;
+	if (!x)
+		return 0;
+	if (cfloats(m, x, &f, &n) != 0)
+		return refuse(m, REFUSE_CONST, "input %d computed at run "
+		    "time", i);
+	if (n != 1) {
+		free(f);
+		return nodeerr(m, "input %d holds %zu values, not one", i, n);
+	}
+	*v = f[0];
+	*present = 1;
+	free(f);
+	return 0;
+}
+
+/* NonMaxSuppression: nnl's nonMaxSuppression, its thresholds and the
+ * most boxes per class known at import time. */
+int
+onnx_nms(struct imp *m)
+{
+	const char *b = in(m, 0), *s = in(m, 1), *ins[2], *names[2];
+	double max = 0, iou = 0, st = 0;
+	int64_t cpb = att_i(m, "center_point_box", 0);
+	int has, rc;
+	cJSON *o;
+
+	if (!b || !s)
+		return nodeerr(m, "boxes and scores are required");
+	if ((rc = cscalar(m, 2, &max, &has)) != 0 ||
+	    (rc = cscalar(m, 3, &iou, &has)) != 0 ||
+	    (rc = cscalar(m, 4, &st, &has)) != 0)
+		return rc;
+	if (cpb != 0 && cpb != 1)
+		return refuse(m, REFUSE_ATTR, "center_point_box %lld (0 or 1)",
+		    (long long)cpb);
+	if (max < 1)
+		return refuse(m, REFUSE_EMPTY, "max_output_boxes_per_class "
+		    "%g selects nothing", max);
+	if (max > ty(m, b)->dims[1])
+		max = (double)ty(m, b)->dims[1];
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "maxOutputBoxesPerClass", max);
+	cJSON_AddNumberToObject(o, "iouThreshold", iou);
+	if (has)
+		cJSON_AddNumberToObject(o, "scoreThreshold", st);
+	cJSON_AddBoolToObject(o, "centerPointBox", cpb != 0);
+	ins[0] = b;
+	ins[1] = s;
+	names[0] = outname(m, 0);
+	names[1] = NULL;
+	if (emitn(m, "nonMaxSuppression", o, 2, names, 2, ins) != 0)
+		return -1;
+	bind(m, 0, names[0]);
+	cJSON_AddStringToObject(m->bounded, names[0], names[1]);
+	return 0;
+}
