@@ -1033,3 +1033,83 @@ invalid("topK-index-type", "topK", [x([2, 3])],
         "data type float32 is not allowed", nout=2)
 invalid("topK-one-output", "topK", [x([2, 3])], {"k": 1, "axis": 1},
         "topK produces 2 outputs here, the node names 1")
+
+
+# nonMaxSuppression: ONNX's greedy rule, written out plainly: per batch
+# and class, the boxes above the score threshold by score (ties by
+# index), each kept unless its IoU with a kept one exceeds the
+# threshold, at most max of them; rows (batch, class, box), padded
+# to the bound with -1, and the count.
+def nms_ref(boxes, scores, mx, iou, st=None, center=False):
+    def corners(b):
+        if center:
+            x, y, w, h = (float(v) for v in b)
+            return y - h / 2, x - w / 2, y + h / 2, x + w / 2
+        y1, x1, y2, x2 = (float(v) for v in b)
+        return min(y1, y2), min(x1, x2), max(y1, y2), max(x1, x2)
+
+    def over(a, b):
+        a, b = corners(a), corners(b)
+        h = min(a[2], b[2]) - max(a[0], b[0])
+        w = min(a[3], b[3]) - max(a[1], b[1])
+        if h <= 0 or w <= 0:
+            return False
+        inter = h * w
+        u = ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1])
+             - inter)
+        return u > 0 and inter / u > iou
+    nb, nc, n = scores.shape
+    rows = []
+    for b in range(nb):
+        for c in range(nc):
+            cand = [j for j in range(n) if st is None or scores[b, c, j] > st]
+            cand.sort(key=lambda j: (-float(scores[b, c, j]), j))
+            kept = []
+            for j in cand:
+                if len(kept) < mx and not any(over(boxes[b, k], boxes[b, j])
+                                              for k in kept):
+                    kept.append(j)
+            rows += [[b, c, j] for j in kept]
+    bound = nb * nc * min(mx, n)
+    out = np.full((bound, 3), -1, np.int64)
+    if rows:
+        out[:len(rows)] = rows
+    return [out, np.array(len(rows), np.int64)]
+
+
+# overlapping boxes with flipped corners (y2 < y1), two batches and
+# three classes, a score threshold that drops some and a cap that
+# stops others, IoU exactly at the threshold (kept: only more than it
+# suppresses), centre-point boxes, and no threshold at all
+NMSB = [[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [1, 1, 0, 0], [0, 10, 1, 11],
+         [0, 10.5, 1, 11.5], [0, 0.5, 1, 1.5]],
+        [[5, 5, 7, 7], [5, 6, 7, 8], [0, 0, 1, 1], [0, 0, 1, 1],
+         [3, 3, 4, 4], [6, 6, 5, 5]]]
+case("nonMaxSuppression-classes", "nonMaxSuppression",
+     [("boxes", f32, [2, 6, 4], NMSB), ("scores", f32, [2, 3, 6], "unit")],
+     {"maxOutputBoxesPerClass": 3, "iouThreshold": 0.4,
+      "scoreThreshold": -0.3}, nout=2,
+     ref=lambda a, c: nms_ref(a["boxes"], a["scores"], 3, 0.4, -0.3))
+# [0,0,2,1] and [0,1,2,2] against [0,0,2,2]: IoU 0.5 each, kept at 0.5
+case("nonMaxSuppression-iou-equal", "nonMaxSuppression",
+     [("boxes", f32, [1, 3, 4], [[[0, 0, 2, 2], [0, 0, 2, 1],
+                                  [0, 1, 2, 2]]]),
+      ("scores", f32, [1, 1, 3], [[[0.9, 0.8, 0.7]]])],
+     {"maxOutputBoxesPerClass": 5, "iouThreshold": 0.5}, nout=2,
+     ref=lambda a, c: nms_ref(a["boxes"], a["scores"], 5, 0.5))
+case("nonMaxSuppression-center", "nonMaxSuppression",
+     [("boxes", f32, [1, 4, 4], [[[0.5, 0.5, 1, 1], [0.6, 0.5, 1, 1],
+                                  [5, 5, 2, 2], [5.5, 5, 2, 1]]]),
+      ("scores", f32, [1, 2, 4], "unit")],
+     {"maxOutputBoxesPerClass": 2, "iouThreshold": 0.3,
+      "centerPointBox": True}, nout=2,
+     ref=lambda a, c: nms_ref(a["boxes"], a["scores"], 2, 0.3,
+                              center=True))
+invalid("nonMaxSuppression-box-width", "nonMaxSuppression",
+        [("boxes", f32, [1, 3, 5], "n"), ("scores", f32, [1, 1, 3], "n")],
+        {"maxOutputBoxesPerClass": 1},
+        'input "boxes" [1, 3, 5] is not [batches, boxes, 4]', nout=2)
+invalid("nonMaxSuppression-scores", "nonMaxSuppression",
+        [("boxes", f32, [1, 3, 4], "n"), ("scores", f32, [1, 2, 4], "n")],
+        {"maxOutputBoxesPerClass": 1},
+        'input "scores" [1, 2, 4] is not [1, classes, 3]', nout=2)

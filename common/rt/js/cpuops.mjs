@@ -294,6 +294,41 @@ export const CpuOps = {
     return [{dataType: a.dataType, shape, data: vals},
       {dataType: outputDataType, shape, data: idx}];
   },
+  // ONNX's greedy rule per batch and class; the rows (batch, class,
+  // box) padded to the bound with -1, and their count (nnl-graph(5))
+  nonMaxSuppression: (boxes, scores, {maxOutputBoxesPerClass: mx,
+    iouThreshold = 0, scoreThreshold, centerPointBox = false}) => {
+    const [nb, nc, n] = scores.shape, bound = nb * nc * Math.min(mx, n);
+    const out = new BigInt64Array(bound * 3).fill(-1n);
+    const sc = (b, c, j) => read(scores, scores.data[(b * nc + c) * n + j]);
+    const box = (b, j) => {
+      const [p, q, r, s] = [0, 1, 2, 3].map((t) => read(boxes, boxes.data[(b * n + j) * 4 + t]));
+      return centerPointBox ? [q - s / 2, p - r / 2, q + s / 2, p + r / 2] :
+        [Math.min(p, r), Math.min(q, s), Math.max(p, r), Math.max(q, s)];
+    };
+    const over = (a, b) => {
+      const h = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+      const w = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+      if (h <= 0 || w <= 0) return false;
+      const i = h * w, u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - i;
+      return u > 0 && i / u > iouThreshold;
+    };
+    let cnt = 0;
+    for (let b = 0; b < nb; b++)
+      for (let c = 0; c < nc; c++) {
+        const cand = [...Array(n).keys()].filter((j) =>
+          scoreThreshold === undefined || sc(b, c, j) > scoreThreshold);
+        cand.sort((p, q) => sc(b, c, q) - sc(b, c, p) || p - q);
+        const kept = [];
+        for (const j of cand)
+          if (kept.length < mx && !kept.some((k) => over(box(b, k), box(b, j)))) {
+            kept.push(j);
+            out.set([BigInt(b), BigInt(c), BigInt(j)], 3 * cnt++);
+          }
+      }
+    return [{dataType: "int64", shape: [bound, 3], data: out},
+      {dataType: "int64", shape: [], data: new BigInt64Array([BigInt(cnt)])}];
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {
