@@ -636,3 +636,33 @@ prepare_nms(struct kctx *c)
 	c->k->scratch = 3 * 8 * (uint64_t)(b->dims[1] + 1);
 	return kset(c, "nms");
 }
+
+/* nnl's gridSample. */
+int
+prepare_grid_sample(struct kctx *c)
+{
+	static const char *const modes[] = { "bilinear", "nearest", "bicubic" };
+	static const char *const pads[] = { "zeros", "border", "reflection" };
+	const struct tdesc *x = c->in[0], *g = c->in[1];
+	const char *mode = "bilinear", *pad = "zeros";
+	int ac = 0, m = 0, p = 0;
+
+	if (opt_str(c->sc, "mode", &mode) < 0 ||
+	    opt_str(c->sc, "paddingMode", &pad) < 0 ||
+	    opt_bool(c->sc, "alignCorners", &ac) < 0)
+		return -1;
+	while (m < 2 && strcmp(mode, modes[m]))
+		m++;
+	while (p < 2 && strcmp(pad, pads[p]))
+		p++;
+	kip(c, kdt(x));
+	kshape(c, x);
+	kip(c, g->dims[1]);
+	kip(c, g->dims[2]);
+	kip(c, m);
+	kip(c, p);
+	kip(c, ac != 0);
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	return kset(c, "grid_sample");
+}

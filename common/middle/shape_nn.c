@@ -1219,3 +1219,35 @@ shape_nms(struct shapectx *c)
 	shape_out(c, 1, DT_INT64, 0, d);
 	return 0;
 }
+
+/* nnl's gridSample: input [N, C, H, W] sampled at grid [N, Ho, Wo, 2]
+ * (x, y in [-1, 1]), both float32 or both float16: [N, C, Ho, Wo]. */
+int
+shape_grid_sample(struct shapectx *c)
+{
+	const struct tdesc *x = c->in[0], *g = c->in[1];
+	const char *mode, *pad;
+	int ac = 0;
+	int64_t d[4];
+
+	if (opt_str(c, "mode", &mode) < 0 ||
+	    opt_str(c, "paddingMode", &pad) < 0 ||
+	    opt_bool(c, "alignCorners", &ac) < 0 ||
+	    shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT))
+		return -1;
+	if (x->rank != 4)
+		return shape_err(c, "input \"input\" %s is not [N, C, H, W]",
+		    shape_str(x));
+	if (g->dt != x->dt)
+		return shape_err(c, "input \"grid\" is %s, \"input\" %s",
+		    dtype_name(g->dt), dtype_name(x->dt));
+	if (g->rank != 4 || g->dims[0] != x->dims[0] || g->dims[3] != 2)
+		return shape_err(c, "input \"grid\" %s is not [%lld, Ho, Wo, "
+		    "2]", shape_str(g), (long long)x->dims[0]);
+	d[0] = x->dims[0];
+	d[1] = x->dims[1];
+	d[2] = g->dims[1];
+	d[3] = g->dims[2];
+	shape_out(c, 0, x->dt, 4, d);
+	return 0;
+}

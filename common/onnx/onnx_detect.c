@@ -3,6 +3,7 @@
  * NonMaxSuppression, whose selection's size is known only at run time
  * (a bound, and a count beside it: nnl-graph(5)).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,4 +75,42 @@ onnx_nms(struct imp *m)
 	bind(m, 0, names[0]);
 	cJSON_AddStringToObject(m->bounded, names[0], names[1]);
 	return 0;
+}
+
+/* GridSample (opsets 16 and 20, 4-D): nnl's gridSample. */
+int
+onnx_gridsample(struct imp *m)
+{
+	static const char *const modes[] = { "bilinear", "bilinear",
+		"linear", "bilinear", "nearest", "nearest", "bicubic",
+		"bicubic", "cubic", "bicubic", NULL };
+	const char *x = in(m, 0), *g = in(m, 1), *mode, *pad, *to = NULL;
+	char mb[32];
+	cJSON *o;
+
+	if (!x || !g)
+		return nodeerr(m, "X and Grid are required");
+	snprintf(mb, sizeof mb, "%s", att_s(m, "mode", m->opset >= 20 ?
+	    "linear" : "bilinear"));
+	mode = mb;
+	pad = att_s(m, "padding_mode", "zeros");
+	for (int i = 0; modes[i]; i += 2)
+		if (strcmp(mode, modes[i]) == 0)
+			to = modes[i + 1];
+	if (!to)
+		return refuse(m, REFUSE_ATTR, "mode %s", escape_tty_name(mode));
+	if (strcmp(pad, "zeros") && strcmp(pad, "border") &&
+	    strcmp(pad, "reflection"))
+		return refuse(m, REFUSE_ATTR, "padding_mode %s",
+		    escape_tty_name(pad));
+	if (ty(m, x)->rank != 4)
+		return refuse(m, REFUSE_RANK, "GridSample of rank %d (4 only)",
+		    ty(m, x)->rank);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "mode", to);
+	cJSON_AddStringToObject(o, "paddingMode", pad);
+	cJSON_AddBoolToObject(o, "alignCorners", att_i(m, "align_corners",
+	    0) != 0);
+	return imp_done(m, 0, emit(m, "gridSample", o, outname(m, 0), 2, x,
+	    g));
 }

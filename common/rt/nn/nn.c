@@ -1421,3 +1421,142 @@ nnl_k_nms(const int64_t *ip, const double *fp, const void *const *in,
 		o[j] = -1;
 	*(int64_t *)out[1] = cnt;
 }
+
+/* x reflected into [lo, hi] (gridSample's reflection padding). */
+NNL_RT_INLINE double
+nnl_gs_reflect(double x, double lo, double hi)
+{
+	double rng = hi - lo, d, r;
+	int64_t n;
+
+	if (rng <= 0)
+		return lo;
+	if (x < lo) {
+		d = lo - x;
+		n = (int64_t)(d / rng);
+		r = d - (double)n * rng;
+		return n % 2 == 0 ? lo + r : hi - r;
+	}
+	if (x > hi) {
+		d = x - hi;
+		n = (int64_t)(d / rng);
+		r = d - (double)n * rng;
+		return n % 2 == 0 ? hi - r : lo + r;
+	}
+	return x;
+}
+
+/* Pixel (i, j) of the plane p (h x w) under padding pad (0 zeros, 1
+ * border, 2 reflection within the borders b[4]: y lo, y hi, x lo, x hi). */
+NNL_RT_INLINE double
+nnl_gs_pixel(const void *p, int64_t off, int64_t dt, int64_t h, int64_t w,
+    int64_t i, int64_t j, int64_t pad, const double *b)
+{
+	if (pad == 0 && (i < 0 || i >= h || j < 0 || j >= w))
+		return 0;
+	if (pad == 2) {
+		i = (int64_t)nnl_gs_reflect((double)i, b[0], b[1]);
+		j = (int64_t)nnl_gs_reflect((double)j, b[2], b[3]);
+	}
+	i = i < 0 ? 0 : i >= h ? h - 1 : i;
+	j = j < 0 ? 0 : j >= w ? w - 1 : j;
+	return nnl_loadf(p, off + i * w + j, dt);
+}
+
+/* The 4 cubic convolution weights (A = -0.75) of a fraction t. */
+NNL_RT_INLINE void
+nnl_gs_cubic(double t, double *k)
+{
+	const double a = -0.75;
+	double u = t + 1, v = 1 - t, z = 2 - t;
+
+	k[0] = ((a * u - 5 * a) * u + 8 * a) * u - 4 * a;
+	k[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+	k[2] = ((a + 2) * v - (a + 3)) * v * v + 1;
+	k[3] = ((a * z - 5 * a) * z + 8 * a) * z - 4 * a;
+}
+
+/*
+ * gridSample (nnl's, ONNX's GridSample on 4-D): ip = dt, rank 4, N, C,
+ * H, W, Ho, Wo, mode (0 bilinear, 1 nearest, 2 bicubic), padding (0
+ * zeros, 1 border, 2 reflection), align corners.
+ */
+void
+nnl_k_grid_sample(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], nb = ip[2], nc = ip[3], h = ip[4], w = ip[5],
+	    ho = ip[6], wo = ip[7], mode = ip[8], pad = ip[9], ac = ip[10];
+	double b[4];
+
+	(void)fp;
+	(void)scratch;
+	b[0] = ac ? 0 : -0.5;
+	b[1] = ac ? (double)h - 1 : (double)h - 0.5;
+	b[2] = ac ? 0 : -0.5;
+	b[3] = ac ? (double)w - 1 : (double)w - 0.5;
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t q = 0; q < ho * wo; q++) {
+			int64_t gi = (n * ho * wo + q) * 2;
+			double gx = nnl_loadf(in[1], gi, dt);
+			double gy = nnl_loadf(in[1], gi + 1, dt);
+			double x = ac ? (gx + 1) / 2 * (double)(w - 1) :
+			    ((gx + 1) * (double)w - 1) / 2;
+			double y = ac ? (gy + 1) / 2 * (double)(h - 1) :
+			    ((gy + 1) * (double)h - 1) / 2;
+
+			if (mode == 1) {
+				x = nearbyint(x);
+				y = nearbyint(y);
+			}
+			if (x < b[2] || x > b[3] || y < b[0] || y > b[1]) {
+				if (pad == 1) {
+					x = x < 0 ? 0 : x > (double)(w - 1) ?
+					    (double)(w - 1) : x;
+					y = y < 0 ? 0 : y > (double)(h - 1) ?
+					    (double)(h - 1) : y;
+				} else if (pad == 2) {
+					x = nnl_gs_reflect(x, b[2], b[3]);
+					y = nnl_gs_reflect(y, b[0], b[1]);
+				}
+			}
+			for (int64_t c = 0; c < nc; c++) {
+				int64_t off = (n * nc + c) * h * w;
+				double v = 0;
+
+				if (mode == 1)
+					v = nnl_gs_pixel(in[0], off, dt, h, w,
+					    (int64_t)y, (int64_t)x, pad, b);
+				else if (mode == 0) {
+					double fy = floor(y), fx = floor(x);
+					double ty = y - fy, tx = x - fx;
+					int64_t i = (int64_t)fy, j = (int64_t)fx;
+
+					v = (1 - ty) * ((1 - tx) * nnl_gs_pixel(
+					    in[0], off, dt, h, w, i, j, pad, b) +
+					    tx * nnl_gs_pixel(in[0], off, dt, h,
+					    w, i, j + 1, pad, b)) + ty * ((1 -
+					    tx) * nnl_gs_pixel(in[0], off, dt,
+					    h, w, i + 1, j, pad, b) + tx *
+					    nnl_gs_pixel(in[0], off, dt, h, w,
+					    i + 1, j + 1, pad, b));
+				} else {
+					double fy = floor(y), fx = floor(x);
+					double ky[4], kx[4];
+
+					nnl_gs_cubic(y - fy, ky);
+					nnl_gs_cubic(x - fx, kx);
+					for (int a = 0; a < 4; a++)
+						for (int e = 0; e < 4; e++)
+							v += ky[a] * kx[e] *
+							    nnl_gs_pixel(in[0],
+							    off, dt, h, w,
+							    (int64_t)fy - 1 + a,
+							    (int64_t)fx - 1 + e,
+							    pad, b);
+				}
+				nnl_storef(out[0], (n * nc + c) * ho * wo + q,
+				    dt, v);
+			}
+		}
+}
