@@ -1113,3 +1113,95 @@ invalid("nonMaxSuppression-scores", "nonMaxSuppression",
         [("boxes", f32, [1, 3, 4], "n"), ("scores", f32, [1, 2, 4], "n")],
         {"maxOutputBoxesPerClass": 1},
         'input "scores" [1, 2, 4] is not [1, classes, 3]', nout=2)
+
+
+# gridSample: ONNX's GridSample written out point by point in Python:
+# coordinates from [-1, 1] to pixels (corner or centre aligned),
+# rounded half to even for nearest; out of the borders clamped or
+# reflected, and each tap read as 0 (zeros), clamped (border) or
+# reflected (reflection); bicubic with A = -0.75.
+def grid_sample_ref(x, grid, mode, pad, ac):
+    n, c, h, w = x.shape
+    _, ho, wo, _ = grid.shape
+    lo_y, hi_y = (0, h - 1) if ac else (-0.5, h - 0.5)
+    lo_x, hi_x = (0, w - 1) if ac else (-0.5, w - 0.5)
+
+    def reflect(v, lo, hi):
+        r = hi - lo
+        if v < lo:
+            k, m = divmod(lo - v, r)
+            return lo + m if int(k) % 2 == 0 else hi - m
+        if v > hi:
+            k, m = divmod(v - hi, r)
+            return hi - m if int(k) % 2 == 0 else lo + m
+        return v
+
+    def tap(p, i, j):
+        if pad == "zeros":
+            return p[i, j] if 0 <= i < h and 0 <= j < w else 0.0
+        if pad == "reflection":
+            i, j = int(reflect(i, lo_y, hi_y)), int(reflect(j, lo_x, hi_x))
+        return p[min(max(i, 0), h - 1), min(max(j, 0), w - 1)]
+
+    def cubic(t):
+        a = -0.75
+
+        def k(d):
+            d = abs(d)
+            if d <= 1:
+                return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+            return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a
+        return [k(t + 1), k(t), k(1 - t), k(2 - t)]
+    y = np.zeros((n, c, ho, wo))
+    for b in range(n):
+        for oy in range(ho):
+            for ox in range(wo):
+                gx, gy = (float(v) for v in grid[b, oy, ox])
+                px = (gx + 1) / 2 * (w - 1) if ac else ((gx + 1) * w - 1) / 2
+                py = (gy + 1) / 2 * (h - 1) if ac else ((gy + 1) * h - 1) / 2
+                if mode == "nearest":
+                    px, py = float(np.rint(px)), float(np.rint(py))
+                if not (lo_x <= px <= hi_x and lo_y <= py <= hi_y):
+                    if pad == "border":
+                        px = min(max(px, 0), w - 1)
+                        py = min(max(py, 0), h - 1)
+                    elif pad == "reflection":
+                        px = reflect(px, lo_x, hi_x)
+                        py = reflect(py, lo_y, hi_y)
+                for ch in range(c):
+                    p = x[b, ch]
+                    if mode == "nearest":
+                        v = tap(p, int(py), int(px))
+                    elif mode == "bilinear":
+                        i, j = int(np.floor(py)), int(np.floor(px))
+                        ty, tx = py - i, px - j
+                        v = ((1 - ty) * (1 - tx) * tap(p, i, j) +
+                             (1 - ty) * tx * tap(p, i, j + 1) +
+                             ty * (1 - tx) * tap(p, i + 1, j) +
+                             ty * tx * tap(p, i + 1, j + 1))
+                    else:
+                        i, j = int(np.floor(py)), int(np.floor(px))
+                        ky, kx = cubic(py - i), cubic(px - j)
+                        v = sum(ky[s] * kx[t] * tap(p, i - 1 + s, j - 1 + t)
+                                for s in range(4) for t in range(4))
+                    y[b, ch, oy, ox] = v
+    return y
+
+
+# a grid reaching past [-1, 1] (to +-1.7), so every padding mode is
+# exercised on both sides, two batches (the grid's own per batch), a
+# non-square plane
+for mode in ("bilinear", "nearest", "bicubic"):
+    for pad in ("zeros", "border", "reflection"):
+        for ac in (False, True):
+            name = "gridSample-%s-%s%s" % (mode, pad, "-corners" if ac else "")
+            case(name, "gridSample",
+                 [x([2, 2, 3, 5]), ("grid", f32, [2, 4, 3, 2],
+                                    list(np.linspace(-1.7, 1.7, 48)))],
+                 {"mode": mode, "paddingMode": pad, "alignCorners": ac},
+                 ref=lambda a, c, mode=mode, pad=pad, ac=ac:
+                 grid_sample_ref(a["x"], a["grid"], mode, pad, ac),
+                 tol=1e-4)
+invalid("gridSample-grid", "gridSample",
+        [x([1, 2, 3, 3]), ("grid", f32, [1, 4, 4, 3], "n")], {},
+        'input "grid" [1, 4, 4, 3] is not [1, Ho, Wo, 2]')

@@ -329,6 +329,82 @@ export const CpuOps = {
     return [{dataType: "int64", shape: [bound, 3], data: out},
       {dataType: "int64", shape: [], data: new BigInt64Array([BigInt(cnt)])}];
   },
+  // ONNX's GridSample on 4-D: pixels from [-1, 1], padded per tap
+  gridSample: (a, g, {mode = "bilinear", paddingMode: pad = "zeros",
+    alignCorners: ac = false} = {}) => {
+    const [n, c, h, w] = a.shape, [, ho, wo] = g.shape;
+    const out = new ARRAYS[a.dataType](n * c * ho * wo);
+    const [ly, hy, lx, hx] = ac ? [0, h - 1, 0, w - 1] : [-0.5, h - 0.5, -0.5, w - 0.5];
+    const reflect = (v, lo, hi) => {
+      const r = hi - lo;
+      if (r <= 0) return lo;
+      if (v < lo) {
+        const d = lo - v, k = Math.trunc(d / r), m = d - k * r;
+        return k % 2 === 0 ? lo + m : hi - m;
+      }
+      if (v > hi) {
+        const d = v - hi, k = Math.trunc(d / r), m = d - k * r;
+        return k % 2 === 0 ? hi - m : lo + m;
+      }
+      return v;
+    };
+    const cubic = (t) => {
+      const A = -0.75, u = t + 1, v = 1 - t, z = 2 - t;
+      return [((A * u - 5 * A) * u + 8 * A) * u - 4 * A,
+        ((A + 2) * t - (A + 3)) * t * t + 1,
+        ((A + 2) * v - (A + 3)) * v * v + 1,
+        ((A * z - 5 * A) * z + 8 * A) * z - 4 * A];
+    };
+    const rint = (v) => {
+      const f = Math.floor(v), d = v - f;
+      return d > 0.5 || (d === 0.5 && f % 2 !== 0) ? f + 1 : f;
+    };
+    for (let b = 0; b < n; b++)
+      for (let q = 0; q < ho * wo; q++) {
+        const gx = read(g, g.data[(b * ho * wo + q) * 2]);
+        const gy = read(g, g.data[(b * ho * wo + q) * 2 + 1]);
+        let x = ac ? (gx + 1) / 2 * (w - 1) : ((gx + 1) * w - 1) / 2;
+        let y = ac ? (gy + 1) / 2 * (h - 1) : ((gy + 1) * h - 1) / 2;
+        if (mode === "nearest") { x = rint(x); y = rint(y); }
+        if (x < lx || x > hx || y < ly || y > hy) {
+          if (pad === "border") {
+            x = Math.min(Math.max(x, 0), w - 1);
+            y = Math.min(Math.max(y, 0), h - 1);
+          } else if (pad === "reflection") {
+            x = reflect(x, lx, hx);
+            y = reflect(y, ly, hy);
+          }
+        }
+        for (let ch = 0; ch < c; ch++) {
+          const off = (b * c + ch) * h * w;
+          const tap = (i, j) => {
+            if (pad === "zeros" && (i < 0 || i >= h || j < 0 || j >= w)) return 0;
+            if (pad === "reflection") {
+              i = Math.trunc(reflect(i, ly, hy));
+              j = Math.trunc(reflect(j, lx, hx));
+            }
+            i = Math.min(Math.max(i, 0), h - 1);
+            j = Math.min(Math.max(j, 0), w - 1);
+            return read(a, a.data[off + i * w + j]);
+          };
+          let v = 0;
+          const fy = Math.floor(y), fx = Math.floor(x);
+          if (mode === "nearest") v = tap(Math.trunc(y), Math.trunc(x));
+          else if (mode === "bilinear") {
+            const ty = y - fy, tx = x - fx;
+            v = (1 - ty) * ((1 - tx) * tap(fy, fx) + tx * tap(fy, fx + 1)) +
+              ty * ((1 - tx) * tap(fy + 1, fx) + tx * tap(fy + 1, fx + 1));
+          } else {
+            const ky = cubic(y - fy), kx = cubic(x - fx);
+            for (let s = 0; s < 4; s++)
+              for (let t = 0; t < 4; t++)
+                v += ky[s] * kx[t] * tap(fy - 1 + s, fx - 1 + t);
+          }
+          out[(b * c + ch) * ho * wo + q] = fromNumber(a.dataType, v);
+        }
+      }
+    return {dataType: a.dataType, shape: [n, c, ho, wo], data: out};
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {
