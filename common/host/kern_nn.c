@@ -666,3 +666,35 @@ prepare_grid_sample(struct kctx *c)
 	kin(c, c->n->in[1]);
 	return kset(c, "grid_sample");
 }
+
+/* nnl's roiAlign. */
+int
+prepare_roi_align(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0];
+	uint32_t oh = 1, ow = 1, sr = 0;
+	double scale = 1;
+	const char *mode = "avg", *ctm = "halfPixel";
+
+	if (opt_u32(c->sc, "outputHeight", &oh) < 0 ||
+	    opt_u32(c->sc, "outputWidth", &ow) < 0 ||
+	    opt_u32(c->sc, "samplingRatio", &sr) < 0 ||
+	    opt_f64(c->sc, "spatialScale", &scale) < 0 ||
+	    opt_str(c->sc, "mode", &mode) < 0 ||
+	    opt_str(c->sc, "coordinateTransformationMode", &ctm) < 0)
+		return -1;
+	kip(c, kdt(x));
+	kshape(c, x);
+	kip(c, c->in[1]->dims[0]);
+	kip(c, kdt(c->in[2]));
+	kip(c, oh);
+	kip(c, ow);
+	kip(c, sr);
+	kip(c, strcmp(mode, "max") == 0);
+	kip(c, strcmp(ctm, "halfPixel") == 0);
+	kfp(c, scale);
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	kin(c, c->n->in[2]);
+	return kset(c, "roi_align");
+}

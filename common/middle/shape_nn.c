@@ -1251,3 +1251,43 @@ shape_grid_sample(struct shapectx *c)
 	shape_out(c, 0, x->dt, 4, d);
 	return 0;
 }
+
+/* nnl's roiAlign: input [N, C, H, W], rois [R, 4] (x1, y1, x2, y2) of
+ * its type, batchIndices [R] (int32 or int64): [R, C, oh, ow]. */
+int
+shape_roi_align(struct shapectx *c)
+{
+	static const enum dtype IDX[] = { DT_INT32, DT_INT64, DT_NONE };
+	const struct tdesc *x = c->in[0], *r = c->in[1], *bi = c->in[2];
+	uint32_t oh = 1, ow = 1, sr = 0;
+	double scale = 1;
+	const char *mode, *ctm;
+	int64_t d[4];
+
+	if (opt_u32(c, "outputHeight", &oh) < 0 ||
+	    opt_u32(c, "outputWidth", &ow) < 0 ||
+	    opt_u32(c, "samplingRatio", &sr) < 0 ||
+	    opt_f64(c, "spatialScale", &scale) < 0 ||
+	    opt_str(c, "mode", &mode) < 0 ||
+	    opt_str(c, "coordinateTransformationMode", &ctm) < 0 ||
+	    shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
+	    shape_want_dtype(c, "input \"batchIndices\"", bi, IDX))
+		return -1;
+	if (x->rank != 4)
+		return shape_err(c, "input \"input\" %s is not [N, C, H, W]",
+		    shape_str(x));
+	if (r->dt != x->dt || r->rank != 2 || r->dims[1] != 4)
+		return shape_err(c, "input \"rois\" %s %s is not [R, 4] %s",
+		    dtype_name(r->dt), shape_str(r), dtype_name(x->dt));
+	if (bi->rank != 1 || bi->dims[0] != r->dims[0])
+		return shape_err(c, "input \"batchIndices\" %s is not [%lld]",
+		    shape_str(bi), (long long)r->dims[0]);
+	if (oh == 0 || ow == 0)
+		return shape_err(c, "an empty output (%u x %u)", oh, ow);
+	d[0] = r->dims[0];
+	d[1] = x->dims[1];
+	d[2] = oh;
+	d[3] = ow;
+	shape_out(c, 0, x->dt, 4, d);
+	return 0;
+}

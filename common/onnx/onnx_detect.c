@@ -114,3 +114,43 @@ onnx_gridsample(struct imp *m)
 	return imp_done(m, 0, emit(m, "gridSample", o, outname(m, 0), 2, x,
 	    g));
 }
+
+/* RoiAlign (opsets 10 and 16): nnl's roiAlign.  Opset 10 knows only
+ * the output_half_pixel coordinates, which opset 16 names. */
+int
+onnx_roialign(struct imp *m)
+{
+	const char *x = in(m, 0), *r = in(m, 1), *bi = in(m, 2), *mode;
+	char ctm[32];
+	int64_t oh = att_i(m, "output_height", 1);
+	int64_t ow = att_i(m, "output_width", 1);
+	int64_t sr = att_i(m, "sampling_ratio", 0);
+	cJSON *o;
+
+	if (!x || !r || !bi)
+		return nodeerr(m, "X, rois and batch_indices are required");
+	snprintf(ctm, sizeof ctm, "%s", att_s(m,
+	    "coordinate_transformation_mode", m->opset >= 16 ? "half_pixel" :
+	    "output_half_pixel"));
+	mode = att_s(m, "mode", "avg");
+	if (strcmp(mode, "avg") && strcmp(mode, "max"))
+		return refuse(m, REFUSE_ATTR, "mode %s", escape_tty_name(mode));
+	if (strcmp(ctm, "half_pixel") && strcmp(ctm, "output_half_pixel"))
+		return refuse(m, REFUSE_ATTR, "coordinate_transformation_mode "
+		    "%s", escape_tty_name(ctm));
+	if (oh < 1 || ow < 1 || sr < 0 || oh > UINT32_MAX ||
+	    ow > UINT32_MAX || sr > UINT32_MAX)
+		return nodeerr(m, "output %lld x %lld, sampling_ratio %lld",
+		    (long long)oh, (long long)ow, (long long)sr);
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "outputHeight", (double)oh);
+	cJSON_AddNumberToObject(o, "outputWidth", (double)ow);
+	cJSON_AddNumberToObject(o, "samplingRatio", (double)sr);
+	cJSON_AddNumberToObject(o, "spatialScale", att_f(m, "spatial_scale",
+	    1));
+	cJSON_AddStringToObject(o, "mode", mode);
+	cJSON_AddStringToObject(o, "coordinateTransformationMode",
+	    strcmp(ctm, "half_pixel") == 0 ? "halfPixel" : "outputHalfPixel");
+	return imp_done(m, 0, emit(m, "roiAlign", o, outname(m, 0), 3, x, r,
+	    bi));
+}

@@ -1560,3 +1560,105 @@ nnl_k_grid_sample(const int64_t *ip, const double *fp, const void *const *in,
 			}
 		}
 }
+
+/*
+ * roiAlign (nnl's, ONNX's RoiAlign): ip = dt, rank 4, N, C, H, W, R,
+ * index type, oh, ow, sampling ratio (0: adaptive), max mode, half
+ * pixel; fp = spatial scale.  Each bin averages (or takes the largest
+ * weighted tap of) a grid of bilinear samples; a sample beyond a pixel
+ * outside the plane counts 0.  A batch index out of range gives 0.
+ */
+void
+nnl_k_roi_align(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], nb = ip[2], nc = ip[3], h = ip[4], w = ip[5],
+	    nr = ip[6], it = ip[7], oh = ip[8], ow = ip[9], sr = ip[10],
+	    ismax = ip[11], half = ip[12];
+	double off = half ? 0.5 : 0;
+
+	(void)scratch;
+	for (int64_t r = 0; r < nr; r++) {
+		int64_t b = nnl_loadi(in[2], r, it);
+		double x0 = nnl_loadf(in[1], 4 * r, dt) * fp[0] - off;
+		double y0 = nnl_loadf(in[1], 4 * r + 1, dt) * fp[0] - off;
+		double rw = nnl_loadf(in[1], 4 * r + 2, dt) * fp[0] - off - x0;
+		double rh = nnl_loadf(in[1], 4 * r + 3, dt) * fp[0] - off - y0;
+		double bh, bw;
+		int64_t gh, gw, cnt;
+
+		if (!half) {
+			rw = rw > 1 ? rw : 1;
+			rh = rh > 1 ? rh : 1;
+		}
+		bh = rh / (double)oh;
+		bw = rw / (double)ow;
+		gh = sr > 0 ? sr : (int64_t)ceil(rh / (double)oh);
+		gw = sr > 0 ? sr : (int64_t)ceil(rw / (double)ow);
+		cnt = gh * gw > 1 ? gh * gw : 1;
+		for (int64_t c = 0; c < nc; c++)
+			for (int64_t p = 0; p < oh * ow; p++) {
+				int64_t ph = p / ow, pw = p % ow;
+				int64_t pl = (b * nc + c) * h * w;
+				double v = 0;
+				int first = 1;
+
+				for (int64_t iy = 0; iy < gh && b >= 0 &&
+				    b < nb; iy++)
+					for (int64_t ix = 0; ix < gw; ix++) {
+						double y = y0 + (double)ph * bh +
+						    ((double)iy + 0.5) * bh /
+						    (double)gh;
+						double x = x0 + (double)pw * bw +
+						    ((double)ix + 0.5) * bw /
+						    (double)gw;
+						double t[4] = { 0, 0, 0, 0 }, s;
+						int64_t yl, xl, yh, xh;
+
+						if (!(y < -1.0 || y > (double)h ||
+						    x < -1.0 || x > (double)w)) {
+							y = y <= 0 ? 0 : y;
+							x = x <= 0 ? 0 : x;
+							yl = (int64_t)y;
+							xl = (int64_t)x;
+							if (yl >= h - 1) {
+								yl = yh = h - 1;
+								y = (double)yl;
+							} else
+								yh = yl + 1;
+							if (xl >= w - 1) {
+								xl = xh = w - 1;
+								x = (double)xl;
+							} else
+								xh = xl + 1;
+							y -= (double)yl;
+							x -= (double)xl;
+							t[0] = (1 - y) * (1 - x) *
+							    nnl_loadf(in[0], pl +
+							    yl * w + xl, dt);
+							t[1] = (1 - y) * x *
+							    nnl_loadf(in[0], pl +
+							    yl * w + xh, dt);
+							t[2] = y * (1 - x) *
+							    nnl_loadf(in[0], pl +
+							    yh * w + xl, dt);
+							t[3] = y * x * nnl_loadf(
+							    in[0], pl + yh * w +
+							    xh, dt);
+						}
+						if (!ismax) {
+							v += t[0] + t[1] + t[2] +
+							    t[3];
+							continue;
+						}
+						s = t[0];
+						for (int k = 1; k < 4; k++)
+							s = t[k] > s ? t[k] : s;
+						v = first || s > v ? s : v;
+						first = 0;
+					}
+				nnl_storef(out[0], (r * nc + c) * oh * ow + p,
+				    dt, ismax ? v : v / (double)cnt);
+			}
+	}
+}
