@@ -1205,3 +1205,79 @@ for mode in ("bilinear", "nearest", "bicubic"):
 invalid("gridSample-grid", "gridSample",
         [x([1, 2, 3, 3]), ("grid", f32, [1, 4, 4, 3], "n")], {},
         'input "grid" [1, 4, 4, 3] is not [1, Ho, Wo, 2]')
+
+
+# roiAlign: ONNX's RoiAlign per bin and sample, in plain Python: a grid
+# of samples per bin (the sampling ratio, or ceil of the bin's size),
+# each bilinear from the pixels around it (clamped at the far edge, 0
+# past a pixel outside), averaged, or with mode max the largest
+# weighted tap of any sample.
+def roi_align_ref(x, rois, bi, oh, ow, sr, scale, mode, half):
+    n, c, h, w = x.shape
+    off = 0.5 if half else 0.0
+    y = np.zeros((len(rois), c, oh, ow))
+    for r, (x1, y1, x2, y2) in enumerate(rois.astype(np.float64)):
+        sx, sy = x1 * scale - off, y1 * scale - off
+        rw, rh = x2 * scale - off - sx, y2 * scale - off - sy
+        if not half:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / oh, rw / ow
+        gh = sr if sr > 0 else int(np.ceil(rh / oh))
+        gw = sr if sr > 0 else int(np.ceil(rw / ow))
+        for ch in range(c):
+            p = x[int(bi[r]), ch].astype(np.float64)
+            for ph in range(oh):
+                for pw in range(ow):
+                    taps = []
+                    for iy in range(gh):
+                        for ix in range(gw):
+                            yy = sy + ph * bh + (iy + 0.5) * bh / gh
+                            xx = sx + pw * bw + (ix + 0.5) * bw / gw
+                            if yy < -1 or yy > h or xx < -1 or xx > w:
+                                taps.append([0.0] * 4)
+                                continue
+                            yy, xx = max(yy, 0.0), max(xx, 0.0)
+                            yl, xl = int(yy), int(xx)
+                            yh, xh = min(yl + 1, h - 1), min(xl + 1, w - 1)
+                            if yl >= h - 1:
+                                yl = yh = h - 1
+                                yy = float(yl)
+                            if xl >= w - 1:
+                                xl = xh = w - 1
+                                xx = float(xl)
+                            ly, lx = yy - yl, xx - xl
+                            taps.append([(1 - ly) * (1 - lx) * p[yl, xl],
+                                         (1 - ly) * lx * p[yl, xh],
+                                         ly * (1 - lx) * p[yh, xl],
+                                         ly * lx * p[yh, xh]])
+                    if mode == "max":
+                        y[r, ch, ph, pw] = max(max(t) for t in taps)
+                    else:
+                        y[r, ch, ph, pw] = sum(map(sum, taps)) / max(
+                            gh * gw, 1)
+    return y
+
+
+# boxes inside, across the edge and past it, one smaller than a pixel;
+# adaptive and fixed sampling, both coordinate modes, both reductions
+ROIS = [[0.5, 0.5, 3.5, 2.5], [-1.0, 1.0, 6.5, 4.0], [2.2, 2.1, 2.6, 2.4],
+        [4.0, 0.0, 9.0, 7.0]]
+for mode in ("avg", "max"):
+    for half in (True, False):
+        for sr in (0, 2):
+            name = "roiAlign-%s-%s-sr%d" % (mode, "half" if half else
+                                            "output-half", sr)
+            o = {"outputHeight": 3, "outputWidth": 2, "samplingRatio": sr,
+                 "spatialScale": 0.75, "mode": mode,
+                 "coordinateTransformationMode":
+                     "halfPixel" if half else "outputHalfPixel"}
+            case(name, "roiAlign",
+                 [x([2, 3, 5, 6]), ("rois", f32, [4, 4], ROIS),
+                  ("bi", i64, [4], [0, 1, 1, 0])], o,
+                 ref=lambda a, c, o=o, half=half, mode=mode, sr=sr:
+                 roi_align_ref(a["x"], a["rois"], a["bi"], 3, 2, sr, 0.75,
+                               mode, half), tol=1e-4)
+invalid("roiAlign-indices", "roiAlign",
+        [x([1, 2, 4, 4]), ("rois", f32, [2, 4], "n"),
+         ("bi", i64, [3], "uidx:1")], {},
+        'input "batchIndices" [3] is not [2]')

@@ -405,6 +405,50 @@ export const CpuOps = {
       }
     return {dataType: a.dataType, shape: [n, c, ho, wo], data: out};
   },
+  // ONNX's RoiAlign: per bin a grid of bilinear samples, averaged or
+  // the largest weighted tap
+  roiAlign: (a, rois, bi, {outputHeight: oh = 1, outputWidth: ow = 1,
+    samplingRatio: sr = 0, spatialScale: scale = 1, mode = "avg",
+    coordinateTransformationMode: ctm = "halfPixel"} = {}) => {
+    const [, c, h, w] = a.shape, nr = rois.shape[0], half = ctm === "halfPixel";
+    const out = new ARRAYS[a.dataType](nr * c * oh * ow), off = half ? 0.5 : 0;
+    for (let r = 0; r < nr; r++) {
+      const [x1, y1, x2, y2] = [0, 1, 2, 3].map((k) => read(rois, rois.data[4 * r + k]) * scale - off);
+      let rw = x2 - x1, rh = y2 - y1;
+      if (!half) { rw = Math.max(rw, 1); rh = Math.max(rh, 1); }
+      const bh = rh / oh, bw = rw / ow, b = Number(bi.data[r]);
+      const gh = sr > 0 ? sr : Math.ceil(rh / oh), gw = sr > 0 ? sr : Math.ceil(rw / ow);
+      for (let ch = 0; ch < c; ch++) {
+        const px = (i, j) => read(a, a.data[((b * c + ch) * h + i) * w + j]);
+        for (let p = 0; p < oh * ow; p++) {
+          const ph = Math.floor(p / ow), pw = p % ow;
+          let v = 0, first = true;
+          for (let iy = 0; iy < gh; iy++)
+            for (let ix = 0; ix < gw; ix++) {
+              let y = y1 + ph * bh + (iy + 0.5) * bh / gh;
+              let x = x1 + pw * bw + (ix + 0.5) * bw / gw;
+              let t = [0, 0, 0, 0];
+              if (!(y < -1 || y > h || x < -1 || x > w)) {
+                y = Math.max(y, 0); x = Math.max(x, 0);
+                let yl = Math.trunc(y), xl = Math.trunc(x), yh, xh;
+                if (yl >= h - 1) { yl = yh = h - 1; y = yl; } else yh = yl + 1;
+                if (xl >= w - 1) { xl = xh = w - 1; x = xl; } else xh = xl + 1;
+                const ly = y - yl, lx = x - xl;
+                t = [(1 - ly) * (1 - lx) * px(yl, xl), (1 - ly) * lx * px(yl, xh),
+                  ly * (1 - lx) * px(yh, xl), ly * lx * px(yh, xh)];
+              }
+              if (mode !== "max") { v += t[0] + t[1] + t[2] + t[3]; continue; }
+              const s = Math.max(...t);
+              v = first || s > v ? s : v;
+              first = false;
+            }
+          out[(r * c + ch) * oh * ow + p] = fromNumber(a.dataType,
+            mode === "max" ? v : v / Math.max(gh * gw, 1));
+        }
+      }
+    }
+    return {dataType: a.dataType, shape: [nr, c, oh, ow], data: out};
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {

@@ -1561,6 +1561,39 @@ nnl_k_grid_sample(const int64_t *ip, const double *fp, const void *const *in,
 		}
 }
 
+/* The 4 weighted taps of a bilinear sample at (y, x) of the plane at
+ * pl (h x w), as RoiAlign takes them: 0 beyond a pixel outside. */
+NNL_RT_INLINE void
+nnl_roi_taps(const void *p, int64_t pl, int64_t dt, int64_t h, int64_t w,
+    double y, double x, double *t)
+{
+	int64_t yl, xl, yh, xh;
+
+	t[0] = t[1] = t[2] = t[3] = 0;
+	if (y < -1.0 || y > (double)h || x < -1.0 || x > (double)w)
+		return;
+	y = y <= 0 ? 0 : y;
+	x = x <= 0 ? 0 : x;
+	yl = (int64_t)y;
+	xl = (int64_t)x;
+	if (yl >= h - 1) {
+		yl = yh = h - 1;
+		y = (double)yl;
+	} else
+		yh = yl + 1;
+	if (xl >= w - 1) {
+		xl = xh = w - 1;
+		x = (double)xl;
+	} else
+		xh = xl + 1;
+	y -= (double)yl;
+	x -= (double)xl;
+	t[0] = (1 - y) * (1 - x) * nnl_loadf(p, pl + yl * w + xl, dt);
+	t[1] = (1 - y) * x * nnl_loadf(p, pl + yl * w + xh, dt);
+	t[2] = y * (1 - x) * nnl_loadf(p, pl + yh * w + xl, dt);
+	t[3] = y * x * nnl_loadf(p, pl + yh * w + xh, dt);
+}
+
 /*
  * roiAlign (nnl's, ONNX's RoiAlign): ip = dt, rank 4, N, C, H, W, R,
  * index type, oh, ow, sampling ratio (0: adaptive), max mode, half
@@ -1612,40 +1645,10 @@ nnl_k_roi_align(const int64_t *ip, const double *fp, const void *const *in,
 						double x = x0 + (double)pw * bw +
 						    ((double)ix + 0.5) * bw /
 						    (double)gw;
-						double t[4] = { 0, 0, 0, 0 }, s;
-						int64_t yl, xl, yh, xh;
+						double t[4], s;
 
-						if (!(y < -1.0 || y > (double)h ||
-						    x < -1.0 || x > (double)w)) {
-							y = y <= 0 ? 0 : y;
-							x = x <= 0 ? 0 : x;
-							yl = (int64_t)y;
-							xl = (int64_t)x;
-							if (yl >= h - 1) {
-								yl = yh = h - 1;
-								y = (double)yl;
-							} else
-								yh = yl + 1;
-							if (xl >= w - 1) {
-								xl = xh = w - 1;
-								x = (double)xl;
-							} else
-								xh = xl + 1;
-							y -= (double)yl;
-							x -= (double)xl;
-							t[0] = (1 - y) * (1 - x) *
-							    nnl_loadf(in[0], pl +
-							    yl * w + xl, dt);
-							t[1] = (1 - y) * x *
-							    nnl_loadf(in[0], pl +
-							    yl * w + xh, dt);
-							t[2] = y * (1 - x) *
-							    nnl_loadf(in[0], pl +
-							    yh * w + xl, dt);
-							t[3] = y * x * nnl_loadf(
-							    in[0], pl + yh * w +
-							    xh, dt);
-						}
+						nnl_roi_taps(in[0], pl, dt, h, w,
+						    y, x, t);
 						if (!ismax) {
 							v += t[0] + t[1] + t[2] +
 							    t[3];
