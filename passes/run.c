@@ -117,19 +117,21 @@ writeoutputs(struct graph *g, const char *dir, struct evalbuf *out)
 		const struct tdesc *t = operand_type(graph_find(g,
 		    g->outputs[i].ref));
 
-		long c = graph_count_output(g, i);
+		long c = graph_shape_output(g, i);
 		int64_t *dims = xmalloc(((size_t)t->rank + 1) * sizeof *dims);
 		size_t nb = out[i].nbytes;
 
 		memcpy(dims, t->dims, (size_t)t->rank * sizeof *dims);
 		if (c >= 0) {
-			/* data-dependent: only the rows its count holds */
-			int64_t k = *(const int64_t *)out[c].data;
+			/* data-dependent: the shape it has, at the front */
+			const int64_t *k = out[c].data;
 
-			k = k < 0 ? 0 : k > dims[0] ? dims[0] : k;
-			nb = dims[0] ? (size_t)(nb / (size_t)dims[0] *
-			    (size_t)k) : 0;
-			dims[0] = k;
+			nb = (size_t)dtype_bytes(t->dt, 1);
+			for (int d = 0; d < t->rank; d++) {
+				dims[d] = k[d] < 0 ? 0 : k[d] > dims[d] ?
+				    dims[d] : k[d];
+				nb *= (size_t)dims[d];
+			}
 		}
 		paths[i] = xasprintf("%s/%s.npy", dir,
 		    g->outputs[i].name);

@@ -669,23 +669,23 @@ putinfer(struct em *e, struct buf *s)
 }
 
 /* main's writes: every output's bytes, in order, but an output of
- * data-dependent size (graph_count_output) only for the rows its count
- * holds, and its count not at all. */
+ * data-dependent shape (graph_shape_output) only for the tensor of its
+ * actual shape (at the front), and that shape not at all. */
 static void
 putwrites(struct em *e, struct buf *s, uint64_t outbytes)
 {
 	struct graph *g = e->g;
 	uint64_t off = 0, *offs;
-	int counted = 0;
+	int shaped = 0;
 
 	offs = xcalloc(g->noutputs + 1, sizeof *offs);
 	for (size_t i = 0; i < g->noutputs; i++) {
 		offs[i] = off;
 		off += bytesof(operand_type(graph_find(g,
 		    g->outputs[i].ref)));
-		counted |= graph_count_output(g, i) >= 0;
+		shaped |= graph_shape_output(g, i) >= 0;
 	}
-	if (!counted) {
+	if (!shaped) {
 		buf_printf(s, "\tif (fwrite(out, 1, %llu, stdout) != %llu) "
 		    "{\n\t\tfprintf(stderr, \"%s: write error\\n\");\n"
 		    "\t\treturn 1;\n\t}\n", (unsigned long long)outbytes,
@@ -693,12 +693,13 @@ putwrites(struct em *e, struct buf *s, uint64_t outbytes)
 		free(offs);
 		return;
 	}
-	buf_puts(s, "\t/* outputs of data-dependent size: the rows their "
-	    "counts hold */\n\tsize_t w = 0, want = 0;\n\tint64_t k;\n\n");
+	buf_puts(s, "\t/* outputs of data-dependent shape: the tensor of "
+	    "the shape they have */\n\tsize_t w = 0, want = 0, z;\n"
+	    "\tint64_t k;\n\n");
 	for (size_t i = 0; i < g->noutputs; i++) {
 		const struct tdesc *t = operand_type(graph_find(g,
 		    g->outputs[i].ref));
-		long c = graph_count_output(g, i);
+		long c = graph_shape_output(g, i);
 
 		if (c < 0) {
 			buf_printf(s, "\tw += fwrite(out + %llu, 1, %llu, "
@@ -708,17 +709,17 @@ putwrites(struct em *e, struct buf *s, uint64_t outbytes)
 			    (unsigned long long)bytesof(t));
 			continue;
 		}
-		buf_printf(s, "\tmemcpy(&k, out + %llu, sizeof k);\n"
-		    "\tk = k < 0 ? 0 : k > %lld ? %lld : k;\n"
-		    "\tw += fwrite(out + %llu, 1, (size_t)k * %llu, stdout);\n"
-		    "\twant += (size_t)k * %llu;\n",
-		    (unsigned long long)offs[c], (long long)t->dims[0],
-		    (long long)t->dims[0], (unsigned long long)offs[i],
-		    (unsigned long long)(t->dims[0] ? bytesof(t) /
-		    (uint64_t)t->dims[0] : 0),
-		    (unsigned long long)(t->dims[0] ? bytesof(t) /
-		    (uint64_t)t->dims[0] : 0));
-		i++;	/* the count: not written */
+		buf_printf(s, "\tz = %llu;\n", (unsigned long long)
+		    dtype_bytes(t->dt, 1));
+		for (int d = 0; d < t->rank; d++)
+			buf_printf(s, "\tmemcpy(&k, out + %llu, sizeof k);\n"
+			    "\tz *= (size_t)(k < 0 ? 0 : k > %lld ? %lld : "
+			    "k);\n", (unsigned long long)(offs[c] + 8 *
+			    (uint64_t)d), (long long)t->dims[d],
+			    (long long)t->dims[d]);
+		buf_printf(s, "\tw += fwrite(out + %llu, 1, z, stdout);\n"
+		    "\twant += z;\n", (unsigned long long)offs[i]);
+		i++;	/* the shape: not written */
 	}
 	buf_printf(s, "\tif (w != want) {\n\t\tfprintf(stderr, \"%s: "
 	    "write error\\n\");\n\t\treturn 1;\n\t}\n", e->pfx);

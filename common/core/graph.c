@@ -563,7 +563,7 @@ graph_toposort(struct graph *g, size_t *order)
 }
 
 long
-graph_count_output(struct graph *g, size_t i)
+graph_shape_output(struct graph *g, size_t i)
 {
 	const struct tdesc *t;
 	const char *a, *b;
@@ -575,12 +575,14 @@ graph_count_output(struct graph *g, size_t i)
 	a = g->outputs[i].name;
 	b = g->outputs[i + 1].name;
 	n = strlen(a);
-	if (strncmp(a, b, n) != 0 || strcmp(b + n, ".count") != 0 ||
+	if (strncmp(a, b, n) != 0 || strcmp(b + n, ".shape") != 0 ||
 	    !(o = graph_find(g, g->outputs[i + 1].ref)))
 		return -1;
 	t = operand_type(o);
-	if (!t || t->dt != DT_INT64 || t->rank != 0)
+	if (!t || t->dt != DT_INT64 || t->rank != 1)
 		return -1;
+	n = (size_t)t->dims[0];
 	t = operand_type(graph_find(g, g->outputs[i].ref));
-	return t && t->rank >= 1 ? (long)(i + 1) : -1;
+	return t && t->rank >= 1 && (size_t)t->rank == n ? (long)(i + 1) :
+	    -1;
 }

@@ -1178,7 +1178,7 @@ shape_lstm_cell(struct shapectx *c)
  * nnl's nonMaxSuppression: boxes [B, N, 4], scores [B, C, N], both
  * float32 (or both float16).  Its selection's size depends on the
  * values: output 0 is [bound, 3] int64 with bound B C min(max, N), the
- * rows past the count -1; output 1 the count, an int64 scalar.
+ * rows past the count -1; output 1 its actual shape, int64 [2].
  */
 int
 shape_nms(struct shapectx *c)
@@ -1216,7 +1216,8 @@ shape_nms(struct shapectx *c)
 	d[0] = bound;
 	d[1] = 3;
 	shape_out(c, 0, DT_INT64, 2, d);
-	shape_out(c, 1, DT_INT64, 0, d);
+	d[0] = 2;
+	shape_out(c, 1, DT_INT64, 1, d);
 	return 0;
 }
 

@@ -588,8 +588,8 @@ outputs(struct imp *m, const Onnx__GraphProto *gp)
 		graph_add_output(m->g, name, o);
 		cnt = cJSON_GetObjectItemCaseSensitive(m->bounded, o);
 		if (cnt) {
-			/* its count, the output after it (nnl-graph(5)) */
-			char *cn = xasprintf("%s.count", name);
+			/* its shape, the output after it (nnl-graph(5)) */
+			char *cn = xasprintf("%s.shape", name);
 
 			graph_add_output(m->g, cn, cnt->valuestring);
 			free(cn);

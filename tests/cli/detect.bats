@@ -2,9 +2,9 @@
 # Detection post-processing beyond WebNN: scores -> TopK -> Gather of
 # the boxes -> NonMaxSuppression, built by tests/onnx/detect_post.py
 # with its NumPy reference.  The selection's size is data-dependent:
-# held at its bound with its count as the output "selected.count"
-# after it (nnl-graph(5)); nnl-run, the -m program and a C caller of
-# the generated API each see only the rows the count holds.
+# held at its bound with its actual shape as the output
+# "selected.shape" after it (nnl-graph(5)); nnl-run, the -m program and
+# a C caller of the generated API each see only the rows it holds.
 
 bats_require_minimum_version 1.5.0
 
@@ -21,7 +21,7 @@ setup() {
 	"$BIN/nnl-onnx-import" -o post.json "$D/post.onnx"
 }
 
-@test "nnl-run writes the rows the count holds, as NumPy selects them" {
+@test "nnl-run writes the rows selected, as NumPy selects them" {
 	"$BIN/nnl-run" -d out post.json boxes="$D/boxes.npy" \
 	    scores="$D/scores.npy" >/dev/null
 	run /usr/bin/python3 -c 'import numpy as np, sys
@@ -29,12 +29,12 @@ d = sys.argv[1]
 for n in ("values", "indices", "selected"):
     got, want = np.load("out/%s.npy" % n), np.load("%s/want_%s.npy" % (d, n))
     assert got.dtype == want.dtype and np.array_equal(got, want), (n, got, want)
-assert int(np.load("out/selected.count.npy")) == len(want)' "$D"
+assert list(np.load("out/selected.shape.npy")) == [len(want), 3]' "$D"
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
 
-@test "the -m program writes the selection's rows, not its padding nor count" {
+@test "the -m program writes the selection's rows, not its padding nor shape" {
 	"$BIN/nnc" compile --emit exe -o prog post.json
 	./prog < "$D/raw.in" > got.raw
 	run /usr/bin/python3 -c 'import numpy as np, sys
@@ -46,9 +46,9 @@ assert open("got.raw", "rb").read() == want' "$D"
 	[ "$status" -eq 0 ]
 }
 
-@test "a C caller of post_infer reads the count, and -1 rows after it" {
+@test "a C caller of post_infer reads the shape, and -1 rows after it" {
 	"$BIN/nnc" compile --emit c --prefix post -o post.c post.json
-	grep -qx ' \*   selected.count int64\[\]' post.h
+	grep -qx ' \*   selected.shape int64\[2\]' post.h
 	cat > main.c <<'C'
 #include <stdio.h>
 #include <string.h>
@@ -57,15 +57,15 @@ assert open("got.raw", "rb").read() == want' "$D"
 int
 main(void)
 {
-	static unsigned char in[24 * 4 * 4 + 24 * 4], out[40 + 80 + 8 * 24 + 8];
-	int64_t sel[8][3], count;
+	static unsigned char in[24 * 4 * 4 + 24 * 4], out[40 + 80 + 8 * 24 + 16];
+	int64_t sel[8][3], shape[2];
 
 	if (fread(in, 1, sizeof in, stdin) != sizeof in ||
 	    post_output_bytes() != sizeof out || post_infer(in, out) != 0)
 		return 1;
 	memcpy(sel, out + 120, sizeof sel);
-	memcpy(&count, out + 120 + sizeof sel, sizeof count);
-	printf("%lld\n", (long long)count);
+	memcpy(shape, out + 120 + sizeof sel, sizeof shape);
+	printf("%lld %lld\n", (long long)shape[0], (long long)shape[1]);
 	for (int i = 0; i < 8; i++)
 		printf("%lld %lld %lld\n", (long long)sel[i][0],
 		    (long long)sel[i][1], (long long)sel[i][2]);
@@ -77,7 +77,8 @@ C
 	run /usr/bin/python3 -c 'import numpy as np, sys
 want = np.load(sys.argv[1] + "/want_selected.npy")
 lines = open("got.txt").read().split("\n")
-n = int(lines[0])
+n, three = (int(v) for v in lines[0].split())
+assert three == 3, lines[0]
 rows = np.array([[int(v) for v in l.split()] for l in lines[1:9]])
 assert n == len(want) < 8, n
 assert np.array_equal(rows[:n], want), rows

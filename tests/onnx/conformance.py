@@ -241,11 +241,13 @@ with tempfile.TemporaryDirectory() as t:
     outs = m["outs"]
     for i, name in enumerate(outs):
         a = np.load(os.path.join(t, name + ".npy"))
-        if name.endswith(".count") and i and outs[i - 1] + ".count" == name:
+        if name.endswith(".shape") and i and outs[i - 1] + ".shape" == name:
             continue
-        if i + 1 < len(outs) and outs[i + 1] == name + ".count":
-            # of data-dependent size: the rows its count holds
-            a = a[:int(np.load(os.path.join(t, outs[i + 1] + ".npy")))]
+        if i + 1 < len(outs) and outs[i + 1] == name + ".shape":
+            # of data-dependent shape: the tensor of the shape it has,
+            # packed at the front
+            s = np.load(os.path.join(t, outs[i + 1] + ".npy"))
+            a = a.ravel()[:int(np.prod(s))].reshape(s)
         sys.stdout.buffer.write(np.ascontiguousarray(a).tobytes())
 """
 

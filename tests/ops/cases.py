@@ -1039,7 +1039,7 @@ invalid("topK-one-output", "topK", [x([2, 3])], {"k": 1, "axis": 1},
 # and class, the boxes above the score threshold by score (ties by
 # index), each kept unless its IoU with a kept one exceeds the
 # threshold, at most max of them; rows (batch, class, box), padded
-# to the bound with -1, and the count.
+# to the bound with -1, and the shape they fill ([count, 3]).
 def nms_ref(boxes, scores, mx, iou, st=None, center=False):
     def corners(b):
         if center:
@@ -1074,7 +1074,7 @@ def nms_ref(boxes, scores, mx, iou, st=None, center=False):
     out = np.full((bound, 3), -1, np.int64)
     if rows:
         out[:len(rows)] = rows
-    return [out, np.array(len(rows), np.int64)]
+    return [out, np.array([len(rows), 3], np.int64)]
 
 
 # overlapping boxes with flipped corners (y2 < y1), two batches and

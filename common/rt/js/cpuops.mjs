@@ -295,7 +295,7 @@ export const CpuOps = {
       {dataType: outputDataType, shape, data: idx}];
   },
   // ONNX's greedy rule per batch and class; the rows (batch, class,
-  // box) padded to the bound with -1, and their count (nnl-graph(5))
+  // box) padded to the bound with -1, and their shape (nnl-graph(5))
   nonMaxSuppression: (boxes, scores, {maxOutputBoxesPerClass: mx,
     iouThreshold = 0, scoreThreshold, centerPointBox = false}) => {
     const [nb, nc, n] = scores.shape, bound = nb * nc * Math.min(mx, n);
@@ -327,7 +327,7 @@ export const CpuOps = {
           }
       }
     return [{dataType: "int64", shape: [bound, 3], data: out},
-      {dataType: "int64", shape: [], data: new BigInt64Array([BigInt(cnt)])}];
+      {dataType: "int64", shape: [2], data: new BigInt64Array([BigInt(cnt), 3n])}];
   },
   // ONNX's GridSample on 4-D: pixels from [-1, 1], padded per tap
   gridSample: (a, g, {mode = "bilinear", paddingMode: pad = "zeros",

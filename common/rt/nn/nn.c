@@ -1361,7 +1361,7 @@ nnl_nms_overlap(const void *p, int64_t i, int64_t j, int64_t dt,
  * most per class, centre-point boxes, has a score threshold, the
  * bound; fp = IoU threshold, score threshold.  out[0] [bound, 3]: the
  * selected (batch, class, box) rows, by batch, class and selection
- * order, then rows of -1; out[1] the count of selected rows (int64).
+ * order, then rows of -1; out[1] its actual shape (count, 3), int64.
  * scratch: 3 (n + 1) int64.
  */
 void
@@ -1419,7 +1419,8 @@ nnl_k_nms(const int64_t *ip, const double *fp, const void *const *in,
 		}
 	for (int64_t j = 3 * cnt; j < 3 * bound; j++)
 		o[j] = -1;
-	*(int64_t *)out[1] = cnt;
+	((int64_t *)out[1])[0] = cnt;
+	((int64_t *)out[1])[1] = 3;
 }
 
 /* x reflected into [lo, hi] (gridSample's reflection padding). */
