@@ -652,7 +652,7 @@ cpuop(const char *op)
 		"reduceSumSquare", "reverse", "tile", "triangular", "split",
 		"gatherElements", "gatherND", "scatterElements", "scatterND",
 		"maxPool2d", "asin", "acos", "atan", "bitShift", "topK",
-		"nonMaxSuppression", "gridSample", "roiAlign",
+		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
 		NULL,
 	};
 

@@ -301,3 +301,20 @@ prepare_top_k(struct kctx *c)
 	c->k->scratch = 2 * 8 * (uint64_t)(t->dims[axis] + 1);
 	return kset(c, "topk");
 }
+
+/* nnl's nonZero. */
+int
+prepare_non_zero(struct kctx *c)
+{
+	const struct tdesc *t = c->in[0];
+
+	if (needbytes(c, t))
+		return -1;
+	if (t->rank > NNL_MAXRANK)
+		return shape_err(c->sc, "rank %d exceeds %d", t->rank,
+		    NNL_MAXRANK);
+	kip(c, kdt(t));
+	kshape(c, t);
+	kin(c, c->n->in[0]);
+	return kset(c, "non_zero");
+}

@@ -792,3 +792,28 @@ shape_top_k(struct shapectx *c)
 	shape_out(c, 0, x->dt, x->rank, d);
 	return outfree(c, 1, t.dt, x->rank, d);
 }
+
+/* nnl's nonZero: the indices of input's nonzero items, int64 [rank,
+ * count], held at its bound [rank, numel] (packed at the front, -1
+ * after), and that shape, int64 [2]. */
+int
+shape_non_zero(struct shapectx *c)
+{
+	const struct tdesc *x = c->in[0];
+	int64_t d[2];
+
+	if (shape_nout(c, 2))
+		return -1;
+	if (x->rank < 1)
+		return shape_err(c, "input \"input\" is a scalar: nonZero "
+		    "takes rank 1 or more");
+	if (tdesc_numel(x) < 1)
+		return shape_err(c, "input \"input\" %s is empty",
+		    shape_str(x));
+	d[0] = x->rank;
+	d[1] = tdesc_numel(x);
+	shape_out(c, 0, DT_INT64, 2, d);
+	d[0] = 2;
+	shape_out(c, 1, DT_INT64, 1, d);
+	return 0;
+}

@@ -154,3 +154,23 @@ onnx_roialign(struct imp *m)
 	return imp_done(m, 0, emit(m, "roiAlign", o, outname(m, 0), 3, x, r,
 	    bi));
 }
+
+/* NonZero of a computed input: nnl's nonZero, of data-dependent
+ * shape (onnx_nonzero folds a constant one). */
+int
+onnx_nonzero_bounded(struct imp *m)
+{
+	const char *x = in(m, 0), *names[2] = { outname(m, 0), NULL };
+
+	if (!x)
+		return nodeerr(m, "X is required");
+	if (ty(m, x)->rank < 1)
+		return refuse(m, REFUSE_RANK, "NonZero of a scalar");
+	if (tdesc_numel(ty(m, x)) < 1)
+		return refuse(m, REFUSE_EMPTY, "an empty input");
+	if (emitn(m, "nonZero", NULL, 2, names, 1, &x) != 0)
+		return -1;
+	bind(m, 0, names[0]);
+	cJSON_AddStringToObject(m->bounded, names[0], names[1]);
+	return 0;
+}

@@ -1685,6 +1685,8 @@ onnx_nonzero(struct imp *m)
 
 	if (!x)
 		return -1;
+	if (!isconst(m, x))
+		return onnx_nonzero_bounded(m);
 	if (cfloats(m, x, &v, &n) != 0)
 		return refuse(m, REFUSE_DYNAMIC,
 		    "a computed input (the output's shape "

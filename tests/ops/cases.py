@@ -1281,3 +1281,24 @@ invalid("roiAlign-indices", "roiAlign",
         [x([1, 2, 4, 4]), ("rois", f32, [2, 4], "n"),
          ("bi", i64, [3], "uidx:1")], {},
         'input "batchIndices" [3] is not [2]')
+
+
+# nonZero: np.nonzero's indices, [rank, count] packed at the front of
+# the bound [rank, numel], -1 after; and that shape.  NaN and -0.0:
+# NaN is nonzero, -0.0 is zero; int64 past 2^53 whose float is not 0.
+def non_zero_ref(a):
+    nz = np.array(np.nonzero(a), np.int64).reshape(a.ndim, -1)
+    out = np.full(a.ndim * a.size, -1, np.int64)
+    out[:nz.size] = nz.ravel()
+    return [out.reshape(a.ndim, a.size), np.array(nz.shape, np.int64)]
+
+
+case("nonZero-float", "nonZero",
+     [x([2, 3, 2], kind=[0, 1.5, NAN, -0.0, 0, 0, 2, 0, 0, -3, 0, INF])],
+     nout=2, ref=lambda a, c: non_zero_ref(a["x"]))
+case("nonZero-int64", "nonZero", [x([5], i64, kind=[0, 2 ** 60, 0, -1, 0])],
+     nout=2, ref=lambda a, c: non_zero_ref(a["x"]))
+case("nonZero-none", "nonZero", [x([2, 2], u8, kind=[0, 0, 0, 0])],
+     nout=2, ref=lambda a, c: non_zero_ref(a["x"]))
+invalid("nonZero-scalar", "nonZero", [x([])], {},
+        'input "input" is a scalar', nout=2)

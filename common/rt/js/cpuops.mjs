@@ -449,6 +449,23 @@ export const CpuOps = {
     }
     return {dataType: a.dataType, shape: [nr, c, oh, ow], data: out};
   },
+  // indices of the nonzero items (NaN is one), [rank, count] packed
+  // at the front of [rank, numel], -1 after; and that shape
+  nonZero: (a) => {
+    const r = a.shape.length, n = a.data.length, st = strides(a.shape);
+    const nz = [];
+    for (let i = 0; i < n; i++) {
+      const v = read(a, a.data[i]);
+      if (typeof v === "bigint" ? v !== 0n : v !== 0) nz.push(i);
+    }
+    const out = new BigInt64Array(r * n).fill(-1n);
+    nz.forEach((i, j) => {
+      for (let d = 0; d < r; d++)
+        out[d * nz.length + j] = BigInt(Math.floor(i / st[d]) % a.shape[d]);
+    });
+    return [{dataType: "int64", shape: [r, n], data: out},
+      {dataType: "int64", shape: [2], data: new BigInt64Array([BigInt(r), BigInt(nz.length)])}];
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {

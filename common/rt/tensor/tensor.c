@@ -828,3 +828,48 @@ nnl_k_topk(const int64_t *ip, const double *fp, const void *const *in,
 			}
 		}
 }
+
+/* Is item i of x (type dt) nonzero?  NaN is. */
+NNL_RT_INLINE int
+nnl_nonzero(const void *x, int64_t i, int64_t dt)
+{
+	if (dt == NNL_F32 || dt == NNL_F16)
+		return nnl_loadf(x, i, dt) != 0;
+	return nnl_loadi(x, i, dt) != 0;
+}
+
+/*
+ * nonZero (nnl's): ip = dt, rank r, dims.  out[0] [r, numel] int64:
+ * the indices of the nonzero items in row-major order, as the tensor
+ * [r, count] packed at the front, then -1; out[1] that shape (r,
+ * count).
+ */
+void
+nnl_k_non_zero(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], r = ip[1];
+	const int64_t *dims = ip + 2;
+	int64_t n = nnl_numel((int)r, dims), cnt = 0, j = 0;
+	int64_t *o = out[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t i = 0; i < n; i++)
+		cnt += nnl_nonzero(in[0], i, dt);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t rem = i;
+
+		if (!nnl_nonzero(in[0], i, dt))
+			continue;
+		for (int64_t d = r - 1; d >= 0; d--) {
+			o[d * cnt + j] = rem % dims[d];
+			rem /= dims[d];
+		}
+		j++;
+	}
+	for (int64_t i = r * cnt; i < r * n; i++)
+		o[i] = -1;
+	((int64_t *)out[1])[0] = r;
+	((int64_t *)out[1])[1] = cnt;
+}
