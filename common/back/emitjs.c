@@ -653,6 +653,7 @@ cpuop(const char *op)
 		"gatherElements", "gatherND", "scatterElements", "scatterND",
 		"maxPool2d", "asin", "acos", "atan", "bitShift", "topK",
 		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
+		"unique",
 		NULL,
 	};
 

@@ -318,3 +318,32 @@ prepare_non_zero(struct kctx *c)
 	kin(c, c->n->in[0]);
 	return kset(c, "non_zero");
 }
+
+/* nnl's unique: slices along the axis (items, without one). */
+int
+prepare_unique(struct kctx *c)
+{
+	const struct tdesc *t = c->in[0];
+	uint32_t axis = 0;
+	int sorted = 1, has;
+	int64_t outer = 1, inner = 1, n = tdesc_numel(t);
+
+	if (needbytes(c, t) || (has = opt_u32(c->sc, "axis", &axis)) < 0 ||
+	    opt_bool(c->sc, "sorted", &sorted) < 0)
+		return -1;
+	if (has) {
+		around(t, (int)axis, &outer, &inner);
+		n = t->dims[axis];
+	}
+	kip(c, kdt(t));
+	kip(c, esize(t));
+	kip(c, outer);
+	kip(c, n);
+	kip(c, inner);
+	kip(c, sorted != 0);
+	kip(c, has ? (int64_t)axis : 0);
+	kshape(c, &c->out[0]);
+	kin(c, c->n->in[0]);
+	c->k->scratch = 4 * 8 * (uint64_t)(n + 1);
+	return kset(c, "unique");
+}

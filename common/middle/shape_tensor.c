@@ -817,3 +817,46 @@ shape_non_zero(struct shapectx *c)
 	shape_out(c, 1, DT_INT64, 1, d);
 	return 0;
 }
+
+/*
+ * nnl's unique: the distinct slices of input along axis (of the
+ * flattened input without one), of data-dependent shape.  Outputs:
+ * the slices (input's type and shape, n along the axis, the bound),
+ * the index of each one's first occurrence, int64 [n], the index of
+ * each input slice among them, int64 [n] (not bounded), their counts,
+ * int64 [n]; then the actual shapes of outputs 0, 1 and 3.
+ */
+int
+shape_unique(struct shapectx *c)
+{
+	const struct tdesc *x = c->in[0];
+	uint32_t axis = 0;
+	int sorted = 1, has, r;
+	int64_t d[SHAPE_MAXRANK], n;
+
+	if (shape_nout(c, 7) || (has = opt_u32(c, "axis", &axis)) < 0 ||
+	    opt_bool(c, "sorted", &sorted) < 0)
+		return -1;
+	if (has && axisok(c, "axis", axis, x))
+		return -1;
+	if (tdesc_numel(x) < 1)
+		return shape_err(c, "input \"input\" %s is empty",
+		    shape_str(x));
+	if (x->rank > SHAPE_MAXRANK)
+		return shape_err(c, "rank %d exceeds %d", x->rank,
+		    SHAPE_MAXRANK);
+	r = has ? x->rank : 1;
+	for (int i = 0; i < r; i++)
+		d[i] = has ? x->dims[i] : (int64_t)tdesc_numel(x);
+	n = d[has ? axis : 0];
+	shape_out(c, 0, x->dt, r, d);
+	shape_out(c, 1, DT_INT64, 1, &n);
+	shape_out(c, 2, DT_INT64, 1, &n);
+	shape_out(c, 3, DT_INT64, 1, &n);
+	d[0] = r;
+	shape_out(c, 4, DT_INT64, 1, d);
+	d[0] = 1;
+	shape_out(c, 5, DT_INT64, 1, d);
+	shape_out(c, 6, DT_INT64, 1, d);
+	return 0;
+}

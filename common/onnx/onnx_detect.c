@@ -174,3 +174,42 @@ onnx_nonzero_bounded(struct imp *m)
 	cJSON_AddStringToObject(m->bounded, names[0], names[1]);
 	return 0;
 }
+
+/* Unique (opset 11): nnl's unique; its outputs Y, indices and counts
+ * of data-dependent shape, inverse_indices not. */
+int
+onnx_unique(struct imp *m)
+{
+	const char *x = in(m, 0), *names[7] = { NULL };
+	const Onnx__AttributeProto *a = att(m, "axis");
+	int64_t axis = att_i(m, "axis", 0);
+	int r;
+	cJSON *o;
+
+	if (!x)
+		return nodeerr(m, "X is required");
+	r = ty(m, x)->rank;
+	if (tdesc_numel(ty(m, x)) < 1)
+		return refuse(m, REFUSE_EMPTY, "an empty input");
+	if (a && (axis < -r || axis >= r))
+		return nodeerr(m, "axis %lld is out of range for rank %d",
+		    (long long)axis, r);
+	o = cJSON_CreateObject();
+	if (a)
+		cJSON_AddNumberToObject(o, "axis", (double)(axis < 0 ?
+		    axis + r : axis));
+	cJSON_AddBoolToObject(o, "sorted", att_i(m, "sorted", 1) != 0);
+	for (int k = 0; k < 4; k++)
+		names[k] = outname(m, k);
+	if (emitn(m, "unique", o, 7, names, 1, &x) != 0)
+		return -1;
+	for (int k = 0; k < 4 && k < nouts(m); k++) {
+		if (!outname(m, k))
+			continue;
+		bind(m, k, names[k]);
+		if (k != 2)
+			cJSON_AddStringToObject(m->bounded, names[k],
+			    names[k == 3 ? 6 : 4 + k]);
+	}
+	return 0;
+}

@@ -1302,3 +1302,50 @@ case("nonZero-none", "nonZero", [x([2, 2], u8, kind=[0, 0, 0, 0])],
      nout=2, ref=lambda a, c: non_zero_ref(a["x"]))
 invalid("nonZero-scalar", "nonZero", [x([])], {},
         'input "input" is a scalar', nout=2)
+
+
+# unique: np.unique (sorted; by first occurrence through its
+# return_index), the slices packed at the front of the bound (zeros
+# after), first indices and counts padded with -1 and 0, the inverse,
+# and the three actual shapes.
+def unique_ref(a, axis, sorted_):
+    flat = axis is None
+    v = a.ravel() if flat else a
+    ax = 0 if flat else axis
+    y, idx, inv, cnt = np.unique(v, return_index=True, return_inverse=True,
+                                 return_counts=True, axis=None if flat
+                                 else ax)
+    inv = inv.ravel()
+    if not sorted_:
+        order = np.argsort(idx, kind="stable")
+        y, idx, cnt = np.take(y, order, axis=ax), idx[order], cnt[order]
+        inv = np.argsort(order)[inv]
+    n, u = v.shape[ax], len(idx)
+    yb = np.zeros(v.size, a.dtype)
+    yb[:y.size] = y.ravel()
+
+    def pad(z, fill):
+        return np.r_[z, np.full(n - u, fill)].astype(np.int64)
+    return [yb.reshape(v.shape), pad(idx, -1), inv.astype(np.int64),
+            pad(cnt, 0), np.array(y.shape, np.int64),
+            np.array([u], np.int64), np.array([u], np.int64)]
+
+
+# repeats, sorted and by first occurrence, flat and along the middle
+# axis of 3-D (slices compared item by item), int64 past 2^53
+UQ = [3, 1, 3, 2, 1, 3, 0, 2]
+for srt in (True, False):
+    tag = "sorted" if srt else "first"
+    case("unique-flat-" + tag, "unique", [x([2, 4], i32, kind=UQ)],
+         {"sorted": srt}, nout=7,
+         ref=lambda a, c, srt=srt: unique_ref(a["x"], None, srt))
+    case("unique-axis1-" + tag, "unique",
+         [x([2, 4, 2], kind=[1, 2, 0, 0, 1, 2, 5, 5, 3, 4, 1, 1, 3, 4,
+                             1, 0])],
+         {"axis": 1, "sorted": srt}, nout=7,
+         ref=lambda a, c, srt=srt: unique_ref(a["x"], 1, srt))
+case("unique-int64-exact", "unique",
+     [x([4], i64, kind=[2 ** 60 + 1, 2 ** 60, 2 ** 60 + 1, 2 ** 60])],
+     {}, nout=7, ref=lambda a, c: unique_ref(a["x"], None, True))
+invalid("unique-axis", "unique", [x([2, 3])], {"axis": 2},
+        'option "axis": 2 is out of range', nout=7)

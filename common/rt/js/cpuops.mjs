@@ -466,6 +466,48 @@ export const CpuOps = {
     return [{dataType: "int64", shape: [r, n], data: out},
       {dataType: "int64", shape: [2], data: new BigInt64Array([BigInt(r), BigInt(nz.length)])}];
   },
+  // distinct slices along axis (items without one), sorted or by first
+  // occurrence; Y, first indices, inverse, counts, each bounded output
+  // packed at the front (zeros, -1, 0 after), then their shapes
+  unique: (a, {axis, sorted = true} = {}) => {
+    const flat = axis === undefined || axis === null;
+    const shape = flat ? [a.data.length] : a.shape, ax = flat ? 0 : axis;
+    const n = shape[ax], inner = numel(shape.slice(ax + 1));
+    const outer = numel(shape.slice(0, ax));
+    const item = (o, j, i) => read(a, a.data[(o * n + j) * inner + i]);
+    const cmp = (p, q) => {
+      for (let o = 0; o < outer; o++)
+        for (let i = 0; i < inner; i++) {
+          const u = item(o, p, i), v = item(o, q, i);
+          if (u !== v) return u < v ? -1 : 1;
+        }
+      return 0;
+    };
+    const ord = [...Array(n).keys()].sort((p, q) => cmp(p, q) || p - q);
+    const first = [], grp = new Array(n);
+    ord.forEach((j, t) => {
+      if (t === 0 || cmp(ord[t - 1], j) !== 0) first.push(j);
+      grp[j] = first.length - 1;
+    });
+    const u = first.length, place = [...Array(u).keys()];
+    if (!sorted) place.sort((p, q) => first[p] - first[q]);
+    const at = new Array(u);
+    place.forEach((g, k) => { at[g] = k; });
+    const y = new ARRAYS[a.dataType](a.data.length);
+    const idx = new BigInt64Array(n).fill(-1n), cnt = new BigInt64Array(n);
+    const inv = new BigInt64Array(n);
+    for (let k = 0; k < u; k++) idx[k] = BigInt(first[place[k]]);
+    for (let j = 0; j < n; j++) { inv[j] = BigInt(at[grp[j]]); cnt[at[grp[j]]]++; }
+    for (let o = 0; o < outer; o++)
+      for (let k = 0; k < u; k++)
+        for (let i = 0; i < inner; i++)
+          y[(o * u + k) * inner + i] = a.data[(o * n + first[place[k]]) * inner + i];
+    const I = (d, s) => ({dataType: "int64", shape: s, data: d});
+    return [{dataType: a.dataType, shape: [...shape], data: y}, I(idx, [n]),
+      I(inv, [n]), I(cnt, [n]),
+      I(BigInt64Array.from(shape.map((d, i) => BigInt(i === ax ? u : d))), [shape.length]),
+      I(new BigInt64Array([BigInt(u)]), [1]), I(new BigInt64Array([BigInt(u)]), [1])];
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {

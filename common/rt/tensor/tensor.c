@@ -873,3 +873,124 @@ nnl_k_non_zero(const int64_t *ip, const double *fp, const void *const *in,
 	((int64_t *)out[1])[0] = r;
 	((int64_t *)out[1])[1] = cnt;
 }
+
+/* Slices a and b of x ([outer, n, inner], type dt) compared: -1, 0, 1
+ * (row-major, item by item; integers exactly). */
+NNL_RT_INLINE int
+nnl_unique_cmp(const void *x, int64_t dt, int64_t outer, int64_t n,
+    int64_t inner, int64_t a, int64_t b)
+{
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			int64_t p = (o * n + a) * inner + i;
+			int64_t q = (o * n + b) * inner + i;
+
+			if (dt == NNL_F32 || dt == NNL_F16) {
+				double u = nnl_loadf(x, p, dt);
+				double v = nnl_loadf(x, q, dt);
+
+				if (u != v)
+					return u < v ? -1 : 1;
+			} else if (dt == NNL_U64) {
+				uint64_t u = ((const uint64_t *)x)[p];
+				uint64_t v = ((const uint64_t *)x)[q];
+
+				if (u != v)
+					return u < v ? -1 : 1;
+			} else {
+				int64_t u = nnl_loadi(x, p, dt);
+				int64_t v = nnl_loadi(x, q, dt);
+
+				if (u != v)
+					return u < v ? -1 : 1;
+			}
+		}
+	return 0;
+}
+
+/* Stable bottom-up merge sort of v[0..m) by key: slices of x when key
+ * is NULL, else key[v[j]]; tmp as long as v. */
+static void
+nnl_unique_sort(int64_t *v, int64_t *tmp, int64_t m, const int64_t *key,
+    const void *x, int64_t dt, int64_t outer, int64_t n, int64_t inner)
+{
+	for (int64_t w = 1; w < m; w *= 2) {
+		for (int64_t lo = 0; lo < m; lo += 2 * w) {
+			int64_t mid = lo + w < m ? lo + w : m;
+			int64_t hi = mid + w < m ? mid + w : m;
+			int64_t p = lo, q = mid, d = lo;
+
+			while (p < mid && q < hi) {
+				int later = key ? key[v[q]] < key[v[p]] :
+				    nnl_unique_cmp(x, dt, outer, n, inner,
+				    v[q], v[p]) < 0;
+
+				tmp[d++] = later ? v[q++] : v[p++];
+			}
+			while (p < mid)
+				tmp[d++] = v[p++];
+			while (q < hi)
+				tmp[d++] = v[q++];
+		}
+		for (int64_t j = 0; j < m; j++)
+			v[j] = tmp[j];
+	}
+}
+
+/*
+ * unique (nnl's): ip = dt, element size, outer, n, inner, sorted,
+ * axis, then the rank and dims of out[0] (n along the axis).  out[0]
+ * the u distinct slices packed at the front (in sorted order, or of
+ * first occurrence), zeros after; out[1] each one's first index, out[3]
+ * its count (-1 and 0 after); out[2] each slice's place among them;
+ * out[4..6] the actual shapes of out[0], out[1], out[3].  scratch:
+ * 4 (n + 1) int64.
+ */
+void
+nnl_k_unique(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], es = ip[1], outer = ip[2], n = ip[3],
+	    inner = ip[4], sorted = ip[5], axis = ip[6], r = ip[7];
+	const int64_t *dims = ip + 8;
+	int64_t *ord = scratch, *tmp = ord + n + 1, *first = tmp + n + 1,
+	    *grp = first + n + 1, u = 0;
+	int64_t *idx = out[1], *inv = out[2], *cnt = out[3];
+
+	(void)fp;
+	for (int64_t j = 0; j < n; j++)
+		ord[j] = j;
+	nnl_unique_sort(ord, tmp, n, NULL, in[0], dt, outer, n, inner);
+	for (int64_t j = 0; j < n; j++) {
+		if (j == 0 || nnl_unique_cmp(in[0], dt, outer, n, inner,
+		    ord[j - 1], ord[j]) != 0)
+			first[u++] = ord[j];	/* stable: the lowest index */
+		grp[ord[j]] = u - 1;
+	}
+	/* first[] by value; tmp[] the groups in output order */
+	for (int64_t k = 0; k < u; k++)
+		tmp[k] = k;
+	if (!sorted) {
+		nnl_unique_sort(tmp, ord, u, first, NULL, dt, 0, 0, 0);
+	}
+	for (int64_t k = 0; k < u; k++)
+		ord[tmp[k]] = k;	/* group -> its place */
+	for (int64_t k = 0; k < n; k++) {
+		idx[k] = k < u ? first[tmp[k]] : -1;
+		cnt[k] = 0;
+	}
+	for (int64_t j = 0; j < n; j++) {
+		inv[j] = ord[grp[j]];
+		cnt[inv[j]]++;
+	}
+	memset(out[0], 0, (size_t)(outer * n * inner * es));
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t k = 0; k < u; k++)
+			for (int64_t i = 0; i < inner; i++)
+				NNL_MOVE(out[0], (o * u + k) * inner + i, in[0],
+				    (o * n + idx[k]) * inner + i, es);
+	for (int64_t d = 0; d < r; d++)
+		((int64_t *)out[4])[d] = d == axis ? u : dims[d];
+	((int64_t *)out[5])[0] = u;
+	((int64_t *)out[6])[0] = u;
+}
