@@ -910,7 +910,7 @@ nnl_unique_cmp(const void *x, int64_t dt, int64_t outer, int64_t n,
 
 /* Stable bottom-up merge sort of v[0..m) by key: slices of x when key
  * is NULL, else key[v[j]]; tmp as long as v. */
-static void
+NNL_RT_INLINE void
 nnl_unique_sort(int64_t *v, int64_t *tmp, int64_t m, const int64_t *key,
     const void *x, int64_t dt, int64_t outer, int64_t n, int64_t inner)
 {
@@ -970,9 +970,8 @@ nnl_k_unique(const int64_t *ip, const double *fp, const void *const *in,
 	/* first[] by value; tmp[] the groups in output order */
 	for (int64_t k = 0; k < u; k++)
 		tmp[k] = k;
-	if (!sorted) {
+	if (!sorted)
 		nnl_unique_sort(tmp, ord, u, first, NULL, dt, 0, 0, 0);
-	}
 	for (int64_t k = 0; k < u; k++)
 		ord[tmp[k]] = k;	/* group -> its place */
 	for (int64_t k = 0; k < n; k++) {
