@@ -117,11 +117,28 @@ writeoutputs(struct graph *g, const char *dir, struct evalbuf *out)
 		const struct tdesc *t = operand_type(graph_find(g,
 		    g->outputs[i].ref));
 
+		long c = graph_shape_output(g, i);
+		int64_t *dims = xmalloc(((size_t)t->rank + 1) * sizeof *dims);
+		size_t nb = out[i].nbytes;
+
+		memcpy(dims, t->dims, (size_t)t->rank * sizeof *dims);
+		if (c >= 0) {
+			/* data-dependent: the shape it has, at the front */
+			const int64_t *k = out[c].data;
+
+			nb = (size_t)dtype_bytes(t->dt, 1);
+			for (int d = 0; d < t->rank; d++) {
+				dims[d] = k[d] < 0 ? 0 : k[d] > dims[d] ?
+				    dims[d] : k[d];
+				nb *= (size_t)dims[d];
+			}
+		}
 		paths[i] = xasprintf("%s/%s.npy", dir,
 		    g->outputs[i].name);
-		if (npy_save(paths[i], t->dt, t->rank, t->dims, out[i].data,
-		    out[i].nbytes) != 0)
+		if (npy_save(paths[i], t->dt, t->rank, dims, out[i].data,
+		    nb) != 0)
 			rc = 1;
+		free(dims);
 	}
 	if (rc == 0 && outfile_group_commit() != 0)
 		rc = 1;

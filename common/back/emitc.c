@@ -670,6 +670,64 @@ putinfer(struct em *e, struct buf *s)
 	    e->pfx);
 }
 
+/* main's writes: every output's bytes, in order, but an output of
+ * data-dependent shape (graph_shape_output) only for the tensor of its
+ * actual shape (at the front), and that shape not at all. */
+static void
+putwrites(struct em *e, struct buf *s, uint64_t outbytes)
+{
+	struct graph *g = e->g;
+	uint64_t off = 0, *offs;
+	int shaped = 0;
+
+	offs = xcalloc(g->noutputs + 1, sizeof *offs);
+	for (size_t i = 0; i < g->noutputs; i++) {
+		offs[i] = off;
+		off += bytesof(operand_type(graph_find(g,
+		    g->outputs[i].ref)));
+		shaped |= graph_shape_output(g, i) >= 0;
+	}
+	if (!shaped) {
+		buf_printf(s, "\tif (fwrite(out, 1, %llu, stdout) != %llu) "
+		    "{\n\t\tfprintf(stderr, \"%s: write error\\n\");\n"
+		    "\t\treturn 1;\n\t}\n", (unsigned long long)outbytes,
+		    (unsigned long long)outbytes, e->pfx);
+		free(offs);
+		return;
+	}
+	buf_puts(s, "\t/* outputs of data-dependent shape: the tensor of "
+	    "the shape they have */\n\tsize_t w = 0, want = 0, z;\n"
+	    "\tint64_t k;\n\n");
+	for (size_t i = 0; i < g->noutputs; i++) {
+		const struct tdesc *t = operand_type(graph_find(g,
+		    g->outputs[i].ref));
+		long c = graph_shape_output(g, i);
+
+		if (c < 0) {
+			buf_printf(s, "\tw += fwrite(out + %llu, 1, %llu, "
+			    "stdout);\n\twant += %llu;\n",
+			    (unsigned long long)offs[i],
+			    (unsigned long long)bytesof(t),
+			    (unsigned long long)bytesof(t));
+			continue;
+		}
+		buf_printf(s, "\tz = %llu;\n", (unsigned long long)
+		    dtype_bytes(t->dt, 1));
+		for (int d = 0; d < t->rank; d++)
+			buf_printf(s, "\tmemcpy(&k, out + %llu, sizeof k);\n"
+			    "\tz *= (size_t)(k < 0 ? 0 : k > %lld ? %lld : "
+			    "k);\n", (unsigned long long)(offs[c] + 8 *
+			    (uint64_t)d), (long long)t->dims[d],
+			    (long long)t->dims[d]);
+		buf_printf(s, "\tw += fwrite(out + %llu, 1, z, stdout);\n"
+		    "\twant += z;\n", (unsigned long long)offs[i]);
+		i++;	/* the shape: not written */
+	}
+	buf_printf(s, "\tif (w != want) {\n\t\tfprintf(stderr, \"%s: "
+	    "write error\\n\");\n\t\treturn 1;\n\t}\n", e->pfx);
+	free(offs);
+}
+
 /* main (-m): the raw input bytes from stdin, the output to stdout. */
 static void
 putmain(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes)
@@ -684,16 +742,16 @@ putmain(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes)
 	    "%llu bytes of input, got %%s%%zu\\n\",\n\t\t    n > %llu ? "
 	    "\"more than \" : \"\", n > %llu ? (size_t)%llu : n);\n"
 	    "\t\treturn 1;\n\t}\n"
-	    "\tif (%s_infer(in, out) != 0)\n\t\treturn 1;\n"
-	    "\tif (fwrite(out, 1, %llu, stdout) != %llu || "
-	    "fflush(stdout) != 0) {\n\t\tfprintf(stderr, \"%s: write "
-	    "error\\n\");\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n",
+	    "\tif (%s_infer(in, out) != 0)\n\t\treturn 1;\n",
 	    (unsigned long long)inbytes, (unsigned long long)outbytes,
 	    (unsigned long long)inbytes, e->pfx,
 	    (unsigned long long)inbytes, (unsigned long long)inbytes,
 	    (unsigned long long)inbytes, (unsigned long long)inbytes,
-	    e->pfx, (unsigned long long)outbytes,
-	    (unsigned long long)outbytes, e->pfx);
+	    e->pfx);
+	putwrites(e, s, outbytes);
+	buf_printf(s, "\tif (fflush(stdout) != 0) {\n\t\tfprintf(stderr, "
+	    "\"%s: write error\\n\");\n\t\treturn 1;\n\t}\n"
+	    "\treturn 0;\n}\n", e->pfx);
 }
 
 /* The source's API: the arena, NAME_run, NAME_infer, the sizes, and

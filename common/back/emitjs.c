@@ -651,7 +651,10 @@ cpuop(const char *op)
 		"dequantizeLinear", "pad", "prelu", "reduceL1",
 		"reduceSumSquare", "reverse", "tile", "triangular", "split",
 		"gatherElements", "gatherND", "scatterElements", "scatterND",
-		"maxPool2d", "asin", "acos", "atan", "bitShift", NULL,
+		"maxPool2d", "asin", "acos", "atan", "bitShift", "topK",
+		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
+		"unique",
+		NULL,
 	};
 
 	for (int i = 0; ops[i]; i++)

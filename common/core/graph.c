@@ -561,3 +561,28 @@ graph_toposort(struct graph *g, size_t *order)
 	heap_free(&h);
 	return placed;
 }
+
+long
+graph_shape_output(struct graph *g, size_t i)
+{
+	const struct tdesc *t;
+	const char *a, *b;
+	struct operand *o;
+	size_t n;
+
+	if (i + 1 >= g->noutputs)
+		return -1;
+	a = g->outputs[i].name;
+	b = g->outputs[i + 1].name;
+	n = strlen(a);
+	if (strncmp(a, b, n) != 0 || strcmp(b + n, ".shape") != 0 ||
+	    !(o = graph_find(g, g->outputs[i + 1].ref)))
+		return -1;
+	t = operand_type(o);
+	if (!t || t->dt != DT_INT64 || t->rank != 1)
+		return -1;
+	n = (size_t)t->dims[0];
+	t = operand_type(graph_find(g, g->outputs[i].ref));
+	return t && t->rank >= 1 && (size_t)t->rank == n ? (long)(i + 1) :
+	    -1;
+}

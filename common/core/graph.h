@@ -126,6 +126,14 @@ void node_set_type(struct node *n, int k, enum dtype dt, int rank,
     const int64_t *dims);
 /* The type of an operand: declared, or its producer's "types" entry. */
 const struct tdesc *operand_type(const struct operand *o);
+/*
+ * A graph output of data-dependent shape (nnl-graph(5), Ops beyond
+ * WebNN) is held at its bound and followed by its actual shape: output
+ * i + 1, named NAME.shape, int64 [rank]; the tensor of that shape is
+ * packed at the front of the bound.  That output's index, or -1 when
+ * output i has none.
+ */
+long graph_shape_output(struct graph *g, size_t i);
 
 /*
  * Removing items: drop the name table first (graph_unindex), free the

@@ -605,3 +605,97 @@ prepare_resample2d(struct kctx *c)
 	kin(c, c->n->in[0]);
 	return f16finish(c, "resample2d", 1);
 }
+
+/* nnl's nonMaxSuppression: per batch and class, a sort of the boxes by
+ * score and a greedy pass; workspace of three index arrays the length
+ * of the boxes. */
+int
+prepare_nms(struct kctx *c)
+{
+	const struct tdesc *b = c->in[0], *s = c->in[1];
+	uint32_t max = 0;
+	int cpb = 0, hasst;
+	double iou = 0, st = 0;
+
+	if (opt_u32(c->sc, "maxOutputBoxesPerClass", &max) < 0 ||
+	    opt_f64(c->sc, "iouThreshold", &iou) < 0 ||
+	    (hasst = opt_f64(c->sc, "scoreThreshold", &st)) < 0 ||
+	    opt_bool(c->sc, "centerPointBox", &cpb) < 0)
+		return -1;
+	kip(c, kdt(b));
+	kip(c, b->dims[0]);
+	kip(c, s->dims[1]);
+	kip(c, b->dims[1]);
+	kip(c, max);
+	kip(c, cpb != 0);
+	kip(c, hasst);
+	kip(c, c->out[0].dims[0]);
+	kfp(c, iou);
+	kfp(c, st);
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	c->k->scratch = 3 * 8 * (uint64_t)(b->dims[1] + 1);
+	return kset(c, "nms");
+}
+
+/* nnl's gridSample. */
+int
+prepare_grid_sample(struct kctx *c)
+{
+	static const char *const modes[] = { "bilinear", "nearest", "bicubic" };
+	static const char *const pads[] = { "zeros", "border", "reflection" };
+	const struct tdesc *x = c->in[0], *g = c->in[1];
+	const char *mode = "bilinear", *pad = "zeros";
+	int ac = 0, m = 0, p = 0;
+
+	if (opt_str(c->sc, "mode", &mode) < 0 ||
+	    opt_str(c->sc, "paddingMode", &pad) < 0 ||
+	    opt_bool(c->sc, "alignCorners", &ac) < 0)
+		return -1;
+	while (m < 2 && strcmp(mode, modes[m]))
+		m++;
+	while (p < 2 && strcmp(pad, pads[p]))
+		p++;
+	kip(c, kdt(x));
+	kshape(c, x);
+	kip(c, g->dims[1]);
+	kip(c, g->dims[2]);
+	kip(c, m);
+	kip(c, p);
+	kip(c, ac != 0);
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	return kset(c, "grid_sample");
+}
+
+/* nnl's roiAlign. */
+int
+prepare_roi_align(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0];
+	uint32_t oh = 1, ow = 1, sr = 0;
+	double scale = 1;
+	const char *mode = "avg", *ctm = "halfPixel";
+
+	if (opt_u32(c->sc, "outputHeight", &oh) < 0 ||
+	    opt_u32(c->sc, "outputWidth", &ow) < 0 ||
+	    opt_u32(c->sc, "samplingRatio", &sr) < 0 ||
+	    opt_f64(c->sc, "spatialScale", &scale) < 0 ||
+	    opt_str(c->sc, "mode", &mode) < 0 ||
+	    opt_str(c->sc, "coordinateTransformationMode", &ctm) < 0)
+		return -1;
+	kip(c, kdt(x));
+	kshape(c, x);
+	kip(c, c->in[1]->dims[0]);
+	kip(c, kdt(c->in[2]));
+	kip(c, oh);
+	kip(c, ow);
+	kip(c, sr);
+	kip(c, strcmp(mode, "max") == 0);
+	kip(c, strcmp(ctm, "halfPixel") == 0);
+	kfp(c, scale);
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	kin(c, c->n->in[2]);
+	return kset(c, "roi_align");
+}

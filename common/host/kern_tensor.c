@@ -270,3 +270,78 @@ prepare_arg_minmax(struct kctx *c)
 	kin(c, c->n->in[0]);
 	return kset(c, "argminmax");
 }
+
+/* nnl's topK: a merge sort of each row's indices (stable, so equal
+ * values keep the lower index first), in a workspace of two index
+ * arrays the length of the axis. */
+int
+prepare_top_k(struct kctx *c)
+{
+	const struct tdesc *t = c->in[0];
+	uint32_t axis = 0, k = 0;
+	int largest = 1;
+	int64_t outer, inner;
+
+	if (needbytes(c, t) || opt_u32(c->sc, "axis", &axis) < 0 ||
+	    opt_u32(c->sc, "k", &k) < 0 ||
+	    opt_bool(c->sc, "largest", &largest) < 0)
+		return -1;
+	around(t, (int)axis, &outer, &inner);
+	kip(c, kdt(t));
+	kip(c, kdt(&c->out[1]));
+	kip(c, esize(t));
+	kip(c, outer);
+	kip(c, t->dims[axis]);
+	kip(c, inner);
+	kip(c, k);
+	kip(c, largest != 0);
+	kin(c, c->n->in[0]);
+	c->k->scratch = 2 * 8 * (uint64_t)(t->dims[axis] + 1);
+	return kset(c, "topk");
+}
+
+/* nnl's nonZero. */
+int
+prepare_non_zero(struct kctx *c)
+{
+	const struct tdesc *t = c->in[0];
+
+	if (needbytes(c, t))
+		return -1;
+	if (t->rank > NNL_MAXRANK)
+		return shape_err(c->sc, "rank %d exceeds %d", t->rank,
+		    NNL_MAXRANK);
+	kip(c, kdt(t));
+	kshape(c, t);
+	kin(c, c->n->in[0]);
+	return kset(c, "non_zero");
+}
+
+/* nnl's unique: slices along the axis (items, without one). */
+int
+prepare_unique(struct kctx *c)
+{
+	const struct tdesc *t = c->in[0];
+	uint32_t axis = 0;
+	int sorted = 1, has;
+	int64_t outer = 1, inner = 1, n = tdesc_numel(t);
+
+	if (needbytes(c, t) || (has = opt_u32(c->sc, "axis", &axis)) < 0 ||
+	    opt_bool(c->sc, "sorted", &sorted) < 0)
+		return -1;
+	if (has) {
+		around(t, (int)axis, &outer, &inner);
+		n = t->dims[axis];
+	}
+	kip(c, kdt(t));
+	kip(c, esize(t));
+	kip(c, outer);
+	kip(c, n);
+	kip(c, inner);
+	kip(c, sorted != 0);
+	kip(c, has ? (int64_t)axis : 0);
+	kshape(c, &c->out[0]);
+	kin(c, c->n->in[0]);
+	c->k->scratch = 4 * 8 * (uint64_t)(n + 1);
+	return kset(c, "unique");
+}

@@ -1173,3 +1173,122 @@ shape_lstm_cell(struct shapectx *c)
 {
 	return rnn(c, 4, 1);
 }
+
+/*
+ * nnl's nonMaxSuppression: boxes [B, N, 4], scores [B, C, N], both
+ * float32 (or both float16).  Its selection's size depends on the
+ * values: output 0 is [bound, 3] int64 with bound B C min(max, N), the
+ * rows past the count -1; output 1 its actual shape, int64 [2].
+ */
+int
+shape_nms(struct shapectx *c)
+{
+	const struct tdesc *b = c->in[0], *s = c->in[1];
+	uint32_t max = 0;
+	int cpb = 0;
+	double iou = 0, st = 0;
+	int64_t d[2], bound;
+
+	if (shape_nout(c, 2) ||
+	    opt_u32(c, "maxOutputBoxesPerClass", &max) < 0 ||
+	    opt_f64(c, "iouThreshold", &iou) < 0 ||
+	    opt_f64(c, "scoreThreshold", &st) < 0 ||
+	    opt_bool(c, "centerPointBox", &cpb) < 0 ||
+	    shape_want_dtype(c, "input \"boxes\"", b, DTS_FLOAT))
+		return -1;
+	if (b->rank != 3 || b->dims[2] != 4)
+		return shape_err(c, "input \"boxes\" %s is not [batches, "
+		    "boxes, 4]", shape_str(b));
+	if (s->dt != b->dt)
+		return shape_err(c, "input \"scores\" is %s, \"boxes\" %s",
+		    dtype_name(s->dt), dtype_name(b->dt));
+	if (s->rank != 3 || s->dims[0] != b->dims[0] ||
+	    s->dims[2] != b->dims[1])
+		return shape_err(c, "input \"scores\" %s is not [%lld, "
+		    "classes, %lld] for boxes %s", shape_str(s),
+		    (long long)b->dims[0], (long long)b->dims[1],
+		    shape_str(b));
+	if (checked_mul_i64(b->dims[0], s->dims[1], &bound) ||
+	    checked_mul_i64(bound, max < b->dims[1] ? (int64_t)max :
+	    b->dims[1], &bound) || bound > INT32_MAX)
+		return shape_err(c, "the selection's bound (batches x "
+		    "classes x boxes) is too large");
+	d[0] = bound;
+	d[1] = 3;
+	shape_out(c, 0, DT_INT64, 2, d);
+	d[0] = 2;
+	shape_out(c, 1, DT_INT64, 1, d);
+	return 0;
+}
+
+/* nnl's gridSample: input [N, C, H, W] sampled at grid [N, Ho, Wo, 2]
+ * (x, y in [-1, 1]), both float32 or both float16: [N, C, Ho, Wo]. */
+int
+shape_grid_sample(struct shapectx *c)
+{
+	const struct tdesc *x = c->in[0], *g = c->in[1];
+	const char *mode, *pad;
+	int ac = 0;
+	int64_t d[4];
+
+	if (opt_str(c, "mode", &mode) < 0 ||
+	    opt_str(c, "paddingMode", &pad) < 0 ||
+	    opt_bool(c, "alignCorners", &ac) < 0 ||
+	    shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT))
+		return -1;
+	if (x->rank != 4)
+		return shape_err(c, "input \"input\" %s is not [N, C, H, W]",
+		    shape_str(x));
+	if (g->dt != x->dt)
+		return shape_err(c, "input \"grid\" is %s, \"input\" %s",
+		    dtype_name(g->dt), dtype_name(x->dt));
+	if (g->rank != 4 || g->dims[0] != x->dims[0] || g->dims[3] != 2)
+		return shape_err(c, "input \"grid\" %s is not [%lld, Ho, Wo, "
+		    "2]", shape_str(g), (long long)x->dims[0]);
+	d[0] = x->dims[0];
+	d[1] = x->dims[1];
+	d[2] = g->dims[1];
+	d[3] = g->dims[2];
+	shape_out(c, 0, x->dt, 4, d);
+	return 0;
+}
+
+/* nnl's roiAlign: input [N, C, H, W], rois [R, 4] (x1, y1, x2, y2) of
+ * its type, batchIndices [R] (int32 or int64): [R, C, oh, ow]. */
+int
+shape_roi_align(struct shapectx *c)
+{
+	static const enum dtype IDX[] = { DT_INT32, DT_INT64, DT_NONE };
+	const struct tdesc *x = c->in[0], *r = c->in[1], *bi = c->in[2];
+	uint32_t oh = 1, ow = 1, sr = 0;
+	double scale = 1;
+	const char *mode, *ctm;
+	int64_t d[4];
+
+	if (opt_u32(c, "outputHeight", &oh) < 0 ||
+	    opt_u32(c, "outputWidth", &ow) < 0 ||
+	    opt_u32(c, "samplingRatio", &sr) < 0 ||
+	    opt_f64(c, "spatialScale", &scale) < 0 ||
+	    opt_str(c, "mode", &mode) < 0 ||
+	    opt_str(c, "coordinateTransformationMode", &ctm) < 0 ||
+	    shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
+	    shape_want_dtype(c, "input \"batchIndices\"", bi, IDX))
+		return -1;
+	if (x->rank != 4)
+		return shape_err(c, "input \"input\" %s is not [N, C, H, W]",
+		    shape_str(x));
+	if (r->dt != x->dt || r->rank != 2 || r->dims[1] != 4)
+		return shape_err(c, "input \"rois\" %s %s is not [R, 4] %s",
+		    dtype_name(r->dt), shape_str(r), dtype_name(x->dt));
+	if (bi->rank != 1 || bi->dims[0] != r->dims[0])
+		return shape_err(c, "input \"batchIndices\" %s is not [%lld]",
+		    shape_str(bi), (long long)r->dims[0]);
+	if (oh == 0 || ow == 0)
+		return shape_err(c, "an empty output (%u x %u)", oh, ow);
+	d[0] = r->dims[0];
+	d[1] = x->dims[1];
+	d[2] = oh;
+	d[3] = ow;
+	shape_out(c, 0, x->dt, 4, d);
+	return 0;
+}

@@ -756,3 +756,107 @@ shape_arg_minmax(struct shapectx *c)
 		return -1;
 	return outfree(c, 0, t.dt, nd, d);
 }
+
+/* nnl's topK: the k largest (or smallest) items along axis, sorted,
+ * and their indices; k at most the axis's size. */
+int
+shape_top_k(struct shapectx *c)
+{
+	static const enum dtype OUT[] = { DT_INT32, DT_INT64, DT_NONE };
+	static const enum dtype NUM[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
+	    DT_UINT32, DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_NONE };
+	const struct tdesc *x = c->in[0];
+	struct tdesc t = { DT_INT64, 0, NULL };
+	uint32_t axis = 0, k = 0;
+	int largest = 1;
+	int64_t *d;
+
+	if (shape_nout(c, 2) || opt_u32(c, "k", &k) < 0 ||
+	    opt_u32(c, "axis", &axis) < 0 || axisok(c, "axis", axis, x) ||
+	    opt_bool(c, "largest", &largest) < 0 ||
+	    opt_dtype(c, "outputDataType", &t.dt) < 0 ||
+	    shape_want_dtype(c, "option \"outputDataType\"", &t, OUT) ||
+	    shape_want_dtype(c, "input \"input\"", x, NUM))
+		return -1;
+	if (k > x->dims[axis])
+		return shape_err(c, "option \"k\": %u exceeds dimension %u "
+		    "(%lld) of input \"input\" %s", k, axis,
+		    (long long)x->dims[axis], shape_str(x));
+	if (t.dt == DT_INT32 && x->dims[axis] > INT32_MAX)
+		return shape_err(c, "option \"outputDataType\": int32 cannot "
+		    "index dimension %u (%lld) of input \"input\" %s", axis,
+		    (long long)x->dims[axis], shape_str(x));
+	d = dimsnew(x->rank);
+	for (int i = 0; i < x->rank; i++)
+		d[i] = i == (int)axis ? k : x->dims[i];
+	shape_out(c, 0, x->dt, x->rank, d);
+	return outfree(c, 1, t.dt, x->rank, d);
+}
+
+/* nnl's nonZero: the indices of input's nonzero items, int64 [rank,
+ * count], held at its bound [rank, numel] (packed at the front, -1
+ * after), and that shape, int64 [2]. */
+int
+shape_non_zero(struct shapectx *c)
+{
+	const struct tdesc *x = c->in[0];
+	int64_t d[2];
+
+	if (shape_nout(c, 2))
+		return -1;
+	if (x->rank < 1)
+		return shape_err(c, "input \"input\" is a scalar: nonZero "
+		    "takes rank 1 or more");
+	if (tdesc_numel(x) < 1)
+		return shape_err(c, "input \"input\" %s is empty",
+		    shape_str(x));
+	d[0] = x->rank;
+	d[1] = tdesc_numel(x);
+	shape_out(c, 0, DT_INT64, 2, d);
+	d[0] = 2;
+	shape_out(c, 1, DT_INT64, 1, d);
+	return 0;
+}
+
+/*
+ * nnl's unique: the distinct slices of input along axis (of the
+ * flattened input without one), of data-dependent shape.  Outputs:
+ * the slices (input's type and shape, n along the axis, the bound),
+ * the index of each one's first occurrence, int64 [n], the index of
+ * each input slice among them, int64 [n] (not bounded), their counts,
+ * int64 [n]; then the actual shapes of outputs 0, 1 and 3.
+ */
+int
+shape_unique(struct shapectx *c)
+{
+	const struct tdesc *x = c->in[0];
+	uint32_t axis = 0;
+	int sorted = 1, has, r;
+	int64_t d[SHAPE_MAXRANK], n;
+
+	if (shape_nout(c, 7) || (has = opt_u32(c, "axis", &axis)) < 0 ||
+	    opt_bool(c, "sorted", &sorted) < 0)
+		return -1;
+	if (has && axisok(c, "axis", axis, x))
+		return -1;
+	if (tdesc_numel(x) < 1)
+		return shape_err(c, "input \"input\" %s is empty",
+		    shape_str(x));
+	if (x->rank > SHAPE_MAXRANK)
+		return shape_err(c, "rank %d exceeds %d", x->rank,
+		    SHAPE_MAXRANK);
+	r = has ? x->rank : 1;
+	for (int i = 0; i < r; i++)
+		d[i] = has ? x->dims[i] : (int64_t)tdesc_numel(x);
+	n = d[has ? axis : 0];
+	shape_out(c, 0, x->dt, r, d);
+	shape_out(c, 1, DT_INT64, 1, &n);
+	shape_out(c, 2, DT_INT64, 1, &n);
+	shape_out(c, 3, DT_INT64, 1, &n);
+	d[0] = r;
+	shape_out(c, 4, DT_INT64, 1, d);
+	d[0] = 1;
+	shape_out(c, 5, DT_INT64, 1, d);
+	shape_out(c, 6, DT_INT64, 1, d);
+	return 0;
+}

@@ -27,6 +27,8 @@ struct imp {
 	cJSON *vals;			/* ONNX value -> operand name */
 	cJSON *names;			/* every ONNX value name, reserved */
 	cJSON *wanted;			/* graph inputs read as constants */
+	cJSON *bounded;			/* operand of a size known at run
+					   time only -> its count operand */
 	struct buf refused;		/* one line per refused node */
 	int nrefused;
 	int nerr;
@@ -103,6 +105,8 @@ int nins(struct imp *m);
 int nouts(struct imp *m);
 /* Output k's ONNX name, NULL if absent or empty. */
 const char *outname(struct imp *m, int k);
+/* NonZero of a computed input (onnx_detect.c). */
+int onnx_nonzero_bounded(struct imp *m);
 /* The type of an operand. */
 const struct tdesc *ty(struct imp *m, const char *opnd);
 /* Bind ONNX output k of the current node to an operand. */

@@ -418,6 +418,28 @@ hint(struct imp *m)
 }
 
 
+/* A node that reads a value of data-dependent size (NonMaxSuppression's
+ * selection: a bound, rows past its count padding) is refused: no op of
+ * nnl computes on the count, and computing on the padding would be
+ * wrong.  Such a value may only be a graph output. */
+static int
+readsbounded(struct imp *m)
+{
+	for (size_t k = 0; k < m->n->n_input; k++) {
+		const char *o = *m->n->input[k] ? imp_lookup(m,
+		    m->n->input[k]) : NULL;
+
+		if (o && cJSON_GetObjectItemCaseSensitive(m->bounded, o)) {
+			refuse(m, REFUSE_DYNAMIC, "input \"%s\" has a size "
+			    "known only at run time, and no nnl op computes "
+			    "on such a value (only a graph output may be one)",
+			    escape_tty_name(m->n->input[k]));
+			return REFUSED;
+		}
+	}
+	return 0;
+}
+
 static int
 convert(struct imp *m, const Onnx__GraphProto *gp)
 {
@@ -449,7 +471,8 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 				    "before it",
 				    escape_tty_name(n->input[k])), skip = 1;
 		}
-		if (!skip && !m->nerr && onnx_arity(m) != 0)
+		if (!skip && !m->nerr && (onnx_arity(m) != 0 ||
+		    readsbounded(m) != 0))
 			skip = 1;
 		if (!skip && !m->nerr) {
 			rc = onnx_handler_of(n->op_type)(m);
@@ -487,6 +510,7 @@ outputs(struct imp *m, const Onnx__GraphProto *gp)
 	for (size_t i = 0; i < gp->n_output; i++) {
 		const char *name = gp->output[i]->name, *o;
 		struct operand *op;
+		const cJSON *cnt;
 
 		if (!name || !(o = imp_lookup(m, name))) {
 			error("%s: graph output \"%s\" is not computed",
@@ -513,6 +537,14 @@ outputs(struct imp *m, const Onnx__GraphProto *gp)
 			o = n->out[0];
 		}
 		graph_add_output(m->g, name, o);
+		cnt = cJSON_GetObjectItemCaseSensitive(m->bounded, o);
+		if (cnt) {
+			/* its shape, the output after it (nnl-graph(5)) */
+			char *cn = xasprintf("%s.shape", name);
+
+			graph_add_output(m->g, cn, cnt->valuestring);
+			free(cn);
+		}
 	}
 	return 0;
 }
@@ -638,6 +670,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	m.g = g = graph_new();
 	m.vals = cJSON_CreateObject();
 	m.names = cJSON_CreateObject();
+	m.bounded = cJSON_CreateObject();
 	for (size_t i = 0; i < gp->n_node; i++)
 		for (size_t k = 0; k < gp->node[i]->n_output; k++)
 			if (*gp->node[i]->output[k] &&
@@ -675,5 +708,6 @@ out:
 	cJSON_Delete(m.vals);
 	cJSON_Delete(m.names);
 	cJSON_Delete(m.wanted);
+	cJSON_Delete(m.bounded);
 	return g;
 }

@@ -1685,6 +1685,8 @@ onnx_nonzero(struct imp *m)
 
 	if (!x)
 		return -1;
+	if (!isconst(m, x))
+		return onnx_nonzero_bounded(m);
 	if (cfloats(m, x, &v, &n) != 0)
 		return refuse(m, REFUSE_DYNAMIC,
 		    "a computed input (the output's shape "
@@ -1811,4 +1813,55 @@ onnx_reversesequence(struct imp *m)
 	free(idx);
 	return imp_done(m, 0, y ? imp_reshape(m, y, t->rank, t->dims, outname(m, 0)) :
 	    NULL);
+}
+
+/* TopK: nnl's topK (beyond WebNN), k known at import time (the
+ * attribute of opset 1, the input K since opset 10).  sorted=0 lets
+ * the items come in any order: nnl's come sorted. */
+int
+onnx_topk(struct imp *m)
+{
+	const char *x = need(m, 0), *names[2];
+	const char *ins[1];
+	int64_t axis, k, *kv = NULL;
+	size_t nk = 0;
+	const struct tdesc *t;
+	cJSON *o;
+
+	if (!x)
+		return -1;
+	t = ty(m, x);
+	if (normaxis(m, att_i(m, "axis", -1), t->rank, &axis))
+		return -1;
+	if (m->opset < 10)
+		k = att_i(m, "k", -1);
+	else {
+		if (!need(m, 1))
+			return -1;
+		if (cints(m, in(m, 1), &kv, &nk) != 0)
+			return refuse(m, REFUSE_CONST, "K computed at run time");
+		k = nk == 1 ? kv[0] : -1;
+		free(kv);
+		if (nk != 1)
+			return nodeerr(m, "K holds %zu values, not one", nk);
+	}
+	if (k < 0 || k > t->dims[axis])
+		return nodeerr(m, "k %lld is outside [0, %lld] (dimension "
+		    "%lld of the input)", (long long)k,
+		    (long long)t->dims[axis], (long long)axis);
+	if (k == 0 || empty(m, x))
+		return refuse(m, REFUSE_EMPTY, "an empty output (k 0)");
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "k", (double)k);
+	cJSON_AddNumberToObject(o, "axis", (double)axis);
+	cJSON_AddBoolToObject(o, "largest", att_i(m, "largest", 1) != 0);
+	cJSON_AddStringToObject(o, "outputDataType", "int64");
+	ins[0] = x;
+	names[0] = outname(m, 0);
+	names[1] = outname(m, 1);
+	if (emitn(m, "topK", o, 2, names, 1, ins) < 0)
+		return -1;
+	bind(m, 0, names[0]);
+	bind(m, 1, names[1]);
+	return 0;
 }

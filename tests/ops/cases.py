@@ -993,3 +993,376 @@ invalid("bitShift-float", "bitShift", ab([2], [2]), {"direction": "left"},
         "data type float32 is not allowed")
 invalid("bitShift-direction", "bitShift", ab([2], [2], u8),
         {"direction": "up"}, 'expected one of "left", "right"')
+
+
+# topK: each row sorted by Python's own sort on (key, index): larger
+# first (smaller with largest false), NaN above everything, equal
+# items by their index; integers compared as Python integers (exact
+# past 2^53, unsigned past 2^63).
+def topk_ref(x, k, axis, largest, idt=np.int64):
+    m = np.moveaxis(x, axis, -1)
+    rows = m.reshape(-1, m.shape[-1])
+    vals, idx = [], []
+    for row in rows:
+        def key(j):
+            v = row[j]
+            if isinstance(v, (float, np.floating)) and np.isnan(v):
+                return (0 if largest else 1, 0, j)
+            v = float(v) if row.dtype.kind == "f" else int(v)
+            return (1 if largest else 0, -v if largest else v, j)
+        order = sorted(range(len(row)), key=key)[:k]
+        vals.append([row[j] for j in order])
+        idx.append(order)
+    shape = m.shape[:-1] + (k,)
+    v = np.moveaxis(np.array(vals, dtype=x.dtype).reshape(shape), -1, axis)
+    i = np.moveaxis(np.array(idx, dtype=idt).reshape(shape), -1, axis)
+    return [v, i]
+
+
+# rows of 7 and 13 (merge sort passes over odd lengths), the axis in
+# front (strided rows), ties and NaN in both directions, int64 that
+# differ past float64's precision, uint64 past 2^63, float16
+case("topK-largest", "topK", [x([3, 7])], {"k": 3, "axis": 1}, nout=2,
+     ref=lambda a, c: topk_ref(a["x"], 3, 1, True))
+case("topK-smallest-axis0", "topK", [x([13, 4])],
+     {"k": 13, "axis": 0, "largest": False}, nout=2,
+     ref=lambda a, c: topk_ref(a["x"], 13, 0, False))
+TIES = [[2.0, NAN, 2.0, -1.0, 5.0, 2.0], [0.0, -0.0, 3.0, 3.0, NAN, -INF]]
+for lg in (True, False):
+    case("topK-ties-%s" % ("largest" if lg else "smallest"), "topK",
+         [x([2, 6], kind=TIES)], {"k": 4, "axis": 1, "largest": lg},
+         nout=2, ref=lambda a, c, lg=lg: topk_ref(a["x"], 4, 1, lg))
+BIG = 2 ** 60
+case("topK-int64-exact", "topK",
+     [x([5], i64, kind=[BIG + 1, BIG, BIG + 2, -BIG, BIG + 1])],
+     {"k": 4, "axis": 0, "outputDataType": "int32"}, nout=2,
+     ref=lambda a, c: topk_ref(a["x"], 4, 0, True, np.int32))
+case("topK-uint64-high", "topK",
+     [x([4], u64, kind=[2 ** 63 + 5, 7, 2 ** 64 - 1, 2 ** 63])],
+     {"k": 2, "axis": 0, "largest": False}, nout=2,
+     ref=lambda a, c: topk_ref(a["x"], 2, 0, False))
+case("topK-float16", "topK", [x([2, 3, 5], f16)], {"k": 2, "axis": 2},
+     nout=2, ref=lambda a, c: topk_ref(a["x"], 2, 2, True))
+invalid("topK-k-past-axis", "topK", [x([2, 3])], {"k": 4, "axis": 1},
+        'option "k": 4 exceeds dimension 1 (3)', nout=2)
+invalid("topK-index-type", "topK", [x([2, 3])],
+        {"k": 1, "axis": 1, "outputDataType": "float32"},
+        "data type float32 is not allowed", nout=2)
+invalid("topK-one-output", "topK", [x([2, 3])], {"k": 1, "axis": 1},
+        "topK produces 2 outputs here, the node names 1")
+
+
+# nonMaxSuppression: ONNX's greedy rule, written out plainly: per batch
+# and class, the boxes above the score threshold by score (ties by
+# index), each kept unless its IoU with a kept one exceeds the
+# threshold, at most max of them; rows (batch, class, box), padded
+# to the bound with -1, and the shape they fill ([count, 3]).
+def nms_ref(boxes, scores, mx, iou, st=None, center=False):
+    def corners(b):
+        if center:
+            x, y, w, h = (float(v) for v in b)
+            return y - h / 2, x - w / 2, y + h / 2, x + w / 2
+        y1, x1, y2, x2 = (float(v) for v in b)
+        return min(y1, y2), min(x1, x2), max(y1, y2), max(x1, x2)
+
+    def over(a, b):
+        a, b = corners(a), corners(b)
+        h = min(a[2], b[2]) - max(a[0], b[0])
+        w = min(a[3], b[3]) - max(a[1], b[1])
+        if h <= 0 or w <= 0:
+            return False
+        inter = h * w
+        u = ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1])
+             - inter)
+        return u > 0 and inter / u > iou
+    nb, nc, n = scores.shape
+    rows = []
+    for b in range(nb):
+        for c in range(nc):
+            cand = [j for j in range(n) if st is None or scores[b, c, j] > st]
+            cand.sort(key=lambda j: (-float(scores[b, c, j]), j))
+            kept = []
+            for j in cand:
+                if len(kept) < mx and not any(over(boxes[b, k], boxes[b, j])
+                                              for k in kept):
+                    kept.append(j)
+            rows += [[b, c, j] for j in kept]
+    bound = nb * nc * min(mx, n)
+    out = np.full((bound, 3), -1, np.int64)
+    if rows:
+        out[:len(rows)] = rows
+    return [out, np.array([len(rows), 3], np.int64)]
+
+
+# overlapping boxes with flipped corners (y2 < y1), two batches and
+# three classes, a score threshold that drops some and a cap that
+# stops others, IoU exactly at the threshold (kept: only more than it
+# suppresses), centre-point boxes, and no threshold at all
+NMSB = [[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [1, 1, 0, 0], [0, 10, 1, 11],
+         [0, 10.5, 1, 11.5], [0, 0.5, 1, 1.5]],
+        [[5, 5, 7, 7], [5, 6, 7, 8], [0, 0, 1, 1], [0, 0, 1, 1],
+         [3, 3, 4, 4], [6, 6, 5, 5]]]
+case("nonMaxSuppression-classes", "nonMaxSuppression",
+     [("boxes", f32, [2, 6, 4], NMSB), ("scores", f32, [2, 3, 6], "unit")],
+     {"maxOutputBoxesPerClass": 3, "iouThreshold": 0.4,
+      "scoreThreshold": -0.3}, nout=2,
+     ref=lambda a, c: nms_ref(a["boxes"], a["scores"], 3, 0.4, -0.3))
+# [0,0,2,1] and [0,1,2,2] against [0,0,2,2]: IoU 0.5 each, kept at 0.5
+case("nonMaxSuppression-iou-equal", "nonMaxSuppression",
+     [("boxes", f32, [1, 3, 4], [[[0, 0, 2, 2], [0, 0, 2, 1],
+                                  [0, 1, 2, 2]]]),
+      ("scores", f32, [1, 1, 3], [[[0.9, 0.8, 0.7]]])],
+     {"maxOutputBoxesPerClass": 5, "iouThreshold": 0.5}, nout=2,
+     ref=lambda a, c: nms_ref(a["boxes"], a["scores"], 5, 0.5))
+case("nonMaxSuppression-center", "nonMaxSuppression",
+     [("boxes", f32, [1, 4, 4], [[[0.5, 0.5, 1, 1], [0.6, 0.5, 1, 1],
+                                  [5, 5, 2, 2], [5.5, 5, 2, 1]]]),
+      ("scores", f32, [1, 2, 4], "unit")],
+     {"maxOutputBoxesPerClass": 2, "iouThreshold": 0.3,
+      "centerPointBox": True}, nout=2,
+     ref=lambda a, c: nms_ref(a["boxes"], a["scores"], 2, 0.3,
+                              center=True))
+invalid("nonMaxSuppression-box-width", "nonMaxSuppression",
+        [("boxes", f32, [1, 3, 5], "n"), ("scores", f32, [1, 1, 3], "n")],
+        {"maxOutputBoxesPerClass": 1},
+        'input "boxes" [1, 3, 5] is not [batches, boxes, 4]', nout=2)
+invalid("nonMaxSuppression-scores", "nonMaxSuppression",
+        [("boxes", f32, [1, 3, 4], "n"), ("scores", f32, [1, 2, 4], "n")],
+        {"maxOutputBoxesPerClass": 1},
+        'input "scores" [1, 2, 4] is not [1, classes, 3]', nout=2)
+
+
+# gridSample: ONNX's GridSample written out point by point in Python:
+# coordinates from [-1, 1] to pixels (corner or centre aligned),
+# rounded half to even for nearest; out of the borders clamped or
+# reflected, and each tap read as 0 (zeros), clamped (border) or
+# reflected (reflection); bicubic with A = -0.75.
+def grid_sample_ref(x, grid, mode, pad, ac):
+    n, c, h, w = x.shape
+    _, ho, wo, _ = grid.shape
+    lo_y, hi_y = (0, h - 1) if ac else (-0.5, h - 0.5)
+    lo_x, hi_x = (0, w - 1) if ac else (-0.5, w - 0.5)
+
+    def reflect(v, lo, hi):
+        r = hi - lo
+        if v < lo:
+            k, m = divmod(lo - v, r)
+            return lo + m if int(k) % 2 == 0 else hi - m
+        if v > hi:
+            k, m = divmod(v - hi, r)
+            return hi - m if int(k) % 2 == 0 else lo + m
+        return v
+
+    def tap(p, i, j):
+        if pad == "zeros":
+            return p[i, j] if 0 <= i < h and 0 <= j < w else 0.0
+        if pad == "reflection":
+            i, j = int(reflect(i, lo_y, hi_y)), int(reflect(j, lo_x, hi_x))
+        return p[min(max(i, 0), h - 1), min(max(j, 0), w - 1)]
+
+    def cubic(t):
+        a = -0.75
+
+        def k(d):
+            d = abs(d)
+            if d <= 1:
+                return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+            return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a
+        return [k(t + 1), k(t), k(1 - t), k(2 - t)]
+    y = np.zeros((n, c, ho, wo))
+    for b in range(n):
+        for oy in range(ho):
+            for ox in range(wo):
+                gx, gy = (float(v) for v in grid[b, oy, ox])
+                px = (gx + 1) / 2 * (w - 1) if ac else ((gx + 1) * w - 1) / 2
+                py = (gy + 1) / 2 * (h - 1) if ac else ((gy + 1) * h - 1) / 2
+                if mode == "nearest":
+                    px, py = float(np.rint(px)), float(np.rint(py))
+                if not (lo_x <= px <= hi_x and lo_y <= py <= hi_y):
+                    if pad == "border":
+                        px = min(max(px, 0), w - 1)
+                        py = min(max(py, 0), h - 1)
+                    elif pad == "reflection":
+                        px = reflect(px, lo_x, hi_x)
+                        py = reflect(py, lo_y, hi_y)
+                for ch in range(c):
+                    p = x[b, ch]
+                    if mode == "nearest":
+                        v = tap(p, int(py), int(px))
+                    elif mode == "bilinear":
+                        i, j = int(np.floor(py)), int(np.floor(px))
+                        ty, tx = py - i, px - j
+                        v = ((1 - ty) * (1 - tx) * tap(p, i, j) +
+                             (1 - ty) * tx * tap(p, i, j + 1) +
+                             ty * (1 - tx) * tap(p, i + 1, j) +
+                             ty * tx * tap(p, i + 1, j + 1))
+                    else:
+                        i, j = int(np.floor(py)), int(np.floor(px))
+                        ky, kx = cubic(py - i), cubic(px - j)
+                        v = sum(ky[s] * kx[t] * tap(p, i - 1 + s, j - 1 + t)
+                                for s in range(4) for t in range(4))
+                    y[b, ch, oy, ox] = v
+    return y
+
+
+# a grid reaching past [-1, 1] (to +-1.7), so every padding mode is
+# exercised on both sides, two batches (the grid's own per batch), a
+# non-square plane
+for mode in ("bilinear", "nearest", "bicubic"):
+    for pad in ("zeros", "border", "reflection"):
+        for ac in (False, True):
+            name = "gridSample-%s-%s%s" % (mode, pad, "-corners" if ac else "")
+            case(name, "gridSample",
+                 [x([2, 2, 3, 5]), ("grid", f32, [2, 4, 3, 2],
+                                    list(np.linspace(-1.7, 1.7, 48)))],
+                 {"mode": mode, "paddingMode": pad, "alignCorners": ac},
+                 ref=lambda a, c, mode=mode, pad=pad, ac=ac:
+                 grid_sample_ref(a["x"], a["grid"], mode, pad, ac),
+                 tol=1e-4)
+invalid("gridSample-grid", "gridSample",
+        [x([1, 2, 3, 3]), ("grid", f32, [1, 4, 4, 3], "n")], {},
+        'input "grid" [1, 4, 4, 3] is not [1, Ho, Wo, 2]')
+
+
+# roiAlign: ONNX's RoiAlign per bin and sample, in plain Python: a grid
+# of samples per bin (the sampling ratio, or ceil of the bin's size),
+# each bilinear from the pixels around it (clamped at the far edge, 0
+# past a pixel outside), averaged, or with mode max the largest
+# weighted tap of any sample.
+def roi_align_ref(x, rois, bi, oh, ow, sr, scale, mode, half):
+    n, c, h, w = x.shape
+    off = 0.5 if half else 0.0
+    y = np.zeros((len(rois), c, oh, ow))
+    for r, (x1, y1, x2, y2) in enumerate(rois.astype(np.float64)):
+        sx, sy = x1 * scale - off, y1 * scale - off
+        rw, rh = x2 * scale - off - sx, y2 * scale - off - sy
+        if not half:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / oh, rw / ow
+        gh = sr if sr > 0 else int(np.ceil(rh / oh))
+        gw = sr if sr > 0 else int(np.ceil(rw / ow))
+        for ch in range(c):
+            p = x[int(bi[r]), ch].astype(np.float64)
+            for ph in range(oh):
+                for pw in range(ow):
+                    taps = []
+                    for iy in range(gh):
+                        for ix in range(gw):
+                            yy = sy + ph * bh + (iy + 0.5) * bh / gh
+                            xx = sx + pw * bw + (ix + 0.5) * bw / gw
+                            if yy < -1 or yy > h or xx < -1 or xx > w:
+                                taps.append([0.0] * 4)
+                                continue
+                            yy, xx = max(yy, 0.0), max(xx, 0.0)
+                            yl, xl = int(yy), int(xx)
+                            yh, xh = min(yl + 1, h - 1), min(xl + 1, w - 1)
+                            if yl >= h - 1:
+                                yl = yh = h - 1
+                                yy = float(yl)
+                            if xl >= w - 1:
+                                xl = xh = w - 1
+                                xx = float(xl)
+                            ly, lx = yy - yl, xx - xl
+                            taps.append([(1 - ly) * (1 - lx) * p[yl, xl],
+                                         (1 - ly) * lx * p[yl, xh],
+                                         ly * (1 - lx) * p[yh, xl],
+                                         ly * lx * p[yh, xh]])
+                    if mode == "max":
+                        y[r, ch, ph, pw] = max(max(t) for t in taps)
+                    else:
+                        y[r, ch, ph, pw] = sum(map(sum, taps)) / max(
+                            gh * gw, 1)
+    return y
+
+
+# boxes inside, across the edge and past it, one smaller than a pixel;
+# adaptive and fixed sampling, both coordinate modes, both reductions
+ROIS = [[0.5, 0.5, 3.5, 2.5], [-1.0, 1.0, 6.5, 4.0], [2.2, 2.1, 2.6, 2.4],
+        [4.0, 0.0, 9.0, 7.0]]
+for mode in ("avg", "max"):
+    for half in (True, False):
+        for sr in (0, 2):
+            name = "roiAlign-%s-%s-sr%d" % (mode, "half" if half else
+                                            "output-half", sr)
+            o = {"outputHeight": 3, "outputWidth": 2, "samplingRatio": sr,
+                 "spatialScale": 0.75, "mode": mode,
+                 "coordinateTransformationMode":
+                     "halfPixel" if half else "outputHalfPixel"}
+            case(name, "roiAlign",
+                 [x([2, 3, 5, 6]), ("rois", f32, [4, 4], ROIS),
+                  ("bi", i64, [4], [0, 1, 1, 0])], o,
+                 ref=lambda a, c, o=o, half=half, mode=mode, sr=sr:
+                 roi_align_ref(a["x"], a["rois"], a["bi"], 3, 2, sr, 0.75,
+                               mode, half), tol=1e-4)
+invalid("roiAlign-indices", "roiAlign",
+        [x([1, 2, 4, 4]), ("rois", f32, [2, 4], "n"),
+         ("bi", i64, [3], "uidx:1")], {},
+        'input "batchIndices" [3] is not [2]')
+
+
+# nonZero: np.nonzero's indices, [rank, count] packed at the front of
+# the bound [rank, numel], -1 after; and that shape.  NaN and -0.0:
+# NaN is nonzero, -0.0 is zero; int64 past 2^53 whose float is not 0.
+def non_zero_ref(a):
+    nz = np.array(np.nonzero(a), np.int64).reshape(a.ndim, -1)
+    out = np.full(a.ndim * a.size, -1, np.int64)
+    out[:nz.size] = nz.ravel()
+    return [out.reshape(a.ndim, a.size), np.array(nz.shape, np.int64)]
+
+
+case("nonZero-float", "nonZero",
+     [x([2, 3, 2], kind=[0, 1.5, NAN, -0.0, 0, 0, 2, 0, 0, -3, 0, INF])],
+     nout=2, ref=lambda a, c: non_zero_ref(a["x"]))
+case("nonZero-int64", "nonZero", [x([5], i64, kind=[0, 2 ** 60, 0, -1, 0])],
+     nout=2, ref=lambda a, c: non_zero_ref(a["x"]))
+case("nonZero-none", "nonZero", [x([2, 2], u8, kind=[0, 0, 0, 0])],
+     nout=2, ref=lambda a, c: non_zero_ref(a["x"]))
+invalid("nonZero-scalar", "nonZero", [x([])], {},
+        'input "input" is a scalar', nout=2)
+
+
+# unique: np.unique (sorted; by first occurrence through its
+# return_index), the slices packed at the front of the bound (zeros
+# after), first indices and counts padded with -1 and 0, the inverse,
+# and the three actual shapes.
+def unique_ref(a, axis, sorted_):
+    flat = axis is None
+    v = a.ravel() if flat else a
+    ax = 0 if flat else axis
+    y, idx, inv, cnt = np.unique(v, return_index=True, return_inverse=True,
+                                 return_counts=True, axis=None if flat
+                                 else ax)
+    inv = inv.ravel()
+    if not sorted_:
+        order = np.argsort(idx, kind="stable")
+        y, idx, cnt = np.take(y, order, axis=ax), idx[order], cnt[order]
+        inv = np.argsort(order)[inv]
+    n, u = v.shape[ax], len(idx)
+    yb = np.zeros(v.size, a.dtype)
+    yb[:y.size] = y.ravel()
+
+    def pad(z, fill):
+        return np.r_[z, np.full(n - u, fill)].astype(np.int64)
+    return [yb.reshape(v.shape), pad(idx, -1), inv.astype(np.int64),
+            pad(cnt, 0), np.array(y.shape, np.int64),
+            np.array([u], np.int64), np.array([u], np.int64)]
+
+
+# repeats, sorted and by first occurrence, flat and along the middle
+# axis of 3-D (slices compared item by item), int64 past 2^53
+UQ = [3, 1, 3, 2, 1, 3, 0, 2]
+for srt in (True, False):
+    tag = "sorted" if srt else "first"
+    case("unique-flat-" + tag, "unique", [x([2, 4], i32, kind=UQ)],
+         {"sorted": srt}, nout=7,
+         ref=lambda a, c, srt=srt: unique_ref(a["x"], None, srt))
+    case("unique-axis1-" + tag, "unique",
+         [x([2, 4, 2], kind=[1, 2, 0, 0, 1, 2, 5, 5, 3, 4, 1, 1, 3, 4,
+                             1, 0])],
+         {"axis": 1, "sorted": srt}, nout=7,
+         ref=lambda a, c, srt=srt: unique_ref(a["x"], 1, srt))
+case("unique-int64-exact", "unique",
+     [x([4], i64, kind=[2 ** 60 + 1, 2 ** 60, 2 ** 60 + 1, 2 ** 60])],
+     {}, nout=7, ref=lambda a, c: unique_ref(a["x"], None, True))
+invalid("unique-axis", "unique", [x([2, 3])], {"axis": 2},
+        'option "axis": 2 is out of range', nout=7)

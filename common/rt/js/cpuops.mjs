@@ -268,6 +268,246 @@ export const CpuOps = {
       return typeof x === "bigint" ? r : Number(r);
     });
   },
+  // the k largest (smallest) along axis, sorted, NaN the largest,
+  // equal items by index; and their indices
+  topK: (a, {k, axis, largest = true, outputDataType = "int64"}) => {
+    const dim = a.shape[axis], inner = numel(a.shape.slice(axis + 1));
+    const outer = numel(a.shape.slice(0, axis));
+    const shape = a.shape.map((d, i) => (i === axis ? k : d));
+    const vals = new ARRAYS[a.dataType](numel(shape));
+    const idx = new ARRAYS[outputDataType](numel(shape));
+    const gt = (u, v) => (u !== u && v === v) || u > v;
+    for (let o = 0; o < outer; o++)
+      for (let i = 0; i < inner; i++) {
+        const at = (t) => (o * dim + t) * inner + i;
+        const v = (t) => read(a, a.data[at(t)]);
+        const order = [...Array(dim).keys()].sort((p, q) => {
+          const f = largest ? gt(v(p), v(q)) : gt(v(q), v(p));
+          const g = largest ? gt(v(q), v(p)) : gt(v(p), v(q));
+          return f ? -1 : g ? 1 : p - q;
+        });
+        for (let j = 0; j < k; j++) {
+          vals[(o * k + j) * inner + i] = a.data[at(order[j])];
+          idx[(o * k + j) * inner + i] = fromNumber(outputDataType, order[j]);
+        }
+      }
+    return [{dataType: a.dataType, shape, data: vals},
+      {dataType: outputDataType, shape, data: idx}];
+  },
+  // ONNX's greedy rule per batch and class; the rows (batch, class,
+  // box) padded to the bound with -1, and their shape (nnl-graph(5))
+  nonMaxSuppression: (boxes, scores, {maxOutputBoxesPerClass: mx,
+    iouThreshold = 0, scoreThreshold, centerPointBox = false}) => {
+    const [nb, nc, n] = scores.shape, bound = nb * nc * Math.min(mx, n);
+    const out = new BigInt64Array(bound * 3).fill(-1n);
+    const sc = (b, c, j) => read(scores, scores.data[(b * nc + c) * n + j]);
+    const box = (b, j) => {
+      const [p, q, r, s] = [0, 1, 2, 3].map((t) => read(boxes, boxes.data[(b * n + j) * 4 + t]));
+      return centerPointBox ? [q - s / 2, p - r / 2, q + s / 2, p + r / 2] :
+        [Math.min(p, r), Math.min(q, s), Math.max(p, r), Math.max(q, s)];
+    };
+    const over = (a, b) => {
+      const h = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+      const w = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+      if (h <= 0 || w <= 0) return false;
+      const i = h * w, u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - i;
+      return u > 0 && i / u > iouThreshold;
+    };
+    let cnt = 0;
+    for (let b = 0; b < nb; b++)
+      for (let c = 0; c < nc; c++) {
+        const cand = [...Array(n).keys()].filter((j) =>
+          scoreThreshold === undefined || sc(b, c, j) > scoreThreshold);
+        cand.sort((p, q) => sc(b, c, q) - sc(b, c, p) || p - q);
+        const kept = [];
+        for (const j of cand)
+          if (kept.length < mx && !kept.some((k) => over(box(b, k), box(b, j)))) {
+            kept.push(j);
+            out.set([BigInt(b), BigInt(c), BigInt(j)], 3 * cnt++);
+          }
+      }
+    return [{dataType: "int64", shape: [bound, 3], data: out},
+      {dataType: "int64", shape: [2], data: new BigInt64Array([BigInt(cnt), 3n])}];
+  },
+  // ONNX's GridSample on 4-D: pixels from [-1, 1], padded per tap
+  gridSample: (a, g, {mode = "bilinear", paddingMode: pad = "zeros",
+    alignCorners: ac = false} = {}) => {
+    const [n, c, h, w] = a.shape, [, ho, wo] = g.shape;
+    const out = new ARRAYS[a.dataType](n * c * ho * wo);
+    const [ly, hy, lx, hx] = ac ? [0, h - 1, 0, w - 1] : [-0.5, h - 0.5, -0.5, w - 0.5];
+    const reflect = (v, lo, hi) => {
+      const r = hi - lo;
+      if (r <= 0) return lo;
+      if (v < lo) {
+        const d = lo - v, k = Math.trunc(d / r), m = d - k * r;
+        return k % 2 === 0 ? lo + m : hi - m;
+      }
+      if (v > hi) {
+        const d = v - hi, k = Math.trunc(d / r), m = d - k * r;
+        return k % 2 === 0 ? hi - m : lo + m;
+      }
+      return v;
+    };
+    const cubic = (t) => {
+      const A = -0.75, u = t + 1, v = 1 - t, z = 2 - t;
+      return [((A * u - 5 * A) * u + 8 * A) * u - 4 * A,
+        ((A + 2) * t - (A + 3)) * t * t + 1,
+        ((A + 2) * v - (A + 3)) * v * v + 1,
+        ((A * z - 5 * A) * z + 8 * A) * z - 4 * A];
+    };
+    const rint = (v) => {
+      const f = Math.floor(v), d = v - f;
+      return d > 0.5 || (d === 0.5 && f % 2 !== 0) ? f + 1 : f;
+    };
+    for (let b = 0; b < n; b++)
+      for (let q = 0; q < ho * wo; q++) {
+        const gx = read(g, g.data[(b * ho * wo + q) * 2]);
+        const gy = read(g, g.data[(b * ho * wo + q) * 2 + 1]);
+        let x = ac ? (gx + 1) / 2 * (w - 1) : ((gx + 1) * w - 1) / 2;
+        let y = ac ? (gy + 1) / 2 * (h - 1) : ((gy + 1) * h - 1) / 2;
+        if (mode === "nearest") { x = rint(x); y = rint(y); }
+        if (x < lx || x > hx || y < ly || y > hy) {
+          if (pad === "border") {
+            x = Math.min(Math.max(x, 0), w - 1);
+            y = Math.min(Math.max(y, 0), h - 1);
+          } else if (pad === "reflection") {
+            x = reflect(x, lx, hx);
+            y = reflect(y, ly, hy);
+          }
+        }
+        for (let ch = 0; ch < c; ch++) {
+          const off = (b * c + ch) * h * w;
+          const tap = (i, j) => {
+            if (pad === "zeros" && (i < 0 || i >= h || j < 0 || j >= w)) return 0;
+            if (pad === "reflection") {
+              i = Math.trunc(reflect(i, ly, hy));
+              j = Math.trunc(reflect(j, lx, hx));
+            }
+            i = Math.min(Math.max(i, 0), h - 1);
+            j = Math.min(Math.max(j, 0), w - 1);
+            return read(a, a.data[off + i * w + j]);
+          };
+          let v = 0;
+          const fy = Math.floor(y), fx = Math.floor(x);
+          if (mode === "nearest") v = tap(Math.trunc(y), Math.trunc(x));
+          else if (mode === "bilinear") {
+            const ty = y - fy, tx = x - fx;
+            v = (1 - ty) * ((1 - tx) * tap(fy, fx) + tx * tap(fy, fx + 1)) +
+              ty * ((1 - tx) * tap(fy + 1, fx) + tx * tap(fy + 1, fx + 1));
+          } else {
+            const ky = cubic(y - fy), kx = cubic(x - fx);
+            for (let s = 0; s < 4; s++)
+              for (let t = 0; t < 4; t++)
+                v += ky[s] * kx[t] * tap(fy - 1 + s, fx - 1 + t);
+          }
+          out[(b * c + ch) * ho * wo + q] = fromNumber(a.dataType, v);
+        }
+      }
+    return {dataType: a.dataType, shape: [n, c, ho, wo], data: out};
+  },
+  // ONNX's RoiAlign: per bin a grid of bilinear samples, averaged or
+  // the largest weighted tap
+  roiAlign: (a, rois, bi, {outputHeight: oh = 1, outputWidth: ow = 1,
+    samplingRatio: sr = 0, spatialScale: scale = 1, mode = "avg",
+    coordinateTransformationMode: ctm = "halfPixel"} = {}) => {
+    const [, c, h, w] = a.shape, nr = rois.shape[0], half = ctm === "halfPixel";
+    const out = new ARRAYS[a.dataType](nr * c * oh * ow), off = half ? 0.5 : 0;
+    for (let r = 0; r < nr; r++) {
+      const [x1, y1, x2, y2] = [0, 1, 2, 3].map((k) => read(rois, rois.data[4 * r + k]) * scale - off);
+      let rw = x2 - x1, rh = y2 - y1;
+      if (!half) { rw = Math.max(rw, 1); rh = Math.max(rh, 1); }
+      const bh = rh / oh, bw = rw / ow, b = Number(bi.data[r]);
+      const gh = sr > 0 ? sr : Math.ceil(rh / oh), gw = sr > 0 ? sr : Math.ceil(rw / ow);
+      for (let ch = 0; ch < c; ch++) {
+        const px = (i, j) => read(a, a.data[((b * c + ch) * h + i) * w + j]);
+        for (let p = 0; p < oh * ow; p++) {
+          const ph = Math.floor(p / ow), pw = p % ow;
+          let v = 0, first = true;
+          for (let iy = 0; iy < gh; iy++)
+            for (let ix = 0; ix < gw; ix++) {
+              let y = y1 + ph * bh + (iy + 0.5) * bh / gh;
+              let x = x1 + pw * bw + (ix + 0.5) * bw / gw;
+              let t = [0, 0, 0, 0];
+              if (!(y < -1 || y > h || x < -1 || x > w)) {
+                y = Math.max(y, 0); x = Math.max(x, 0);
+                let yl = Math.trunc(y), xl = Math.trunc(x), yh, xh;
+                if (yl >= h - 1) { yl = yh = h - 1; y = yl; } else yh = yl + 1;
+                if (xl >= w - 1) { xl = xh = w - 1; x = xl; } else xh = xl + 1;
+                const ly = y - yl, lx = x - xl;
+                t = [(1 - ly) * (1 - lx) * px(yl, xl), (1 - ly) * lx * px(yl, xh),
+                  ly * (1 - lx) * px(yh, xl), ly * lx * px(yh, xh)];
+              }
+              if (mode !== "max") { v += t[0] + t[1] + t[2] + t[3]; continue; }
+              const s = Math.max(...t);
+              v = first || s > v ? s : v;
+              first = false;
+            }
+          out[(r * c + ch) * oh * ow + p] = fromNumber(a.dataType,
+            mode === "max" ? v : v / Math.max(gh * gw, 1));
+        }
+      }
+    }
+    return {dataType: a.dataType, shape: [nr, c, oh, ow], data: out};
+  },
+  // indices of the nonzero items (NaN is one), [rank, count] packed
+  // at the front of [rank, numel], -1 after; and that shape
+  nonZero: (a) => {
+    const r = a.shape.length, n = a.data.length, st = strides(a.shape);
+    const nz = [];
+    for (let i = 0; i < n; i++) {
+      const v = read(a, a.data[i]);
+      if (typeof v === "bigint" ? v !== 0n : v !== 0) nz.push(i);
+    }
+    const out = new BigInt64Array(r * n).fill(-1n);
+    nz.forEach((i, j) => {
+      for (let d = 0; d < r; d++)
+        out[d * nz.length + j] = BigInt(Math.floor(i / st[d]) % a.shape[d]);
+    });
+    return [{dataType: "int64", shape: [r, n], data: out},
+      {dataType: "int64", shape: [2], data: new BigInt64Array([BigInt(r), BigInt(nz.length)])}];
+  },
+  // distinct slices along axis (items without one), sorted or by first
+  // occurrence; Y, first indices, inverse, counts, each bounded output
+  // packed at the front (zeros, -1, 0 after), then their shapes
+  unique: (a, {axis, sorted = true} = {}) => {
+    const flat = axis === undefined || axis === null;
+    const shape = flat ? [a.data.length] : a.shape, ax = flat ? 0 : axis;
+    const n = shape[ax], inner = numel(shape.slice(ax + 1));
+    const outer = numel(shape.slice(0, ax));
+    const item = (o, j, i) => read(a, a.data[(o * n + j) * inner + i]);
+    const cmp = (p, q) => {
+      for (let o = 0; o < outer; o++)
+        for (let i = 0; i < inner; i++) {
+          const u = item(o, p, i), v = item(o, q, i);
+          if (u !== v) return u < v ? -1 : 1;
+        }
+      return 0;
+    };
+    const ord = [...Array(n).keys()].sort((p, q) => cmp(p, q) || p - q);
+    const first = [], grp = new Array(n);
+    ord.forEach((j, t) => {
+      if (t === 0 || cmp(ord[t - 1], j) !== 0) first.push(j);
+      grp[j] = first.length - 1;
+    });
+    const u = first.length, place = [...Array(u).keys()];
+    if (!sorted) place.sort((p, q) => first[p] - first[q]);
+    const at = new Array(u);
+    place.forEach((g, k) => { at[g] = k; });
+    const y = new ARRAYS[a.dataType](a.data.length);
+    const idx = new BigInt64Array(n).fill(-1n), cnt = new BigInt64Array(n);
+    const inv = new BigInt64Array(n);
+    for (let k = 0; k < u; k++) idx[k] = BigInt(first[place[k]]);
+    for (let j = 0; j < n; j++) { inv[j] = BigInt(at[grp[j]]); cnt[at[grp[j]]]++; }
+    for (let o = 0; o < outer; o++)
+      for (let k = 0; k < u; k++)
+        for (let i = 0; i < inner; i++)
+          y[(o * u + k) * inner + i] = a.data[(o * n + first[place[k]]) * inner + i];
+    const I = (d, s) => ({dataType: "int64", shape: s, data: d});
+    return [{dataType: a.dataType, shape: [...shape], data: y}, I(idx, [n]),
+      I(inv, [n]), I(cnt, [n]),
+      I(BigInt64Array.from(shape.map((d, i) => BigInt(i === ax ? u : d))), [shape.length]),
+      I(new BigInt64Array([BigInt(u)]), [1]), I(new BigInt64Array([BigInt(u)]), [1])];
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {

@@ -1314,3 +1314,355 @@ NNL_F16_VIA_F32(pool2d)
 NNL_F16_VIA_F32(batchnorm)
 NNL_F16_VIA_F32(normalize)
 NNL_F16_VIA_F32(resample2d)
+
+/* Box j of boxes (at p) as y1, x1, y2, x2, the corners ordered. */
+NNL_RT_INLINE void
+nnl_nms_box(const void *p, int64_t j, int64_t dt, int64_t center,
+    double *r)
+{
+	double a = nnl_loadf(p, 4 * j, dt), b = nnl_loadf(p, 4 * j + 1, dt);
+	double c = nnl_loadf(p, 4 * j + 2, dt), d = nnl_loadf(p, 4 * j + 3,
+	    dt);
+
+	if (center) {		/* x centre, y centre, width, height */
+		r[0] = b - d / 2;
+		r[1] = a - c / 2;
+		r[2] = b + d / 2;
+		r[3] = a + c / 2;
+		return;
+	}
+	r[0] = a < c ? a : c;
+	r[1] = b < d ? b : d;
+	r[2] = a < c ? c : a;
+	r[3] = b < d ? d : b;
+}
+
+/* Does box j overlap box i by more than thr (intersection over union)? */
+NNL_RT_INLINE int
+nnl_nms_overlap(const void *p, int64_t i, int64_t j, int64_t dt,
+    int64_t center, double thr)
+{
+	double a[4], b[4], h, w, inter, u;
+
+	nnl_nms_box(p, i, dt, center, a);
+	nnl_nms_box(p, j, dt, center, b);
+	h = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+	w = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
+	if (h <= 0 || w <= 0)
+		return 0;
+	inter = h * w;
+	u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) -
+	    inter;
+	return u > 0 && inter / u > thr;
+}
+
+/*
+ * nonMaxSuppression (nnl's): ip = dt, batches, classes, boxes n, the
+ * most per class, centre-point boxes, has a score threshold, the
+ * bound; fp = IoU threshold, score threshold.  out[0] [bound, 3]: the
+ * selected (batch, class, box) rows, by batch, class and selection
+ * order, then rows of -1; out[1] its actual shape (count, 3), int64.
+ * scratch: 3 (n + 1) int64.
+ */
+void
+nnl_k_nms(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], nb = ip[1], nc = ip[2], n = ip[3], max = ip[4],
+	    center = ip[5], hasst = ip[6], bound = ip[7];
+	int64_t *cand = scratch, *tmp = cand + n + 1, *sel = tmp + n + 1;
+	int64_t *o = out[0], cnt = 0;
+
+	for (int64_t b = 0; b < nb; b++)
+		for (int64_t c = 0; c < nc; c++) {
+			int64_t m = 0, ns = 0, sb = (b * nc + c) * n;
+
+			for (int64_t j = 0; j < n; j++)
+				if (!hasst || nnl_loadf(in[1], sb + j, dt) >
+				    fp[1])
+					cand[m++] = j;
+			/* by score, higher first, equal by index */
+			for (int64_t w = 1; w < m; w *= 2) {
+				for (int64_t lo = 0; lo < m; lo += 2 * w) {
+					int64_t mid = lo + w < m ? lo + w : m;
+					int64_t hi = mid + w < m ? mid + w : m;
+					int64_t p = lo, q = mid, d = lo;
+
+					while (p < mid && q < hi)
+						tmp[d++] = nnl_loadf(in[1], sb +
+						    cand[q], dt) > nnl_loadf(
+						    in[1], sb + cand[p], dt) ?
+						    cand[q++] : cand[p++];
+					while (p < mid)
+						tmp[d++] = cand[p++];
+					while (q < hi)
+						tmp[d++] = cand[q++];
+				}
+				for (int64_t j = 0; j < m; j++)
+					cand[j] = tmp[j];
+			}
+			for (int64_t j = 0; j < m && ns < max; j++) {
+				int keep = 1;
+
+				for (int64_t t = 0; t < ns && keep; t++)
+					keep = !nnl_nms_overlap(in[0],
+					    b * n + sel[t], b * n + cand[j],
+					    dt, center, fp[0]);
+				if (!keep)
+					continue;
+				sel[ns++] = cand[j];
+				o[3 * cnt] = b;
+				o[3 * cnt + 1] = c;
+				o[3 * cnt + 2] = cand[j];
+				cnt++;
+			}
+		}
+	for (int64_t j = 3 * cnt; j < 3 * bound; j++)
+		o[j] = -1;
+	((int64_t *)out[1])[0] = cnt;
+	((int64_t *)out[1])[1] = 3;
+}
+
+/* x reflected into [lo, hi] (gridSample's reflection padding). */
+NNL_RT_INLINE double
+nnl_gs_reflect(double x, double lo, double hi)
+{
+	double rng = hi - lo, d, r;
+	int64_t n;
+
+	if (rng <= 0)
+		return lo;
+	if (x < lo) {
+		d = lo - x;
+		n = (int64_t)(d / rng);
+		r = d - (double)n * rng;
+		return n % 2 == 0 ? lo + r : hi - r;
+	}
+	if (x > hi) {
+		d = x - hi;
+		n = (int64_t)(d / rng);
+		r = d - (double)n * rng;
+		return n % 2 == 0 ? hi - r : lo + r;
+	}
+	return x;
+}
+
+/* Pixel (i, j) of the plane p (h x w) under padding pad (0 zeros, 1
+ * border, 2 reflection within the borders b[4]: y lo, y hi, x lo, x hi). */
+NNL_RT_INLINE double
+nnl_gs_pixel(const void *p, int64_t off, int64_t dt, int64_t h, int64_t w,
+    int64_t i, int64_t j, int64_t pad, const double *b)
+{
+	if (pad == 0 && (i < 0 || i >= h || j < 0 || j >= w))
+		return 0;
+	if (pad == 2) {
+		i = (int64_t)nnl_gs_reflect((double)i, b[0], b[1]);
+		j = (int64_t)nnl_gs_reflect((double)j, b[2], b[3]);
+	}
+	i = i < 0 ? 0 : i >= h ? h - 1 : i;
+	j = j < 0 ? 0 : j >= w ? w - 1 : j;
+	return nnl_loadf(p, off + i * w + j, dt);
+}
+
+/* The 4 cubic convolution weights (A = -0.75) of a fraction t. */
+NNL_RT_INLINE void
+nnl_gs_cubic(double t, double *k)
+{
+	const double a = -0.75;
+	double u = t + 1, v = 1 - t, z = 2 - t;
+
+	k[0] = ((a * u - 5 * a) * u + 8 * a) * u - 4 * a;
+	k[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+	k[2] = ((a + 2) * v - (a + 3)) * v * v + 1;
+	k[3] = ((a * z - 5 * a) * z + 8 * a) * z - 4 * a;
+}
+
+/*
+ * gridSample (nnl's, ONNX's GridSample on 4-D): ip = dt, rank 4, N, C,
+ * H, W, Ho, Wo, mode (0 bilinear, 1 nearest, 2 bicubic), padding (0
+ * zeros, 1 border, 2 reflection), align corners.
+ */
+void
+nnl_k_grid_sample(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], nb = ip[2], nc = ip[3], h = ip[4], w = ip[5],
+	    ho = ip[6], wo = ip[7], mode = ip[8], pad = ip[9], ac = ip[10];
+	double b[4];
+
+	(void)fp;
+	(void)scratch;
+	b[0] = ac ? 0 : -0.5;
+	b[1] = ac ? (double)h - 1 : (double)h - 0.5;
+	b[2] = ac ? 0 : -0.5;
+	b[3] = ac ? (double)w - 1 : (double)w - 0.5;
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t q = 0; q < ho * wo; q++) {
+			int64_t gi = (n * ho * wo + q) * 2;
+			double gx = nnl_loadf(in[1], gi, dt);
+			double gy = nnl_loadf(in[1], gi + 1, dt);
+			double x = ac ? (gx + 1) / 2 * (double)(w - 1) :
+			    ((gx + 1) * (double)w - 1) / 2;
+			double y = ac ? (gy + 1) / 2 * (double)(h - 1) :
+			    ((gy + 1) * (double)h - 1) / 2;
+
+			if (mode == 1) {
+				x = nearbyint(x);
+				y = nearbyint(y);
+			}
+			if (x < b[2] || x > b[3] || y < b[0] || y > b[1]) {
+				if (pad == 1) {
+					x = x < 0 ? 0 : x > (double)(w - 1) ?
+					    (double)(w - 1) : x;
+					y = y < 0 ? 0 : y > (double)(h - 1) ?
+					    (double)(h - 1) : y;
+				} else if (pad == 2) {
+					x = nnl_gs_reflect(x, b[2], b[3]);
+					y = nnl_gs_reflect(y, b[0], b[1]);
+				}
+			}
+			for (int64_t c = 0; c < nc; c++) {
+				int64_t off = (n * nc + c) * h * w;
+				double v = 0;
+
+				if (mode == 1)
+					v = nnl_gs_pixel(in[0], off, dt, h, w,
+					    (int64_t)y, (int64_t)x, pad, b);
+				else if (mode == 0) {
+					double fy = floor(y), fx = floor(x);
+					double ty = y - fy, tx = x - fx;
+					int64_t i = (int64_t)fy, j = (int64_t)fx;
+
+					v = (1 - ty) * ((1 - tx) * nnl_gs_pixel(
+					    in[0], off, dt, h, w, i, j, pad, b) +
+					    tx * nnl_gs_pixel(in[0], off, dt, h,
+					    w, i, j + 1, pad, b)) + ty * ((1 -
+					    tx) * nnl_gs_pixel(in[0], off, dt,
+					    h, w, i + 1, j, pad, b) + tx *
+					    nnl_gs_pixel(in[0], off, dt, h, w,
+					    i + 1, j + 1, pad, b));
+				} else {
+					double fy = floor(y), fx = floor(x);
+					double ky[4], kx[4];
+
+					nnl_gs_cubic(y - fy, ky);
+					nnl_gs_cubic(x - fx, kx);
+					for (int a = 0; a < 4; a++)
+						for (int e = 0; e < 4; e++)
+							v += ky[a] * kx[e] *
+							    nnl_gs_pixel(in[0],
+							    off, dt, h, w,
+							    (int64_t)fy - 1 + a,
+							    (int64_t)fx - 1 + e,
+							    pad, b);
+				}
+				nnl_storef(out[0], (n * nc + c) * ho * wo + q,
+				    dt, v);
+			}
+		}
+}
+
+/* The 4 weighted taps of a bilinear sample at (y, x) of the plane at
+ * pl (h x w), as RoiAlign takes them: 0 beyond a pixel outside. */
+NNL_RT_INLINE void
+nnl_roi_taps(const void *p, int64_t pl, int64_t dt, int64_t h, int64_t w,
+    double y, double x, double *t)
+{
+	int64_t yl, xl, yh, xh;
+
+	t[0] = t[1] = t[2] = t[3] = 0;
+	if (y < -1.0 || y > (double)h || x < -1.0 || x > (double)w)
+		return;
+	y = y <= 0 ? 0 : y;
+	x = x <= 0 ? 0 : x;
+	yl = (int64_t)y;
+	xl = (int64_t)x;
+	if (yl >= h - 1) {
+		yl = yh = h - 1;
+		y = (double)yl;
+	} else
+		yh = yl + 1;
+	if (xl >= w - 1) {
+		xl = xh = w - 1;
+		x = (double)xl;
+	} else
+		xh = xl + 1;
+	y -= (double)yl;
+	x -= (double)xl;
+	t[0] = (1 - y) * (1 - x) * nnl_loadf(p, pl + yl * w + xl, dt);
+	t[1] = (1 - y) * x * nnl_loadf(p, pl + yl * w + xh, dt);
+	t[2] = y * (1 - x) * nnl_loadf(p, pl + yh * w + xl, dt);
+	t[3] = y * x * nnl_loadf(p, pl + yh * w + xh, dt);
+}
+
+/*
+ * roiAlign (nnl's, ONNX's RoiAlign): ip = dt, rank 4, N, C, H, W, R,
+ * index type, oh, ow, sampling ratio (0: adaptive), max mode, half
+ * pixel; fp = spatial scale.  Each bin averages (or takes the largest
+ * weighted tap of) a grid of bilinear samples; a sample beyond a pixel
+ * outside the plane counts 0.  A batch index out of range gives 0.
+ */
+void
+nnl_k_roi_align(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], nb = ip[2], nc = ip[3], h = ip[4], w = ip[5],
+	    nr = ip[6], it = ip[7], oh = ip[8], ow = ip[9], sr = ip[10],
+	    ismax = ip[11], half = ip[12];
+	double off = half ? 0.5 : 0;
+
+	(void)scratch;
+	for (int64_t r = 0; r < nr; r++) {
+		int64_t b = nnl_loadi(in[2], r, it);
+		double x0 = nnl_loadf(in[1], 4 * r, dt) * fp[0] - off;
+		double y0 = nnl_loadf(in[1], 4 * r + 1, dt) * fp[0] - off;
+		double rw = nnl_loadf(in[1], 4 * r + 2, dt) * fp[0] - off - x0;
+		double rh = nnl_loadf(in[1], 4 * r + 3, dt) * fp[0] - off - y0;
+		double bh, bw;
+		int64_t gh, gw, cnt;
+
+		if (!half) {
+			rw = rw > 1 ? rw : 1;
+			rh = rh > 1 ? rh : 1;
+		}
+		bh = rh / (double)oh;
+		bw = rw / (double)ow;
+		gh = sr > 0 ? sr : (int64_t)ceil(rh / (double)oh);
+		gw = sr > 0 ? sr : (int64_t)ceil(rw / (double)ow);
+		cnt = gh * gw > 1 ? gh * gw : 1;
+		for (int64_t c = 0; c < nc; c++)
+			for (int64_t p = 0; p < oh * ow; p++) {
+				int64_t ph = p / ow, pw = p % ow;
+				int64_t pl = (b * nc + c) * h * w;
+				double v = 0;
+				int first = 1;
+
+				for (int64_t iy = 0; iy < gh && b >= 0 &&
+				    b < nb; iy++)
+					for (int64_t ix = 0; ix < gw; ix++) {
+						double y = y0 + (double)ph * bh +
+						    ((double)iy + 0.5) * bh /
+						    (double)gh;
+						double x = x0 + (double)pw * bw +
+						    ((double)ix + 0.5) * bw /
+						    (double)gw;
+						double t[4], s;
+
+						nnl_roi_taps(in[0], pl, dt, h, w,
+						    y, x, t);
+						if (!ismax) {
+							v += t[0] + t[1] + t[2] +
+							    t[3];
+							continue;
+						}
+						s = t[0];
+						for (int k = 1; k < 4; k++)
+							s = t[k] > s ? t[k] : s;
+						v = first || s > v ? s : v;
+						first = 0;
+					}
+				nnl_storef(out[0], (r * nc + c) * oh * ow + p,
+				    dt, ismax ? v : v / (double)cnt);
+			}
+	}
+}

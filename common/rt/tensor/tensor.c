@@ -758,3 +758,251 @@ nnl_k_argminmax(const int64_t *ip, const double *fp, const void *const *in,
 			nnl_storei(out[0], o * inner + i, ot, best);
 		}
 }
+
+/* Does item a (at a in the row, index ia) come before item b in the
+ * order of topK?  Larger first (smaller first when !largest), NaN the
+ * largest of all, equal items by their index. */
+NNL_RT_INLINE int
+nnl_topk_before(const void *x, int64_t dt, int64_t a, int64_t b,
+    int64_t largest)
+{
+	int gt, lt;
+
+	if (dt == NNL_F32 || dt == NNL_F16) {
+		double u = nnl_loadf(x, a, dt), v = nnl_loadf(x, b, dt);
+
+		gt = (u != u && v == v) || u > v;
+		lt = (v != v && u == u) || u < v;
+	} else if (dt == NNL_U64) {
+		uint64_t u = ((const uint64_t *)x)[a];
+		uint64_t v = ((const uint64_t *)x)[b];
+
+		gt = u > v;
+		lt = u < v;
+	} else {
+		int64_t u = nnl_loadi(x, a, dt), v = nnl_loadi(x, b, dt);
+
+		gt = u > v;
+		lt = u < v;
+	}
+	if (largest ? gt : lt)
+		return 1;
+	return !(largest ? lt : gt) && a < b;
+}
+
+/*
+ * topK (nnl's): ip = dt, index type, element size, outer, n (the
+ * axis), inner, k, largest.  Each row's indices are merge sorted,
+ * bottom up, in scratch (2 (n + 1) int64); the first k are written
+ * with their items.
+ */
+void
+nnl_k_topk(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], it = ip[1], es = ip[2], outer = ip[3], n = ip[4],
+	    inner = ip[5], k = ip[6], largest = ip[7];
+	int64_t *a = scratch, *b = a + n + 1;
+
+	(void)fp;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			int64_t base = o * n * inner + i, *src = a, *dst = b;
+
+			for (int64_t j = 0; j < n; j++)
+				a[j] = base + j * inner;
+			for (int64_t w = 1; w < n; w *= 2) {
+				for (int64_t lo = 0; lo < n; lo += 2 * w) {
+					int64_t m = lo + w < n ? lo + w : n;
+					int64_t hi = m + w < n ? m + w : n;
+					int64_t p = lo, q = m, d = lo;
+
+					while (p < m && q < hi)
+						dst[d++] = nnl_topk_before(
+						    in[0], dt, src[q], src[p],
+						    largest) ? src[q++] :
+						    src[p++];
+					while (p < m)
+						dst[d++] = src[p++];
+					while (q < hi)
+						dst[d++] = src[q++];
+				}
+				int64_t *t = src;
+
+				src = dst;
+				dst = t;
+			}
+			for (int64_t j = 0; j < k; j++) {
+				int64_t at = (o * k + j) * inner + i;
+
+				NNL_MOVE(out[0], at, in[0], src[j], es);
+				nnl_storei(out[1], at, it,
+				    (src[j] - base) / inner);
+			}
+		}
+}
+
+/* Is item i of x (type dt) nonzero?  NaN is. */
+NNL_RT_INLINE int
+nnl_nonzero(const void *x, int64_t i, int64_t dt)
+{
+	if (dt == NNL_F32 || dt == NNL_F16)
+		return nnl_loadf(x, i, dt) != 0;
+	return nnl_loadi(x, i, dt) != 0;
+}
+
+/*
+ * nonZero (nnl's): ip = dt, rank r, dims.  out[0] [r, numel] int64:
+ * the indices of the nonzero items in row-major order, as the tensor
+ * [r, count] packed at the front, then -1; out[1] that shape (r,
+ * count).
+ */
+void
+nnl_k_non_zero(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], r = ip[1];
+	const int64_t *dims = ip + 2;
+	int64_t n = nnl_numel((int)r, dims), cnt = 0, j = 0;
+	int64_t *o = out[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t i = 0; i < n; i++)
+		cnt += nnl_nonzero(in[0], i, dt);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t rem = i;
+
+		if (!nnl_nonzero(in[0], i, dt))
+			continue;
+		for (int64_t d = r - 1; d >= 0; d--) {
+			o[d * cnt + j] = rem % dims[d];
+			rem /= dims[d];
+		}
+		j++;
+	}
+	for (int64_t i = r * cnt; i < r * n; i++)
+		o[i] = -1;
+	((int64_t *)out[1])[0] = r;
+	((int64_t *)out[1])[1] = cnt;
+}
+
+/* Slices a and b of x ([outer, n, inner], type dt) compared: -1, 0, 1
+ * (row-major, item by item; integers exactly). */
+NNL_RT_INLINE int
+nnl_unique_cmp(const void *x, int64_t dt, int64_t outer, int64_t n,
+    int64_t inner, int64_t a, int64_t b)
+{
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			int64_t p = (o * n + a) * inner + i;
+			int64_t q = (o * n + b) * inner + i;
+
+			if (dt == NNL_F32 || dt == NNL_F16) {
+				double u = nnl_loadf(x, p, dt);
+				double v = nnl_loadf(x, q, dt);
+
+				if (u != v)
+					return u < v ? -1 : 1;
+			} else if (dt == NNL_U64) {
+				uint64_t u = ((const uint64_t *)x)[p];
+				uint64_t v = ((const uint64_t *)x)[q];
+
+				if (u != v)
+					return u < v ? -1 : 1;
+			} else {
+				int64_t u = nnl_loadi(x, p, dt);
+				int64_t v = nnl_loadi(x, q, dt);
+
+				if (u != v)
+					return u < v ? -1 : 1;
+			}
+		}
+	return 0;
+}
+
+/* Stable bottom-up merge sort of v[0..m) by key: slices of x when key
+ * is NULL, else key[v[j]]; tmp as long as v. */
+NNL_RT_INLINE void
+nnl_unique_sort(int64_t *v, int64_t *tmp, int64_t m, const int64_t *key,
+    const void *x, int64_t dt, int64_t outer, int64_t n, int64_t inner)
+{
+	for (int64_t w = 1; w < m; w *= 2) {
+		for (int64_t lo = 0; lo < m; lo += 2 * w) {
+			int64_t mid = lo + w < m ? lo + w : m;
+			int64_t hi = mid + w < m ? mid + w : m;
+			int64_t p = lo, q = mid, d = lo;
+
+			while (p < mid && q < hi) {
+				int later = key ? key[v[q]] < key[v[p]] :
+				    nnl_unique_cmp(x, dt, outer, n, inner,
+				    v[q], v[p]) < 0;
+
+				tmp[d++] = later ? v[q++] : v[p++];
+			}
+			while (p < mid)
+				tmp[d++] = v[p++];
+			while (q < hi)
+				tmp[d++] = v[q++];
+		}
+		for (int64_t j = 0; j < m; j++)
+			v[j] = tmp[j];
+	}
+}
+
+/*
+ * unique (nnl's): ip = dt, element size, outer, n, inner, sorted,
+ * axis, then the rank and dims of out[0] (n along the axis).  out[0]
+ * the u distinct slices packed at the front (in sorted order, or of
+ * first occurrence), zeros after; out[1] each one's first index, out[3]
+ * its count (-1 and 0 after); out[2] each slice's place among them;
+ * out[4..6] the actual shapes of out[0], out[1], out[3].  scratch:
+ * 4 (n + 1) int64.
+ */
+void
+nnl_k_unique(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], es = ip[1], outer = ip[2], n = ip[3],
+	    inner = ip[4], sorted = ip[5], axis = ip[6], r = ip[7];
+	const int64_t *dims = ip + 8;
+	int64_t *ord = scratch, *tmp = ord + n + 1, *first = tmp + n + 1,
+	    *grp = first + n + 1, u = 0;
+	int64_t *idx = out[1], *inv = out[2], *cnt = out[3];
+
+	(void)fp;
+	for (int64_t j = 0; j < n; j++)
+		ord[j] = j;
+	nnl_unique_sort(ord, tmp, n, NULL, in[0], dt, outer, n, inner);
+	for (int64_t j = 0; j < n; j++) {
+		if (j == 0 || nnl_unique_cmp(in[0], dt, outer, n, inner,
+		    ord[j - 1], ord[j]) != 0)
+			first[u++] = ord[j];	/* stable: the lowest index */
+		grp[ord[j]] = u - 1;
+	}
+	/* first[] by value; tmp[] the groups in output order */
+	for (int64_t k = 0; k < u; k++)
+		tmp[k] = k;
+	if (!sorted)
+		nnl_unique_sort(tmp, ord, u, first, NULL, dt, 0, 0, 0);
+	for (int64_t k = 0; k < u; k++)
+		ord[tmp[k]] = k;	/* group -> its place */
+	for (int64_t k = 0; k < n; k++) {
+		idx[k] = k < u ? first[tmp[k]] : -1;
+		cnt[k] = 0;
+	}
+	for (int64_t j = 0; j < n; j++) {
+		inv[j] = ord[grp[j]];
+		cnt[inv[j]]++;
+	}
+	memset(out[0], 0, (size_t)(outer * n * inner * es));
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t k = 0; k < u; k++)
+			for (int64_t i = 0; i < inner; i++)
+				NNL_MOVE(out[0], (o * u + k) * inner + i, in[0],
+				    (o * n + idx[k]) * inner + i, es);
+	for (int64_t d = 0; d < r; d++)
+		((int64_t *)out[4])[d] = d == axis ? u : dims[d];
+	((int64_t *)out[5])[0] = u;
+	((int64_t *)out[6])[0] = u;
+}
