@@ -6,12 +6,17 @@
 // options as nnl's graph names them, and returns a tensor, with the
 // W3C WebNN semantics of the op (integer div truncates toward zero,
 // comparisons give uint8, broadcasting is bidirectional).
+// nnl's extended types beyond WebNN (nnl-graph(5)) after WebNN's:
+// bfloat16, like float16, held as its bits.
 export const ARRAYS = {float32: Float32Array, float16: Uint16Array,
   int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array,
-  uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array};
+  uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array,
+  float64: Float64Array, int16: Int16Array, uint16: Uint16Array,
+  bfloat16: Uint16Array};
 
+const FLOATS = new Set(["float32", "float16", "float64", "bfloat16"]);
 const isBig = (t) => t === "int64" || t === "uint64";
-const isInt = (t) => t !== "float32" && t !== "float16";
+const isInt = (t) => !FLOATS.has(t);
 const numel = (shape) => shape.reduce((a, b) => a * b, 1);
 
 export function tensor(dataType, shape, data) {
@@ -51,9 +56,21 @@ function f32ToF16(v) {
   return s | r;
 }
 
+// bfloat16 is float32's upper half; to it rounds to nearest, ties to
+// even, a NaN stays a quiet NaN
+function bf16ToF32(h) {
+  return new Float32Array(new Uint32Array([h << 16 >>> 0]).buffer)[0];
+}
+function f32ToBf16(v) {
+  const u = new Uint32Array(new Float32Array([v]).buffer)[0];
+  if ((u & 0x7fffffff) > 0x7f800000) return (u >>> 16) | 0x40;
+  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
+}
+
 // A value as a JS number or BigInt (read), and back (write).
 function read(t, v) {
-  return t.dataType === "float16" ? f16ToF32(v) : v;
+  return t.dataType === "float16" ? f16ToF32(v) :
+    t.dataType === "bfloat16" ? bf16ToF32(v) : v;
 }
 function fromNumber(dataType, v) {
   if (isBig(dataType)) {
@@ -63,6 +80,7 @@ function fromNumber(dataType, v) {
   }
   if (typeof v === "bigint") v = Number(v);
   if (dataType === "float16") return f32ToF16(v);
+  if (dataType === "bfloat16") return f32ToBf16(v);
   if (isInt(dataType) && !Number.isFinite(v)) return 0;
   return isInt(dataType) ? Math.trunc(v) : v;
 }
