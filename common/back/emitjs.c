@@ -653,7 +653,11 @@ cpuop(const char *op)
 		"dequantizeLinear", "pad", "prelu", "reduceL1",
 		"reduceSumSquare", "reverse", "tile", "triangular", "split",
 		"gatherElements", "gatherND", "scatterElements", "scatterND",
-		"maxPool2d", "asin", "acos", "atan", "bitShift", NULL,
+		"maxPool2d", "asin", "acos", "atan", "bitShift",
+		/* the float math of nnl's float64 and bfloat16 */
+		"ceil", "floor", "exp", "log", "sqrt", "sin", "cos", "tan",
+		"tanh", "reciprocal", "roundEven", "sigmoid", "reduceL2",
+		"reduceLogSum", "reduceLogSumExp", NULL,
 	};
 
 	for (int i = 0; ops[i]; i++)

@@ -444,7 +444,40 @@ export const CpuOps = {
     const s = reduce(a, o, (x, y) => x + y, null), k = a.data.length / (s.data.length || 1);
     return unary(s, s.dataType, (x) => (typeof x === "bigint" ? x / BigInt(k) : x / k));
   },
+  // float math, for what runs here because of its type (nnl's float64
+  // and bfloat16, beyond WebNN): computed in double, stored rounded
+  ceil: (a) => unary(a, a.dataType, Math.ceil),
+  floor: (a) => unary(a, a.dataType, Math.floor),
+  exp: (a) => unary(a, a.dataType, Math.exp),
+  log: (a) => unary(a, a.dataType, Math.log),
+  sqrt: (a) => unary(a, a.dataType, Math.sqrt),
+  sin: (a) => unary(a, a.dataType, Math.sin),
+  cos: (a) => unary(a, a.dataType, Math.cos),
+  tan: (a) => unary(a, a.dataType, Math.tan),
+  tanh: (a) => unary(a, a.dataType, Math.tanh),
+  reciprocal: (a) => unary(a, a.dataType, (x) => 1 / x),
+  roundEven: (a) => unary(a, a.dataType, roundEven),
+  sigmoid: (a) => unary(a, a.dataType, (x) => 1 / (1 + Math.exp(-x))),
+  reduceL2: (a, o) => floatReduce(a, o, (x, y) => x + y * y, Math.sqrt),
+  reduceLogSum: (a, o) => floatReduce(a, o, (x, y) => x + y, Math.log),
+  reduceLogSumExp: (a, o) => {
+    // exp(x - max) summed, for a sum that neither overflows nor
+    // underflows; log(sum) + max
+    const d = unary(a, "float64", (x) => x);
+    const m = reduce(d, {...o, keepDimensions: true}, (x, y) => (y > x ? y : x), "first");
+    const e = mapBinary(d, m, "float64", (x, y) => Math.exp(x - (Number.isFinite(y) ? y : 0)));
+    const s = reduce(e, {...o, keepDimensions: true}, (x, y) => x + y, null);
+    const r = mapBinary(s, m, a.dataType, (x, y) => Math.log(x) + (Number.isFinite(y) ? y : 0));
+    return {...r, shape: reduce(a, o, (x) => x, null).shape};
+  },
 };
+
+// A reduction of a float tensor computed in double: f folds each item
+// into the sum (from 0), fin finishes it.
+function floatReduce(a, o, f, fin) {
+  const s = reduce(unary(a, "float64", (x) => x), o, f, null);
+  return unary(s, a.dataType, fin);
+}
 
 function strides(shape) {
   const st = new Array(shape.length);
