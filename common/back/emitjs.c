@@ -657,7 +657,7 @@ cpuop(const char *op)
 		/* the float math of nnl's float64 and bfloat16 */
 		"ceil", "floor", "exp", "log", "sqrt", "sin", "cos", "tan",
 		"tanh", "reciprocal", "roundEven", "sigmoid", "reduceL2",
-		"reduceLogSum", "reduceLogSumExp", NULL,
+		"reduceLogSum", "reduceLogSumExp", "softmax", NULL,
 	};
 
 	for (int i = 0; ops[i]; i++)

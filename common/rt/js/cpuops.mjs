@@ -175,7 +175,13 @@ export const CpuOps = {
     (x > 0n ? 1n : x < 0n ? -1n : 0n) : Math.sign(x))),
   identity: (a) => unary(a, a.dataType, (x) => x),
   relu: (a) => unary(a, a.dataType, (x) => (x > 0 ? x : typeof x === "bigint" ? 0n : 0)),
-  cast: (a, {dataType}) => unary(a, dataType, (x) => x),
+  cast: (a, {dataType}) => {
+    // float to integer saturates at the type's ends, NaN gives 0, as
+    // the C runtime's cast does
+    const r = CAST_RANGE[dataType];
+    return unary(a, dataType, r && !isInt(a.dataType) ?
+      (x) => Math.min(Math.max(x, r[0]), r[1]) : (x) => x);
+  },
   reshape: (a, {newShape}) => {
     if (numel(newShape) !== a.data.length)
       throw new RangeError(`cpuops: reshape of [${a.shape}] to [${newShape}]`);
@@ -460,6 +466,21 @@ export const CpuOps = {
   sigmoid: (a) => unary(a, a.dataType, (x) => 1 / (1 + Math.exp(-x))),
   reduceL2: (a, o) => floatReduce(a, o, (x, y) => x + y * y, Math.sqrt),
   reduceLogSum: (a, o) => floatReduce(a, o, (x, y) => x + y, Math.log),
+  softmax: (a, {axis}) => {
+    // the maximum taken out of each row first: exp neither overflows
+    // nor underflows
+    const d = unary(a, "float64", (x) => x), n = a.shape[axis];
+    const inner = numel(a.shape.slice(axis + 1)), outer = d.data.length / (n * inner || 1);
+    for (let o = 0; o < outer; o++)
+      for (let i = 0; i < inner; i++) {
+        const at = (k) => (o * n + k) * inner + i;
+        let m = -Infinity, sum = 0;
+        for (let k = 0; k < n; k++) m = Math.max(m, d.data[at(k)]);
+        for (let k = 0; k < n; k++) sum += Math.exp(d.data[at(k)] - m);
+        for (let k = 0; k < n; k++) d.data[at(k)] = Math.exp(d.data[at(k)] - m) / sum;
+      }
+    return unary(d, a.dataType, (x) => x);
+  },
   reduceLogSumExp: (a, o) => {
     // exp(x - max) summed, for a sum that neither overflows nor
     // underflows; log(sum) + max
@@ -505,6 +526,12 @@ function reduce(a, {axes, keepDimensions = false} = {}, f, init, one) {
   for (let i = 0; i < n; i++) out[i] = fromNumber(a.dataType, acc[i]);
   return {dataType: a.dataType, shape: keepDimensions ? shape : a.shape.filter((_, d) => !ax.includes(d)), data: out};
 }
+
+// The integers a float casts to: the ends of each type (for 64 bits,
+// the largest doubles within it)
+const CAST_RANGE = {int8: [-128, 127], uint8: [0, 255], int16: [-32768, 32767],
+  uint16: [0, 65535], int32: [-(2 ** 31), 2 ** 31 - 1], uint32: [0, 2 ** 32 - 1],
+  int64: [-(2 ** 63), 2 ** 63 - 1024], uint64: [0, 2 ** 64 - 2048]};
 
 const RANGE = {int8: [-128, 127], uint8: [0, 255], int32: [-(2 ** 31), 2 ** 31 - 1],
   uint32: [0, 2 ** 32 - 1], int4: [-8, 7], uint4: [0, 15],
