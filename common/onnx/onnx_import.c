@@ -220,7 +220,7 @@ inputtensor(struct imp *m, const Onnx__ValueInfoProto *v, enum dtype *dt,
 	tt = v->type->tensor_type;
 	if ((*dt = onnx_dtype(tt->elem_type, &tn)) == DT_NONE) {
 		error("%s: input \"%s\" [%s]: data type %s has no "
-		    "equivalent in WebNN", m->path,
+		    "equivalent in nnl's graph", m->path,
 		    escape_tty_name(v->name),
 		    refusal_code(REFUSE_TYPE), tn);
 		return NULL;
