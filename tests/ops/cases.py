@@ -783,7 +783,7 @@ invalid("quantize-zp", "quantizeLinear",
 invalid("dequantize-scale", "dequantizeLinear",
         [("q", i8, [4], "n"), ("s", f32, [3], "n"), ("z", i8, [3], "n")], {},
         'input "scale" [3] neither broadcasts')
-invalid("cast-type", "cast", [x([2])], {"dataType": "float64"},
+invalid("cast-type", "cast", [x([2])], {"dataType": "complex64"},
         "dataType")
 invalid("reshape-count", "reshape", [x([2, 3])], {"newShape": [4, 2]},
         'option "newShape": 8 elements, the input [2, 3] has 6')
