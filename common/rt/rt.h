@@ -991,16 +991,41 @@ nnl_loadi(const void *p, int64_t i, int64_t dt)
 	}
 }
 
+/* v as a float rounded to odd (toward zero, the last bit set when
+ * inexact): rounded on to float16 or bfloat16, to nearest, it gives
+ * what rounding v there directly does, where rounding to nearest twice
+ * may not (1 + 2^-11 + 2^-40 is 1 + 2^-11 as a float, a tie that goes
+ * down to float16's 1, not up to 1 + 2^-10). */
+NNL_RT_INLINE float
+nnl_f64_to_f32_odd(double v)
+{
+	float f = (float)v;
+	uint32_t b;
+
+	if (!(f == f) || (double)f == v)
+		return f;
+	memcpy(&b, &f, 4);
+	if (fabs((double)f) > fabs(v))
+		b--;		/* the magnitude one step toward zero */
+	b |= 1;
+	memcpy(&f, &b, 4);
+	return f;
+}
+
 /* v into element i of a float tensor (float16 and bfloat16 through
- * float). */
+ * float rounded to odd: one rounding, as a direct conversion). */
 NNL_RT_INLINE void
 nnl_storef(void *p, int64_t i, int64_t dt, double v)
 {
 	switch (dt) {
 	case NNL_F32: ((float *)p)[i] = (float)v; break;
 	case NNL_F64: ((double *)p)[i] = v; break;
-	case NNL_BF16: ((uint16_t *)p)[i] = nnl_f32_to_bf16((float)v); break;
-	default: ((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v); break;
+	case NNL_BF16:
+		((uint16_t *)p)[i] = nnl_f32_to_bf16(nnl_f64_to_f32_odd(v));
+		break;
+	default:
+		((nnl_f16 *)p)[i] = nnl_f32_to_f16(nnl_f64_to_f32_odd(v));
+		break;
 	}
 }
 

@@ -1036,6 +1036,18 @@ case("cast-f64-i32", "cast",
      {"dataType": "int32"},
      ref=lambda a, c: np.array([-2, 2, 2147483647, -2147483648,
                                 2147483647, 0], np.int32))
+# float64 to float16 and bfloat16 round once: 1 + 2^-11 + 2^-40 is just
+# above float16's tie (1 + 2^-10 up), 1 + 2^-8 + 2^-40 above
+# bfloat16's (1 + 2^-7); through float the ties go down to 1
+case("cast-f64-f16", "cast",
+     [x([4], f64, [1 + 2 ** -11 + 2 ** -40, 1 + 2 ** -11, -(2 ** -30),
+                   70000.0])],
+     {"dataType": "float16"}, ref=lambda a, c: a["x"].astype(np.float16),
+     odt=f16, tol=1e-12)
+case("cast-f64-bf16", "cast",
+     [x([3], f64, [1 + 2 ** -8 + 2 ** -40, 1 + 2 ** -8, -3.0])],
+     {"dataType": "bfloat16"},
+     ref=lambda a, c: np.array([1 + 2 ** -7, 1.0, -3.0]), odt=bf16)
 case("cast-i16-f64", "cast", [x([5], i16, "full")], {"dataType": "float64"},
      ref=lambda a, c: a["x"].astype(np.float64), odt=f64)
 # int16 and uint16: exact, wrapping as the type does; a kernel that

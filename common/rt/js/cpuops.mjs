@@ -67,6 +67,18 @@ function f32ToBf16(v) {
   return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
 }
 
+// v as a float rounded to odd (toward zero, the last bit set when
+// inexact): rounded on to float16 or bfloat16 it gives one rounding,
+// as the C runtime's nnl_f64_to_f32_odd
+function f32Odd(v) {
+  const f = Math.fround(v);
+  if (f !== f || f === v) return f;
+  const u = new Uint32Array(new Float32Array([f]).buffer);
+  if (Math.abs(f) > Math.abs(v)) u[0]--;
+  u[0] |= 1;
+  return new Float32Array(u.buffer)[0];
+}
+
 // A value as a JS number or BigInt (read), and back (write).
 function read(t, v) {
   return t.dataType === "float16" ? f16ToF32(v) :
@@ -79,8 +91,8 @@ function fromNumber(dataType, v) {
     return BigInt(Math.trunc(v));
   }
   if (typeof v === "bigint") v = Number(v);
-  if (dataType === "float16") return f32ToF16(v);
-  if (dataType === "bfloat16") return f32ToBf16(v);
+  if (dataType === "float16") return f32ToF16(f32Odd(v));
+  if (dataType === "bfloat16") return f32ToBf16(f32Odd(v));
   if (isInt(dataType) && !Number.isFinite(v)) return 0;
   return isInt(dataType) ? Math.trunc(v) : v;
 }
