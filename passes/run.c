@@ -89,7 +89,9 @@ readinputs(struct graph *g, char **args, int nin, struct evalbuf *in,
 		}
 		if (npy_load(eq + 1, &arrs[i]) != 0)
 			return -1;
-		if (arrs[i].dt != o->desc.dt) {
+		/* bfloat16 comes as its bits, uint16 (npy_save) */
+		if (arrs[i].dt != o->desc.dt && !(arrs[i].dt == DT_UINT16 &&
+		    o->desc.dt == DT_BFLOAT16)) {
 			error("%s: %s data for input \"%s\" of type %s",
 			    eq + 1, dtype_name(arrs[i].dt),
 			    escape_tty_name(arg),

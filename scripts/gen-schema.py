@@ -170,7 +170,10 @@ def opschema(row, dts):
 def desc(dts):
     return {"type": "object", "required": ["dataType", "shape"],
             "properties": {
-                "dataType": {"enum": dts},
+                "dataType": {"$comment": "WebNN's types, then nnl's "
+                             "extended ones from float64 on "
+                             "(nnl-graph(5) Data types beyond WebNN)",
+                             "enum": dts},
                 "shape": {"type": "array", "maxItems": MAXRANK,
                           "items": {"type": "integer", "minimum": 0,
                                     "maximum": U32MAX}}}}

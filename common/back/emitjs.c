@@ -504,7 +504,9 @@ prologue(struct ej *e)
 static const char helpers[] =
 "const ARRAYS = {float32: Float32Array, float16: Uint16Array,\n"
 "  int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array,\n"
-"  uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array};\n"
+"  uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array,\n"
+"  float64: Float64Array, int16: Int16Array, uint16: Uint16Array,\n"
+"  bfloat16: Uint16Array};\n"
 "\n"
 "function filled(dataType, n, value) {\n"
 "  const T = ARRAYS[dataType];\n"
@@ -654,7 +656,10 @@ cpuop(const char *op)
 		"maxPool2d", "asin", "acos", "atan", "bitShift", "topK",
 		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
 		"unique",
-		NULL,
+		/* the float math of nnl's float64 and bfloat16 */
+		"ceil", "floor", "exp", "log", "sqrt", "sin", "cos", "tan",
+		"tanh", "reciprocal", "roundEven", "sigmoid", "reduceL2",
+		"reduceLogSum", "reduceLogSumExp", "softmax", NULL,
 	};
 
 	for (int i = 0; ops[i]; i++)
@@ -1311,6 +1316,23 @@ ej_free(struct ej *e)
 	strtab_free(&e->used);
 }
 
+/* The first of nnl's extended types (float64, int16, uint16, bfloat16)
+ * among n's operands, or DT_NONE: no WebNN context takes them. */
+static enum dtype
+extended(struct graph *g, const struct node *n)
+{
+	for (int i = 0; i < n->nin; i++) {
+		const struct tdesc *t = operand_type(graph_find(g, n->in[i]));
+
+		if (t && dtype_extended(t->dt))
+			return t->dt;
+	}
+	for (int k = 0; n->types && k < n->nout; k++)
+		if (dtype_extended(n->types[k].dt))
+			return n->types[k].dt;
+	return DT_NONE;
+}
+
 int
 emitjs(struct graph *g, int flags, char **out)
 {
@@ -1335,8 +1357,17 @@ emitjs(struct graph *g, int flags, char **out)
 	}
 	for (size_t i = 0; i < g->nnodes; i++) {
 		const struct opdesc *d = op_get(g->nodes[i]->op);
+		enum dtype x = extended(g, g->nodes[i]);
 		int part;
 
+		if (d && x != DT_NONE && placed(g->nodes[i], &part) != 1) {
+			error("%s: node \"%s\" (%s) is on %s, nnl's type "
+			    "beyond WebNN: no MLGraphBuilder method takes it; "
+			    "place it on the CPU with nnl-cpu-partition",
+			    g->src, escape_tty_name(g->nodes[i]->id), d->name,
+			    dtype_name(x));
+			goto out;
+		}
 		if (!d || !d->nnl)
 			continue;
 		if (placed(g->nodes[i], &part) != 1) {

@@ -20,6 +20,7 @@ const char *dtype_npy(enum dtype t) { return OK(t) ? tab[t].npy : NULL; }
 int dtype_bits(enum dtype t) { return OK(t) ? tab[t].bits : 0; }
 int dtype_isfloat(enum dtype t) { return OK(t) && tab[t].isfloat; }
 int dtype_issigned(enum dtype t) { return OK(t) && tab[t].issigned; }
+int dtype_extended(enum dtype t) { return OK(t) && t >= DT_FIRST_EXTENDED; }
 
 enum dtype
 dtype_from_name(const char *s)

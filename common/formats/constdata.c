@@ -25,6 +25,12 @@ fill(void *dst, enum dtype dt, uint64_t n, double v)
 		case DT_UINT64: ((uint64_t *)dst)[i] = (uint64_t)v; break;
 		case DT_INT8: ((int8_t *)dst)[i] = (int8_t)v; break;
 		case DT_UINT8: ((uint8_t *)dst)[i] = (uint8_t)v; break;
+		case DT_FLOAT64: ((double *)dst)[i] = v; break;
+		case DT_INT16: ((int16_t *)dst)[i] = (int16_t)v; break;
+		case DT_UINT16: ((uint16_t *)dst)[i] = (uint16_t)v; break;
+		case DT_BFLOAT16:
+			((uint16_t *)dst)[i] = nnl_f32_to_bf16((float)v);
+			break;
 		default: break;
 		}
 }

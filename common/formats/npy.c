@@ -209,7 +209,7 @@ pydescr(struct hdr *h, enum dtype *dt)
 		    "supported");
 	*dt = isalpha((unsigned char)base[0]) ? dtype_from_npy(base) :
 	    DT_NONE;
-	if (*dt == DT_NONE && allow64 && !strcmp(base, "f8")) {
+	if (allow64 && !strcmp(base, "f8")) {
 		*dt = DT_FLOAT32;	/* cast as it is read */
 		h->f64 = 1;
 	}
@@ -217,8 +217,8 @@ pydescr(struct hdr *h, enum dtype *dt)
 		*dt = DT_UINT8;	/* NumPy's bool: one byte, 0 or 1 */
 	if (*dt == DT_NONE)
 		return fail(h->err, h->errlen, "unsupported dtype '%s' (nnl "
-		    "reads float32, float16, int8, uint8, int32, uint32, "
-		    "int64, uint64)", d);
+		    "reads float32, float16, float64, int8, uint8, int16, "
+		    "uint16, int32, uint32, int64, uint64)", d);
 	if ((h->f64 || dtype_bits(*dt) > 8) && (order == '>' ||
 	    ((order == '=' || order == '|') && bigendian_host())))
 		return fail(h->err, h->errlen, "big-endian data ('%s') is not "
@@ -505,11 +505,19 @@ npy_load(const char *path, struct npy *out)
  * NumPy's header dict, byte for byte: keys sorted, the shape as Python's
  * repr of a tuple, then spaces so the first dimension can grow in place.
  */
+/* The descriptor dt is written with: bfloat16, which NumPy lacks, as its
+ * bits ('<u2', as ONNX's NumPy helpers hold it). */
+static const char *
+descr(enum dtype dt)
+{
+	return dt == DT_BFLOAT16 ? "<u2" : dtype_npy(dt);
+}
+
 static char *
 header_dict(enum dtype dt, int rank, const int64_t *shape, size_t *len)
 {
 	char *s = xasprintf("{'descr': '%s', 'fortran_order': False, "
-	    "'shape': (", dtype_npy(dt)), *t;
+	    "'shape': (", descr(dt)), *t;
 	int grow = 0;
 
 	for (int i = 0; i < rank; i++) {
@@ -537,7 +545,7 @@ npy_write(FILE *fp, enum dtype dt, int rank, const int64_t *shape,
 	char *dict;
 	int rc = 0;
 
-	if (!dtype_npy(dt) || rank < 0) {
+	if (!descr(dt) || rank < 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -584,7 +592,7 @@ npy_save(const char *path, enum dtype dt, int rank, const int64_t *shape,
 {
 	struct outfile o;
 
-	if (!dtype_npy(dt)) {
+	if (!descr(dt)) {
 		error("%s: %s has no .npy type (NumPy has no 4-bit integers)",
 		    path, dtype_name(dt));
 		return -1;

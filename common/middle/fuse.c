@@ -46,6 +46,14 @@ struct fx {
 };
 
 /* Queue node n for every rewrite. */
+/* float32 or float16: the types the fused kernels take (not nnl's
+ * float64 and bfloat16, which run unfused through the generic path) */
+static int
+f32or16(enum dtype dt)
+{
+	return dt == DT_FLOAT32 || dt == DT_FLOAT16;
+}
+
 static void
 queue(struct fx *f, struct node *n)
 {
@@ -1094,7 +1102,7 @@ fuseswish(struct fx *f)
 		const char *x = NULL;
 
 		if (n->op != OP_MUL || n->nin != 2 || !n->types ||
-		    !dtype_isfloat(n->types[0].dt))
+		    !f32or16(n->types[0].dt))
 			continue;
 		for (int k = 0; k < 2 && !s; k++)
 			if ((s = sole(f, n, k, OP_SIGMOID)) &&
@@ -1204,7 +1212,7 @@ fuseact(struct fx *f)
 		cJSON *opts;
 
 		if (!fusable(n->op) || !n->types ||
-		    !dtype_isfloat(n->types[0].dt) ||
+		    !f32or16(n->types[0].dt) ||
 		    !(p = producer(g, n->in[0])) || !takesact(p) ||
 		    uses(f, n->in[0]) != 1)
 			continue;

@@ -73,6 +73,8 @@ oncpu(struct px *p, const char *name)
 		return 0;
 	if (o->kind == OPND_NODE)
 		return p->oncpu[o->producer->index];
+	if (dtype_extended(o->desc.dt))
+		return 1;	/* no WebNN context takes it */
 	return !accepts(cJSON_GetObjectItemCaseSensitive(p->prof,
 	    o->kind == OPND_INPUT ? "input" : "constant"), &o->desc, &why);
 }
@@ -91,6 +93,16 @@ cpureason(struct px *p, struct node *n)
 	if (d->nnl) {
 		free(reads);
 		return xasprintf("%s is nnl's, beyond WebNN", d->name);
+	}
+	for (int i = 0; i < n->nin + n->nout; i++) {
+		const struct tdesc *t = i < n->nin ? operand_type(graph_find(
+		    p->g, n->in[i])) : &n->types[i - n->nin];
+
+		if (t && dtype_extended(t->dt)) {
+			free(reads);
+			return xasprintf("%s is nnl's, beyond WebNN",
+			    dtype_name(t->dt));
+		}
 	}
 	if (!cJSON_IsObject(lim)) {
 		free(reads);

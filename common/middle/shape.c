@@ -16,10 +16,16 @@
 #include "checked.h"
 
 const enum dtype DTS_FLOAT[] = { DT_FLOAT32, DT_FLOAT16, DT_NONE };
+/* the float types of the elementwise ops and reductions, nnl's
+ * float64 and bfloat16 among them (the generic path computes in
+ * double) */
+const enum dtype DTS_EWFLOAT[] = { DT_FLOAT32, DT_FLOAT16, DT_FLOAT64,
+    DT_BFLOAT16, DT_NONE };
 const enum dtype DTS_ALL[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32, DT_UINT32,
-    DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_INT4, DT_UINT4, DT_NONE };
+    DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_INT4, DT_UINT4, DT_FLOAT64,
+    DT_INT16, DT_UINT16, DT_BFLOAT16, DT_NONE };
 const enum dtype DTS_SIGNED[] = { DT_FLOAT32, DT_FLOAT16, DT_INT64,
-    DT_INT32, DT_INT8, DT_NONE };
+    DT_INT32, DT_INT8, DT_FLOAT64, DT_INT16, DT_BFLOAT16, DT_NONE };
 
 void
 shape_out(struct shapectx *c, int k, enum dtype dt, int rank,

@@ -51,6 +51,7 @@ const char *shape_str(const struct tdesc *t);
 
 /* Dtype sets used by many ops. */
 extern const enum dtype DTS_FLOAT[];	/* float32 float16 */
+extern const enum dtype DTS_EWFLOAT[];
 extern const enum dtype DTS_ALL[];	/* every WebNN type */
 extern const enum dtype DTS_SIGNED[];	/* float32 float16 int64 int32 int8 */
 

@@ -12,16 +12,17 @@
 
 /* numeric types (no 4-bit) */
 static const enum dtype NUM[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
-    DT_UINT32, DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_NONE };
+    DT_UINT32, DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_FLOAT64,
+    DT_INT16, DT_UINT16, DT_BFLOAT16, DT_NONE };
 static const enum dtype SIGNED[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
-    DT_INT64, DT_INT8, DT_NONE };
+    DT_INT64, DT_INT8, DT_FLOAT64, DT_INT16, DT_BFLOAT16, DT_NONE };
 static const enum dtype U8[] = { DT_UINT8, DT_NONE };
 static const enum dtype UNSIGNED[] = { DT_UINT8, DT_UINT32, DT_UINT64,
-    DT_NONE };
+    DT_UINT16, DT_NONE };
 static const enum dtype QUANT[] = { DT_INT8, DT_UINT8, DT_INT32, DT_INT4,
     DT_UINT4, DT_NONE };
 static const enum dtype RELU[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
-    DT_INT64, DT_INT8, DT_NONE };
+    DT_INT64, DT_INT8, DT_FLOAT64, DT_INT16, DT_BFLOAT16, DT_NONE };
 
 static int
 same(struct shapectx *c)
@@ -100,7 +101,7 @@ shape_logical_not(struct shapectx *c)
 int
 shape_is_class(struct shapectx *c)
 {
-	if (shape_want_dtype(c, "input \"a\"", c->in[0], DTS_FLOAT))
+	if (shape_want_dtype(c, "input \"a\"", c->in[0], DTS_EWFLOAT))
 		return -1;
 	shape_out(c, 0, DT_UINT8, c->in[0]->rank, c->in[0]->dims);
 	return 0;
@@ -109,7 +110,7 @@ shape_is_class(struct shapectx *c)
 int
 shape_unary(struct shapectx *c)
 {
-	const enum dtype *allowed = DTS_FLOAT;
+	const enum dtype *allowed = DTS_EWFLOAT;
 
 	switch (c->n->op) {
 	case OP_ABS: case OP_NEG: case OP_SIGN:
@@ -130,7 +131,7 @@ int
 shape_activation(struct shapectx *c)
 {
 	const enum dtype *allowed = c->n->op == OP_RELU ? RELU :
-	    c->n->op == OP_CLAMP ? NUM : DTS_FLOAT;
+	    c->n->op == OP_CLAMP ? NUM : DTS_EWFLOAT;
 
 	if (shape_want_dtype(c, "input \"input\"", c->in[0], allowed))
 		return -1;
@@ -168,7 +169,7 @@ shape_softmax(struct shapectx *c)
 {
 	uint32_t axis = 0;
 
-	if (shape_want_dtype(c, "input \"input\"", c->in[0], DTS_FLOAT) ||
+	if (shape_want_dtype(c, "input \"input\"", c->in[0], DTS_EWFLOAT) ||
 	    opt_u32(c, "axis", &axis) < 0)
 		return -1;
 	if (axis >= (uint32_t)c->in[0]->rank)
@@ -265,7 +266,8 @@ int
 shape_cumsum(struct shapectx *c)
 {
 	static const enum dtype ok[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
-	    DT_UINT32, DT_INT64, DT_UINT64, DT_NONE };
+	    DT_UINT32, DT_INT64, DT_UINT64, DT_FLOAT64, DT_INT16, DT_UINT16,
+	    DT_BFLOAT16, DT_NONE };
 	uint32_t axis = 0;
 
 	if (shape_want_dtype(c, "input \"input\"", c->in[0], ok) ||

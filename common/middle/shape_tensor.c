@@ -677,14 +677,15 @@ static const enum dtype *
 reducetypes(enum op op)
 {
 	static const enum dtype NUM[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
-	    DT_UINT32, DT_INT64, DT_UINT64, DT_NONE };
+	    DT_UINT32, DT_INT64, DT_UINT64, DT_FLOAT64, DT_INT16, DT_UINT16,
+	    DT_BFLOAT16, DT_NONE };
 
 	switch (op) {
 	case OP_REDUCE_L2:
 	case OP_REDUCE_LOG_SUM:
 	case OP_REDUCE_LOG_SUM_EXP:
 	case OP_REDUCE_MEAN:
-		return DTS_FLOAT;
+		return DTS_EWFLOAT;
 	case OP_REDUCE_MAX:
 	case OP_REDUCE_MIN:
 		return NULL;

@@ -346,6 +346,11 @@ mkscalar(struct imp *m, enum dtype dt, double v)
 	case DT_INT64: memcpy(b, &x, 8); break;
 	case DT_UINT64: { uint64_t y = (uint64_t)x; memcpy(b, &y, 8); break; }
 	case DT_INT8: b[0] = (unsigned char)(int8_t)x; break;
+	case DT_FLOAT64: memcpy(b, &v, 8); break;
+	case DT_BFLOAT16: h = nnl_f32_to_bf16((float)v); memcpy(b, &h, 2);
+		break;
+	case DT_INT16: case DT_UINT16: h = (uint16_t)x; memcpy(b, &h, 2);
+		break;
 	default: b[0] = (unsigned char)x; break;
 	}
 	return mkconst(m, NULL, dt, 0, NULL, b);
@@ -395,6 +400,11 @@ elem(enum dtype dt, const unsigned char *p, uint64_t i)
 	case DT_UINT64: { uint64_t x; memcpy(&x, p + 8 * i, 8);
 		return (double)x; }
 	case DT_INT8: return (int8_t)p[i];
+	case DT_FLOAT64: { double x; memcpy(&x, p + 8 * i, 8); return x; }
+	case DT_INT16: { int16_t x; memcpy(&x, p + 2 * i, 2); return x; }
+	case DT_UINT16: { uint16_t x; memcpy(&x, p + 2 * i, 2); return x; }
+	case DT_BFLOAT16: { uint16_t h; memcpy(&h, p + 2 * i, 2);
+		return nnl_bf16_to_f32(h); }
 	default: return p[i];
 	}
 }

@@ -22,7 +22,7 @@ webnnof(const char *op, const char *const *map)
 static int
 isfloat(enum dtype dt)
 {
-	return dt == DT_FLOAT32 || dt == DT_FLOAT16;
+	return dtype_isfloat(dt);
 }
 
 /* x as type dt (x itself when it already is). */
@@ -47,8 +47,7 @@ onnx_unary(struct imp *m)
 	    strcmp(op, "relu"))
 		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
 		    dtype_name(dt));
-	if (strcmp(op, "relu") == 0 && (dt == DT_UINT32 || dt == DT_UINT64 ||
-	    dt == DT_UINT8))
+	if (strcmp(op, "relu") == 0 && !dtype_issigned(dt))
 		y = x;		/* relu of an unsigned type is itself */
 	else if (!(y = emit(m, op, NULL, outname(m, 0), 1, x)))
 		return -1;
@@ -68,7 +67,8 @@ onnx_bitshift(struct imp *m)
 	if (!dir || (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT")))
 		return refuse(m, REFUSE_ATTR, "direction %s (LEFT or RIGHT)",
 		    dir ? escape_tty_name(dir) : "missing");
-	if (dt != DT_UINT8 && dt != DT_UINT32 && dt != DT_UINT64)
+	if (dt != DT_UINT8 && dt != DT_UINT16 && dt != DT_UINT32 &&
+	    dt != DT_UINT64)
 		return refuse(m, REFUSE_TYPE, "BitShift on %s", dtype_name(dt));
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "direction", strcmp(dir, "LEFT") == 0 ?
@@ -349,7 +349,7 @@ onnx_clip(struct imp *m)
 	/* bounds computed at run time, or integers clamp's double bounds
 	 * may not hold exactly: max and min */
 	if (dt == DT_UINT8 || dt == DT_INT8 || dt == DT_UINT32 ||
-	    dt == DT_UINT64 || (lo && !isconst(m, lo)) ||
+	    dt == DT_UINT64 || dt == DT_INT16 || dt == DT_UINT16 || (lo && !isconst(m, lo)) ||
 	    (hi && !isconst(m, hi))) {
 		if (lo)
 			y = emit(m, "max", NULL, NULL, 2, y, lo);
@@ -436,11 +436,9 @@ intmod(struct imp *m, const char *a, const char *b, int fmod,
 	enum dtype dt = ty(m, a)->dt;
 	const char *q = emit(m, "div", NULL, NULL, 2, a, b), *r, *z, *c;
 
-	r = q ? emit(m, "sub", NULL, fmod || dt == DT_UINT8 ||
-	    dt == DT_UINT32 || dt == DT_UINT64 ? out : NULL, 2, a,
-	    emit(m, "mul", NULL, NULL, 2, q, b)) : NULL;
-	if (!r || fmod || dt == DT_UINT8 || dt == DT_UINT32 ||
-	    dt == DT_UINT64)
+	r = q ? emit(m, "sub", NULL, fmod || !dtype_issigned(dt) ? out :
+	    NULL, 2, a, emit(m, "mul", NULL, NULL, 2, q, b)) : NULL;
+	if (!r || fmod || !dtype_issigned(dt))
 		return r;
 	z = mkscalar(m, dt, 0);
 	/* r != 0 and (r < 0) != (b < 0): r + b */

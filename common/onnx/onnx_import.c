@@ -75,6 +75,8 @@ frozen(struct imp *m, const Onnx__ValueInfoProto *v, const char *file)
 		return -1;
 	if (tt)
 		dt = onnx_dtype(tt->elem_type, &tn);
+	if (dt == DT_BFLOAT16 && a.dt == DT_UINT16)
+		a.dt = DT_BFLOAT16;	/* its bits, as NumPy holds it */
 	if (dt != DT_NONE && dt != a.dt)
 		error("%s: --const %s=%s: %s data for an input of %s", m->path,
 		    escape_tty_name(v->name), escape_tty_name(file),
@@ -149,7 +151,7 @@ inputtensor(struct imp *m, const Onnx__ValueInfoProto *v, enum dtype *dt,
 	tt = v->type->tensor_type;
 	if ((*dt = onnx_dtype(tt->elem_type, &tn)) == DT_NONE) {
 		error("%s: input \"%s\" [%s]: data type %s has no "
-		    "equivalent in WebNN", m->path,
+		    "equivalent in nnl's graph", m->path,
 		    escape_tty_name(v->name),
 		    refusal_code(REFUSE_TYPE), tn);
 		return NULL;

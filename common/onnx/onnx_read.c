@@ -38,6 +38,11 @@ onnx_dtype(int32_t t, const char **name)
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: return DT_INT8;
 	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: return DT_UINT8;
 	case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return DT_UINT8;
+	/* nnl's extended types, beyond WebNN (nnl-graph(5)) */
+	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: return DT_FLOAT64;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: return DT_INT16;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16: return DT_UINT16;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16: return DT_BFLOAT16;
 	default: return DT_NONE;
 	}
 }
@@ -145,6 +150,7 @@ fieldcount(const Onnx__TensorProto *t)
 	switch (t->data_type) {
 	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return t->n_float_data;
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return t->n_int64_data;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: return t->n_double_data;
 	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
 	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return t->n_uint64_data;
 	default: return t->n_int32_data;
@@ -152,8 +158,8 @@ fieldcount(const Onnx__TensorProto *t)
 }
 
 /*
- * The n values of t's typed field (float_data, int64_data, uint64_data
- * or int32_data, by its data type dt) into d, each in dt's bytes, when
+ * The n values of t's typed field (float_data, double_data, int64_data,
+ * uint64_data or int32_data, by its data type dt) into d, each in dt's bytes, when
  * the field holds n of them.  The number it holds.
  */
 static size_t
@@ -168,6 +174,11 @@ typedfields(const Onnx__TensorProto *t, enum dtype dt, uint64_t n,
 		nf = t->n_float_data;
 		if (nf == n && nb)
 			memcpy(d, t->float_data, nb);
+		break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+		nf = t->n_double_data;
+		if (nf == n && nb)
+			memcpy(d, t->double_data, nb);
 		break;
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
 		nf = t->n_int64_data;
@@ -188,7 +199,8 @@ typedfields(const Onnx__TensorProto *t, enum dtype dt, uint64_t n,
 			}
 		}
 		break;
-	default:	/* int32, int8, uint8, bool, float16: int32_data */
+	default:	/* int32, int16, uint16, int8, uint8, bool, float16,
+			 * bfloat16: int32_data */
 		nf = t->n_int32_data;
 		for (uint64_t i = 0; nf == n && i < n; i++) {
 			int32_t v = t->int32_data[i];
@@ -223,7 +235,7 @@ onnx_tensor(struct imp *m, const Onnx__TensorProto *t, const char *what,
 	*data = NULL;
 	if (dt == DT_NONE) {
 		error("%s: %s [%s]: data type %s has no equivalent in "
-		    "WebNN", m->path, what, refusal_code(REFUSE_TYPE), tn);
+		    "nnl's graph", m->path, what, refusal_code(REFUSE_TYPE), tn);
 		return -1;
 	}
 	if (t->n_dims > 32) {

@@ -164,6 +164,11 @@ store(enum dtype dt, unsigned char *p, uint64_t i, int64_t iv, double fv)
 	case DT_INT32: case DT_UINT32: { int32_t x = (int32_t)iv;
 		memcpy(p + 4 * i, &x, 4); break; }
 	case DT_INT64: case DT_UINT64: memcpy(p + 8 * i, &iv, 8); break;
+	case DT_FLOAT64: memcpy(p + 8 * i, &fv, 8); break;
+	case DT_BFLOAT16: { uint16_t h = nnl_f32_to_bf16((float)fv);
+		memcpy(p + 2 * i, &h, 2); break; }
+	case DT_INT16: case DT_UINT16: { uint16_t h = (uint16_t)iv;
+		memcpy(p + 2 * i, &h, 2); break; }
 	default: p[i] = (unsigned char)iv; break;
 	}
 }
@@ -1472,7 +1477,7 @@ static const char *const reductions[] = {
 static int
 reducetype(const char *op, enum dtype dt)
 {
-	int f = dt == DT_FLOAT32 || dt == DT_FLOAT16;
+	int f = dtype_isfloat(dt);
 
 	if (strcmp(op, "reduceMax") == 0 || strcmp(op, "reduceMin") == 0)
 		return 1;

@@ -808,11 +808,18 @@ nnl_colmax(const float *x, int64_t n, int64_t s, int ismax)
 typedef void nnl_kernel_fn(const int64_t *ip, const double *fp,
     const void *const *in, void *const *out, void *scratch);
 
-/* Data type codes in ip[] (the order of common/dtype.h). */
+/* Data type codes in ip[] (the order of common/dtype.h): WebNN's, then
+ * nnl's extended types (float64, int16, uint16, bfloat16). */
 enum {
 	NNL_F32, NNL_F16, NNL_I32, NNL_U32, NNL_I64, NNL_U64, NNL_I8,
-	NNL_U8, NNL_I4, NNL_U4
+	NNL_U8, NNL_I4, NNL_U4, NNL_F64, NNL_I16, NNL_U16, NNL_BF16
 };
+
+/* Is dt a floating type / an unsigned integer type? */
+#define nnl_isfloat(dt) ((dt) == NNL_F32 || (dt) == NNL_F16 || \
+    (dt) == NNL_F64 || (dt) == NNL_BF16)
+#define nnl_isuns(dt) ((dt) == NNL_U8 || (dt) == NNL_U16 || \
+    (dt) == NNL_U32 || (dt) == NNL_U64)
 
 /* IEEE 754 binary16, stored as its bits. */
 typedef uint16_t nnl_f16;
@@ -883,6 +890,31 @@ nnl_f32_to_f16(float f)
 	}
 }
 
+/* bfloat16 (float32's upper half), stored as its bits. */
+NNL_RT_INLINE float
+nnl_bf16_to_f32(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, 4);
+	return f;
+}
+
+/* Round to nearest, ties to even (as ONNX's Cast and ml_dtypes do);
+ * NaN stays a (quiet) NaN of its sign. */
+NNL_RT_INLINE uint16_t
+nnl_f32_to_bf16(float f)
+{
+	uint32_t x;
+
+	memcpy(&x, &f, 4);
+	if ((x & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)(x >> 16 | 0x40);
+	x += 0x7fff + (x >> 16 & 1);	/* may carry to infinity: correct */
+	return (uint16_t)(x >> 16);
+}
+
 /* Elements of a shape. */
 NNL_RT_INLINE int64_t
 nnl_numel(int rank, const int64_t *dims)
@@ -918,6 +950,10 @@ nnl_loadf(const void *p, int64_t i, int64_t dt)
 	case NNL_I64: return (double)((const int64_t *)p)[i];
 	case NNL_U64: return (double)((const uint64_t *)p)[i];
 	case NNL_I8: return ((const int8_t *)p)[i];
+	case NNL_F64: return ((const double *)p)[i];
+	case NNL_I16: return ((const int16_t *)p)[i];
+	case NNL_U16: return ((const uint16_t *)p)[i];
+	case NNL_BF16: return nnl_bf16_to_f32(((const uint16_t *)p)[i]);
 	default: return ((const uint8_t *)p)[i];
 	}
 }
@@ -948,6 +984,8 @@ nnl_dtoi_sat(double v, int64_t dt)
 	switch (dt) {
 	case NNL_I8: lo = -128; hi = 127; break;
 	case NNL_U8: lo = 0; hi = 255; break;
+	case NNL_I16: lo = -32768; hi = 32767; break;
+	case NNL_U16: lo = 0; hi = 65535; break;
 	case NNL_I32: lo = -2147483648.0; hi = 2147483647.0; break;
 	case NNL_U32: lo = 0; hi = 4294967295.0; break;
 	case NNL_U64:
@@ -969,25 +1007,56 @@ nnl_loadi(const void *p, int64_t i, int64_t dt)
 	case NNL_U64: return (int64_t)((const uint64_t *)p)[i];
 	case NNL_I8: return ((const int8_t *)p)[i];
 	case NNL_U8: return ((const uint8_t *)p)[i];
+	case NNL_I16: return ((const int16_t *)p)[i];
+	case NNL_U16: return ((const uint16_t *)p)[i];
 	default: return nnl_dtoi(nnl_loadf(p, i, dt));
 	}
 }
 
+/* v as a float rounded to odd (toward zero, the last bit set when
+ * inexact): rounded on to float16 or bfloat16, to nearest, it gives
+ * what rounding v there directly does, where rounding to nearest twice
+ * may not (1 + 2^-11 + 2^-40 is 1 + 2^-11 as a float, a tie that goes
+ * down to float16's 1, not up to 1 + 2^-10). */
+NNL_RT_INLINE float
+nnl_f64_to_f32_odd(double v)
+{
+	float f = (float)v;
+	uint32_t b;
+
+	if (!(f == f) || (double)f == v)
+		return f;
+	memcpy(&b, &f, 4);
+	if (fabs((double)f) > fabs(v))
+		b--;		/* the magnitude one step toward zero */
+	b |= 1;
+	memcpy(&f, &b, 4);
+	return f;
+}
+
+/* v into element i of a float tensor (float16 and bfloat16 through
+ * float rounded to odd: one rounding, as a direct conversion). */
 NNL_RT_INLINE void
 nnl_storef(void *p, int64_t i, int64_t dt, double v)
 {
-	if (dt == NNL_F32)
-		((float *)p)[i] = (float)v;
-	else
-		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
+	switch (dt) {
+	case NNL_F32: ((float *)p)[i] = (float)v; break;
+	case NNL_F64: ((double *)p)[i] = v; break;
+	case NNL_BF16:
+		((uint16_t *)p)[i] = nnl_f32_to_bf16(nnl_f64_to_f32_odd(v));
+		break;
+	default:
+		((nnl_f16 *)p)[i] = nnl_f32_to_f16(nnl_f64_to_f32_odd(v));
+		break;
+	}
 }
 
-/* Element i of a float32 or float16 tensor, as nnl_real, and back. */
+/* Element i of a float tensor, as nnl_real, and back. */
 NNL_RT_INLINE nnl_real
 nnl_loadr(const void *p, int64_t i, int64_t dt)
 {
 	return dt == NNL_F32 ? ((const float *)p)[i] :
-	    nnl_f16_to_f32(((const nnl_f16 *)p)[i]);
+	    (nnl_real)nnl_loadf(p, i, dt);
 }
 
 NNL_RT_INLINE void
@@ -996,7 +1065,7 @@ nnl_storer(void *p, int64_t i, int64_t dt, nnl_real v)
 	if (dt == NNL_F32)
 		((float *)p)[i] = (float)v;
 	else
-		((nnl_f16 *)p)[i] = nnl_f32_to_f16((float)v);
+		nnl_storef(p, i, dt, v);
 }
 
 NNL_RT_INLINE void
@@ -1008,6 +1077,8 @@ nnl_storei(void *p, int64_t i, int64_t dt, int64_t v)
 	case NNL_I64: ((int64_t *)p)[i] = v; break;
 	case NNL_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
 	case NNL_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	case NNL_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+	case NNL_U16: ((uint16_t *)p)[i] = (uint16_t)v; break;
 	default: ((uint8_t *)p)[i] = (uint8_t)v; break;
 	}
 }

@@ -179,3 +179,36 @@ x = np.load("x.npy").astype(np.float64)
 want = 1 / (1 + np.exp(-np.arctan(np.maximum(x, 0))))
 assert np.allclose(np.load("z.npy"), want, rtol=1e-6, atol=1e-7)'
 }
+
+@test "nnl's extended types: their nodes on the CPU whatever the profile, refused by emit-js unplaced, run by CpuOps" {
+	cat > d.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2, 3]}},
+ "nodes": [
+  {"id": "d", "op": "cast", "inputs": ["x"], "options": {"dataType": "float64"}},
+  {"id": "e", "op": "exp", "inputs": ["d"], "options": {}},
+  {"id": "f", "op": "cast", "inputs": ["e"], "options": {"dataType": "float32"}},
+  {"id": "z", "op": "relu", "inputs": ["f"], "options": {}}],
+ "outputs": {"z": "z"}}
+JSON
+	"$BIN/nnl-shape-infer" -o t.json d.json
+	run "$BIN/nnl-emit-js" -o m.js t.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'node "d" (cast) is on float64, nnl'"'"'s type beyond WebNN'*'nnl-cpu-partition'* ]]
+	[ ! -e m.js ]
+	for p in cpu cpu-no-int64; do
+		"$BIN/nnl-cpu-partition" -p "$P/$p.json" -o p.json t.json
+		[ "$(place p.json | tr '\n' ' ')" = "d cpu 0 e cpu 0 f cpu 0 z webnn 1 " ]
+	done
+	grep -q '"float64 is nnl'"'"'s, beyond WebNN"' p.json
+	"$BIN/nnl-emit-js" -o m.js p.json
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
+	/usr/bin/python3 -c 'import numpy as np
+np.save("x.npy", np.random.default_rng(3).standard_normal((2, 3)).astype(np.float32))'
+	run node "$ROOT/tests/js/run-partitioned.mjs" "$BIN" m.js . - - x=x.npy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import numpy as np
+x = np.load("x.npy").astype(np.float64)
+assert np.allclose(np.load("z.npy"), np.exp(x).astype(np.float32), rtol=1e-7, atol=0)'
+}

@@ -141,8 +141,19 @@ refused() {
 	[[ "$stderr" == *'node "a49" (Det)'*'  and 10 more' ]]
 }
 
-@test "a type WebNN lacks is refused naming the input" {
-	refused double-input 'input "x" [unsupported-type]: data type DOUBLE has no equivalent in WebNN'
+@test "a type nnl lacks is refused naming the input" {
+	refused complex-input 'input "x" [unsupported-type]: data type COMPLEX64 has no equivalent in nnl'"'"'s graph'
+}
+
+@test "DOUBLE imports as nnl's float64 and computes in double" {
+	runs_as_numpy double-input
+	grep -q '"dataType": "float64"' g.json
+	# to the last bit: float would lose 1e15 + 1 and 1/3's digits
+	/usr/bin/python3 - "$FX/double-input/want.npy" out/y.npy <<'PY'
+import sys, numpy as np
+w, g = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert g.dtype == np.float64 and np.array_equal(g, w), (g, w)
+PY
 }
 
 @test "symbolic dimensions are listed, and --dim pins them" {

@@ -258,7 +258,7 @@ $T/in/short.npy|$T/in/short.npy: truncated data: float32[2, 3] needs 24
 $T/in/trunc.npz|$T/in/trunc.npz: not a zip archive, or one cut short
 $T/in/crc.npz|$T/in/crc.npz: fc1.weight.npy: CRC error
 $DATA/badmember.npz|$DATA/badmember.npz: x.npy: not an .npy file (bad magic)
-$DATA/f64.npy|$DATA/f64.npy: unsupported dtype '<f8'
+$DATA/c64.npy|$DATA/c64.npy: unsupported dtype '<c8'
 $DATA/bool.npy|$DATA/bool.npy: unsupported dtype '|b1'
 $DATA/bigendian.npy|$DATA/bigendian.npy: big-endian data ('>f4') is not
 $DATA/object.npy|$DATA/object.npy: object arrays are not supported
@@ -268,7 +268,7 @@ $T/in/notes.txt|$T/in/notes.txt: expected a directory, an .npz or an .npy file
 $T/in/none.npy|$T/in/none.npy: No such file or directory
 E
 	run --separate-stderr "$PW" pack -o "$T/out/x.weights" "$T/in/d" \
-	    "$DATA/f64.npy"
+	    "$DATA/c64.npy"
 	[ "$status" -eq 1 ]
 	only "$T/out"
 }

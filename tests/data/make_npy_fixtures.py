@@ -4,7 +4,7 @@ the reader's and writer's tests.  Usage: make_npy_fixtures.py DIR
 
 Every array is a deterministic function of its index, so a test can
 state the expected values by hand (see tests/unit/test_npy.c).  The
-files NumPy refuses to let nnl read (f64, bool, big-endian, object,
+files nnl refuses to read (complex64, bool, big-endian, object,
 structured) are here so the tests see the headers NumPy really writes.
 """
 import io
@@ -54,6 +54,7 @@ save("v3.npy", np.arange(3, dtype=np.int8), version=(3, 0))
 save("pad64.npy", np.zeros((0, 1, 1, 1, 1, 1, 1, 1, 10, 100000, 100000),
                            dtype=np.float32))
 save("f64.npy", np.arange(3, dtype=np.float64))
+save("c64.npy", np.arange(3, dtype=np.complex64))
 save("bool.npy", np.array([True, False]))
 save("bigendian.npy", np.arange(3, dtype=">f4"))
 save("object.npy", np.array([1, "a"], dtype=object))

@@ -1,6 +1,7 @@
 // cpuops-run: the CpuOps functions on .npy inputs, for tests/ops/cpuops.py.
 // Usage: node cpuops-run.mjs JOBS.json
-// JOBS.json: [{name, op, ins: [npy...], nin, options, out, nout}]; an
+// JOBS.json: [{name, op, ins: [npy...], types, nin, options, out,
+// nout}] (types: each input's data type, or none: the .npy's); an
 // option {"$operand": k} is the k-th input file.  Writes OUT0.npy, ...
 // and prints the name of every job that ran; a job that throws is
 // reported on stderr and left out.
@@ -11,7 +12,11 @@ import { npyRead, npyWrite } from "./npy.mjs";
 const jobs = JSON.parse(readFileSync(process.argv[2], "utf8"));
 for (const j of jobs) {
   try {
-    const ts = j.ins.map(npyRead);
+    // the case's types where given (bfloat16 comes as uint16 bits)
+    const ts = j.ins.map((f, k) => {
+      const t = npyRead(f);
+      return j.types && j.types[k] ? {...t, dataType: j.types[k]} : t;
+    });
     const opts = {};
     for (const [k, v] of Object.entries(j.options))
       opts[k] = v !== null && typeof v === "object" && "$operand" in v ? ts[v.$operand] : v;

@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { ARRAYS } from "../../common/rt/js/cpuops.mjs";
 
 const DESCR = {float32: "<f4", float16: "<f2", int32: "<i4", uint32: "<u4",
-  int64: "<i8", uint64: "<u8", int8: "|i1", uint8: "|u1"};
+  int64: "<i8", uint64: "<u8", int8: "|i1", uint8: "|u1", float64: "<f8",
+  int16: "<i2", uint16: "<u2", bfloat16: "<u2"};  // bfloat16: its bits
 
 export function npyWrite(path, t) {
   const shape = t.shape.length === 1 ? `(${t.shape[0]},)` : `(${t.shape.join(", ")})`;

@@ -210,11 +210,28 @@ def build(test, d, tmp, consts, ins):
 
 
 def beyond(g):
-    """Does graph file g hold an op of nnl's beyond WebNN?"""
+    """Does graph file g hold an op or a data type of nnl's beyond
+    WebNN?"""
     with open(os.path.join(ROOT, "common", "core", "ops_nnl.def")) as f:
         ops = set(re.findall(r'^OP\(\w+, "(\w+)"', f.read(), re.M))
+    with open(os.path.join(ROOT, "common", "core", "dtype.h")) as f:
+        rows = re.findall(r'^\s*X\((\w+),\s*"(\w+)"', f.read(), re.M)
+    ext = {n for e, n in rows[[e for e, _ in rows].index("FLOAT64"):]}
     with open(g) as f:
-        return any(n.get("op") in ops for n in json.load(f)["nodes"])
+        gj = json.load(f)
+
+    def types(v):       # every "dataType" in the graph, at any depth
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k == "dataType" and isinstance(x, str):
+                    yield x
+                else:
+                    yield from types(x)
+        elif isinstance(v, list):
+            for x in v:
+                yield from types(x)
+    return any(n.get("op") in ops for n in gj["nodes"]) or \
+        any(t in ext for t in types(gj))
 
 
 # The program partitioned() writes: the graph's inputs from stdin, as
@@ -280,7 +297,9 @@ def partitioned(tmp, g):
          "bin": BIN, "js": os.path.join(tmp, "model.js"),
          "w": w if os.path.exists(w) else "-",
          "mf": mf if os.path.exists(w) else "-",
-         "ins": [(k, "uint8" if v["dataType"] == "bool" else v["dataType"],
+         # NumPy has no bfloat16: its bits as uint16
+         "ins": [(k, {"bool": "uint8", "bfloat16": "uint16"}.get(
+                  v["dataType"], v["dataType"]),
                   v["shape"]) for k, v in gj["inputs"].items()],
          "outs": list(gj["outputs"])}
     exe = os.path.join(tmp, "prog")

@@ -191,11 +191,21 @@ def refusals():
     save("unknown-ops", helper.make_model(helper.make_graph(
         nodes, "g", [x], [y])))
     strict()
-    # a type WebNN lacks
+    # a type nnl's graph lacks
+    x = helper.make_tensor_value_info("x", TensorProto.COMPLEX64, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.COMPLEX64, None)
+    save("complex-input", helper.make_model(helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])], "g", [x], [y])))
+    # DOUBLE, beyond WebNN: nnl's float64, computed in double (1e15 + 1
+    # and 1/3's last digits are lost in float)
     x = helper.make_tensor_value_info("x", TensorProto.DOUBLE, [4])
     y = helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)
+    xv = np.array([1e15 + 1, -1 / 3, 0.1, -2.5], np.float64)
+    one = numpy_helper.from_array(np.array(1 / 3, np.float64), "third")
     save("double-input", helper.make_model(helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])))
+        [helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("Add", ["r", "third"], ["y"])], "g", [x], [y],
+        [one])), xv, np.maximum(xv, 0) + 1 / 3)
     # symbolic dimensions, to be pinned with --dim
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                       ["batch", 3, "width"])

@@ -28,7 +28,7 @@ import tempfile
 import numpy as np
 
 import run
-from run import BIN, ROOT, CASES, compare, gen, graph
+from run import BIN, ROOT, CASES, compare, from_bf16, gen, graph
 
 
 def sh(args, **kw):
@@ -159,8 +159,8 @@ def main():
                 a = gen(dt, shape, kind, rng)
                 f = os.path.join(tmp, "%s-%s.npy" % (name, n))
                 np.save(f, a)
-                arrays[n] = a.astype(np.float64) if a.dtype.kind == "f" \
-                    else a
+                arrays[n] = from_bf16(a) if dt == "bfloat16" else \
+                    a.astype(np.float64) if a.dtype.kind == "f" else a
                 ins.append(f)
             try:
                 with np.errstate(all="ignore"):     # NaN and Inf are meant
@@ -178,6 +178,9 @@ def main():
             for k, (n, _, _, _) in c["optins"].items():
                 opts[k] = {"$operand": nin + list(c["optins"]).index(k)}
             jobs.append({"name": name, "op": c["op"], "ins": ins,
+                         # bfloat16 is uint16 in .npy files: typed here
+                         "types": [dt for _, dt, _, _ in c["ins"] +
+                                   list(c["optins"].values())],
                          "nin": nin, "options": opts,
                          "out": os.path.join(tmp, name + "-out"),
                          "nout": c["nout"]})
@@ -201,7 +204,12 @@ def main():
                     errs.append("output %d: shape %s, reference %s" %
                                 (k, got.shape, w.shape))
                     continue
-                e = compare(got, w, got.dtype.name, c["tol"])
+                # bfloat16 comes back as its bits (uint16)
+                bf = c["odt"] == "bfloat16" or (not c["odt"] and any(
+                    dt == "bfloat16" for _, dt, _, _ in c["ins"]))
+                e = compare(got, w, "bfloat16" if bf and
+                            got.dtype == np.uint16 else got.dtype.name,
+                            c["tol"])
                 if e:
                     errs.append("output %d: %s" % (k, e))
             if errs:

@@ -5,7 +5,9 @@ Usage: run.py [--c] [--write-goldens] [--only NAME[,NAME...]]
 For each case: a one-node graph is built; nnl-shape-infer's types must
 equal the reference result's shapes and data types; nnl-run's outputs
 must have those types and equal the reference values (float32 rtol
-1e-5 atol 1e-5, float16 per half precision, integers exactly; NaN only
+1e-5 atol 1e-5, float16 per half precision, float64 rtol 1e-12 atol
+1e-12, bfloat16 (held as its bits, uint16 in .npy files) the bits of
+the reference rounded to nearest even, integers exactly; NaN only
 where the reference has NaN, infinities of the same sign); with --c,
 the graph also goes through nnl-plan-memory and nnl-emit-c, the
 header must declare the reference's output types, and the compiled
@@ -34,7 +36,25 @@ BIN = os.environ.get("NNL_BIN") or os.path.join(ROOT, "bin")
 CFLAGS = os.environ.get("NNL_TEST_CFLAGS", "").split()
 NP = {"float32": np.float32, "float16": np.float16, "int32": np.int32,
       "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
-      "int8": np.int8, "uint8": np.uint8}
+      "int8": np.int8, "uint8": np.uint8, "float64": np.float64,
+      "int16": np.int16, "uint16": np.uint16,
+      "bfloat16": np.uint16}    # nnl's extended types; bfloat16 its bits
+
+
+def to_bf16(a):
+    """float values as bfloat16 bits, rounded to nearest, ties to even
+    (from float32, as a float32 input holds them); NaN stays NaN."""
+    u = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(np.asarray(a, dtype=np.float32))
+    return np.where(nan, (u >> 16).astype(np.uint16) | 0x40, r).astype(
+        np.uint16)
+
+
+def from_bf16(b):
+    """bfloat16 bits as float64 values."""
+    return (np.asarray(b, dtype=np.uint16).astype(np.uint32) << 16).view(
+        np.float32).astype(np.float64)
 
 CASES = []
 INVALID = []
@@ -49,10 +69,13 @@ def gen(dt, shape, kind, rng):
     and 1, "full" integers over the type's whole range, "nz" nonzero
     integers in [-9, 9], "idx:N" indices in [-N, N), "uidx:N" in
     [0, N)."""
+    if dt == "bfloat16":
+        return to_bf16(gen("float32", shape, kind, rng))
     t = NP[dt]
     if not isinstance(kind, str):
         a = np.asarray(kind, dtype=np.float64 if t in (np.float32,
-                                                      np.float16) else t)
+                                                      np.float16,
+                                                      np.float64) else t)
         if a.size != int(np.prod(shape)):
             raise ValueError("%d values for shape %s" % (a.size, shape))
         return a.reshape(shape).astype(t)
@@ -133,7 +156,8 @@ def want_types(c, want, data):
     (WebNN's float ops keep their input's type); c["odt"] overrides."""
     if c["odt"]:
         return [c["odt"]] * len(want)
-    floats = {a.dtype.name for a in data.values() if a.dtype.kind == "f"}
+    floats = {dt for n, dt, _, _ in c["ins"] + list(c["optins"].values())
+              if dt in ("float32", "float16", "float64", "bfloat16")}
     out = []
     for w in want:
         dt = np.asarray(w).dtype.name
@@ -149,8 +173,18 @@ def want_types(c, want, data):
 
 
 def compare(got, want, dt, tol):
-    if dt in ("float32", "float16"):
+    if dt == "bfloat16" and not tol:
+        w = to_bf16(want)
+        if not np.array_equal(np.asarray(got).view(np.uint16), w):
+            return "bfloat16 bits differ: %s vs %s" % (
+                np.asarray(got).ravel()[:8], w.ravel()[:8])
+        return None
+    if dt == "bfloat16":
+        got = from_bf16(got)
+    if dt in ("float32", "float16", "float64", "bfloat16"):
         rt, at = (tol, tol) if tol else ((1e-5, 1e-5) if dt == "float32"
+                                         else (1e-12, 1e-12)
+                                         if dt == "float64"
                                          else (2e-3, 2e-3))
         w = want.astype(np.float64)
         g = got.astype(np.float64)
@@ -176,7 +210,10 @@ def check(c, tmp, do_c):
         p = os.path.join(tmp, n + ".npy")
         np.save(p, a)
         args.append("%s=%s" % (n, p))
-    arrays = {n: (a.astype(np.float64) if a.dtype.kind == "f" else a)
+    bf = {n for n, dt, _, _ in c["ins"] + list(c["optins"].values())
+          if dt == "bfloat16"}
+    arrays = {n: (from_bf16(a) if n in bf else a.astype(np.float64)
+                  if a.dtype.kind == "f" else a)
               for n, a in data.items()}
     with np.errstate(all="ignore"):     # NaN and Inf are meant
         want = c["ref"](arrays, c)
@@ -209,7 +246,8 @@ def check(c, tmp, do_c):
     outs = list(g["outputs"])
     for k, o in enumerate(outs):
         got = np.load(os.path.join(od, o + ".npy"))
-        if got.dtype.name != types[k]["dataType"]:
+        if got.dtype.name != types[k]["dataType"] and not (
+                types[k]["dataType"] == "bfloat16" and got.dtype == np.uint16):
             return "nnl-run wrote %s for %s" % (got.dtype, o)
         err = compare(got, np.asarray(want[k]), types[k]["dataType"], c["tol"])
         if err:

@@ -9,8 +9,25 @@ TEST(dtype_names_round_trip)
 		CHECK(dtype_from_name(dtype_name(t)) == t);
 		CHECK(dtype_from_short(dtype_short(t)) == t);
 	}
-	CHECK(dtype_from_name("float64") == DT_NONE);
-	CHECK(dtype_from_short("f64") == DT_NONE);
+	CHECK(dtype_from_name("complex64") == DT_NONE);
+	CHECK(dtype_from_short("c64") == DT_NONE);
+}
+
+/* nnl's extended types follow WebNN's, which they are not */
+TEST(extended_types_beyond_webnn)
+{
+	CHECK(dtype_from_name("float64") == DT_FLOAT64);
+	CHECK(dtype_from_short("bf16") == DT_BFLOAT16);
+	CHECK(dtype_bytes(DT_FLOAT64, 3) == 24);
+	CHECK(dtype_bytes(DT_INT16, 3) == 6);
+	CHECK(dtype_bytes(DT_UINT16, 1) == 2);
+	CHECK(dtype_bytes(DT_BFLOAT16, 5) == 10);
+	CHECK(dtype_isfloat(DT_BFLOAT16) && dtype_isfloat(DT_FLOAT64));
+	CHECK(!dtype_issigned(DT_UINT16) && dtype_issigned(DT_INT16));
+	CHECK(dtype_extended(DT_FLOAT64) && dtype_extended(DT_BFLOAT16) &&
+	    dtype_extended(DT_INT16) && dtype_extended(DT_UINT16));
+	CHECK(!dtype_extended(DT_FLOAT32) && !dtype_extended(DT_UINT4) &&
+	    !dtype_extended(DT_UINT8));
 }
 
 TEST(dtype_sizes)
@@ -31,7 +48,10 @@ TEST(dtype_npy_descriptors)
 	CHECK(dtype_from_npy("|i1") == DT_INT8);
 	CHECK(dtype_from_npy("<i8") == DT_INT64);
 	CHECK(dtype_from_npy(">f4") == DT_NONE);	/* big endian */
-	CHECK(dtype_from_npy("<f8") == DT_NONE);	/* not a WebNN type */
+	CHECK(dtype_from_npy("<f8") == DT_FLOAT64);	/* nnl's, beyond WebNN */
+	CHECK(dtype_from_npy("<i2") == DT_INT16);
+	CHECK(dtype_from_npy("<u2") == DT_UINT16);	/* never bfloat16 */
+	CHECK(dtype_from_npy("<c8") == DT_NONE);
 	CHECK(dtype_from_npy("|b1") == DT_NONE);
 }
 
@@ -92,6 +112,7 @@ main(void)
 {
 	RUN(dtype_names_round_trip);
 	RUN(dtype_sizes);
+	RUN(extended_types_beyond_webnn);
 	RUN(dtype_npy_descriptors);
 	RUN(op_table_has_the_95_builder_ops_then_nnls);
 	RUN(op_table_operands_and_options);

@@ -889,7 +889,7 @@ static const struct bad bads[] = {
 	    "input name or '}', found 'null'" },
 	{ 0, "  inputs {\n    x: f31[1, 2];\n  }", "t.webnn:3:8: error: "
 	    "unknown data type 'f31' (expected one of f32, f16, i32, u32, i64, "
-	    "u64, i8, u8, i4, u4)" },
+	    "u64, i8, u8, i4, u4, f64, i16, u16, bf16)" },
 	{ 0, "  inputs { x: \"f32\"[1]; }", "t.webnn:2:15: error: expected a "
 	    "data type, found a string" },
 	{ 0, "  inputs { x: f32 1; }", "t.webnn:2:19: error: expected '[' "

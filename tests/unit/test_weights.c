@@ -292,7 +292,7 @@ TEST(bad_manifests_are_refused_with_reasons)
 		    "byteOffset and byteLength must be integers" },
 		{ HEAD "\"tensors\": {\"a\": " F32(-64, 24, "6") "}}",
 		    "byteOffset and byteLength must be integers" },
-		{ HEAD "\"tensors\": {\"a\": {\"dataType\": \"float64\", "
+		{ HEAD "\"tensors\": {\"a\": {\"dataType\": \"complex64\", "
 		    "\"shape\": [], \"byteOffset\": 64, \"byteLength\": 8}}}",
 		    "\"dataType\": unknown data type" },
 		{ HEAD "\"tensors\": {\"a\": {\"dataType\": \"uint8\", "

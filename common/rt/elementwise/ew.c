@@ -370,9 +370,9 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t op = ip[0], dt = ip[1], odt = ip[2], r = ip[3];
 	const int64_t *dims = ip + 4, *as = dims + r, *bs = as + r;
 	int64_t n = nnl_numel((int)r, dims), idx[NNL_MAXRANK] = { 0 };
-	int isf = dt == NNL_F32 || dt == NNL_F16;
+	int isf = nnl_isfloat(dt);
 	int exact = !isf && (op <= NNL_LE || op >= NNL_SHL);
-	int uns = dt == NNL_U64 || dt == NNL_U32 || dt == NNL_U8;
+	int uns = nnl_isuns(dt);
 
 	(void)fp;
 	(void)scratch;
@@ -425,7 +425,7 @@ nnl_k_binary(const int64_t *ip, const double *fp, const void *const *in,
 			    nnl_loadf(in[1], ib, dt));
 
 			/* a comparison or logical op gives uint8 0 or 1 */
-			if (odt == NNL_F32 || odt == NNL_F16)
+			if (nnl_isfloat(odt))
 				nnl_storef(out[0], i, odt, v);
 			else
 				nnl_storei(out[0], i, odt, nnl_dtoi_sat(v,
@@ -518,7 +518,7 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
 	int64_t op = ip[0], dt = ip[1], odt = ip[2], n = ip[3];
-	int isf = dt == NNL_F32 || dt == NNL_F16;
+	int isf = nnl_isfloat(dt);
 	void (*f)(const float *, float *, int64_t);
 
 	(void)scratch;
@@ -566,15 +566,14 @@ nnl_k_unary(const int64_t *ip, const double *fp, const void *const *in,
 			nnl_real v = nnl_unop(op, nnl_loadr(in[0], i, dt),
 			    (nnl_real)fp[0], (nnl_real)fp[1]);
 
-			if (odt == NNL_F32 || odt == NNL_F16)
+			if (nnl_isfloat(odt))
 				nnl_storer(out[0], i, odt, v);
 			else
 				nnl_storei(out[0], i, odt, nnl_dtoi_sat(v,
 				    odt));
 		} else {
 			int64_t x = nnl_loadi(in[0], i, dt), v = x;
-			int uns = dt == NNL_U64 || dt == NNL_U32 ||
-			    dt == NNL_U8;
+			int uns = nnl_isuns(dt);
 
 			switch (op) {
 			case NNL_U_ABS:	/* |INT64_MIN| wraps to itself */
@@ -620,7 +619,7 @@ nnl_k_prelu(const int64_t *ip, const double *fp, const void *const *in,
 	for (int64_t i = 0; i < n; i++) {
 		int64_t si = nnl_off(r, idx, ss);
 
-		if (dt == NNL_F32 || dt == NNL_F16) {
+		if (nnl_isfloat(dt)) {
 			nnl_real x = nnl_loadr(in[0], i, dt);
 
 			nnl_storer(out[0], i, dt, x >= 0 ? x :
@@ -785,8 +784,8 @@ nnl_k_cast(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
 	int64_t from = ip[0], to = ip[1], n = ip[2];
-	int ff = from == NNL_F32 || from == NNL_F16;
-	int tf = to == NNL_F32 || to == NNL_F16;
+	int ff = nnl_isfloat(from);
+	int tf = nnl_isfloat(to);
 
 	(void)fp;
 	(void)scratch;
@@ -804,6 +803,8 @@ nnl_k_cast(const int64_t *ip, const double *fp, const void *const *in,
 			switch (to) {
 			case NNL_I8: lo = -128; hi = 127; break;
 			case NNL_U8: lo = 0; hi = 255; break;
+			case NNL_I16: lo = -32768; hi = 32767; break;
+			case NNL_U16: lo = 0; hi = 65535; break;
 			case NNL_I32: lo = -2147483648.0; hi = 2147483647.0;
 				break;
 			case NNL_U32: lo = 0; hi = 4294967295.0; break;
@@ -901,7 +902,7 @@ nnl_k_cumsum(const int64_t *ip, const double *fp, const void *const *in,
 {
 	int64_t dt = ip[0], outer = ip[1], ax = ip[2], inner = ip[3],
 	    excl = ip[4], rev = ip[5];
-	int isf = dt == NNL_F32 || dt == NNL_F16;
+	int isf = nnl_isfloat(dt);
 
 	(void)fp;
 	(void)scratch;

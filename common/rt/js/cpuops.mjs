@@ -6,12 +6,17 @@
 // options as nnl's graph names them, and returns a tensor, with the
 // W3C WebNN semantics of the op (integer div truncates toward zero,
 // comparisons give uint8, broadcasting is bidirectional).
+// nnl's extended types beyond WebNN (nnl-graph(5)) after WebNN's:
+// bfloat16, like float16, held as its bits.
 export const ARRAYS = {float32: Float32Array, float16: Uint16Array,
   int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array,
-  uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array};
+  uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array,
+  float64: Float64Array, int16: Int16Array, uint16: Uint16Array,
+  bfloat16: Uint16Array};
 
+const FLOATS = new Set(["float32", "float16", "float64", "bfloat16"]);
 const isBig = (t) => t === "int64" || t === "uint64";
-const isInt = (t) => t !== "float32" && t !== "float16";
+const isInt = (t) => !FLOATS.has(t);
 const numel = (shape) => shape.reduce((a, b) => a * b, 1);
 
 export function tensor(dataType, shape, data) {
@@ -51,9 +56,33 @@ function f32ToF16(v) {
   return s | r;
 }
 
+// bfloat16 is float32's upper half; to it rounds to nearest, ties to
+// even, a NaN stays a quiet NaN
+function bf16ToF32(h) {
+  return new Float32Array(new Uint32Array([h << 16 >>> 0]).buffer)[0];
+}
+function f32ToBf16(v) {
+  const u = new Uint32Array(new Float32Array([v]).buffer)[0];
+  if ((u & 0x7fffffff) > 0x7f800000) return (u >>> 16) | 0x40;
+  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
+}
+
+// v as a float rounded to odd (toward zero, the last bit set when
+// inexact): rounded on to float16 or bfloat16 it gives one rounding,
+// as the C runtime's nnl_f64_to_f32_odd
+function f32Odd(v) {
+  const f = Math.fround(v);
+  if (f !== f || f === v) return f;
+  const u = new Uint32Array(new Float32Array([f]).buffer);
+  if (Math.abs(f) > Math.abs(v)) u[0]--;
+  u[0] |= 1;
+  return new Float32Array(u.buffer)[0];
+}
+
 // A value as a JS number or BigInt (read), and back (write).
 function read(t, v) {
-  return t.dataType === "float16" ? f16ToF32(v) : v;
+  return t.dataType === "float16" ? f16ToF32(v) :
+    t.dataType === "bfloat16" ? bf16ToF32(v) : v;
 }
 function fromNumber(dataType, v) {
   if (isBig(dataType)) {
@@ -62,7 +91,8 @@ function fromNumber(dataType, v) {
     return BigInt(Math.trunc(v));
   }
   if (typeof v === "bigint") v = Number(v);
-  if (dataType === "float16") return f32ToF16(v);
+  if (dataType === "float16") return f32ToF16(f32Odd(v));
+  if (dataType === "bfloat16") return f32ToBf16(f32Odd(v));
   if (isInt(dataType) && !Number.isFinite(v)) return 0;
   return isInt(dataType) ? Math.trunc(v) : v;
 }
@@ -157,7 +187,13 @@ export const CpuOps = {
     (x > 0n ? 1n : x < 0n ? -1n : 0n) : Math.sign(x))),
   identity: (a) => unary(a, a.dataType, (x) => x),
   relu: (a) => unary(a, a.dataType, (x) => (x > 0 ? x : typeof x === "bigint" ? 0n : 0)),
-  cast: (a, {dataType}) => unary(a, dataType, (x) => x),
+  cast: (a, {dataType}) => {
+    // float to integer saturates at the type's ends, NaN gives 0, as
+    // the C runtime's cast does
+    const r = CAST_RANGE[dataType];
+    return unary(a, dataType, r && !isInt(a.dataType) ?
+      (x) => Math.min(Math.max(x, r[0]), r[1]) : (x) => x);
+  },
   reshape: (a, {newShape}) => {
     if (numel(newShape) !== a.data.length)
       throw new RangeError(`cpuops: reshape of [${a.shape}] to [${newShape}]`);
@@ -666,7 +702,55 @@ export const CpuOps = {
     const s = reduce(a, o, (x, y) => x + y, null), k = a.data.length / (s.data.length || 1);
     return unary(s, s.dataType, (x) => (typeof x === "bigint" ? x / BigInt(k) : x / k));
   },
+  // float math, for what runs here because of its type (nnl's float64
+  // and bfloat16, beyond WebNN): computed in double, stored rounded
+  ceil: (a) => unary(a, a.dataType, Math.ceil),
+  floor: (a) => unary(a, a.dataType, Math.floor),
+  exp: (a) => unary(a, a.dataType, Math.exp),
+  log: (a) => unary(a, a.dataType, Math.log),
+  sqrt: (a) => unary(a, a.dataType, Math.sqrt),
+  sin: (a) => unary(a, a.dataType, Math.sin),
+  cos: (a) => unary(a, a.dataType, Math.cos),
+  tan: (a) => unary(a, a.dataType, Math.tan),
+  tanh: (a) => unary(a, a.dataType, Math.tanh),
+  reciprocal: (a) => unary(a, a.dataType, (x) => 1 / x),
+  roundEven: (a) => unary(a, a.dataType, roundEven),
+  sigmoid: (a) => unary(a, a.dataType, (x) => 1 / (1 + Math.exp(-x))),
+  reduceL2: (a, o) => floatReduce(a, o, (x, y) => x + y * y, Math.sqrt),
+  reduceLogSum: (a, o) => floatReduce(a, o, (x, y) => x + y, Math.log),
+  softmax: (a, {axis}) => {
+    // the maximum taken out of each row first: exp neither overflows
+    // nor underflows
+    const d = unary(a, "float64", (x) => x), n = a.shape[axis];
+    const inner = numel(a.shape.slice(axis + 1)), outer = d.data.length / (n * inner || 1);
+    for (let o = 0; o < outer; o++)
+      for (let i = 0; i < inner; i++) {
+        const at = (k) => (o * n + k) * inner + i;
+        let m = -Infinity, sum = 0;
+        for (let k = 0; k < n; k++) m = Math.max(m, d.data[at(k)]);
+        for (let k = 0; k < n; k++) sum += Math.exp(d.data[at(k)] - m);
+        for (let k = 0; k < n; k++) d.data[at(k)] = Math.exp(d.data[at(k)] - m) / sum;
+      }
+    return unary(d, a.dataType, (x) => x);
+  },
+  reduceLogSumExp: (a, o) => {
+    // exp(x - max) summed, for a sum that neither overflows nor
+    // underflows; log(sum) + max
+    const d = unary(a, "float64", (x) => x);
+    const m = reduce(d, {...o, keepDimensions: true}, (x, y) => (y > x ? y : x), "first");
+    const e = mapBinary(d, m, "float64", (x, y) => Math.exp(x - (Number.isFinite(y) ? y : 0)));
+    const s = reduce(e, {...o, keepDimensions: true}, (x, y) => x + y, null);
+    const r = mapBinary(s, m, a.dataType, (x, y) => Math.log(x) + (Number.isFinite(y) ? y : 0));
+    return {...r, shape: reduce(a, o, (x) => x, null).shape};
+  },
 };
+
+// A reduction of a float tensor computed in double: f folds each item
+// into the sum (from 0), fin finishes it.
+function floatReduce(a, o, f, fin) {
+  const s = reduce(unary(a, "float64", (x) => x), o, f, null);
+  return unary(s, a.dataType, fin);
+}
 
 function strides(shape) {
   const st = new Array(shape.length);
@@ -694,6 +778,12 @@ function reduce(a, {axes, keepDimensions = false} = {}, f, init, one) {
   for (let i = 0; i < n; i++) out[i] = fromNumber(a.dataType, acc[i]);
   return {dataType: a.dataType, shape: keepDimensions ? shape : a.shape.filter((_, d) => !ax.includes(d)), data: out};
 }
+
+// The integers a float casts to: the ends of each type (for 64 bits,
+// the largest doubles within it)
+const CAST_RANGE = {int8: [-128, 127], uint8: [0, 255], int16: [-32768, 32767],
+  uint16: [0, 65535], int32: [-(2 ** 31), 2 ** 31 - 1], uint32: [0, 2 ** 32 - 1],
+  int64: [-(2 ** 63), 2 ** 63 - 1024], uint64: [0, 2 ** 64 - 2048]};
 
 const RANGE = {int8: [-128, 127], uint8: [0, 255], int32: [-(2 ** 31), 2 ** 31 - 1],
   uint32: [0, 2 ** 32 - 1], int4: [-8, 7], uint4: [0, 15],

@@ -12,7 +12,8 @@
 // manifest).  nnl-emit-js pastes this file into such modules.
 
 const WEIGHTS_BITS = {__proto__: null, float32: 32, float16: 16, int32: 32,
-  uint32: 32, int64: 64, uint64: 64, int8: 8, uint8: 8, int4: 4, uint4: 4};
+  uint32: 32, int64: 64, uint64: 64, int8: 8, uint8: 8, int4: 4, uint4: 4,
+  float64: 64, int16: 16, uint16: 16, bfloat16: 16};
 
 const weightsOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 const weightsIsBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);

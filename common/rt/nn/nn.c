@@ -1171,7 +1171,7 @@ nnl_k_pad(const int64_t *ip, const double *fp, const void *const *in,
 		n *= odims[i];
 	}
 	nnl_strides((int)r, dims, ist);
-	if (dt == NNL_F32 || dt == NNL_F16)
+	if (nnl_isfloat(dt))
 		nnl_storef(val, 0, dt, fp[0]);
 	else
 		nnl_storei(val, 0, dt, nnl_dtoi(fp[0]));

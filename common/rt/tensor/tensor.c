@@ -606,7 +606,7 @@ nnl_k_reduce(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t op = ip[0], dt = ip[1], r = ip[2], mask = ip[3 + r];
 	const int64_t *dims = ip + 3;
 	int64_t ost[NNL_MAXRANK], n = nnl_numel((int)r, dims), no = 1, cnt;
-	int isf = dt == NNL_F32 || dt == NNL_F16, suffix = 1;
+	int isf = nnl_isfloat(dt), suffix = 1;
 	double *acc = scratch, *mx = NULL;
 
 	(void)fp;
@@ -687,7 +687,7 @@ nnl_k_reduce_int(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t ost[NNL_MAXRANK], n = nnl_numel((int)r, dims), no = 1;
 	int64_t *acc = scratch;
 	uint64_t a;
-	int uns = dt == NNL_U32 || dt == NNL_U64 || dt == NNL_U8;
+	int uns = nnl_isuns(dt);
 
 	(void)fp;
 	for (int d = (int)r - 1; d >= 0; d--) {
