@@ -651,6 +651,7 @@ struct nnl_bshape {
     (defined(__arm__) && !(defined(__ARM_FP) && (__ARM_FP & 8))))
 typedef float nnl_real;
 #define NNL_M(fn) fn##f
+#define NNL_REAL_IS_FLOAT 1
 #else
 typedef double nnl_real;
 #define NNL_M(fn) fn

@@ -1315,6 +1315,15 @@ NNL_F16_VIA_F32(batchnorm)
 NNL_F16_VIA_F32(normalize)
 NNL_F16_VIA_F32(resample2d)
 
+/*
+ * The detection and data-dependent kernels (nnl's ops beyond WebNN:
+ * topK, nonZero, unique; nonMaxSuppression, gridSample, roiAlign) work
+ * in double; where nnl_real is float (rt.h: a Cortex-M without a
+ * double FPU, where double is software) they are left out, and a graph
+ * that uses one fails to compile there rather than run emulated double.
+ */
+#ifndef NNL_REAL_IS_FLOAT
+
 /* Box j of boxes (at p) as y1, x1, y2, x2, the corners ordered. */
 NNL_RT_INLINE void
 nnl_nms_box(const void *p, int64_t j, int64_t dt, int64_t center,
@@ -1666,3 +1675,5 @@ nnl_k_roi_align(const int64_t *ip, const double *fp, const void *const *in,
 			}
 	}
 }
+
+#endif	/* NNL_REAL_IS_FLOAT */

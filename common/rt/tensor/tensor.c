@@ -759,6 +759,15 @@ nnl_k_argminmax(const int64_t *ip, const double *fp, const void *const *in,
 		}
 }
 
+/*
+ * The detection and data-dependent kernels (nnl's ops beyond WebNN:
+ * topK, nonZero, unique; nonMaxSuppression, gridSample, roiAlign) work
+ * in double; where nnl_real is float (rt.h: a Cortex-M without a
+ * double FPU, where double is software) they are left out, and a graph
+ * that uses one fails to compile there rather than run emulated double.
+ */
+#ifndef NNL_REAL_IS_FLOAT
+
 /* Does item a (at a in the row, index ia) come before item b in the
  * order of topK?  Larger first (smaller first when !largest), NaN the
  * largest of all, equal items by their index. */
@@ -1006,3 +1015,5 @@ nnl_k_unique(const int64_t *ip, const double *fp, const void *const *in,
 	((int64_t *)out[5])[0] = u;
 	((int64_t *)out[6])[0] = u;
 }
+
+#endif	/* NNL_REAL_IS_FLOAT */
