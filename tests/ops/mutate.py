@@ -155,8 +155,8 @@ mutant("max of uint64 compares signed", EW,
        "int lt = uns ? a < b : x < z;", "int lt = x < z;",
        ["max-uint64"], RT)
 mutant("int64 add through double", EW,
-       "int exact = !isf && op <= NNL_LE;",
-       "int exact = 0 && !isf && op <= NNL_LE;",
+       "int exact = !isf && (op <= NNL_LE || op >= NNL_SHL);",
+       "int exact = 0 && !isf && (op <= NNL_LE || op >= NNL_SHL);",
        ["add-int64"], RT)
 mutant("argMax picks the least", "common/rt/tensor/tensor.c",
        "if (ismax ? v > bv : v < bv) {", "if (ismax ? v < bv : v > bv) {",
@@ -195,7 +195,7 @@ mutant("hardSigmoid's alpha and beta swapped", KEW,
        'b = 0.5;\n\t\tif (opt_f64(c->sc, "alpha", &b) < 0 ||\n'
        '\t\t    opt_f64(c->sc, "beta", &a) < 0)', ["hardSigmoid"], HOST)
 mutant("isNaN and isInfinite codes swapped", KEW,
-       "OP_IS_NAN, OP_IS_INFINITE };", "OP_IS_INFINITE, OP_IS_NAN };",
+       "OP_IS_NAN, OP_IS_INFINITE, OP_ASIN,", "OP_IS_INFINITE, OP_IS_NAN, OP_ASIN,",
        ["isNaN", "isInfinite"], HOST)
 mutant("logicalAnd and logicalOr codes swapped", KEW,
        "OP_LOGICAL_AND,\n    OP_LOGICAL_OR,",

@@ -1373,7 +1373,7 @@ nnl_nms_overlap(const void *p, int64_t i, int64_t j, int64_t dt,
  * order, then rows of -1; out[1] its actual shape (count, 3), int64.
  * scratch: 3 (n + 1) int64.
  */
-void
+NNL_RT void
 nnl_k_nms(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
@@ -1491,7 +1491,7 @@ nnl_gs_cubic(double t, double *k)
  * H, W, Ho, Wo, mode (0 bilinear, 1 nearest, 2 bicubic), padding (0
  * zeros, 1 border, 2 reflection), align corners.
  */
-void
+NNL_RT void
 nnl_k_grid_sample(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
@@ -1611,7 +1611,7 @@ nnl_roi_taps(const void *p, int64_t pl, int64_t dt, int64_t h, int64_t w,
  * weighted tap of) a grid of bilinear samples; a sample beyond a pixel
  * outside the plane counts 0.  A batch index out of range gives 0.
  */
-void
+NNL_RT void
 nnl_k_roi_align(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {

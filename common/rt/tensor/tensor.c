@@ -805,7 +805,7 @@ nnl_topk_before(const void *x, int64_t dt, int64_t a, int64_t b,
  * bottom up, in scratch (2 (n + 1) int64); the first k are written
  * with their items.
  */
-void
+NNL_RT void
 nnl_k_topk(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
@@ -866,7 +866,7 @@ nnl_nonzero(const void *x, int64_t i, int64_t dt)
  * [r, count] packed at the front, then -1; out[1] that shape (r,
  * count).
  */
-void
+NNL_RT void
 nnl_k_non_zero(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
@@ -968,7 +968,7 @@ nnl_unique_sort(int64_t *v, int64_t *tmp, int64_t m, const int64_t *key,
  * out[4..6] the actual shapes of out[0], out[1], out[3].  scratch:
  * 4 (n + 1) int64.
  */
-void
+NNL_RT void
 nnl_k_unique(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
