@@ -204,10 +204,10 @@ x = np.random.default_rng(3).standard_normal((1, 16, 4, 4)).astype(np.float32)
 d = x.astype(np.float64)
 np.save("in.npy", x)
 y = np.concatenate([np.maximum(d, 0), 1 / (1 + np.exp(-d)), np.tanh(d)], 1)
-# the outputs y and c, one after the other
-np.save("want.npy", np.concatenate([y.ravel(), np.tanh(d).ravel()]).astype(
-    np.float32))'
-	run "$BIN/nnc" test --input in.npy --expected want.npy cat.json
+# the outputs y and c, by name
+np.savez("want.npz", y=y.astype(np.float32),
+    c=np.tanh(d).astype(np.float32))'
+	run "$BIN/nnc" test --input in.npy --expected want.npz cat.json
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# c moved inside y, where the concat's copy of it would land while
@@ -362,9 +362,9 @@ np.save("in.npy", x)
 a = np.maximum(d, 0)
 y = np.concatenate([np.tanh(a[1:3]), a[1:3, 2:5]], 1)
 b = 1 / (1 + np.exp(-a))
-np.save("want.npy", np.concatenate([y.ravel(), b.ravel(),
-    a[0:1, 0:1, 12:16].ravel()]).astype(np.float32))'
-	run "$BIN/nnc" test --input in.npy --expected want.npy sl.json
+np.savez("want.npz", y=y.astype(np.float32), b=b.astype(np.float32),
+    s3=a[0:1, 0:1, 12:16].astype(np.float32))'
+	run "$BIN/nnc" test --input in.npy --expected want.npz sl.json
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# s1 moved to the start of a, where its bytes are not: refused
@@ -415,9 +415,10 @@ x = np.random.default_rng(6).standard_normal((4, 8, 16)).astype(np.float32)
 d = x.astype(np.float64)
 np.save("in.npy", x)
 a = np.maximum(d, 0)
-np.save("want.npy", np.concatenate([a[2:4].ravel(),
-    (1 / (1 + np.exp(-a))).ravel(), a[3:4].ravel()]).astype(np.float32))'
-	run "$BIN/nnc" test --input in.npy --expected want.npy v.json
+np.savez("want.npz", s1=a[2:4].astype(np.float32),
+    b=(1 / (1 + np.exp(-a))).astype(np.float32),
+    s4=a[3:4].astype(np.float32))'
+	run "$BIN/nnc" test --input in.npy --expected want.npz v.json
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
