@@ -113,17 +113,6 @@ freev(char **v, int n)
 	free(v);
 }
 
-static int
-sametype(const struct tdesc *a, const struct tdesc *b)
-{
-	if (a->dt != b->dt || a->rank != b->rank)
-		return 0;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return 0;
-	return 1;
-}
-
 /* A constant scalar's truth: 0 or 1, -1 when it is not a constant. */
 static int
 truth(struct imp *m, const char *c)
@@ -173,7 +162,7 @@ onnx_if(struct imp *m)
 	if (rc == 0)
 		rc = body(m, eg, 0, NULL, k, e);
 	for (int i = 0; rc == 0 && i < k; i++)
-		if (!sametype(ty(m, t[i]), ty(m, e[i])))
+		if (!tdesc_same(ty(m, t[i]), ty(m, e[i])))
 			rc = refuse(m, REFUSE_DYNAMIC, "its branches give "
 			    "output %d different types or shapes: that needs "
 			    "real branches in the generated code, which nnl "
@@ -252,7 +241,7 @@ scanouts(struct imp *m, char ***pieces, int nk, int n, int outk0,
 		int ax = axes ? (int)axes[k] : 0, rank;
 
 		for (int t = 1; t < n; t++)
-			if (!sametype(ty(m, v[0]), ty(m, v[t])))
+			if (!tdesc_same(ty(m, v[0]), ty(m, v[t])))
 				return refuse(m, REFUSE_DYNAMIC, "scan output "
 				    "%d changes shape between iterations", k);
 		rank = ty(m, v[0])->rank + 1;
