@@ -39,13 +39,6 @@ setup() {
 	[ "$status" -eq 0 ]
 }
 
-@test "node tests of float64 that cover an attribute pass as float32" {
-	run /usr/bin/python3 "$ROOT/tests/onnx/node_f32.py" --bin "$BIN"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"PASS test_cumsum_1d_exclusive"* ]]
-}
-
 @test "the newest opsets: Gelu-20, RMSNormalization, RotaryEmbedding and Attention against NumPy" {
 	run /usr/bin/python3 "$ROOT/tests/onnx/newest_ops.py" --bin "$BIN"
 	echo "$output"

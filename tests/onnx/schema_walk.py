@@ -24,9 +24,7 @@ Then every attribute the table names must be covered by a test: one of
 the ONNX node tests (Debian's libonnx-testdata) that
 tests/onnx/conformance.txt lists as PASS uses it in a version the row
 implements, or tests/onnx/strict_coverage.txt names the test that does:
-node:TEST, a node test that tests/onnx/node_f32.py runs as float32 and
-that must use the attribute, or a file under the root that must exist
-and mention it.  A "-" there marks one still awaiting its test: the
+a file under the root that must exist and mention it.  A "-" there marks one still awaiting its test: the
 list may only shrink (an entry a passing node test covers is a fault).
 Finally scripts/gen-onnx-attrs.py --check holds the table to the
 schemas.  Exit 1 on any fault, listed.
@@ -245,14 +243,6 @@ def coverage(rows):
                               % (op, a))
             elif test == "-":
                 pending += 1
-            elif test.startswith("node:"):
-                path = os.path.join(DATA, test[5:], "model.onnx")
-                if not os.path.exists(path) or not any(
-                        n.op_type == op and a in [x.name for x in
-                                                  n.attribute]
-                        for n in onnx.load(path).graph.node):
-                    faults.append("%s attribute %s: node test %s does not "
-                                  "use it" % (op, a, test[5:]))
             else:
                 path = os.path.join(ROOT, test)
                 if not os.path.exists(path) or a not in open(path).read():
