@@ -41,10 +41,10 @@ bounded() {
 	[ -n "${ASAN_OPTIONS:-}" ] && limit=60
 	run --separate-stderr timeout $((limit * 20)) \
 	    sh -c 'ulimit -t "$0" && exec "$@"' "$limit" "$@"
-	if [ "$status" -eq 124 ] || [ "$status" -eq 152 ]; then
+	case $status in 124|137|152)	# timeout, SIGKILL or SIGXCPU
 		echo "$1 took over $limit s of CPU on $N nodes: quadratic?" >&2
 		return 1
-	fi
+	esac
 	[ "$status" -eq 0 ]
 }
 
