@@ -86,6 +86,23 @@ conf() {
 	[[ "$output" != *'test_add passed before'* ]]
 }
 
+@test "a partitioned JS run refuses input of the wrong size, as C does" {
+	command -v node >/dev/null || skip "no node"
+	# the data set's inputs (a [3,4] bfloat16 as uint16 bits, 24 bytes,
+	# and a float32 [1], 4 bytes) disagree with the model's (a [3,4]
+	# bfloat16 and a [3,4] float32: 24 + 48 bytes); the control, a
+	# float64 cast, goes the same partitioned way and passes
+	copy test_castlike_BFLOAT16_to_FLOAT test_cast_FLOAT_to_DOUBLE
+	for p in "" --js; do
+		conf $p
+		[ "$status" -eq 0 ]
+		[[ "$output" == *'FAIL test_castlike_BFLOAT16_to_FLOAT: '*\
+'test_data_set_0: run: model: expected 72 bytes of input, got 28'* ]]
+		[[ "$output" == *'PASS test_cast_FLOAT_to_DOUBLE'* ]]
+		[[ "$output" != *Traceback* ]]
+	done
+}
+
 @test "one file as both the expected list and the report is refused" {
 	copy test_abs
 	printf 'PASS test_abs\n' > list.txt

@@ -243,6 +243,12 @@ import json, os, subprocess, sys, tempfile
 import numpy as np
 m = json.loads(%r)
 raw, off = sys.stdin.buffer.read(), 0
+# as the compiled C program, refuse input of the wrong size
+want = sum(int(np.prod(s, dtype=np.int64)) * np.dtype(dt).itemsize
+           for _, dt, s in m["ins"])
+if len(raw) != want:
+    sys.exit("model: expected %%d bytes of input, got %%d" %% (want,
+                                                             len(raw)))
 with tempfile.TemporaryDirectory() as t:
     args = ["node", m["runner"], m["bin"], m["js"], t, m["w"], m["mf"]]
     for i, (name, dt, shape) in enumerate(m["ins"]):
