@@ -280,20 +280,31 @@ basename_for(struct imp *m)
 	return o ? o : m->nname;
 }
 
+/* Put const c, just added, in the name table.  Item by item, since a
+ * rebuild per node makes a model of many nodes quadratic (swin_t's
+ * 6000); a rebuild where its name is taken, where the const comes
+ * first as in graph_index. */
+static void
+index_const(struct graph *g, struct operand *c)
+{
+	if (graph_find(g, c->name))
+		graph_index(g);
+	else
+		graph_index_const(g, c);
+}
+
 struct operand *
 imp_addconst(struct imp *m, const char *name, enum dtype dt, int rank,
     const int64_t *dims, const void *data, size_t nbytes)
 {
-	struct operand *c;
+	struct operand *c = graph_add_const(m->g, name, dt, rank, dims);
 
-	graph_unindex(m->g);
-	c = graph_add_const(m->g, name, dt, rank, dims);
 	c->init = INIT_BYTES;
 	c->bytes = xmalloc(nbytes + 1);
 	if (nbytes)
 		memcpy(c->bytes, data, nbytes);
 	c->nbytes = nbytes;
-	graph_index(m->g);
+	index_const(m->g, c);
 	return c;
 }
 
@@ -513,7 +524,7 @@ fold(struct imp *m, struct node *n)
 	kcall_free(&k);
 	free(ins);
 	free(scratch);
-	graph_unindex(m->g);
+	graph_unindex_node(m->g, n);
 	m->g->nnodes--;
 	for (int j = 0; j < n->nout; j++) {
 		struct operand *c = graph_add_const(m->g, n->out[j],
@@ -522,11 +533,11 @@ fold(struct imp *m, struct node *n)
 		c->init = INIT_BYTES;
 		c->bytes = outs[j];
 		c->nbytes = nb[j];
+		index_const(m->g, c);
 	}
 	free(outs);
 	free(nb);
 	graph_drop_node(m->g, n);
-	graph_index(m->g);
 	return 0;
 }
 
@@ -551,13 +562,10 @@ emitn(struct imp *m, const char *op, cJSON *opts, int nout,
 		    xasprintf("%s__%s", basename_for(m), op);
 		char *f;
 
-		/* the outputs named before this one count too */
-		if (k > 0)
-			graph_index(m->g);
+		/* (the outputs named before this one are in the table) */
 		f = names[k] && !graph_find(m->g, b) ? xstrdup(b) :
 		    imp_fresh(m, b);
 		if (k == 0) {
-			graph_unindex(m->g);
 			n = graph_add_node(m->g, f, op);
 			if (m->origins) {
 				cJSON_Delete(n->extra);
@@ -571,11 +579,12 @@ emitn(struct imp *m, const char *op, cJSON *opts, int nout,
 				node_add_input(n, ins[i]);
 		}
 		node_add_output(n, f);
+		/* its outputs so far (those in already are kept) */
+		graph_index_node(m->g, n);
 		free(b);
 		free(f);
 	}
 	n->multi = nout != 1;
-	graph_index(m->g);
 	if (n->op == OP_NONE)
 		BUG("handler emitted an unknown op");
 	if (shape_node(m->g, n) != 0) {
