@@ -371,6 +371,16 @@ nnl_dw_tile(const float *q, const float *K, nnl_vf b, int64_t kh,
  * back into the channels' planes.  The block is read whole before its
  * outputs are written.
  */
+/*
+ * Inlined into a model that has no depthwise convolution, with the
+ * scratch an arena too small for it, GCC's constant propagation walks
+ * this dead path and warns that its loops overrun (a false positive the
+ * user of the generated C could not act on).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Waggressive-loop-optimizations"
+#endif
 NNL_RT_INLINE void
 nnl_dw_gen_block(const float *x, const float *w, int64_t wc, int64_t wt,
     const float *bias, float *y, int64_t nc, const int64_t *ip, float *P,
@@ -450,6 +460,9 @@ nnl_dw_gen_block(const float *x, const float *w, int64_t wc, int64_t wt,
 		for (int64_t l = 0; l < nc; l++)
 			y[l * OHW + p] = Q[p * NNL_VW + l];
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* The border of nnl_dw_gen_block's padded plane P, which stays zero:
  * the rows above and below the image's, and the columns left and
