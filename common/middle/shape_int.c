@@ -101,6 +101,9 @@ shape_conv2d_integer(struct shapectx *c)
 	if (x->rank != 4 || w->rank != 4)
 		return shape_err(c, "input %s and filter %s are not 4-D",
 		    shape_str(x), shape_str(w));
+	if (w->dims[2] < 1 || w->dims[3] < 1)
+		return shape_err(c, "filter %s has an empty window",
+		    shape_str(w));
 	if (!g || x->dims[1] % g || w->dims[0] % g ||
 	    w->dims[1] * g != x->dims[1])
 		return shape_err(c, "filter %s does not fit input %s in %u "
