@@ -103,6 +103,8 @@ matmul(struct imp *m, int ai, int bi, int azi, int bzi, const char *out)
 	 * it is */
 	az = zp(m, azi, ai, 2, 0);
 	bz = zp(m, bzi, bi, 0, 0);
+	if (!az || !bz)
+		return NULL;
 	if (at->rank == 1) {
 		d[1] = at->dims[0];
 		a = imp_reshape(m, a, 2, d, NULL);
@@ -197,14 +199,15 @@ ints(struct imp *m, const char *name, int n, int64_t lo, int64_t *v)
 
 /* The conv2dInteger of ConvInteger or QLinearConv, inputs x, w and
  * their zero points xz, wz (w's per output channel [M]): int32
- * [N, M, OH, OW].  NULL after an error or refusal (*rc). */
+ * [N, M, OH, OW].  NULL after an error (*rc -1) or a refusal (*rc
+ * REFUSED). */
 static const char *
 conv(struct imp *m, int xi, int wi, int xzi, int wzi, const char *out,
     int *rc)
 {
 	const char *x = in(m, xi), *w = in(m, wi);
 	const struct tdesc *xt = ty(m, x), *wt = ty(m, w);
-	const char *ap = att_s(m, "auto_pad", "NOTSET");
+	const char *ap = att_s(m, "auto_pad", "NOTSET"), *xz, *wz;
 	int64_t k[2], s[2] = { 1, 1 }, d[2] = { 1, 1 }, p[4] = { 0, 0, 0, 0 };
 	int64_t g = att_i(m, "group", 1);
 	uint32_t pad[4], st[2], dil[2];
@@ -264,9 +267,13 @@ conv(struct imp *m, int xi, int wi, int xzi, int wzi, const char *out,
 	cJSON_AddItemToObject(o, "strides", ju32s(st, 2));
 	cJSON_AddItemToObject(o, "dilations", ju32s(dil, 2));
 	cJSON_AddNumberToObject(o, "groups", (double)g);
-	*rc = 0;
-	return emit(m, "conv2dInteger", o, out, 4, x, w, zp(m, xzi, xi, 4, 0),
-	    zp(m, wzi, wi, 4, 0));
+	xz = zp(m, xzi, xi, 4, 0);
+	wz = zp(m, wzi, wi, 4, 0);
+	if (!xz || !wz) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return emit(m, "conv2dInteger", o, out, 4, x, w, xz, wz);
 }
 
 int
@@ -278,7 +285,7 @@ onnx_convinteger(struct imp *m)
 	if ((r = want8(m, 0, "x")) || (r = want8(m, 1, "w")))
 		return r;
 	y = conv(m, 0, 1, 2, 3, outname(m, 0), &r);
-	return y || r == -1 ? imp_done(m, 0, y) : r;
+	return y ? imp_done(m, 0, y) : r;
 }
 
 int
@@ -300,7 +307,7 @@ onnx_qlinearconv(struct imp *m)
 		    dtype_name(ty(m, b)->dt));
 	y = conv(m, 0, 3, 2, 5, NULL, &r);
 	if (!y)
-		return r == -1 ? imp_done(m, 0, NULL) : r;
+		return r;
 	/* the int32 bias on each output channel, in the int32 sum */
 	if (b)
 		y = emit(m, "add", NULL, NULL, 2, y, per(m, b, 4, 1));
