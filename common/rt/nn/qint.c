@@ -170,7 +170,8 @@ nnl_k_requant(const int64_t *ip, const double *fp, const void *const *in,
 	(void)fp;
 	(void)scratch;
 	for (int64_t i = 0; i < n; i++) {
-		double z = (double)nnl_loadi(in[2], nnl_qint_off(r, idx, zs), zdt);
+		double z = (double)nnl_loadi(in[2], nnl_qint_off(r, idx, zs),
+		    zdt);
 		double v = (double)((const int32_t *)in[0])[i] *
 		    nnl_loadf(in[1], nnl_qint_off(r, idx, ss), sdt) + z;
 
