@@ -10,6 +10,7 @@
 
 #include "onnx_imp.h"
 #include "escape.h"
+#include "shape.h"
 
 static int
 is8(enum dtype dt)
@@ -137,9 +138,10 @@ onnx_matmulinteger(struct imp *m)
 	return imp_done(m, 0, matmul(m, 0, 1, 2, 3, outname(m, 0)));
 }
 
-/* y, int32, scaled by sa * sb / sy (float32; sa a vector on axis axa
- * of rank r, sb on axb) and requantized to zero point zy (uint8 0 when
- * absent). */
+/* y, int32, scaled by sa * sb / sy (float32) and requantized to zero
+ * point zy (uint8 0 when absent); sa, sy and zy, where vectors, on axis
+ * axa of rank r (a QLinearMatMul's rows), sb on axb (its columns, a
+ * QLinearConv's output channels). */
 static const char *
 requant(struct imp *m, const char *y, const char *sa, const char *sb,
     const char *sy, const char *zy, int r, int axa, int axb)
@@ -149,9 +151,26 @@ requant(struct imp *m, const char *y, const char *sa, const char *sb,
 	if (!y)
 		return NULL;
 	s = emit(m, "div", NULL, NULL, 2, emit(m, "mul", NULL, NULL, 2,
-	    per(m, sa, r, axa), per(m, sb, r, axb)), sy);
+	    per(m, sa, r, axa), per(m, sb, r, axb)), per(m, sy, r, axa));
 	return s ? emit(m, "requantizeLinear", NULL, outname(m, 0), 3, y, s,
-	    zy ? zy : mkscalar(m, DT_UINT8, 0)) : NULL;
+	    zy ? per(m, zy, r, axa) : mkscalar(m, DT_UINT8, 0)) : NULL;
+}
+
+/* Inputs named in list (indexes, -1 ends) are absent or of one item,
+ * as QLinearConv and ConvInteger want their x and y scales and zero
+ * points; 0, or -1 after an error naming the first that is not. */
+static int
+scalars(struct imp *m, const int *list)
+{
+	for (; *list >= 0; list++) {
+		const char *v = in(m, *list);
+
+		if (v && tdesc_numel(ty(m, v)) != 1)
+			return nodeerr(m, "input %s %s is not one value",
+			    escape_tty_name(m->n->input[*list]),
+			    shape_str(ty(m, v)));
+	}
+	return 0;
 }
 
 int
@@ -279,11 +298,14 @@ conv(struct imp *m, int xi, int wi, int xzi, int wzi, const char *out,
 int
 onnx_convinteger(struct imp *m)
 {
+	static const int one[] = { 2, -1 };
 	const char *y;
 	int r;
 
 	if ((r = want8(m, 0, "x")) || (r = want8(m, 1, "w")))
 		return r;
+	if (scalars(m, one))
+		return -1;
 	y = conv(m, 0, 1, 2, 3, outname(m, 0), &r);
 	return y ? imp_done(m, 0, y) : r;
 }
@@ -291,6 +313,7 @@ onnx_convinteger(struct imp *m)
 int
 onnx_qlinearconv(struct imp *m)
 {
+	static const int one[] = { 1, 2, 6, 7, -1 };
 	const char *zy = in(m, 7), *b = in(m, 8), *y;
 	int r;
 
@@ -302,6 +325,8 @@ onnx_qlinearconv(struct imp *m)
 	if (zy && !is8(ty(m, zy)->dt))
 		return refuse(m, REFUSE_TYPE, "QLinearConv to %s",
 		    dtype_name(ty(m, zy)->dt));
+	if (scalars(m, one))
+		return -1;
 	if (b && ty(m, b)->dt != DT_INT32)
 		return nodeerr(m, "bias B is %s, not int32",
 		    dtype_name(ty(m, b)->dt));

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """attr_cases: attributes of onnx_attrs.def that no passing ONNX node
-test uses, each in a model against NumPy, or refused.
+test uses, each in a model against NumPy, or refused (and the layouts
+of the integer products' zero points and scales that none uses).
 
 Usage: attr_cases.py [--bin DIR] [--only NAME]
 
@@ -471,6 +472,38 @@ def qcases():
                               "b"], auto_pad="NOTSET", group=2,
               pads=[0, 2, 1, 1])], [("x", x)], ins, 1, 10), [("x", x)], \
         [qconv(conv_int(xs, wsh, [0, 2, 1, 1], [1, 1], [1, 1], 2))]
+    # MatMulInteger and QLinearMatMul with their zero points and scales
+    # per row of a ([M]) and per column of b ([N]), M and N apart so
+    # that a vector on the wrong axis cannot broadcast; QLinearMatMul's
+    # y_scale and y_zero_point per row too; a vector times a matrix
+    a = RNG.integers(0, 256, (2, 4, 5)).astype(np.uint8)
+    bm = RNG.integers(-128, 128, (5, 3)).astype(np.int8)
+    az = RNG.integers(0, 256, 4).astype(np.uint8)
+    bz = RNG.integers(-128, 128, 3).astype(np.int8)
+    acc = np.matmul(a.astype(np.int64) - az.reshape(4, 1),
+                    bm.astype(np.int64) - bz)
+    yield "MatMulInteger zero points per row and column", mk(
+        [node("MatMulInteger", ["a", "b", "az", "bz"])], [("a", a)],
+        [("b", bm), ("az", az), ("bz", bz)], 1, 10), [("a", a)], \
+        [acc.astype(np.int32)]
+    v = a[0, 0].copy()
+    yield "MatMulInteger of a vector", mk(
+        [node("MatMulInteger", ["a", "b", "az", "bz"])], [("a", v)],
+        [("b", bm), ("az", az[:1].copy()), ("bz", bz)], 1, 10), \
+        [("a", v)], [(v.astype(np.int64) - az[0]) @ (bm.astype(np.int64) -
+                                                      bz)]
+    asc = RNG.uniform(0.01, 0.1, 4).astype(np.float32)
+    bsc = RNG.uniform(0.01, 0.1, 3).astype(np.float32)
+    ysc = RNG.uniform(1, 4, 4).astype(np.float32)
+    yz = RNG.integers(-20, 20, 4).astype(np.int8)
+    sc = (asc.reshape(4, 1) * bsc / ysc.reshape(4, 1)).astype(np.float32)
+    want = np.clip(np.rint(acc * sc.astype(np.float64) + yz.reshape(4, 1)),
+                   -128, 127).astype(np.int8)
+    yield "QLinearMatMul scales and zero points per row and column", mk(
+        [node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys",
+                                "yz"])], [("a", a)],
+        [("as", asc), ("az", az), ("b", bm), ("bs", bsc), ("bz", bz),
+         ("ys", ysc), ("yz", yz)], 1, 10), [("a", a)], [want]
     # TfIdfVectorizer: weights (one per output, as the n-grams are in
     # output order): TFIDF multiplies the counts, IDF takes the weight
     # where the count is not 0; bigrams with one skip
