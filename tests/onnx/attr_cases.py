@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """attr_cases: attributes of onnx_attrs.def that no passing ONNX node
-test uses, each in a model against NumPy, or refused.
+test uses, each in a model against NumPy, or refused (and the layouts
+of the integer products' zero points and scales that none uses).
 
 Usage: attr_cases.py [--bin DIR] [--only NAME]
 
@@ -24,7 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from newest_ops import ROOT, T, rand, run  # noqa: E402
 
-T = dict(T, **{"uint8": TensorProto.UINT8, "uint32": TensorProto.UINT32})
+T = dict(T, **{"uint8": TensorProto.UINT8, "uint32": TensorProto.UINT32,
+            "int32": TensorProto.INT32})
 
 RNG = np.random.default_rng(32)
 
@@ -385,6 +387,155 @@ def rnncases():
         list(recurrent("RNN", x, w, r, b, ["Tanh"], None, "reverse"))
 
 
+# ---- integer products and n-grams (onnx_qint.c) ----
+
+def conv_int(x, w, pads, strides, dil, group):
+    """The int64 convolution of x and w, already less their zero
+    points, padded with 0 (pads: begin h, begin w, end h, end w)."""
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    xp = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]),
+                  np.int64)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    oh = (xp.shape[2] - dil[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (xp.shape[3] - dil[1] * (kw - 1) - 1) // strides[1] + 1
+    y = np.zeros((n, o, oh, ow), np.int64)
+    og = o // group
+    for oc in range(o):
+        g = oc // og
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg,
+                           i * dil[0]:i * dil[0] + strides[0] * oh:
+                           strides[0],
+                           j * dil[1]:j * dil[1] + strides[1] * ow:
+                           strides[1]]
+                y[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, i, j])
+    return y
+
+
+def same_pads(size, k, s, d, upper):
+    """auto_pad SAME_UPPER or SAME_LOWER: ONNX's formula."""
+    begin, end = [], []
+    for n, kk, ss, dd in zip(size, k, s, d):
+        out = -(-n // ss)
+        t = max(0, (out - 1) * ss + (kk - 1) * dd + 1 - n)
+        begin.append(t // 2 if upper else t - t // 2)
+        end.append(t - begin[-1])
+    return begin + end
+
+
+def qcases():
+    x = RNG.integers(0, 256, (1, 4, 5, 6)).astype(np.uint8)
+    w = RNG.integers(0, 256, (4, 2, 2, 3)).astype(np.uint8)
+    xz, wz = np.array(131, np.uint8), RNG.integers(0, 256, 4).astype(
+        np.uint8)
+    xs, wsh = x.astype(np.int64) - 131, w.astype(np.int64) - \
+        wz.reshape(4, 1, 1, 1)
+    pads = same_pads([5, 6], [2, 3], [2, 1], [1, 2], True)
+    yield "ConvInteger auto_pad dilations group kernel_shape strides", mk(
+        [node("ConvInteger", ["x", "w", "xz", "wz"], auto_pad="SAME_UPPER",
+              dilations=[1, 2], group=2, kernel_shape=[2, 3],
+              strides=[2, 1])], [("x", x)],
+        [("w", w), ("xz", xz), ("wz", wz)], 1, 10), [("x", x)], \
+        [conv_int(xs, wsh, pads, [2, 1], [1, 2], 2).astype(np.int32)]
+    x1 = x[:, :2].copy()
+    yield "ConvInteger pads", mk(
+        [node("ConvInteger", ["x", "w", "xz", "wz"], pads=[1, 0, 2, 3])],
+        [("x", x1)], [("w", w), ("xz", xz), ("wz", wz)], 1, 10), \
+        [("x", x1)], \
+        [conv_int(xs[:, :2], wsh, [1, 0, 2, 3], [1, 1], [1, 1],
+                  1).astype(np.int32)]
+    # QLinearConv: the sum and the int32 bias times x_scale * w_scale /
+    # y_scale in float32, then in double plus y_zero_point, rounded
+    # half to even and saturated
+    xsc, wsc = np.float32(0.02), RNG.uniform(0.001, 0.01, 4).astype(
+        np.float32)
+    ysc, yz = np.float32(0.3), np.array(7, np.uint8)
+    b = RNG.integers(-3000, 3000, 4).astype(np.int32)
+
+    def qconv(acc):
+        sc = (xsc * wsc / ysc).astype(np.float32).reshape(1, 4, 1, 1)
+        v = (acc + b.reshape(1, 4, 1, 1)) * sc.astype(np.float64) + 7
+        return np.clip(np.rint(v), 0, 255).astype(np.uint8)
+    ins = [("xs", np.array(xsc)), ("xz", xz), ("w", w), ("ws", wsc),
+           ("wz", wz), ("ys", np.array(ysc)), ("yz", yz), ("b", b)]
+    pads = same_pads([5, 6], [2, 3], [1, 2], [2, 1], False)
+    yield "QLinearConv auto_pad dilations group kernel_shape strides", mk(
+        [node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz",
+                              "b"], auto_pad="SAME_LOWER", dilations=[2, 1],
+              group=2, kernel_shape=[2, 3], strides=[1, 2])],
+        [("x", x)], ins, 1, 10), [("x", x)], \
+        [qconv(conv_int(xs, wsh, pads, [1, 2], [2, 1], 2))]
+    yield "QLinearConv pads", mk(
+        [node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz",
+                              "b"], auto_pad="NOTSET", group=2,
+              pads=[0, 2, 1, 1])], [("x", x)], ins, 1, 10), [("x", x)], \
+        [qconv(conv_int(xs, wsh, [0, 2, 1, 1], [1, 1], [1, 1], 2))]
+    # MatMulInteger and QLinearMatMul with their zero points and scales
+    # per row of a ([M]) and per column of b ([N]), M and N apart so
+    # that a vector on the wrong axis cannot broadcast; QLinearMatMul's
+    # y_scale and y_zero_point per row too; a vector times a matrix
+    a = RNG.integers(0, 256, (2, 4, 5)).astype(np.uint8)
+    bm = RNG.integers(-128, 128, (5, 3)).astype(np.int8)
+    az = RNG.integers(0, 256, 4).astype(np.uint8)
+    bz = RNG.integers(-128, 128, 3).astype(np.int8)
+    acc = np.matmul(a.astype(np.int64) - az.reshape(4, 1),
+                    bm.astype(np.int64) - bz)
+    yield "MatMulInteger zero points per row and column", mk(
+        [node("MatMulInteger", ["a", "b", "az", "bz"])], [("a", a)],
+        [("b", bm), ("az", az), ("bz", bz)], 1, 10), [("a", a)], \
+        [acc.astype(np.int32)]
+    v = a[0, 0].copy()
+    yield "MatMulInteger of a vector", mk(
+        [node("MatMulInteger", ["a", "b", "az", "bz"])], [("a", v)],
+        [("b", bm), ("az", az[:1].copy()), ("bz", bz)], 1, 10), \
+        [("a", v)], [(v.astype(np.int64) - az[0]) @ (bm.astype(np.int64) -
+                                                      bz)]
+    asc = RNG.uniform(0.01, 0.1, 4).astype(np.float32)
+    bsc = RNG.uniform(0.01, 0.1, 3).astype(np.float32)
+    ysc = RNG.uniform(1, 4, 4).astype(np.float32)
+    yz = RNG.integers(-20, 20, 4).astype(np.int8)
+    sc = (asc.reshape(4, 1) * bsc / ysc.reshape(4, 1)).astype(np.float32)
+    want = np.clip(np.rint(acc * sc.astype(np.float64) + yz.reshape(4, 1)),
+                   -128, 127).astype(np.int8)
+    yield "QLinearMatMul scales and zero points per row and column", mk(
+        [node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys",
+                                "yz"])], [("a", a)],
+        [("as", asc), ("az", az), ("b", bm), ("bs", bsc), ("bz", bz),
+         ("ys", ysc), ("yz", yz)], 1, 10), [("a", a)], [want]
+    # TfIdfVectorizer: weights (one per output, as the n-grams are in
+    # output order): TFIDF multiplies the counts, IDF takes the weight
+    # where the count is not 0; bigrams with one skip
+    xt = np.array([[1, 2, 3, 1, 2, 1, 3, 3], [2, 2, 1, 3, 1, 2, 2, 3]],
+                  np.int32)
+    pool = [1, 2, 3, 1, 2, 1, 3, 2, 2]
+    wt = [0.5, 2.0, 1.5, 3.0, 0.25, 4.0]
+    grams = [(1,), (2,), (3,), (1, 2), (1, 3), (2, 2)]
+    tf = np.array([[sum(tuple(r[i:i + (len(g) - 1) * k + 1:k]) == g
+                        for k in ((1,) if len(g) == 1 else (1, 2))
+                        for i in range(len(r) - (len(g) - 1) * k))
+                    for g in grams] for r in xt.tolist()], np.float64)
+    for mode, want in (("TFIDF", tf * wt), ("IDF", (tf > 0) * wt)):
+        yield "TfIdfVectorizer %s weights" % mode, mk(
+            [node("TfIdfVectorizer", ["x"], mode=mode, min_gram_length=1,
+                  max_gram_length=2, max_skip_count=1, ngram_counts=[0, 3],
+                  ngram_indexes=[0, 1, 2, 3, 4, 5], pool_int64s=pool,
+                  weights=wt)], [("x", xt)], [], 1, 9), [("x", xt)], \
+            [want.astype(np.float32)]
+    yield "TfIdfVectorizer weights out of pool order refused", mk(
+        [node("TfIdfVectorizer", ["x"], mode="TFIDF", min_gram_length=1,
+              max_gram_length=1, ngram_counts=[0], ngram_indexes=[1, 0],
+              pool_int64s=[1, 2], weights=[1.0, 2.0])], [("x", xt)], [],
+        1, 9), [("x", xt)], \
+        "[unsupported-attribute]: weights with ngram_indexes not 0, 1, 2"
+    yield "TfIdfVectorizer pool_strings refused", mk(
+        [node("TfIdfVectorizer", ["x"], mode="TF", min_gram_length=1,
+              max_gram_length=1, ngram_counts=[0], ngram_indexes=[0],
+              pool_strings=["a"])], [("x", xt)], [], 1, 9), [("x", xt)], \
+        "[unsupported-type]: pool_strings (strings)"
+
+
 def scatter(d, idx):
     y = d.copy()
     for i in range(idx.shape[0]):
@@ -401,7 +552,8 @@ def main():
     a = ap.parse_args()
     bad = n = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, m, ins, want in list(cases()) + list(rnncases()):
+        for name, m, ins, want in (list(cases()) + list(rnncases()) +
+                                   list(qcases())):
             if a.only not in name:
                 continue
             n += 1
@@ -425,7 +577,10 @@ def main():
                 continue
             for i, (g, w) in enumerate(zip(got, want)):
                 w = np.asarray(w)
-                if g.shape != w.shape or not np.allclose(
+                # integers exactly, floats within a tolerance
+                if g.shape != w.shape or (w.dtype.kind in "iu" and not
+                                          np.array_equal(g, w)) or \
+                        not np.allclose(
                         g.astype(np.float64), w, rtol=1e-4, atol=1e-5):
                     print("FAIL %s: output %d: %s, wanted %s: %s vs %s" % (
                         name, i, g.shape, w.shape, g.ravel()[:4],

@@ -1494,3 +1494,168 @@ invalid("conv2d-float64", "conv2d", [x([1, 1, 3, 3], f64),
         "data type float64 is not allowed")
 invalid("matmul-bfloat16", "matmul", ab([2, 2], [2, 2], bf16), {},
         "data type bfloat16 is not allowed")
+
+
+# ---- nnl's integer products: matMulInteger, conv2dInteger ----
+# The products in int64 by NumPy, then wrapped to int32 (ONNX's int32
+# sums).  Full-range 8-bit data with sums of hundreds of terms pass
+# 2^24, where a float32 sum is no longer exact: a kernel that sums in
+# float gives other integers; zero points per row, per column and per
+# channel (broadcast) against a kernel that reads them at the wrong
+# stride; int8 against uint8 mixed.
+def _shifted(a, z):
+    return a.astype(np.int64) - z.astype(np.int64)
+
+
+def mm_int_ref(a):
+    return np.matmul(_shifted(a["a"], a["az"]),
+                     _shifted(a["b"], a["bz"])).astype(np.int32)
+
+
+for name, (ta, sa, tb, sb, sza, szb) in {
+        "uint8-rows-cols": (u8, [3, 5], u8, [5, 4], [3, 1], [4]),
+        "int8-batch": (i8, [2, 1, 3, 6], i8, [3, 6, 2], [], []),
+        "uint8-int8": (u8, [4, 7], i8, [2, 7, 3], [1], [2, 1, 3]),
+        "exact-k600": (u8, [2, 600], u8, [600, 3], [], [])}.items():
+    case("matMulInteger-" + name, "matMulInteger",
+         [("a", ta, sa, "full"), ("b", tb, sb, "full"),
+          ("az", ta, sza, "full"), ("bz", tb, szb, "full")],
+         ref=lambda a, c: mm_int_ref(a))
+invalid("matMulInteger-float", "matMulInteger",
+        [("a", f32, [2, 3], "n"), ("b", u8, [3, 2], "n"),
+         ("az", f32, [], "n"), ("bz", u8, [], "n")], {},
+        'input "a": data type float32 is not allowed')
+invalid("matMulInteger-zero-point", "matMulInteger",
+        [("a", u8, [3, 5], "n"), ("b", u8, [5, 2], "n"),
+         ("az", u8, [3], "n"), ("bz", u8, [], "n")], {},
+        'input "aZeroPoint" [3] does not broadcast to input "a" [3, 5]')
+
+
+# conv2dInteger by its definition on the shifted operands: padding is
+# 0 once shifted (the input's zero point before), each output channel
+# of a group over that group's input channels only.
+def conv_int_ref(x, w, pad, st, dil, groups):
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    xp = np.zeros((n, c, h + pad[0] + pad[1], wd + pad[2] + pad[3]),
+                  np.int64)
+    xp[:, :, pad[0]:pad[0] + h, pad[2]:pad[2] + wd] = x
+    oh = (xp.shape[2] - (kh - 1) * dil[0] - 1) // st[0] + 1
+    ow = (xp.shape[3] - (kw - 1) * dil[1] - 1) // st[1] + 1
+    y = np.zeros((n, o, oh, ow), np.int64)
+    og = o // groups
+    for oc in range(o):
+        g = oc // og
+        for i in range(oh):
+            for j in range(ow):
+                win = xp[:, g * cg:(g + 1) * cg,
+                         i * st[0]:i * st[0] + (kh - 1) * dil[0] + 1:dil[0],
+                         j * st[1]:j * st[1] + (kw - 1) * dil[1] + 1:dil[1]]
+                y[:, oc, i, j] = (win * w[oc]).sum(axis=(1, 2, 3))
+    return y.astype(np.int32)
+
+
+for name, (dt, sx, sw, szw, o) in {
+        "uint8-pad-stride": (u8, [1, 2, 5, 6], [3, 2, 3, 2], [3, 1, 1, 1],
+                             {"padding": [1, 0, 2, 1], "strides": [2, 1],
+                              "dilations": [1, 2]}),
+        "int8-groups": (i8, [2, 4, 4, 4], [4, 2, 2, 2], [], {"groups": 2}),
+        "exact-c64": (u8, [1, 64, 3, 3], [2, 64, 3, 3], [2, 1, 1, 1], {})
+}.items():
+    case("conv2dInteger-" + name, "conv2dInteger",
+         [("x", dt, sx, "full"), ("w", dt, sw, "full"),
+          ("xz", dt, [], "full"), ("wz", dt, szw, "full")], o,
+         ref=lambda a, c, o=o: conv_int_ref(
+             _shifted(a["x"], a["xz"]), _shifted(a["w"], a["wz"]),
+             o.get("padding", [0] * 4), o.get("strides", [1, 1]),
+             o.get("dilations", [1, 1]), o.get("groups", 1)))
+invalid("conv2dInteger-groups", "conv2dInteger",
+        [("x", u8, [1, 4, 3, 3], "n"), ("w", u8, [2, 4, 1, 1], "n"),
+         ("xz", u8, [], "n"), ("wz", u8, [], "n")], {"groups": 2},
+        "filter [2, 4, 1, 1] does not fit input [1, 4, 3, 3] in 2 groups")
+
+
+# requantizeLinear: int32 times the scale plus the zero point in
+# double, np.rint's ties to even (x * 0.5 of odd x: 0.5 to 0, 1.5 to 2,
+# -2.5 to -2; rounding half up or away from zero differs), saturated
+# (not wrapped) at the 8-bit range.
+def requant_ref(a, lo, hi, dt):
+    v = a["x"].astype(np.float64) * a["s"].astype(np.float64) + a["z"]
+    return np.clip(np.rint(v), lo, hi).astype(dt)
+
+
+case("requantizeLinear-ties-uint8", "requantizeLinear",
+     [("x", i32, [10], [1, 3, -5, 5, 7, 9, -1, 1000, -1000, 21]),
+      ("s", f32, [], [0.5]), ("z", u8, [], [10])],
+     ref=lambda a, c: requant_ref(a, 0, 255, np.uint8))
+case("requantizeLinear-int8-per-column", "requantizeLinear",
+     [("x", i32, [2, 3, 4], "full"), ("s", f32, [4], [1e-9, 2e-8, 3e-8,
+                                                       1.5e-10]),
+      ("z", i8, [1, 4], [0, -3, 5, 127])],
+     ref=lambda a, c: requant_ref(a, -128, 127, np.int8))
+invalid("requantizeLinear-scale", "requantizeLinear",
+        [("x", i32, [2, 3], "n"), ("s", f32, [2], "pos"),
+         ("z", u8, [], "n")], {},
+        'input "scale" [2] or "zeroPoint" [] does not broadcast to input '
+        '[2, 3]')
+
+
+# tfIdfVectorizer: ONNX's TfIdfVectorizer by its description: the
+# pool's n-grams in a dictionary, each row's n-grams of n items with
+# skips of 0 to maxSkipCount between them (a 1-gram once) looked up
+# and counted; idf gives the weight where the count is not 0, tfIdf
+# count times weight.
+def tfidf_ref(x, mode, lo, hi, skip, counts, idx, pool, weights=None):
+    rows = x.reshape(-1, x.shape[-1])
+    grams, j = {}, 0
+    for g, start in enumerate(counts):
+        end = counts[g + 1] if g + 1 < len(counts) else len(pool)
+        for p in range(start, end, g + 1):
+            grams[tuple(pool[p:p + g + 1])] = idx[j]
+            j += 1
+    out = np.zeros((len(rows), max(idx) + 1))
+    for r, row in enumerate(rows):
+        for n in range(lo, hi + 1):
+            for s in ([0] if n == 1 else range(skip + 1)):
+                for i in range(len(row) - (n - 1) * (s + 1)):
+                    t = tuple(int(v) for v in row[i:i + (n - 1) * (s + 1)
+                                                  + 1:s + 1])
+                    if t in grams:
+                        out[r, grams[t]] += 1
+    w = np.ones(out.shape[1]) if weights is None else np.array(weights)
+    if mode == "idf":
+        out = np.where(out > 0, w, 0)
+    elif mode == "tfIdf":
+        out = out * w
+    return out.reshape(x.shape[:-1] + (out.shape[1],)).astype(np.float32)
+
+
+TFIDF = {
+    "tf-uni-bi-skip2": (i64, [2, 9], {
+        "mode": "tf", "minGramLength": 1, "maxGramLength": 2,
+        "maxSkipCount": 2, "ngramCounts": [0, 4],
+        "ngramIndexes": [3, 0, 5, 1, 2, 4, 7, 6],
+        "pool": [0, 1, 2, 3, 0, 1, 1, 1, 2, 3, 3, 0]}),
+    "idf-weights-1d": (i32, [12], {
+        "mode": "idf", "minGramLength": 1, "maxGramLength": 2,
+        "maxSkipCount": 0, "ngramCounts": [0, 3],
+        "ngramIndexes": [0, 1, 2, 3, 4], "pool": [1, 2, 3, 1, 2, 4, 4],
+        "weights": [0.5, 1.25, 2.0, 3.5, 0.75]}),
+    "tfIdf-bi-tri-skip1": (i64, [3, 10], {
+        "mode": "tfIdf", "minGramLength": 2, "maxGramLength": 3,
+        "maxSkipCount": 1, "ngramCounts": [0, 2, 6],
+        "ngramIndexes": [0, 1, 2, 3, 4, 5, 6],
+        "pool": [0, 1, 0, 1, 1, 2, 2, 3, 1, 0, 2, 2, 2, 1, 0],
+        "weights": [9, 9, 1.5, 2.0, 0.25, 4.0, 3.0]}),
+}
+for name, (dt, shape, o) in TFIDF.items():
+    case("tfIdfVectorizer-" + name, "tfIdfVectorizer",
+         [("x", dt, shape, "uidx:4")], o,
+         ref=lambda a, c, o=o: tfidf_ref(
+             a["x"], o["mode"], o["minGramLength"], o["maxGramLength"],
+             o["maxSkipCount"], o["ngramCounts"], o["ngramIndexes"],
+             o["pool"], o.get("weights")))
+invalid("tfIdfVectorizer-indexes", "tfIdfVectorizer",
+        [("x", i64, [5], "uidx:3")],
+        {"ngramCounts": [0, 2], "ngramIndexes": [0, 1], "pool": [1, 2, 1, 2]},
+        "2 ngramIndexes for 3 n-grams in the pool")

@@ -217,11 +217,40 @@ mutant("argMin and argMax told apart the wrong way",
        "common/host/kern_tensor.c",
        "kip(c, c->n->op == OP_ARG_MAX);", "kip(c, c->n->op != OP_ARG_MAX);",
        ["argMax", "argMin-keep-int64"], HOST)
+# ---- integer products, requantization, n-grams (common/rt/nn/qint.c) ----
+QI, KNN = "common/rt/nn/qint.c", "common/host/kern_nn.c"
+mutant("conv2dInteger without its left padding", QI,
+       "int64_t ix = ox * sw - pl + b * dw;",
+       "int64_t ix = ox * sw - pl * 0 + b * dw;",
+       ["conv2dInteger-uint8-pad-stride"], RT)
+mutant("conv2dInteger's groups all read the first group", QI,
+       "xr = X + ((n * C + o / og * cg + c) * H + iy) * W;",
+       "xr = X + ((n * C + o / og * 0 + c) * H + iy) * W;",
+       ["conv2dInteger-int8-groups"],
+       RT)
+mutant("matMulInteger reads b's first matrix in every batch", QI,
+       "const int32_t *b = B + nnl_qint_off(q, idx, bs) * K * N;",
+       "const int32_t *b = B;", ["matMulInteger-int8-batch"], RT)
+mutant("requantizeLinear rounds half away from zero", QI,
+       "v = v != v ? z : nnl_qint_rint(v);", "v = v != v ? z : round(v);",
+       ["requantizeLinear-ties-uint8"], RT)
+mutant("requantizeLinear wraps instead of saturating", QI,
+       "double lo = zdt == NNL_I8 ? -128 : 0, hi = zdt == NNL_I8 ? 127 : 255;",
+       "double lo = -1e18, hi = 1e18;", ["requantizeLinear-ties-uint8"], RT)
+mutant("tfIdfVectorizer counts a 1-gram at every skip", QI,
+       "s <= (n == 1 ? 0 : sk)", "s <= sk", ["tfIdfVectorizer-tf-uni-bi-skip2"],
+       RT)
+mutant("conv2dInteger's strides swapped", KNN,
+       "kip(c, st[0]);\n\tkip(c, st[1]);", "kip(c, st[1]);\n\tkip(c, st[0]);",
+       ["conv2dInteger-uint8-pad-stride"], HOST)
 # ---- shape rules: the output type ----
 mutant("isNaN's output keeps the input type", "common/middle/shape_ew.c",
        "shape_out(c, 0, DT_UINT8, c->in[0]->rank, c->in[0]->dims);",
        "shape_out(c, 0, c->in[0]->dt, c->in[0]->rank, c->in[0]->dims);",
        ["isNaN"], ("all",))
+mutant("conv2dInteger's output size without the stride",
+       "common/middle/shape_int.c", "d[2 + i] = n / st[i] + 1;",
+       "d[2 + i] = n + 1;", ["conv2dInteger-uint8-pad-stride"], ("all",))
 
 
 class Fail(Exception):

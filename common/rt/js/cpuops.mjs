@@ -743,6 +743,97 @@ export const CpuOps = {
     const r = mapBinary(s, m, a.dataType, (x, y) => Math.log(x) + (Number.isFinite(y) ? y : 0));
     return {...r, shape: reduce(a, o, (x) => x, null).shape};
   },
+  // nnl's integer products: 8-bit operands less their zero points
+  // (broadcast), summed in int32 with wrapping, as ONNX's
+  // MatMulInteger and ConvInteger
+  matMulInteger: (a, b, az, bz) => {
+    const A = shiftInt(a, az), B = shiftInt(b, bz);
+    const ra = a.shape.length, rb = b.shape.length;
+    const [M, K] = a.shape.slice(ra - 2), N = b.shape[rb - 1];
+    const sa = a.shape.slice(0, ra - 2), sb = b.shape.slice(0, rb - 2);
+    const batch = broadcastShape(sa, sb), out = new Int32Array(numel(batch) * M * N);
+    for (let t = 0; t < numel(batch); t++) {
+      const ao = bindex(sa, batch, t) * M * K, bo = bindex(sb, batch, t) * K * N;
+      for (let i = 0; i < M; i++)
+        for (let j = 0; j < N; j++) {
+          let s = 0;
+          for (let k = 0; k < K; k++)
+            s = (s + Math.imul(A[ao + i * K + k], B[bo + k * N + j])) | 0;
+          out[(t * M + i) * N + j] = s;
+        }
+    }
+    return {dataType: "int32", shape: [...batch, M, N], data: out};
+  },
+  conv2dInteger: (x, w, xz, wz, {padding = [0, 0, 0, 0],
+    strides: [sh, sw] = [1, 1], dilations: [dh, dw] = [1, 1], groups = 1} = {}) => {
+    const [pt, pb, pl, pr] = padding;
+    const X = shiftInt(x, xz), Wt = shiftInt(w, wz);
+    const [N, C, H, W] = x.shape, [O, cg, KH, KW] = w.shape, og = O / groups;
+    const OH = Math.floor((H + pt + pb - (KH - 1) * dh - 1) / sh) + 1;
+    const OW = Math.floor((W + pl + pr - (KW - 1) * dw - 1) / sw) + 1;
+    const out = new Int32Array(N * O * OH * OW);
+    for (let n = 0; n < N; n++)
+      for (let o = 0; o < O; o++)
+        for (let oy = 0; oy < OH; oy++)
+          for (let ox = 0; ox < OW; ox++) {
+            let s = 0;
+            for (let c = 0; c < cg; c++)
+              for (let p = 0; p < KH; p++)
+                for (let q = 0; q < KW; q++) {
+                  const iy = oy * sh - pt + p * dh, ix = ox * sw - pl + q * dw;
+                  if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                  s = (s + Math.imul(X[((n * C + Math.floor(o / og) * cg + c) * H + iy) * W + ix],
+                    Wt[((o * cg + c) * KH + p) * KW + q])) | 0;
+                }
+            out[((n * O + o) * OH + oy) * OW + ox] = s;
+          }
+    return {dataType: "int32", shape: [N, O, OH, OW], data: out};
+  },
+  // int32 times a float32 scale plus the zero point, in double, rounded
+  // to nearest even and saturated to the zero point's 8 bits (NaN: the
+  // zero point)
+  requantizeLinear: (a, s, z) => {
+    const [lo, hi] = z.dataType === "int8" ? [-128, 127] : [0, 255];
+    const out = new ARRAYS[z.dataType](a.data.length);
+    for (let i = 0; i < a.data.length; i++) {
+      const zp = z.data[bindex(z.shape, a.shape, i)];
+      const v = a.data[i] * s.data[bindex(s.shape, a.shape, i)] + zp;
+      out[i] = Number.isNaN(v) ? zp : Math.min(Math.max(roundEven(v), lo), hi);
+    }
+    return {dataType: z.dataType, shape: [...a.shape], data: out};
+  },
+  // ONNX's TfIdfVectorizer: counts of the pool's n-grams (n from
+  // minGramLength to maxGramLength, items max skip apart at most; a
+  // 1-gram once), weighted per mode
+  tfIdfVectorizer: (a, {mode = "tf", minGramLength: lo = 1,
+    maxGramLength: hi = 1, maxSkipCount: sk = 0, ngramCounts: cnt = [],
+    ngramIndexes: ix = [], pool = [], weights} = {}) => {
+    const big = isBig(a.dataType), P = pool.length, G = cnt.length;
+    const items = big ? pool.map((v) => BigInt(v)) : pool;
+    const O = Math.max(...ix) + 1, C = a.shape[a.shape.length - 1];
+    const B = a.shape.length === 2 ? a.shape[0] : 1, out = new Float32Array(B * O);
+    const end = (g) => (g + 1 < G ? cnt[g + 1] : P);
+    for (let b = 0; b < B; b++) {
+      let first = 0;
+      for (let n = 1; n <= Math.min(hi, G); n++) {
+        const p0 = cnt[n - 1], p1 = end(n - 1);
+        for (let s = 0; n >= lo && s <= (n === 1 ? 0 : sk); s++)
+          for (let i = 0; i + (n - 1) * (s + 1) < C; i++)
+            for (let e = p0; e + n <= p1; e += n) {
+              let k = 0;
+              while (k < n && a.data[b * C + i + k * (s + 1)] === items[e + k]) k++;
+              if (k === n) out[b * O + ix[first + (e - p0) / n]] += 1;
+            }
+        first += (p1 - p0) / n;
+      }
+      for (let o = 0; o < O; o++) {
+        const w = weights ? weights[o] : 1, k = b * O + o;
+        if (mode === "idf") out[k] = out[k] > 0 ? w : 0;
+        else if (mode === "tfIdf") out[k] = out[k] * w;
+      }
+    }
+    return {dataType: "float32", shape: a.shape.length === 2 ? [B, O] : [O], data: out};
+  },
 };
 
 // A reduction of a float tensor computed in double: f folds each item
@@ -850,6 +941,11 @@ function remapFrom(a, shape, f) {
     out[i] = a.data[k];
   }
   return {dataType: a.dataType, shape: [...shape], data: out};
+}
+
+// t less its zero point z (broadcast to it), as int32
+function shiftInt(t, z) {
+  return Int32Array.from(t.data, (v, i) => v - z.data[bindex(z.shape, t.shape, i)]);
 }
 
 // maxPool2d by its definition: padded cells take no part
