@@ -233,10 +233,23 @@ def cases():
     yield "BatchNormalization-7 spatial", mk(
         [node("BatchNormalization", ["x", "s", "b", "m", "v"], spatial=1)],
         [("x", xb)], bn, 1, 7), [("x", xb)], [want]
-    yield "BatchNormalization training_mode=1 refused", mk(
+    # training_mode = 1: the batch's own statistics (population
+    # variance) over every axis but 1, the running ones by momentum
+    xt = rand(4, 3, 5)
+    bm = xt.mean(axis=(0, 2))
+    bv = ((xt - bm.reshape(1, 3, 1)) ** 2).mean(axis=(0, 2))
+    yt = (xt - bm.reshape(1, 3, 1)) / np.sqrt(bv.reshape(1, 3, 1) + 0.01) \
+        * bn[0][1].reshape(1, 3, 1) + bn[1][1].reshape(1, 3, 1)
+    yield "BatchNormalization training_mode=1 momentum", mk(
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"], 3,
+              momentum=0.75, epsilon=0.01, training_mode=1)],
+        [("x", xt)], bn, 3, 15), [("x", xt)], \
+        [yt, bn[2][1] * 0.75 + bm * 0.25, bn[3][1] * 0.75 + bv * 0.25]
+    yield "BatchNormalization training_mode=1 float16 mean refused", mk(
         [node("BatchNormalization", ["x", "s", "b", "m", "v"],
-              training_mode=1)], [("x", xb)], bn, 1, 15), [("x", xb)], \
-        "[unsupported-attribute]"
+              training_mode=1)], [("x", xb)],
+        bn[:2] + [(n, a.astype(np.float16)) for n, a in bn[2:]], 1, 15), \
+        [("x", xb)], "[unsupported-type]"
     yield "MaxPool storage_order", mk(
         [node("MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2],
               storage_order=0)], [("x", xc)], [], 1, 12), [("x", xc)], \
