@@ -261,6 +261,37 @@ def cases():
                   extrapolation_value=0.0)], [("x", x4)],
             [("sc", np.array([2.0, 2.0], np.float32))], 1, 18), \
         [("x", x4)], [x4.repeat(2, 2).repeat(2, 3)]
+    # tf_crop_and_resize, linear, of axes 2 and 3 (opset 18's axes):
+    # each axis sampled at roi start + o * (end - start) * (in - 1) /
+    # (out - 1); a coordinate outside [0, in - 1] gives 7.5
+    roi = np.array([0.25, -0.2, 0.75, 1.3], np.float32)
+    yc = x4.astype(np.float64)
+    out = (3, 4)
+    for k, ax in enumerate((2, 3)):
+        n = x4.shape[ax]
+        c = roi[k] * (n - 1) + np.arange(out[k]) * (roi[k + 2] - roi[k]) \
+            * (n - 1) / (out[k] - 1)
+        lo = np.clip(np.floor(c).astype(int), 0, n - 1)
+        hi = np.clip(lo + 1, 0, n - 1)
+        f = (c - np.floor(c)).reshape([-1 if i == ax else 1
+                                        for i in range(4)])
+        yc = np.take(yc, lo, ax) * (1 - f) + np.take(yc, hi, ax) * f
+        bad = ((c < 0) | (c > n - 1)).reshape(f.shape)
+        yc = np.where(bad, np.nan, yc)
+    yc = np.where(np.isnan(yc), 7.5, yc)
+    yield "Resize-18 tf_crop_and_resize axes extrapolation_value", mk(
+        [node("Resize", ["x", "roi", "", "sz"], mode="linear", axes=[2, 3],
+              coordinate_transformation_mode="tf_crop_and_resize",
+              extrapolation_value=7.5)], [("x", x4)],
+        [("roi", roi), ("sz", np.array(out, np.int64))], 1, 18), \
+        [("x", x4)], [yc]
+    yield "Resize tf_crop_and_resize with scales refused", mk(
+        [node("Resize", ["x", "roi", "sc"], mode="linear",
+              coordinate_transformation_mode="tf_crop_and_resize")],
+        [("x", x4)], [("roi", np.array([0, 0, 0, 0, 1, 1, 1, 1],
+                                       np.float32)),
+                      ("sc", np.array([1, 1, 2, 2], np.float32))], 1, 13), \
+        [("x", x4)], "[unsupported-attribute]: tf_crop_and_resize with scales"
     yield "Resize antialias=1 refused", mk(
         [node("Resize", ["x", "", "sc"], mode="linear", antialias=1)],
         [("x", x4)], [("sc", np.array([1, 1, 0.5, 0.5], np.float32))], 1,
