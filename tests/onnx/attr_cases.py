@@ -254,6 +254,29 @@ def cases():
         [node("MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2],
               storage_order=0)], [("x", xc)], [], 1, 12), [("x", xc)], \
         [xc.reshape(1, 4, 3, 2, 3, 2).max((3, 5))]
+    # MaxUnpool: X's elements at the flat indices I of zeros of the
+    # unpooled shape, (in - 1) * stride + kernel - pads; output_shape
+    # pads zeros at the ends
+    xu = rand(2, 2, 3)
+    sh = (2, 2, (3 - 1) * 2 + 3 - 1 - 2)
+    iu = RNG.permutation(np.prod(sh))[:xu.size].reshape(xu.shape)
+    yu = np.zeros(np.prod(sh), np.float32)
+    yu[iu.ravel()] = xu.ravel()
+    yu = yu.reshape(sh)
+    yield "MaxUnpool pads strides kernel_shape", mk(
+        [node("MaxUnpool", ["x", "i"], kernel_shape=[3], strides=[2],
+              pads=[1, 2])], [("x", xu)], [("i", iu.astype(np.int64))],
+        1, 11), [("x", xu)], [yu]
+    yield "MaxUnpool output_shape", mk(
+        [node("MaxUnpool", ["x", "i", "s"], kernel_shape=[3], strides=[2],
+              pads=[1, 2])], [("x", xu)],
+        [("i", iu.astype(np.int64)), ("s", np.array([2, 2, 7], np.int64))],
+        1, 11), [("x", xu)], [np.pad(yu, ((0, 0), (0, 0), (0, 3)))]
+    yield "MaxUnpool output_shape smaller than unpooled", mk(
+        [node("MaxUnpool", ["x", "i", "s"], kernel_shape=[3], strides=[2],
+              pads=[1, 2])], [("x", xu)],
+        [("i", iu.astype(np.int64)), ("s", np.array([2, 2, 3], np.int64))],
+        1, 11), [("x", xu)], "at least the unpooled 4"
     yield "Resize-18 axes keep_aspect_ratio_policy antialias " \
         "extrapolation_value", mk(
             [node("Resize", ["x", "", "sc"], mode="nearest", axes=[2, 3],
