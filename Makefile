@@ -76,7 +76,8 @@ RTINC   = -Icommon/rt -Icommon/rt/par -Icommon/rt/f32-vmath
 LIBOBJ  = $(COMMON:%=$(B)/common/%.o) $(RT:%=$(B)/common/rt/%.o)
 BINS    = $(PASSES:%=$(BIN)/nnl-%) $(BIN)/nnc
 TESTBINS = $(COMMON_TESTS:%=$(B)/tests/%)
-HDRS    = $(wildcard common/*/*.h) common/core/ops.def common/rt/rt.h \
+HDRS    = $(wildcard common/*/*.h) common/core/ops.def \
+          common/core/ops_nnl.def common/rt/rt.h \
           common/rt/kernels.def common/rt/par/par.h \
           common/rt/f32-vmath/vmath.h
 # The library's folders, one per stage (common/LAYERS): sources name

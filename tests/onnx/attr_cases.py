@@ -355,11 +355,27 @@ def cases():
             [node("BitShift", ["a", "s"], direction=dr)],
             [("a", a), ("s", sh)], [], 1, 11), [("a", a), ("s", sh)], \
             [want]
-    yield "ScatterND reduction=add refused", mk(
-        [node("ScatterND", ["x", "i", "u"], reduction="add")], [("x", d)],
+    # reductions: repeated indices gather every update (NumPy's at)
+    un = rand(3, 3)
+    for red, fn in (("max", np.maximum), ("min", np.minimum),
+                    ("mul", np.multiply)):
+        w = d.copy()
+        fn.at(w, ([1, 3, 1],), un)
+        yield "ScatterND reduction=%s" % red, mk(
+            [node("ScatterND", ["x", "i", "u"], reduction=red)],
+            [("x", d)], [("i", np.array([[1], [3], [1]], np.int64)),
+                         ("u", un)], 1, 18), [("x", d)], [w]
+        w = d.copy()
+        fn.at(w, (idx, np.arange(3)[None].repeat(2, 0)), un[:2])
+        yield "ScatterElements reduction=%s" % red, mk(
+            [node("ScatterElements", ["x", "i", "u"], axis=0,
+                  reduction=red)], [("x", d)],
+            [("i", idx), ("u", un[:2])], 1, 18), [("x", d)], [w]
+    yield "ScatterND reduction=sum refused", mk(
+        [node("ScatterND", ["x", "i", "u"], reduction="sum")], [("x", d)],
         [("i", np.array([[1]], np.int64)),
          ("u", np.ones((1, 3), np.float32))], 1, 18), [("x", d)], \
-        '[unsupported-attribute]: reduction "add"'
+        '[unsupported-attribute]: reduction "sum"'
 
 
 ACT = {"Sigmoid": lambda v: 1 / (1 + np.exp(-v)), "Tanh": np.tanh,
