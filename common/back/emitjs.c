@@ -656,6 +656,7 @@ cpuop(const char *op)
 		"maxPool2d", "asin", "acos", "atan", "bitShift", "topK",
 		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
 		"unique", "scatterElementsReduce", "scatterNDReduce",
+		"maxPool2dIndices",
 		/* the float math of nnl's float64 and bfloat16 */
 		"ceil", "floor", "exp", "log", "sqrt", "sin", "cos", "tan",
 		"tanh", "reciprocal", "roundEven", "sigmoid", "reduceL2",

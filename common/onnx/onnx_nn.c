@@ -490,6 +490,47 @@ lpp(struct imp *m, int64_t *p)
 	    "pool only)");
 }
 
+/*
+ * MaxPool's Indices (output 1): nnl's maxPool2dIndices of x (rank 4),
+ * on the unpadded input, by the window's own padding and rounding: the
+ * flat index of each window's largest element (ties to the first, as
+ * ONNX's reference), in storage_order's order.
+ */
+static int
+maxindices(struct imp *m, const char *x, const struct win *w)
+{
+	int64_t so = att_i(m, "storage_order", 0), fl[2], ce[2];
+	int up = 0;
+	const char *y;
+	cJSON *o;
+
+	if (so != 0 && so != 1)
+		return nodeerr(m, "storage_order %lld is not 0 or 1",
+		    (long long)so);
+	for (int i = 0; i < 2; i++) {
+		int64_t n = w->in[i] + w->pb[i] + w->pe[i] - effk(w, i);
+
+		fl[i] = n / w->s[i] + 1;
+		ce[i] = (n + w->s[i] - 1) / w->s[i] + 1;
+	}
+	if (w->out[0] == ce[0] && w->out[1] == ce[1])
+		up = 1;
+	else if (w->out[0] != fl[0] || w->out[1] != fl[1])
+		return refuse(m, REFUSE_OUTPUT, "the Indices output of a "
+		    "%lld x %lld pool, neither the floor nor the ceiling of "
+		    "its size in both dimensions", (long long)w->out[0],
+		    (long long)w->out[1]);
+	o = cJSON_CreateObject();
+	addu32s(o, "windowDimensions", w->k, 2);
+	winopts(o, w, 1);
+	if (up)
+		cJSON_AddStringToObject(o, "outputShapeRounding", "ceil");
+	if (so)
+		cJSON_AddStringToObject(o, "storageOrder", "columnMajor");
+	y = emit(m, "maxPool2dIndices", o, NULL, 1, x);
+	return imp_done(m, 1, from4(m, y, w->nsp, outname(m, 1)));
+}
+
 /* MaxPool, AveragePool, LpPool. */
 int
 onnx_pool(struct imp *m)
@@ -503,8 +544,6 @@ onnx_pool(struct imp *m)
 	double pv = 0;
 	cJSON *o;
 
-	if (mx && outname(m, 1))
-		return refuse(m, REFUSE_OUTPUT, "the Indices output");
 	if (!isfloat(xt->dt) && !(mx && (xt->dt == DT_INT8 ||
 	    xt->dt == DT_UINT8)))
 		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
@@ -518,6 +557,8 @@ onnx_pool(struct imp *m)
 			w.out[i] = (w.in[i] + w.s[i] - 1) / w.s[i];
 	else if (winout(m, &w, ceilmode))
 		return -1;
+	if (mx && outname(m, 1) && (r = maxindices(m, to4(m, x), &w)) != 0)
+		return r;
 	if (mx && !isfloat(xt->dt)) {
 		/* (u)int8 pools exactly as float32; nnl's kernels are float */
 		x = imp_cast(m, x, DT_FLOAT32);

@@ -250,6 +250,33 @@ def cases():
               training_mode=1)], [("x", xb)],
         bn[:2] + [(n, a.astype(np.float16)) for n, a in bn[2:]], 1, 15), \
         [("x", xb)], "[unsupported-type]"
+    # MaxPool's Indices: the flat index (batch and channel included) of
+    # each window's largest tap inside the input, row- or column-major
+    xm = rand(2, 2, 5, 4)
+    for so, ceil in ((0, 0), (1, 1)):
+        ym, im = [], []
+        for b, ch, a, e in np.ndindex(2, 2, 2 + ceil, 2):
+            taps = [(r, q) for r in (a * 2 - 1, a * 2 + 1)
+                    for q in (e * 2 - 1, e * 2 + 1)
+                    if 0 <= r < 5 and 0 <= q < 4]
+            r, q = max(taps, key=lambda t: xm[b, ch][t])
+            ym.append(xm[b, ch, r, q])
+            im.append((b * 2 + ch) * 20 + (q * 5 + r if so else r * 4 + q))
+        sh = (2, 2, 2 + ceil, 2)
+        yield "MaxPool Indices storage_order=%d ceil_mode=%d" % (so, ceil), \
+            mk([node("MaxPool", ["x"], 2, kernel_shape=[2, 2],
+                     strides=[2, 2], dilations=[2, 2], pads=[1, 1, 0, 0],
+                     ceil_mode=ceil, storage_order=so)],
+               [("x", xm)], [], 2, 12), [("x", xm)], \
+            [np.array(ym).reshape(sh), np.array(im).reshape(sh)]
+    x1 = rand(1, 2, 7)
+    i1 = np.array([[[2 * k + int(x1[0, c, 2 * k + 1] > x1[0, c, 2 * k])
+                     + c * 7 for k in range(3)] for c in range(2)]])
+    yield "MaxPool-1d Indices", mk(
+        [node("MaxPool", ["x"], 2, kernel_shape=[2], strides=[2])],
+        [("x", x1)], [], 2, 12), [("x", x1)], \
+        [np.take_along_axis(x1.reshape(-1), i1.reshape(-1), 0).reshape(
+            i1.shape), i1]
     yield "MaxPool storage_order", mk(
         [node("MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2],
               storage_order=0)], [("x", xc)], [], 1, 12), [("x", xc)], \

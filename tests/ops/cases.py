@@ -1064,6 +1064,60 @@ invalid("scatterElementsReduce-updates", "scatterElementsReduce",
         [x([3]), ("i", i32, [2], "n"), ("u", i32, [2], "n")],
         {"reduction": "add"}, 'input "updates" is int32')
 
+# maxPool2dIndices (nnl's, ONNX MaxPool's Indices): each window's taps
+# inside the input, the first largest by np.argmax over them in
+# row-major order, as a flat index of the whole input (batch and
+# channel too), row- or column-major.  Two batches and channels (an
+# index without their offset is wrong), padding on every side, strides
+# and dilations apart (swapped ones move the taps), ceil rounding's
+# extra window, and small integers that tie (the last of equals is
+# wrong).
+def _maxpool_idx(x, o):
+    n, c, h, w = x.shape
+    kh, kw = o.get("windowDimensions", [h, w])
+    sh, sw = o.get("strides", [1, 1])
+    dh, dw = o.get("dilations", [1, 1])
+    pt, pb, pl, pr = o.get("padding", [0, 0, 0, 0])
+    rnd = np.ceil if o.get("outputShapeRounding") == "ceil" else np.floor
+    oh = int(rnd((h + pt + pb - (kh - 1) * dh - 1) / sh)) + 1
+    ow = int(rnd((w + pl + pr - (kw - 1) * dw - 1) / sw)) + 1
+    y = np.zeros((n, c, oh, ow), np.int64)
+    for b, ch, a, e in np.ndindex(n, c, oh, ow):
+        taps = [(r, q) for r in range(a * sh - pt, a * sh - pt + kh * dh, dh)
+                for q in range(e * sw - pl, e * sw - pl + kw * dw, dw)
+                if 0 <= r < h and 0 <= q < w]
+        r, q = taps[int(np.argmax([x[b, ch, r, q] for r, q in taps]))]
+        y[b, ch, a, e] = (b * c + ch) * h * w + (
+            q * h + r if o.get("storageOrder") == "columnMajor" else
+            r * w + q)
+    return y
+
+
+for name, dt, kind, o in (
+        ("pads", f32, "n", {"windowDimensions": [3, 2],
+                            "padding": [1, 2, 0, 1]}),
+        ("strides-dilations", f32, "n",
+         {"windowDimensions": [2, 2], "strides": [2, 1],
+          "dilations": [1, 2]}),
+        ("ceil-colmajor", f16, "n",
+         {"windowDimensions": [2, 3], "strides": [2, 2],
+          "outputShapeRounding": "ceil", "storageOrder": "columnMajor"}),
+        ("ties-int8", i8, [v % 3 for v in range(2 * 3 * 5 * 6)],
+         {"windowDimensions": [2, 2], "padding": [1, 1, 1, 1],
+          "strides": [2, 2]}),
+        ("global-uint8", u8, "full", {})):
+    case("maxPool2dIndices-" + name, "maxPool2dIndices",
+         [x([2, 3, 5, 6], dt, kind)], o,
+         ref=lambda a, c, o=o: _maxpool_idx(a["x"], o))
+invalid("maxPool2dIndices-padding-only", "maxPool2dIndices",
+        [x([1, 1, 4, 4])], {"windowDimensions": [2, 2],
+                            "padding": [0, 0, 3, 0], "strides": [1, 3]},
+        "holds only padding")
+invalid("maxPool2dIndices-rank", "maxPool2dIndices", [x([1, 4, 4])],
+        {}, "rank 4")
+invalid("maxPool2dIndices-order", "maxPool2dIndices", [x([1, 1, 4, 4])],
+        {"storageOrder": "nhwc"}, 'expected one of "rowMajor"')
+
 # topK: each row sorted by Python's own sort on (key, index): larger
 # first (smaller with largest false), NaN above everything, equal
 # items by their index; integers compared as Python integers (exact

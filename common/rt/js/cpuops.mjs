@@ -723,6 +723,7 @@ export const CpuOps = {
   scatterElementsReduce: (a, idx, upd, o) => CpuOps.scatterElements(a, idx, upd, o),
   scatterNDReduce: (a, idx, upd, o) => CpuOps.scatterND(a, idx, upd, o),
   maxPool2d: (a, o = {}) => pool2d(a, o),
+  maxPool2dIndices: (a, o = {}) => pool2d(a, o, true),
   reduceMean: (a, o) => {
     const s = reduce(a, o, (x, y) => x + y, null), k = a.data.length / (s.data.length || 1);
     return unary(s, s.dataType, (x) => (typeof x === "bigint" ? x / BigInt(k) : x / k));
@@ -878,7 +879,10 @@ function remapFrom(a, shape, f) {
 }
 
 // maxPool2d by its definition: padded cells take no part
-function pool2d(a, o) {
+// maxPool2d, or with idx (nnl's maxPool2dIndices) the flat input index
+// of each window's largest element (ties to the first), row-major or
+// with storageOrder "columnMajor" (n * C + c) * H * W + w * H + h.
+function pool2d(a, o, idx = false) {
   const nhwc = o.layout === "nhwc";
   const [N, C, H, W] = nhwc ? [a.shape[0], a.shape[3], a.shape[1], a.shape[2]] : a.shape;
   const [kh, kw] = o.windowDimensions ?? [H, W], [sh, sw] = o.strides ?? [1, 1];
@@ -888,21 +892,23 @@ function pool2d(a, o) {
     rnd((W + pl + pr - (kw - 1) * dw - 1) / sw) + 1];
   const at = (n, c, y, x) => (nhwc ? ((n * H + y) * W + x) * C + c : ((n * C + c) * H + y) * W + x);
   const shape = nhwc ? [N, OH, OW, C] : [N, C, OH, OW];
-  const out = new ARRAYS[a.dataType](N * C * OH * OW);
+  const out = new ARRAYS[idx ? "int64" : a.dataType](N * C * OH * OW);
+  const cm = o.storageOrder === "columnMajor";
   for (let n = 0; n < N; n++)
     for (let c = 0; c < C; c++)
       for (let oy = 0; oy < OH; oy++)
         for (let ox = 0; ox < OW; ox++) {
-          let best;
+          let best, by = 0, bx = 0;
           for (let p = 0; p < kh; p++)
             for (let q = 0; q < kw; q++) {
               const iy = oy * sh - pt + p * dh, ix = ox * sw - pl + q * dw;
               if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
               const v = read(a, a.data[at(n, c, iy, ix)]);
-              if (best === undefined || v > best) best = v;
+              if (best === undefined || v > best) [best, by, bx] = [v, iy, ix];
             }
           const k = nhwc ? ((n * OH + oy) * OW + ox) * C + c : ((n * C + c) * OH + oy) * OW + ox;
-          out[k] = fromNumber(a.dataType, best);
+          out[k] = idx ? BigInt((n * C + c) * H * W + (cm ? bx * H + by : by * W + bx)) :
+            fromNumber(a.dataType, best);
         }
-  return {dataType: a.dataType, shape, data: out};
+  return {dataType: idx ? "int64" : a.dataType, shape, data: out};
 }

@@ -1677,3 +1677,53 @@ nnl_k_roi_align(const int64_t *ip, const double *fp, const void *const *in,
 }
 
 #endif	/* NNL_REAL_IS_FLOAT */
+
+/*
+ * maxPool2dIndices (nnl's; ONNX MaxPool's Indices): ip = dt, N, C, H,
+ * W, OH, OW, window h and w, strides, dilations, padding at the top and
+ * left, column-major.  Each window's largest element (its taps inside
+ * the input in row-major order, the first kept unless a later one is
+ * greater: ties go to the first) gives its flat index in the input:
+ * ((n * C + c) * H + h) * W + w, or with column-major
+ * (n * C + c) * H * W + w * H + h.
+ */
+NNL_RT void
+nnl_k_max_pool2d_indices(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], nc = ip[1] * ip[2], h = ip[3], w = ip[4],
+	    oh = ip[5], ow = ip[6], kh = ip[7], kw = ip[8], sh = ip[9],
+	    sw = ip[10], dh = ip[11], dw = ip[12], ph = ip[13], pw = ip[14],
+	    cm = ip[15];
+	int64_t *y = out[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t p = 0; p < nc; p++)
+		for (int64_t a = 0; a < oh; a++)
+			for (int64_t b = 0; b < ow; b++) {
+				int64_t bi = -1, bh = 0, bw = 0;
+				double bv = 0;
+
+				for (int64_t i = 0; i < kh; i++)
+					for (int64_t j = 0; j < kw; j++) {
+						int64_t r = a * sh + i * dh - ph;
+						int64_t q = b * sw + j * dw - pw;
+						double v;
+
+						if (r < 0 || r >= h || q < 0 ||
+						    q >= w)
+							continue;
+						v = nnl_loadf(in[0], (p * h + r) *
+						    w + q, dt);
+						if (bi < 0 || v > bv) {
+							bi = 0;
+							bv = v;
+							bh = r;
+							bw = q;
+						}
+					}
+				y[(p * oh + a) * ow + b] = p * h * w + (cm ?
+				    bw * h + bh : bh * w + bw);
+			}
+}
