@@ -197,8 +197,8 @@ mutant("maxPool2dIndices keeps the last of equal ones", "common/rt/nn/nn.c",
        "if (bi < 0 || v > bv) {", "if (bi < 0 || v >= bv) {",
        ["maxPool2dIndices-ties-int8"], RT)
 mutant("maxPool2dIndices ignores the storage order", "common/rt/nn/nn.c",
-       "y[(p * oh + a) * ow + b] = p * h * w + (cm ?",
-       "y[(p * oh + a) * ow + b] = p * h * w + (cm && 0 ?",
+       "return ip[15] ? bw * h + bh : bh * w + bw;",
+       "return 0 ? bw * h + bh : bh * w + bw;",
        ["maxPool2dIndices-ceil-colmajor"], RT)
 # ---- host kernels (common/host/kern_*.c) ----
 mutant("clamp's minValue and maxValue swapped", KEW,

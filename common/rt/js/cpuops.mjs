@@ -714,13 +714,18 @@ export const CpuOps = {
         if (v < 0 || v >= a.shape[j]) throw new RangeError(`cpuops: scatterND index out of [0, ${a.shape[j]})`);
         off += v * st[j];
       }
-      if (!reduction) out.set(upd.data.subarray(i * inner, (i + 1) * inner), off);
-      else for (let e = 0; e < inner; e++) put(out, off + e, upd.data, i * inner + e);
+      if (!reduction) {
+        out.set(upd.data.subarray(i * inner, (i + 1) * inner), off);
+        continue;
+      }
+      for (let e = 0; e < inner; e++)
+        put(out, off + e, upd.data, i * inner + e);
     }
     return {dataType: a.dataType, shape: [...a.shape], data: out};
   },
   // nnl's, beyond WebNN: the same with a reduction
-  scatterElementsReduce: (a, idx, upd, o) => CpuOps.scatterElements(a, idx, upd, o),
+  scatterElementsReduce: (a, idx, upd, o) =>
+    CpuOps.scatterElements(a, idx, upd, o),
   scatterNDReduce: (a, idx, upd, o) => CpuOps.scatterND(a, idx, upd, o),
   maxPool2d: (a, o = {}) => pool2d(a, o),
   maxPool2dIndices: (a, o = {}) => pool2d(a, o, true),
@@ -907,7 +912,8 @@ function pool2d(a, o, idx = false) {
               if (best === undefined || v > best) [best, by, bx] = [v, iy, ix];
             }
           const k = nhwc ? ((n * OH + oy) * OW + ox) * C + c : ((n * C + c) * OH + oy) * OW + ox;
-          out[k] = idx ? BigInt((n * C + c) * H * W + (cm ? bx * H + by : by * W + bx)) :
+          const at0 = (n * C + c) * H * W;
+          out[k] = idx ? BigInt(at0 + (cm ? bx * H + by : by * W + bx)) :
             fromNumber(a.dataType, best);
         }
   return {dataType: idx ? "int64" : a.dataType, shape, data: out};
