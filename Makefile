@@ -26,7 +26,7 @@ ONNXPROTO = /usr/include/onnx/onnx.proto
 ONNX    = onnx_read onnx_import onnx_emit onnx_names onnx_ew onnx_loss \
           onnx_tensor onnx_einsum \
           onnx_nn onnx_rnn onnx_resize onnx_detect onnx_origin \
-          onnx_strict onnx_attn onnx_ctl onnx_qint
+          onnx_strict onnx_attn onnx_ctl onnx_qint onnx_unpool
 ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
@@ -77,7 +77,8 @@ RTINC   = -Icommon/rt -Icommon/rt/par -Icommon/rt/f32-vmath
 LIBOBJ  = $(COMMON:%=$(B)/common/%.o) $(RT:%=$(B)/common/rt/%.o)
 BINS    = $(PASSES:%=$(BIN)/nnl-%) $(BIN)/nnc
 TESTBINS = $(COMMON_TESTS:%=$(B)/tests/%)
-HDRS    = $(wildcard common/*/*.h) common/core/ops.def common/rt/rt.h \
+HDRS    = $(wildcard common/*/*.h) common/core/ops.def \
+          common/core/ops_nnl.def common/rt/rt.h \
           common/rt/kernels.def common/rt/par/par.h \
           common/rt/f32-vmath/vmath.h
 # The library's folders, one per stage (common/LAYERS): sources name

@@ -656,7 +656,8 @@ cpuop(const char *op)
 		"maxPool2d", "asin", "acos", "atan", "bitShift", "topK",
 		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
 		"unique", "matMulInteger", "conv2dInteger", "requantizeLinear",
-		"tfIdfVectorizer",
+		"tfIdfVectorizer", "scatterElementsReduce", "scatterNDReduce",
+		"maxPool2dIndices",
 		/* the float math of nnl's float64 and bfloat16 */
 		"ceil", "floor", "exp", "log", "sqrt", "sin", "cos", "tan",
 		"tanh", "reciprocal", "roundEven", "sigmoid", "reduceL2",

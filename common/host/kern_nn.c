@@ -859,3 +859,37 @@ prepare_tfidf(struct kctx *c)
 	kin(c, c->n->in[0]);
 	return kset(c, "tfidf");
 }
+
+/* nnl's maxPool2dIndices (nchw). */
+int
+prepare_max_pool2d_indices(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0], *y = &c->out[0];
+	const char *so = "rowMajor";
+	uint32_t win[2], pad[4], st[2], dl[2];
+	int nw = 0;
+
+	if (opt_str(c->sc, "storageOrder", &so) < 0 ||
+	    opt_u32s(c->sc, "windowDimensions", win, 2, &nw) < 0 ||
+	    pairs(c, "padding", pad, 4, 0) || pairs(c, "strides", st, 2, 1) ||
+	    pairs(c, "dilations", dl, 2, 1))
+		return -1;
+	if (!nw) {
+		win[0] = (uint32_t)x->dims[2];
+		win[1] = (uint32_t)x->dims[3];
+	}
+	if (opt_present(c->sc, "outputSizes"))	/* maxPool2d's rule */
+		memset(pad, 0, sizeof pad);
+	kip(c, kdt(x));
+	for (int i = 0; i < 4; i++)
+		kip(c, x->dims[i]);
+	kip(c, y->dims[2]);
+	kip(c, y->dims[3]);
+	kip(c, win[0]); kip(c, win[1]);
+	kip(c, st[0]); kip(c, st[1]);
+	kip(c, dl[0]); kip(c, dl[1]);
+	kip(c, pad[0]); kip(c, pad[2]);
+	kip(c, strcmp(so, "columnMajor") == 0);
+	kin(c, c->n->in[0]);
+	return kset(c, "max_pool2d_indices");
+}

@@ -154,14 +154,36 @@ prepare_gather(struct kctx *c)
 	return kset(c, "gather");
 }
 
-/* es, index type, rank, input dims, index dims, axis */
+/* A scatter's reduction: 0 none (WebNN's), 1 add, 2 mul, 3 max, 4 min
+ * (nnl's scatterElementsReduce and scatterNDReduce). */
+static int
+reduction(struct kctx *c, int64_t *red)
+{
+	static const char *const names[] = { "add", "mul", "max", "min" };
+	const char *r = NULL;
+
+	*red = 0;
+	if (!op_get(c->n->op)->nnl)
+		return 0;
+	if (opt_str(c->sc, "reduction", &r) < 0 || !r)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		if (strcmp(r, names[i]) == 0)
+			*red = i + 1;
+	return 0;
+}
+
+/* es, index type, rank, input dims, index dims, axis; for scatters
+ * the reduction and the element type */
 static int
 elements(struct kctx *c, const char *kernel, int nin)
 {
 	const struct tdesc *t = c->in[0], *x = c->in[1];
 	uint32_t axis = 0;
+	int64_t red;
 
-	if (needbytes(c, t) || opt_u32(c->sc, "axis", &axis) < 0)
+	if (needbytes(c, t) || opt_u32(c->sc, "axis", &axis) < 0 ||
+	    reduction(c, &red))
 		return -1;
 	kip(c, esize(t));
 	kip(c, kdt(x));
@@ -169,6 +191,8 @@ elements(struct kctx *c, const char *kernel, int nin)
 	for (int i = 0; i < x->rank; i++)
 		kip(c, x->dims[i]);
 	kip(c, axis);
+	kip(c, red);
+	kip(c, kdt(t));
 	for (int i = 0; i < nin; i++)
 		kin(c, c->n->in[i]);
 	return kset(c, kernel);
@@ -186,20 +210,23 @@ prepare_scatter_elements(struct kctx *c)
 	return elements(c, "scatter_elements", 3);
 }
 
-/* es, index type, rank, input dims, k, tuples */
+/* es, index type, rank, input dims, k, tuples; for scatters the
+ * reduction and the element type */
 static int
 nd(struct kctx *c, const char *kernel, int nin)
 {
 	const struct tdesc *t = c->in[0], *x = c->in[1];
-	int64_t k = x->rank ? x->dims[x->rank - 1] : 0;
+	int64_t k = x->rank ? x->dims[x->rank - 1] : 0, red;
 
-	if (needbytes(c, t))
+	if (needbytes(c, t) || reduction(c, &red))
 		return -1;
 	kip(c, esize(t));
 	kip(c, kdt(x));
 	kshape(c, t);
 	kip(c, k);
 	kip(c, k ? (int64_t)tdesc_numel(x) / k : 0);
+	kip(c, red);
+	kip(c, kdt(t));
 	for (int i = 0; i < nin; i++)
 		kin(c, c->n->in[i]);
 	return kset(c, kernel);
@@ -213,6 +240,20 @@ prepare_gather_nd(struct kctx *c)
 
 int
 prepare_scatter_nd(struct kctx *c)
+{
+	return nd(c, "scatter_nd", 3);
+}
+
+/* nnl's scatterElementsReduce and scatterNDReduce: WebNN's kernels,
+ * told the reduction. */
+int
+prepare_scatter_elements_reduce(struct kctx *c)
+{
+	return elements(c, "scatter_elements", 3);
+}
+
+int
+prepare_scatter_nd_reduce(struct kctx *c)
 {
 	return nd(c, "scatter_nd", 3);
 }

@@ -1292,3 +1292,46 @@ shape_roi_align(struct shapectx *c)
 	shape_out(c, 0, x->dt, 4, d);
 	return 0;
 }
+
+/* nnl's maxPool2dIndices: input [N, C, H, W] (nchw), maxPool2d's window
+ * options and rules: int64 [N, C, oh, ow].  Every window must hold an
+ * input element, or it has no index to give. */
+int
+shape_max_pool2d_indices(struct shapectx *c)
+{
+	const struct tdesc *x = c->in[0];
+	const char *so, *round = "floor";
+	uint32_t win[2], pad[4], st[2], dl[2], os[2];
+	int hasos = 0;
+	int64_t hw[2], o[2], d[4];
+
+	if (shape_want_dtype(c, "input \"input\"", x, DTS_ALL) ||
+	    want4(c, "input \"input\"", x) ||
+	    opt_str(c, "storageOrder", &so) < 0 ||
+	    opt_str(c, "outputShapeRounding", &round) < 0)
+		return -1;
+	hw[0] = x->dims[2];
+	hw[1] = x->dims[3];
+	if (poolopts(c, win, hw, pad, st, dl, os, &hasos) ||
+	    poolsizes(c, o, hw, win, pad, st, dl, os, hasos,
+	    strcmp(round, "ceil") == 0))
+		return -1;
+	for (int i = 0; i < 2; i++)
+		for (int64_t p = 0; p < o[i]; p++) {
+			int64_t j = 0, s = p * st[i] - pad[2 * i];
+
+			while (j < win[i] && (s + j * dl[i] < 0 ||
+			    s + j * dl[i] >= hw[i]))
+				j++;
+			if (j == win[i])
+				return shape_err(c, "window %lld of dimension "
+				    "%d holds only padding", (long long)p,
+				    2 + i);
+		}
+	d[0] = x->dims[0];
+	d[1] = x->dims[1];
+	d[2] = o[0];
+	d[3] = o[1];
+	shape_out(c, 0, DT_INT64, 4, d);
+	return 0;
+}

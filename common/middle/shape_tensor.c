@@ -635,6 +635,20 @@ shape_scatter_nd(struct shapectx *c)
 	return 0;
 }
 
+/* nnl's scatterElementsReduce and scatterNDReduce: WebNN's rules (the
+ * reduction an enum the table checks). */
+int
+shape_scatter_elements_reduce(struct shapectx *c)
+{
+	return shape_scatter_elements(c);
+}
+
+int
+shape_scatter_nd_reduce(struct shapectx *c)
+{
+	return shape_scatter_nd(c);
+}
+
 /*
  * The shape a reduction over axes ax (n of them) leaves, checking them:
  * in range and without duplicates.  Into a new list of *r dims; NULL

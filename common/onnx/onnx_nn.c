@@ -490,6 +490,47 @@ lpp(struct imp *m, int64_t *p)
 	    "pool only)");
 }
 
+/*
+ * MaxPool's Indices (output 1): nnl's maxPool2dIndices of x (rank 4),
+ * on the unpadded input, by the window's own padding and rounding: the
+ * flat index of each window's largest element (ties to the first, as
+ * ONNX's reference), in storage_order's order.
+ */
+static int
+maxindices(struct imp *m, const char *x, const struct win *w)
+{
+	int64_t so = att_i(m, "storage_order", 0), fl[2], ce[2];
+	int up = 0;
+	const char *y;
+	cJSON *o;
+
+	if (so != 0 && so != 1)
+		return nodeerr(m, "storage_order %lld is not 0 or 1",
+		    (long long)so);
+	for (int i = 0; i < 2; i++) {
+		int64_t n = w->in[i] + w->pb[i] + w->pe[i] - effk(w, i);
+
+		fl[i] = n / w->s[i] + 1;
+		ce[i] = (n + w->s[i] - 1) / w->s[i] + 1;
+	}
+	if (w->out[0] == ce[0] && w->out[1] == ce[1])
+		up = 1;
+	else if (w->out[0] != fl[0] || w->out[1] != fl[1])
+		return refuse(m, REFUSE_OUTPUT, "the Indices output of a "
+		    "%lld x %lld pool, neither the floor nor the ceiling of "
+		    "its size in both dimensions", (long long)w->out[0],
+		    (long long)w->out[1]);
+	o = cJSON_CreateObject();
+	addu32s(o, "windowDimensions", w->k, 2);
+	winopts(o, w, 1);
+	if (up)
+		cJSON_AddStringToObject(o, "outputShapeRounding", "ceil");
+	if (so)
+		cJSON_AddStringToObject(o, "storageOrder", "columnMajor");
+	y = emit(m, "maxPool2dIndices", o, NULL, 1, x);
+	return imp_done(m, 1, from4(m, y, w->nsp, outname(m, 1)));
+}
+
 /* MaxPool, AveragePool, LpPool. */
 int
 onnx_pool(struct imp *m)
@@ -503,8 +544,6 @@ onnx_pool(struct imp *m)
 	double pv = 0;
 	cJSON *o;
 
-	if (mx && outname(m, 1))
-		return refuse(m, REFUSE_OUTPUT, "the Indices output");
 	if (!isfloat(xt->dt) && !(mx && (xt->dt == DT_INT8 ||
 	    xt->dt == DT_UINT8)))
 		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
@@ -518,6 +557,8 @@ onnx_pool(struct imp *m)
 			w.out[i] = (w.in[i] + w.s[i] - 1) / w.s[i];
 	else if (winout(m, &w, ceilmode))
 		return -1;
+	if (mx && outname(m, 1) && (r = maxindices(m, to4(m, x), &w)) != 0)
+		return r;
 	if (mx && !isfloat(xt->dt)) {
 		/* (u)int8 pools exactly as float32; nnl's kernels are float */
 		x = imp_cast(m, x, DT_FLOAT32);
@@ -564,6 +605,76 @@ onnx_globalpool(struct imp *m)
 
 /* ---- normalizations ---- */
 
+/*
+ * BatchNormalization-14/15 with training_mode = 1, as ONNX defines it:
+ * the batch's mean and (population) variance over every axis but 1
+ * normalize x; outputs 1 and 2, when asked, are the running statistics
+ * input_mean * momentum + batch_mean * (1 - momentum), and the same of
+ * the variance.
+ */
+static int
+bn_training(struct imp *m)
+{
+	const char *x = in(m, 0), *rm = in(m, 3), *rv = in(m, 4);
+	const struct tdesc *xt = ty(m, x);
+	enum dtype dt = xt->dt;
+	double mo = att_f(m, "momentum", 0.9);
+	const char *mean, *c, *var, *stat[2], *run[2] = { rm, rv };
+	uint32_t ax[32];
+	cJSON *o;
+	int n = 0;
+
+	if (xt->rank < 2 || xt->rank > 32)
+		return nodeerr(m, "input has rank %d; expected 2 to 32",
+		    xt->rank);
+	for (int i = 1; i < 5; i++)
+		if (!in(m, i))
+			return nodeerr(m, "input %d is required", i);
+		else if (ty(m, in(m, i))->dt != dt)
+			return refuse(m, REFUSE_TYPE, "training_mode with "
+			    "input %d of %s, not %s as X", i,
+			    dtype_name(ty(m, in(m, i))->dt), dtype_name(dt));
+	for (int i = 0; i < xt->rank; i++)
+		if (i != 1)
+			ax[n++] = (uint32_t)i;
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "axes", ju32s(ax, (size_t)n));
+	cJSON_AddTrueToObject(o, "keepDimensions");
+	mean = emit(m, "reduceMean", o, NULL, 1, x);
+	c = mean ? emit(m, "sub", NULL, NULL, 2, x, mean) : NULL;
+	c = c ? emit(m, "mul", NULL, NULL, 2, c, c) : NULL;
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "axes", ju32s(ax, (size_t)n));
+	var = c ? emit(m, "reduceMean", o, NULL, 1, c) : (cJSON_Delete(o),
+	    NULL);
+	stat[0] = mean ? imp_reshape(m, mean, 1, &xt->dims[1], NULL) : NULL;
+	stat[1] = var;
+	if (!stat[0] || !stat[1])
+		return -1;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "scale", in(m, 1));
+	cJSON_AddStringToObject(o, "bias", in(m, 2));
+	cJSON_AddNumberToObject(o, "axis", 1);
+	cJSON_AddNumberToObject(o, "epsilon", att_f(m, "epsilon", 1e-5));
+	if (imp_done(m, 0, emit(m, "batchNormalization", o, outname(m, 0), 3,
+	    x, stat[0], stat[1])))
+		return -1;
+	for (int k = 1; k < 3 && k < nouts(m); k++) {
+		const char *a, *b;
+
+		if (!outname(m, k))
+			continue;
+		a = emit(m, "mul", NULL, NULL, 2, run[k - 1],
+		    mkscalar(m, dt, mo));
+		b = emit(m, "mul", NULL, NULL, 2, stat[k - 1],
+		    mkscalar(m, dt, 1 - mo));
+		if (!a || !b || imp_done(m, k, emit(m, "add", NULL,
+		    outname(m, k), 2, a, b)))
+			return -1;
+	}
+	return 0;
+}
+
 int
 onnx_batchnorm(struct imp *m)
 {
@@ -574,10 +685,10 @@ onnx_batchnorm(struct imp *m)
 	if (!isfloat(xt->dt))
 		return refuse(m, REFUSE_TYPE, "BatchNormalization on %s",
 		    dtype_name(xt->dt));
-	if (att_i(m, "training_mode", 0))
-		return refuse(m, REFUSE_ATTR, "training_mode (inference only)");
 	if (att_i(m, "spatial", 1) != 1)
 		return refuse(m, REFUSE_ATTR, "spatial = 0");
+	if (att_i(m, "training_mode", 0))
+		return bn_training(m);
 	for (int k = 1; k < nouts(m); k++)
 		if (outname(m, k))
 			return refuse(m, REFUSE_OUTPUT, "the training outputs");

@@ -5,6 +5,10 @@
  * at most two axes change and WebNN's resample2d computes the same
  * maps, the node becomes a resample2d; otherwise gathers along the
  * axis and constant weights spell the maps out exactly.
+ * tf_crop_and_resize maps each axis from its region of interest (the
+ * roi input, a constant); an output position whose coordinate falls
+ * outside the input takes extrapolation_value, set by a where once
+ * every axis is gathered.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,16 +24,18 @@ enum { MAXTAP = 4 };
 struct rsz {
 	const char *mode, *coord, *nearest;
 	double a;		/* cubic_coeff_a */
-	int exclude;
+	double ext;		/* extrapolation_value */
+	int exclude, crop;	/* crop: tf_crop_and_resize */
 };
 
 /* One axis: out positions, ntap taps each (idx, w). */
 struct amap {
 	int64_t in, out;
-	double scale;
-	int ntap;
+	double scale, r0, r1;	/* r0, r1: the region of interest */
+	int ntap, anyout;
 	int64_t *idx;
 	double *w;
+	uint8_t *outside;	/* tf_crop_and_resize: extrapolated */
 };
 
 /* The input coordinate of output position o. */
@@ -37,7 +43,11 @@ static double
 coord(const struct rsz *z, const struct amap *a, int64_t o)
 {
 	double s = a->scale, len = s * (double)a->in, x = (double)o;
+	double n1 = (double)(a->in - 1);
 
+	if (z->crop)
+		return a->r0 * n1 + (a->out == 1 ? (a->r1 - a->r0) * n1 / 2 :
+		    x * (a->r1 - a->r0) * n1 / (double)(a->out - 1));
 	if (strcmp(z->coord, "asymmetric") == 0)
 		return x / s;
 	if (strcmp(z->coord, "align_corners") == 0)
@@ -185,8 +195,34 @@ mapfill(const struct rsz *z, struct amap *a)
 	a->ntap = z->mode[0] == 'n' ? 1 : z->mode[0] == 'l' ? 2 : 4;
 	a->idx = xcalloc((size_t)(a->out * a->ntap) + 1, sizeof *a->idx);
 	a->w = xcalloc((size_t)(a->out * a->ntap) + 1, sizeof *a->w);
-	for (int64_t o = 0; o < a->out; o++)
+	a->outside = xcalloc((size_t)a->out + 1, 1);
+	for (int64_t o = 0; o < a->out; o++) {
+		double x = coord(z, a, o);
+
 		taps(z, a, o, a->idx + o * a->ntap, a->w + o * a->ntap);
+		if (z->crop && !(x >= 0 && x <= (double)(a->in - 1)))
+			a->outside[o] = 1, a->anyout = 1;
+	}
+}
+
+/* y with extrapolation_value where axis ax's coordinate is outside. */
+static const char *
+extrapolate(struct imp *m, const struct rsz *z, const char *y, int ax,
+    const struct amap *a)
+{
+	const struct tdesc *t = ty(m, y);
+	int64_t *d;
+	const char *c;
+
+	if (!y || !a->anyout)
+		return y;
+	d = xcalloc((size_t)t->rank + 1, sizeof *d);
+	for (int i = 0; i < t->rank; i++)
+		d[i] = i == ax ? a->out : 1;
+	c = mkconst(m, NULL, DT_UINT8, t->rank, d, a->outside);
+	free(d);
+	return emit(m, "where", NULL, NULL, 3, c, mkscalar(m, t->dt, z->ext),
+	    y);
 }
 
 /* y resized along axis ax by the map: gathers and weights. */
@@ -260,6 +296,8 @@ rules(struct imp *m, struct rsz *z, int legacy)
 	z->nearest = nm;
 	z->a = att_f(m, "cubic_coeff_a", -0.75);
 	z->exclude = (int)att_i(m, "exclude_outside", 0);
+	z->ext = att_f(m, "extrapolation_value", 0);
+	z->crop = strcmp(co, "tf_crop_and_resize") == 0;
 	if (strcmp(mode, "nearest") && strcmp(mode, "linear") &&
 	    strcmp(mode, "cubic") && strcmp(mode, "bilinear"))
 		return nodeerr(m, "mode \"%s\"", escape_tty_name(mode));
@@ -267,10 +305,7 @@ rules(struct imp *m, struct rsz *z, int legacy)
 		return refuse(m, REFUSE_TYPE, "%s interpolation of %s",
 		    escape_tty_name(mode),
 		    dtype_name(dt));
-	if (strcmp(co, "tf_crop_and_resize") == 0)
-		return refuse(m, REFUSE_ATTR, "coordinate_transformation_mode "
-		    "tf_crop_and_resize");
-	if (strcmp(co, "half_pixel") && strcmp(co, "asymmetric") &&
+	if (!z->crop && strcmp(co, "half_pixel") && strcmp(co, "asymmetric") &&
 	    strcmp(co, "align_corners") && strcmp(co, "pytorch_half_pixel") &&
 	    strcmp(co, "tf_half_pixel_for_nn") &&
 	    strcmp(co, "half_pixel_symmetric"))
@@ -323,6 +358,34 @@ amounts(struct imp *m, int legacy, double **sc, int64_t **sz, size_t *n)
 	return 0;
 }
 
+/* tf_crop_and_resize's roi (input 1, a constant): the starts, then
+ * the ends, of the n axes. */
+static int
+region(struct imp *m, struct amap *a, const int64_t *axes, size_t n)
+{
+	double *v;
+	size_t k;
+
+	if (!in(m, 1))
+		return nodeerr(m, "tf_crop_and_resize without roi");
+	if (cfloats(m, in(m, 1), &v, &k) != 0)
+		return refuse(m, REFUSE_CONST, "roi computed at run time");
+	if (k != 2 * n) {
+		free(v);
+		return nodeerr(m, "roi has %zu items for %zu axes", k, n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(v[i]) || !isfinite(v[n + i])) {
+			free(v);
+			return nodeerr(m, "roi item %zu is not finite", i);
+		}
+		a[axes[i]].r0 = v[i];
+		a[axes[i]].r1 = v[n + i];
+	}
+	free(v);
+	return 0;
+}
+
 /* The maps of every axis; ax[i] tells whether axis i changes. */
 static int
 maps(struct imp *m, const struct rsz *z, struct amap *a, int r, int legacy)
@@ -335,6 +398,13 @@ maps(struct imp *m, const struct rsz *z, struct amap *a, int r, int legacy)
 
 	if ((rc = amounts(m, legacy, &sc, &sz, &n)) != 0)
 		return rc;
+	if (z->crop && sc) {
+		free(sc);
+		/* the output size from scales and a region: ONNX's text
+		 * and its reference disagree */
+		return refuse(m, REFUSE_ATTR, "tf_crop_and_resize with "
+		    "scales (only with sizes)");
+	}
 	if (!nax)
 		for (int i = 0; i < r; i++)
 			axes[i] = i;
@@ -357,6 +427,8 @@ maps(struct imp *m, const struct rsz *z, struct amap *a, int r, int legacy)
 	}
 	free(sc);
 	free(sz);
+	if (rc == 0 && z->crop)
+		rc = region(m, a, axes, n);
 	return rc;
 }
 
@@ -371,7 +443,7 @@ asresample(struct imp *m, const struct rsz *z, const char *x,
 	enum dtype dt = ty(m, x)->dt;
 	cJSON *o;
 
-	if (r != 4 || z->mode[0] == 'c' || (dt != DT_FLOAT32 &&
+	if (r != 4 || z->mode[0] == 'c' || z->crop || (dt != DT_FLOAT32 &&
 	    dt != DT_FLOAT16))
 		return NULL;
 	for (int i = 0; i < r; i++)
@@ -453,23 +525,27 @@ onnx_resize(struct imp *m)
 	for (int i = 0; i < r; i++) {
 		a[i].in = a[i].out = xt->dims[i];
 		a[i].scale = 1;
+		a[i].r1 = 1;
 	}
 	if ((rc = maps(m, &z, a, r, legacy)) != 0 ||
 	    (rc = bounded(m, &z, xt, a, r)) != 0)
 		return rc;
 	for (int i = 0; i < r; i++) {
 		mapfill(&z, &a[i]);
-		chg[i] = !same(&a[i], -1);
+		chg[i] = !same(&a[i], -1) || a[i].anyout;
 	}
 	y = asresample(m, &z, x, a, chg, r);
 	for (int i = 0; !y && i < r; i++)
 		if (chg[i] && !(x = gatheraxis(m, x, i, &a[i])))
 			break;
+	for (int i = 0; !y && x && i < r; i++)
+		x = extrapolate(m, &z, x, i, &a[i]);
 	if (!y && x)
 		y = emit(m, "identity", NULL, outname(m, 0), 1, x);
 	for (int i = 0; i < r; i++) {
 		free(a[i].idx);
 		free(a[i].w);
+		free(a[i].outside);
 	}
 	return imp_done(m, 0, y);
 }

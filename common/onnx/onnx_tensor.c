@@ -1079,14 +1079,23 @@ onnx_gathernd(struct imp *m)
 	return imp_done(m, 0, emit(m, "gatherND", NULL, outname(m, 0), 2, x, i));
 }
 
+/* ScatterElements' and ScatterND's reduction: none keeps WebNN's op;
+ * add, mul, max and min make *op nnl's, its options into *o. */
 static int
-noreduction(struct imp *m)
+reduction(struct imp *m, const char **op, cJSON **o)
 {
 	const char *r = att_s(m, "reduction", "none");
 
-	if (strcmp(r, "none") != 0)
+	*o = NULL;
+	if (strcmp(r, "none") == 0)
+		return 0;
+	if (strcmp(r, "add") && strcmp(r, "mul") && strcmp(r, "max") &&
+	    strcmp(r, "min"))
 		return refuse(m, REFUSE_ATTR,
 		    "reduction \"%s\"", escape_tty_name(r));
+	*op = **op == 'E' ? "scatterElementsReduce" : "scatterNDReduce";
+	*o = cJSON_CreateObject();
+	cJSON_AddStringToObject(*o, "reduction", r);
 	return 0;
 }
 
@@ -1095,20 +1104,28 @@ onnx_scatterelements(struct imp *m)
 {
 	const char *x = need(m, 0), *i = need(m, 1), *u = need(m, 2);
 	const struct tdesc *t = ty(m, x);
+	const char *op = "Elements";
 	int64_t axis;
 	int rc;
+	cJSON *o;
 
 	if (!x || !i || !u)
 		return -1;
 	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
 		return REFUSED;
-	if ((rc = noreduction(m)) != 0)
+	if ((rc = reduction(m, &op, &o)) != 0)
 		return rc;
 	if (normaxis(m, att_i(m, "axis", 0), t->rank, &axis) ||
-	    !(i = fixidx(m, i, &t->dims[axis], 1)))
+	    !(i = fixidx(m, i, &t->dims[axis], 1))) {
+		cJSON_Delete(o);
 		return -1;
-	return imp_done(m, 0, emit(m, "scatterElements", axisopt(axis),
-	    outname(m, 0), 3, x, i, u));
+	}
+	if (!o)
+		return imp_done(m, 0, emit(m, "scatterElements",
+		    axisopt(axis), outname(m, 0), 3, x, i, u));
+	if (axis)
+		cJSON_AddNumberToObject(o, "axis", (double)axis);
+	return imp_done(m, 0, emit(m, op, o, outname(m, 0), 3, x, i, u));
 }
 
 int
@@ -1116,24 +1133,29 @@ onnx_scatternd(struct imp *m)
 {
 	const char *x = need(m, 0), *i = need(m, 1), *u = need(m, 2);
 	const struct tdesc *t = ty(m, x), *it = ty(m, i);
+	const char *op = "scatterND";
 	int64_t k;
 	int rc;
+	cJSON *o;
 
 	if (!x || !i || !u)
 		return -1;
 	if (empty(m, in(m, 0)) || empty(m, in(m, 1)))
 		return REFUSED;
-	if ((rc = noreduction(m)) != 0)
+	if ((rc = reduction(m, &op, &o)) != 0)
 		return rc;
 	if (it->rank < 1 || (k = it->dims[it->rank - 1]) < 1 ||
-	    k > t->rank)
+	    k > t->rank) {
+		cJSON_Delete(o);
 		return nodeerr(m, "indices %s do not fit data of rank %d",
 		    it->rank ? "of that last dimension" : "of rank 0",
 		    t->rank);
-	if (!(i = fixidx(m, i, t->dims, (int)k)))
+	}
+	if (!(i = fixidx(m, i, t->dims, (int)k))) {
+		cJSON_Delete(o);
 		return -1;
-	return imp_done(m, 0, emit(m, "scatterND", NULL, outname(m, 0), 3, x, i,
-	    u));
+	}
+	return imp_done(m, 0, emit(m, op, o, outname(m, 0), 3, x, i, u));
 }
 
 /* ---- expand, tile, pad ---- */

@@ -235,14 +235,77 @@ def cases():
     yield "BatchNormalization-7 spatial", mk(
         [node("BatchNormalization", ["x", "s", "b", "m", "v"], spatial=1)],
         [("x", xb)], bn, 1, 7), [("x", xb)], [want]
-    yield "BatchNormalization training_mode=1 refused", mk(
+    # training_mode = 1: the batch's own statistics (population
+    # variance) over every axis but 1, the running ones by momentum
+    xt = rand(4, 3, 5)
+    bm = xt.mean(axis=(0, 2))
+    bv = ((xt - bm.reshape(1, 3, 1)) ** 2).mean(axis=(0, 2))
+    yt = (xt - bm.reshape(1, 3, 1)) / np.sqrt(bv.reshape(1, 3, 1) + 0.01) \
+        * bn[0][1].reshape(1, 3, 1) + bn[1][1].reshape(1, 3, 1)
+    yield "BatchNormalization training_mode=1 momentum", mk(
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"], 3,
+              momentum=0.75, epsilon=0.01, training_mode=1)],
+        [("x", xt)], bn, 3, 15), [("x", xt)], \
+        [yt, bn[2][1] * 0.75 + bm * 0.25, bn[3][1] * 0.75 + bv * 0.25]
+    yield "BatchNormalization training_mode=1 float16 mean refused", mk(
         [node("BatchNormalization", ["x", "s", "b", "m", "v"],
-              training_mode=1)], [("x", xb)], bn, 1, 15), [("x", xb)], \
-        "[unsupported-attribute]"
+              training_mode=1)], [("x", xb)],
+        bn[:2] + [(n, a.astype(np.float16)) for n, a in bn[2:]], 1, 15), \
+        [("x", xb)], "[unsupported-type]"
+    # MaxPool's Indices: the flat index (batch and channel included) of
+    # each window's largest tap inside the input, row- or column-major
+    xm = rand(2, 2, 5, 4)
+    for so, ceil in ((0, 0), (1, 1)):
+        ym, im = [], []
+        for b, ch, a, e in np.ndindex(2, 2, 2 + ceil, 2):
+            taps = [(r, q) for r in (a * 2 - 1, a * 2 + 1)
+                    for q in (e * 2 - 1, e * 2 + 1)
+                    if 0 <= r < 5 and 0 <= q < 4]
+            r, q = max(taps, key=lambda t: xm[b, ch][t])
+            ym.append(xm[b, ch, r, q])
+            im.append((b * 2 + ch) * 20 + (q * 5 + r if so else r * 4 + q))
+        sh = (2, 2, 2 + ceil, 2)
+        yield "MaxPool Indices storage_order=%d ceil_mode=%d" % (so, ceil), \
+            mk([node("MaxPool", ["x"], 2, kernel_shape=[2, 2],
+                     strides=[2, 2], dilations=[2, 2], pads=[1, 1, 0, 0],
+                     ceil_mode=ceil, storage_order=so)],
+               [("x", xm)], [], 2, 12), [("x", xm)], \
+            [np.array(ym).reshape(sh), np.array(im).reshape(sh)]
+    x1 = rand(1, 2, 7)
+    i1 = np.array([[[2 * k + int(x1[0, c, 2 * k + 1] > x1[0, c, 2 * k])
+                     + c * 7 for k in range(3)] for c in range(2)]])
+    yield "MaxPool-1d Indices", mk(
+        [node("MaxPool", ["x"], 2, kernel_shape=[2], strides=[2])],
+        [("x", x1)], [], 2, 12), [("x", x1)], \
+        [np.take_along_axis(x1.reshape(-1), i1.reshape(-1), 0).reshape(
+            i1.shape), i1]
     yield "MaxPool storage_order", mk(
         [node("MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2],
               storage_order=0)], [("x", xc)], [], 1, 12), [("x", xc)], \
         [xc.reshape(1, 4, 3, 2, 3, 2).max((3, 5))]
+    # MaxUnpool: X's elements at the flat indices I of zeros of the
+    # unpooled shape, (in - 1) * stride + kernel - pads; output_shape
+    # pads zeros at the ends
+    xu = rand(2, 2, 3)
+    sh = (2, 2, (3 - 1) * 2 + 3 - 1 - 2)
+    iu = RNG.permutation(np.prod(sh))[:xu.size].reshape(xu.shape)
+    yu = np.zeros(np.prod(sh), np.float32)
+    yu[iu.ravel()] = xu.ravel()
+    yu = yu.reshape(sh)
+    yield "MaxUnpool pads strides kernel_shape", mk(
+        [node("MaxUnpool", ["x", "i"], kernel_shape=[3], strides=[2],
+              pads=[1, 2])], [("x", xu)], [("i", iu.astype(np.int64))],
+        1, 11), [("x", xu)], [yu]
+    yield "MaxUnpool output_shape", mk(
+        [node("MaxUnpool", ["x", "i", "s"], kernel_shape=[3], strides=[2],
+              pads=[1, 2])], [("x", xu)],
+        [("i", iu.astype(np.int64)), ("s", np.array([2, 2, 7], np.int64))],
+        1, 11), [("x", xu)], [np.pad(yu, ((0, 0), (0, 0), (0, 3)))]
+    yield "MaxUnpool output_shape smaller than unpooled", mk(
+        [node("MaxUnpool", ["x", "i", "s"], kernel_shape=[3], strides=[2],
+              pads=[1, 2])], [("x", xu)],
+        [("i", iu.astype(np.int64)), ("s", np.array([2, 2, 3], np.int64))],
+        1, 11), [("x", xu)], "at least the unpooled 4"
     yield "Resize-18 axes keep_aspect_ratio_policy antialias " \
         "extrapolation_value", mk(
             [node("Resize", ["x", "", "sc"], mode="nearest", axes=[2, 3],
@@ -250,6 +313,37 @@ def cases():
                   extrapolation_value=0.0)], [("x", x4)],
             [("sc", np.array([2.0, 2.0], np.float32))], 1, 18), \
         [("x", x4)], [x4.repeat(2, 2).repeat(2, 3)]
+    # tf_crop_and_resize, linear, of axes 2 and 3 (opset 18's axes):
+    # each axis sampled at roi start + o * (end - start) * (in - 1) /
+    # (out - 1); a coordinate outside [0, in - 1] gives 7.5
+    roi = np.array([0.25, -0.2, 0.75, 1.3], np.float32)
+    yc = x4.astype(np.float64)
+    out = (3, 4)
+    for k, ax in enumerate((2, 3)):
+        n = x4.shape[ax]
+        c = roi[k] * (n - 1) + np.arange(out[k]) * (roi[k + 2] - roi[k]) \
+            * (n - 1) / (out[k] - 1)
+        lo = np.clip(np.floor(c).astype(int), 0, n - 1)
+        hi = np.clip(lo + 1, 0, n - 1)
+        f = (c - np.floor(c)).reshape([-1 if i == ax else 1
+                                        for i in range(4)])
+        yc = np.take(yc, lo, ax) * (1 - f) + np.take(yc, hi, ax) * f
+        bad = ((c < 0) | (c > n - 1)).reshape(f.shape)
+        yc = np.where(bad, np.nan, yc)
+    yc = np.where(np.isnan(yc), 7.5, yc)
+    yield "Resize-18 tf_crop_and_resize axes extrapolation_value", mk(
+        [node("Resize", ["x", "roi", "", "sz"], mode="linear", axes=[2, 3],
+              coordinate_transformation_mode="tf_crop_and_resize",
+              extrapolation_value=7.5)], [("x", x4)],
+        [("roi", roi), ("sz", np.array(out, np.int64))], 1, 18), \
+        [("x", x4)], [yc]
+    yield "Resize tf_crop_and_resize with scales refused", mk(
+        [node("Resize", ["x", "roi", "sc"], mode="linear",
+              coordinate_transformation_mode="tf_crop_and_resize")],
+        [("x", x4)], [("roi", np.array([0, 0, 0, 0, 1, 1, 1, 1],
+                                       np.float32)),
+                      ("sc", np.array([1, 1, 2, 2], np.float32))], 1, 13), \
+        [("x", x4)], "[unsupported-attribute]: tf_crop_and_resize with scales"
     yield "Resize antialias=1 refused", mk(
         [node("Resize", ["x", "", "sc"], mode="linear", antialias=1)],
         [("x", x4)], [("sc", np.array([1, 1, 0.5, 0.5], np.float32))], 1,
@@ -290,11 +384,27 @@ def cases():
             [node("BitShift", ["a", "s"], direction=dr)],
             [("a", a), ("s", sh)], [], 1, 11), [("a", a), ("s", sh)], \
             [want]
-    yield "ScatterND reduction=add refused", mk(
-        [node("ScatterND", ["x", "i", "u"], reduction="add")], [("x", d)],
+    # reductions: repeated indices gather every update (NumPy's at)
+    un = rand(3, 3)
+    for red, fn in (("max", np.maximum), ("min", np.minimum),
+                    ("mul", np.multiply)):
+        w = d.copy()
+        fn.at(w, ([1, 3, 1],), un)
+        yield "ScatterND reduction=%s" % red, mk(
+            [node("ScatterND", ["x", "i", "u"], reduction=red)],
+            [("x", d)], [("i", np.array([[1], [3], [1]], np.int64)),
+                         ("u", un)], 1, 18), [("x", d)], [w]
+        w = d.copy()
+        fn.at(w, (idx, np.arange(3)[None].repeat(2, 0)), un[:2])
+        yield "ScatterElements reduction=%s" % red, mk(
+            [node("ScatterElements", ["x", "i", "u"], axis=0,
+                  reduction=red)], [("x", d)],
+            [("i", idx), ("u", un[:2])], 1, 18), [("x", d)], [w]
+    yield "ScatterND reduction=sum refused", mk(
+        [node("ScatterND", ["x", "i", "u"], reduction="sum")], [("x", d)],
         [("i", np.array([[1]], np.int64)),
          ("u", np.ones((1, 3), np.float32))], 1, 18), [("x", d)], \
-        '[unsupported-attribute]: reduction "add"'
+        '[unsupported-attribute]: reduction "sum"'
 
 
 ACT = {"Sigmoid": lambda v: 1 / (1 + np.exp(-v)), "Tanh": np.tanh,

@@ -995,6 +995,129 @@ invalid("bitShift-direction", "bitShift", ab([2], [2], u8),
         {"direction": "up"}, 'expected one of "left", "right"')
 
 
+# scatterElementsReduce and scatterNDReduce (nnl's, ONNX's reductions):
+# indices that repeat, so each target gathers several updates in order
+# (a store instead of a reduction, or a reduction that skips repeats,
+# gives other values); NumPy's ufunc.at is the reference, in the
+# update's type (int32 products wrap, int64 ones too; max and min pass
+# a NaN on); add is not mul, max not min; axis 1 is not axis 0.
+SCR = {"add": np.add, "mul": np.multiply, "max": np.maximum,
+       "min": np.minimum}
+
+
+def _scatter_el_at(a, fn, axis):
+    y = a["x"].copy()
+    i = a["i"]
+    pos = [np.broadcast_to(np.arange(n).reshape(
+        [-1 if d == k else 1 for d in range(i.ndim)]), i.shape)
+        for k, n in enumerate(i.shape)]
+    pos[axis] = i
+    fn.at(y, tuple(pos), a["u"])
+    return y
+
+
+def _scatter_nd_at(a, fn):
+    y = a["x"].copy()
+    k = a["i"].shape[-1]
+    for t, v in zip(a["i"].reshape(-1, k), a["u"].reshape(
+            (-1,) + y.shape[k:])):
+        fn.at(y, tuple(t), v)
+    return y
+
+
+for red, fn in SCR.items():
+    for dt in (f32, i32, i64, f16):
+        big = dt in (i32, i64) and red == "mul"
+        case("scatterElementsReduce-%s-%s" % (red, dt),
+             "scatterElementsReduce",
+             [x([3, 4], dt, "full" if big else "n"),
+              ("i", i64, [3, 3], [[1, 1, 3], [0, 1, 1], [1, 0, 1]]),
+              ("u", dt, [3, 3], "full" if big else "n")],
+             {"reduction": red, "axis": 1},
+             ref=lambda a, c, fn=fn: _scatter_el_at(a, fn, 1))
+        case("scatterNDReduce-%s-%s" % (red, dt), "scatterNDReduce",
+             [x([4, 3], dt, "full" if big else "n"),
+              ("i", i32, [4, 1], [[2], [0], [2], [-2]]),
+              ("u", dt, [4, 3], "full" if big else "n")],
+             {"reduction": red},
+             ref=lambda a, c, fn=fn: _scatter_nd_at(
+                 dict(a, i=np.where(a["i"] < 0, a["i"] + 4, a["i"])), fn))
+    case("scatterNDReduce-%s-nan" % red, "scatterNDReduce",
+         [x([3], kind=[1.0, NAN, -2.0]),
+          ("i", i32, [3, 1], [[0], [1], [0]]),
+          ("u", f32, [3], [NAN, 3.0, 0.5])], {"reduction": red},
+         ref=lambda a, c, fn=fn: _scatter_nd_at(a, fn))
+case("scatterNDReduce-add-tuples", "scatterNDReduce",
+     [x([2, 3, 2]), ("i", i64, [3, 2], [[1, 2], [0, 0], [1, 2]]),
+      ("u", f32, [3, 2], "n")], {"reduction": "add"},
+     ref=lambda a, c: _scatter_nd_at(a, np.add))
+case("scatterElementsReduce-max-axis0-uint64", "scatterElementsReduce",
+     [x([2, 2], u64, [1, 2, 3, 2 ** 63 + 5]),
+      ("i", i32, [2, 2], [[1, 1], [1, 1]]),
+      ("u", u64, [2, 2], [2 ** 64 - 1, 0, 7, 2 ** 63])],
+     {"reduction": "max"},
+     ref=lambda a, c: _scatter_el_at(a, np.maximum, 0))
+invalid("scatterNDReduce-reduction", "scatterNDReduce",
+        [x([4]), ("i", i32, [1, 1], "n"), ("u", f32, [1], "n")],
+        {"reduction": "sum"}, 'expected one of "add", "mul"')
+invalid("scatterElementsReduce-updates", "scatterElementsReduce",
+        [x([3]), ("i", i32, [2], "n"), ("u", i32, [2], "n")],
+        {"reduction": "add"}, 'input "updates" is int32')
+
+# maxPool2dIndices (nnl's, ONNX MaxPool's Indices): each window's taps
+# inside the input, the first largest by np.argmax over them in
+# row-major order, as a flat index of the whole input (batch and
+# channel too), row- or column-major.  Two batches and channels (an
+# index without their offset is wrong), padding on every side, strides
+# and dilations apart (swapped ones move the taps), ceil rounding's
+# extra window, and small integers that tie (the last of equals is
+# wrong).
+def _maxpool_idx(x, o):
+    n, c, h, w = x.shape
+    kh, kw = o.get("windowDimensions", [h, w])
+    sh, sw = o.get("strides", [1, 1])
+    dh, dw = o.get("dilations", [1, 1])
+    pt, pb, pl, pr = o.get("padding", [0, 0, 0, 0])
+    rnd = np.ceil if o.get("outputShapeRounding") == "ceil" else np.floor
+    oh = int(rnd((h + pt + pb - (kh - 1) * dh - 1) / sh)) + 1
+    ow = int(rnd((w + pl + pr - (kw - 1) * dw - 1) / sw)) + 1
+    y = np.zeros((n, c, oh, ow), np.int64)
+    for b, ch, a, e in np.ndindex(n, c, oh, ow):
+        taps = [(r, q) for r in range(a * sh - pt, a * sh - pt + kh * dh, dh)
+                for q in range(e * sw - pl, e * sw - pl + kw * dw, dw)
+                if 0 <= r < h and 0 <= q < w]
+        r, q = taps[int(np.argmax([x[b, ch, r, q] for r, q in taps]))]
+        y[b, ch, a, e] = (b * c + ch) * h * w + (
+            q * h + r if o.get("storageOrder") == "columnMajor" else
+            r * w + q)
+    return y
+
+
+for name, dt, kind, o in (
+        ("pads", f32, "n", {"windowDimensions": [3, 2],
+                            "padding": [1, 2, 0, 1]}),
+        ("strides-dilations", f32, "n",
+         {"windowDimensions": [2, 2], "strides": [2, 1],
+          "dilations": [1, 2]}),
+        ("ceil-colmajor", f16, "n",
+         {"windowDimensions": [2, 3], "strides": [2, 2],
+          "outputShapeRounding": "ceil", "storageOrder": "columnMajor"}),
+        ("ties-int8", i8, [v % 3 for v in range(2 * 3 * 5 * 6)],
+         {"windowDimensions": [2, 2], "padding": [1, 1, 1, 1],
+          "strides": [2, 2]}),
+        ("global-uint8", u8, "full", {})):
+    case("maxPool2dIndices-" + name, "maxPool2dIndices",
+         [x([2, 3, 5, 6], dt, kind)], o,
+         ref=lambda a, c, o=o: _maxpool_idx(a["x"], o))
+invalid("maxPool2dIndices-padding-only", "maxPool2dIndices",
+        [x([1, 1, 4, 4])], {"windowDimensions": [2, 2],
+                            "padding": [0, 0, 3, 0], "strides": [1, 3]},
+        "holds only padding")
+invalid("maxPool2dIndices-rank", "maxPool2dIndices", [x([1, 4, 4])],
+        {}, "rank 4")
+invalid("maxPool2dIndices-order", "maxPool2dIndices", [x([1, 1, 4, 4])],
+        {"storageOrder": "nhwc"}, 'expected one of "rowMajor"')
+
 # topK: each row sorted by Python's own sort on (key, index): larger
 # first (smaller with largest false), NaN above everything, equal
 # items by their index; integers compared as Python integers (exact

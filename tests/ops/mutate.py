@@ -182,6 +182,24 @@ mutant("slice runs take in the axis they cut, then step along it too",
 mutant("maxPool counts cells past the edge as 0", "common/rt/nn/nn.c",
        "nnl_real acc = kind == 2 ? -INFINITY : 0;", "nnl_real acc = 0;",
        ["maxPool2d-nhwc-ceil"], RT)
+mutant("scatter reductions store instead of combining repeats",
+       "common/rt/tensor/tensor.c",
+       "\t\tif (red == 1)\n\t\t\ta += b;\n",
+       "\t\tif (red == 1)\n\t\t\ta = b;\n",
+       ["scatterElementsReduce-add-float32", "scatterNDReduce-add-float32"],
+       RT)
+mutant("scatter reductions' integer max and min swapped",
+       "common/rt/tensor/tensor.c",
+       "else if (red == 3 ? !lt && a != b : lt)",
+       "else if (red == 3 ? lt : !lt && a != b)",
+       ["scatterNDReduce-max-int32", "scatterElementsReduce-min-int64"], RT)
+mutant("maxPool2dIndices keeps the last of equal ones", "common/rt/nn/nn.c",
+       "if (bi < 0 || v > bv) {", "if (bi < 0 || v >= bv) {",
+       ["maxPool2dIndices-ties-int8"], RT)
+mutant("maxPool2dIndices ignores the storage order", "common/rt/nn/nn.c",
+       "return ip[15] ? bw * h + bh : bh * w + bw;",
+       "return 0 ? bw * h + bh : bh * w + bw;",
+       ["maxPool2dIndices-ceil-colmajor"], RT)
 # ---- host kernels (common/host/kern_*.c) ----
 mutant("clamp's minValue and maxValue swapped", KEW,
        'opt_f64(c->sc, "minValue", &a) < 0 ||\n'

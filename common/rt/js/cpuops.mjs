@@ -160,6 +160,25 @@ const binary = {
   min: (x, y) => (x < y ? x : y),
 };
 
+// A scatter's write of update u[i] into out[o]: a plain store, or nnl's
+// reduction (add, mul, max, min): floats computed in double and stored
+// rounded once, integers wrapping (int32 products by Math.imul, exact),
+// max and min passing a NaN on as NumPy's maximum does.
+function scatterPut(dataType, reduction) {
+  if (!reduction) return (out, o, u, i) => { out[o] = u[i]; };
+  const t = {dataType}, i32 = dataType === "int32" || dataType === "uint32";
+  const f = {
+    add: (a, b) => a + b,
+    mul: (a, b) => (i32 ? Math.imul(a, b) : a * b),
+    max: (a, b) => (a !== a || b !== b ? NaN : b > a ? b : a),
+    min: (a, b) => (a !== a || b !== b ? NaN : b < a ? b : a),
+  }[reduction];
+  if (!f) throw new TypeError(`cpuops: no scatter reduction ${reduction}`);
+  return (out, o, u, i) => {
+    out[o] = fromNumber(dataType, f(read(t, out[o]), read(t, u[i])));
+  };
+}
+
 export const CpuOps = {
   add: (a, b) => mapBinary(a, b, a.dataType, binary.add),
   sub: (a, b) => mapBinary(a, b, a.dataType, binary.sub),
@@ -662,8 +681,9 @@ export const CpuOps = {
     }
     return {dataType: a.dataType, shape: [...lead, ...rest], data: out};
   },
-  scatterElements: (a, idx, upd, {axis = 0} = {}) => {
+  scatterElements: (a, idx, upd, {axis = 0, reduction} = {}) => {
     const out = a.data.slice(), st = strides(a.shape), dim = a.shape[axis];
+    const put = scatterPut(a.dataType, reduction);
     const us = strides(upd.shape);
     for (let i = 0; i < upd.data.length; i++) {
       let rem = i, off = 0;
@@ -677,12 +697,13 @@ export const CpuOps = {
         }
         off += c * st[d];
       }
-      out[off] = upd.data[i];
+      put(out, off, upd.data, i);
     }
     return {dataType: a.dataType, shape: [...a.shape], data: out};
   },
-  scatterND: (a, idx, upd) => {
+  scatterND: (a, idx, upd, {reduction} = {}) => {
     const out = a.data.slice(), k = idx.shape[idx.shape.length - 1];
+    const put = scatterPut(a.dataType, reduction);
     const inner = numel(a.shape.slice(k)), st = strides(a.shape);
     const n = numel(idx.shape.slice(0, -1));
     for (let i = 0; i < n; i++) {
@@ -693,11 +714,21 @@ export const CpuOps = {
         if (v < 0 || v >= a.shape[j]) throw new RangeError(`cpuops: scatterND index out of [0, ${a.shape[j]})`);
         off += v * st[j];
       }
-      out.set(upd.data.subarray(i * inner, (i + 1) * inner), off);
+      if (!reduction) {
+        out.set(upd.data.subarray(i * inner, (i + 1) * inner), off);
+        continue;
+      }
+      for (let e = 0; e < inner; e++)
+        put(out, off + e, upd.data, i * inner + e);
     }
     return {dataType: a.dataType, shape: [...a.shape], data: out};
   },
+  // nnl's, beyond WebNN: the same with a reduction
+  scatterElementsReduce: (a, idx, upd, o) =>
+    CpuOps.scatterElements(a, idx, upd, o),
+  scatterNDReduce: (a, idx, upd, o) => CpuOps.scatterND(a, idx, upd, o),
   maxPool2d: (a, o = {}) => pool2d(a, o),
+  maxPool2dIndices: (a, o = {}) => pool2d(a, o, true),
   reduceMean: (a, o) => {
     const s = reduce(a, o, (x, y) => x + y, null), k = a.data.length / (s.data.length || 1);
     return unary(s, s.dataType, (x) => (typeof x === "bigint" ? x / BigInt(k) : x / k));
@@ -949,7 +980,10 @@ function shiftInt(t, z) {
 }
 
 // maxPool2d by its definition: padded cells take no part
-function pool2d(a, o) {
+// maxPool2d, or with idx (nnl's maxPool2dIndices) the flat input index
+// of each window's largest element (ties to the first), row-major or
+// with storageOrder "columnMajor" (n * C + c) * H * W + w * H + h.
+function pool2d(a, o, idx = false) {
   const nhwc = o.layout === "nhwc";
   const [N, C, H, W] = nhwc ? [a.shape[0], a.shape[3], a.shape[1], a.shape[2]] : a.shape;
   const [kh, kw] = o.windowDimensions ?? [H, W], [sh, sw] = o.strides ?? [1, 1];
@@ -959,21 +993,24 @@ function pool2d(a, o) {
     rnd((W + pl + pr - (kw - 1) * dw - 1) / sw) + 1];
   const at = (n, c, y, x) => (nhwc ? ((n * H + y) * W + x) * C + c : ((n * C + c) * H + y) * W + x);
   const shape = nhwc ? [N, OH, OW, C] : [N, C, OH, OW];
-  const out = new ARRAYS[a.dataType](N * C * OH * OW);
+  const out = new ARRAYS[idx ? "int64" : a.dataType](N * C * OH * OW);
+  const cm = o.storageOrder === "columnMajor";
   for (let n = 0; n < N; n++)
     for (let c = 0; c < C; c++)
       for (let oy = 0; oy < OH; oy++)
         for (let ox = 0; ox < OW; ox++) {
-          let best;
+          let best, by = 0, bx = 0;
           for (let p = 0; p < kh; p++)
             for (let q = 0; q < kw; q++) {
               const iy = oy * sh - pt + p * dh, ix = ox * sw - pl + q * dw;
               if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
               const v = read(a, a.data[at(n, c, iy, ix)]);
-              if (best === undefined || v > best) best = v;
+              if (best === undefined || v > best) [best, by, bx] = [v, iy, ix];
             }
           const k = nhwc ? ((n * OH + oy) * OW + ox) * C + c : ((n * C + c) * OH + oy) * OW + ox;
-          out[k] = fromNumber(a.dataType, best);
+          const at0 = (n * C + c) * H * W;
+          out[k] = idx ? BigInt(at0 + (cm ? bx * H + by : by * W + bx)) :
+            fromNumber(a.dataType, best);
         }
-  return {dataType: a.dataType, shape, data: out};
+  return {dataType: idx ? "int64" : a.dataType, shape, data: out};
 }

@@ -1677,3 +1677,57 @@ nnl_k_roi_align(const int64_t *ip, const double *fp, const void *const *in,
 }
 
 #endif	/* NNL_REAL_IS_FLOAT */
+
+/*
+ * maxPool2dIndices (nnl's; ONNX MaxPool's Indices): ip = dt, N, C, H,
+ * W, OH, OW, window h and w, strides, dilations, padding at the top and
+ * left, column-major.  Each window's largest element (its taps inside
+ * the input in row-major order, the first kept unless a later one is
+ * greater: ties go to the first) gives its flat index in the input:
+ * ((n * C + c) * H + h) * W + w, or with column-major
+ * (n * C + c) * H * W + w * H + h; nnl_maxpool_at gives one window's
+ * (h, w) part.
+ */
+NNL_RT_INLINE int64_t
+nnl_maxpool_at(const int64_t *ip, const void *x, int64_t plane, int64_t a,
+    int64_t b)
+{
+	int64_t dt = ip[0], h = ip[3], w = ip[4], kh = ip[7], kw = ip[8],
+	    r0 = a * ip[9] - ip[13], q0 = b * ip[10] - ip[14];
+	int64_t bi = -1, bh = 0, bw = 0;
+	double bv = 0;
+
+	for (int64_t i = 0; i < kh; i++)
+		for (int64_t j = 0; j < kw; j++) {
+			int64_t r = r0 + i * ip[11], q = q0 + j * ip[12];
+			double v;
+
+			if (r < 0 || r >= h || q < 0 || q >= w)
+				continue;
+			v = nnl_loadf(x, (plane * h + r) * w + q, dt);
+			if (bi < 0 || v > bv) {
+				bi = 0;
+				bv = v;
+				bh = r;
+				bw = q;
+			}
+		}
+	return ip[15] ? bw * h + bh : bh * w + bw;
+}
+
+NNL_RT void
+nnl_k_max_pool2d_indices(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t nc = ip[1] * ip[2], hw = ip[3] * ip[4], oh = ip[5],
+	    ow = ip[6];
+	int64_t *y = out[0];
+
+	(void)fp;
+	(void)scratch;
+	for (int64_t p = 0; p < nc; p++)
+		for (int64_t a = 0; a < oh; a++)
+			for (int64_t b = 0; b < ow; b++)
+				y[(p * oh + a) * ow + b] = p * hw +
+				    nnl_maxpool_at(ip, in[0], p, a, b);
+}

@@ -445,7 +445,42 @@ nnl_k_gather_nd(const int64_t *ip, const double *fp, const void *const *in,
 	}
 }
 
-/* scatterElements: es, index type, r, in dims[r], index dims[r], axis.
+/*
+ * A scatter's reduction (1 add, 2 mul, 3 max, 4 min) of update u into
+ * element d of out, of type dt: floats in double, rounded once to dt
+ * (add and mul as dt's own arithmetic rounds them; max and min pass a
+ * NaN on, as NumPy's maximum does); integers wrap, as in NumPy.
+ */
+NNL_RT_INLINE void
+nnl_scatter_reduce(void *out, int64_t d, const void *upd, int64_t u,
+    int64_t dt, int64_t red)
+{
+	if (nnl_isfloat(dt)) {
+		double a = nnl_loadf(out, d, dt), b = nnl_loadf(upd, u, dt);
+
+		if (red == 1)
+			a += b;
+		else if (red == 2)
+			a *= b;
+		else if (a == a && (b != b || (red == 3 ? b > a : b < a)))
+			a = b;
+		nnl_storef(out, d, dt, a);
+	} else {
+		int64_t a = nnl_loadi(out, d, dt), b = nnl_loadi(upd, u, dt);
+		int lt = dt == NNL_U64 ? (uint64_t)b < (uint64_t)a : b < a;
+
+		if (red == 1)
+			a = (int64_t)((uint64_t)a + (uint64_t)b);
+		else if (red == 2)
+			a = (int64_t)((uint64_t)a * (uint64_t)b);
+		else if (red == 3 ? !lt && a != b : lt)
+			a = b;
+		nnl_storei(out, d, dt, a);
+	}
+}
+
+/* scatterElements: es, index type, r, in dims[r], index dims[r], axis,
+ * reduction (0: none, else nnl_scatter_reduce's), element type.
  * in: input, indices, updates. */
 NNL_RT void
 nnl_k_scatter_elements(const int64_t *ip, const double *fp,
@@ -454,7 +489,8 @@ nnl_k_scatter_elements(const int64_t *ip, const double *fp,
 	int64_t es = ip[0], it = ip[1], r = ip[2];
 	const int64_t *dims = ip + 3, *idims = dims + r;
 	int64_t axis = idims[r], ist[NNL_MAXRANK], idx[NNL_MAXRANK] = { 0 };
-	int64_t n = nnl_numel((int)r, idims);
+	int64_t n = nnl_numel((int)r, idims), red = idims[r + 1];
+	int64_t dt = idims[r + 2];
 
 	(void)fp;
 	(void)scratch;
@@ -467,7 +503,10 @@ nnl_k_scatter_elements(const int64_t *ip, const double *fp,
 		for (int i = 0; i < r; i++)
 			dst += (i == axis ? nnl_fixindex(nnl_index(in[1], u,
 			    it), dims[i]) : idx[i]) * ist[i];
-		NNL_MOVE(out[0], dst, in[2], u, es);
+		if (red)
+			nnl_scatter_reduce(out[0], dst, in[2], u, dt, red);
+		else
+			NNL_MOVE(out[0], dst, in[2], u, es);
 		for (int i = (int)r - 1; i >= 0; i--) {
 			if (++idx[i] < idims[i])
 				break;
@@ -476,7 +515,8 @@ nnl_k_scatter_elements(const int64_t *ip, const double *fp,
 	}
 }
 
-/* scatterND: es, index type, r, in dims[r], k, number of tuples. */
+/* scatterND: es, index type, r, in dims[r], k, number of tuples,
+ * reduction (0: none, else nnl_scatter_reduce's), element type. */
 NNL_RT void
 nnl_k_scatter_nd(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
@@ -484,6 +524,7 @@ nnl_k_scatter_nd(const int64_t *ip, const double *fp, const void *const *in,
 	int64_t es = ip[0], it = ip[1], r = ip[2];
 	const int64_t *dims = ip + 3;
 	int64_t k = dims[r], nt = dims[r + 1], ist[NNL_MAXRANK], slice = 1;
+	int64_t red = dims[r + 2], dt = dims[r + 3];
 
 	(void)fp;
 	(void)scratch;
@@ -498,9 +539,13 @@ nnl_k_scatter_nd(const int64_t *ip, const double *fp, const void *const *in,
 		for (int64_t j = 0; j < k; j++)
 			dst += nnl_fixindex(nnl_index(in[1], t * k + j, it),
 			    dims[j]) * ist[j];
-		memcpy((char *)out[0] + (size_t)(dst * es),
-		    (const char *)in[2] + (size_t)(t * slice * es),
-		    (size_t)(slice * es));
+		for (int64_t e = 0; red && e < slice; e++)
+			nnl_scatter_reduce(out[0], dst + e, in[2],
+			    t * slice + e, dt, red);
+		if (!red)
+			memcpy((char *)out[0] + (size_t)(dst * es),
+			    (const char *)in[2] + (size_t)(t * slice * es),
+			    (size_t)(slice * es));
 	}
 }
 
