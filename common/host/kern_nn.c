@@ -394,6 +394,21 @@ mmrows(int R, const int64_t *ob, const int64_t *as, const int64_t *bs,
 	return rows == M ? 0 : rows;
 }
 
+/* A float64 matmul (its parameters pushed up to ld): no fused bias nor
+ * activation, which nnl-fuse gives float products only of float32 and
+ * float16. */
+static int
+mm64(struct kctx *c)
+{
+	if (cJSON_GetObjectItemCaseSensitive(c->n->extra, "activation") ||
+	    cJSON_GetObjectItemCaseSensitive(c->n->extra, "bias"))
+		return shape_err(c->sc, "a float64 matmul takes no fused "
+		    "activation nor bias");
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	return kset(c, "matmul_f64");
+}
+
 int
 prepare_matmul(struct kctx *c)
 {
@@ -404,8 +419,9 @@ prepare_matmul(struct kctx *c)
 	int64_t M, N, K, lda, ldb, rows, ld;
 	int ta, tb;
 	const cJSON *bn;
+	int f64 = c->in[0]->dt == DT_FLOAT64;
 
-	if (wantfloat(c, c->in[0]))
+	if (!f64 && wantfloat(c, c->in[0]))
 		return -1;
 	mmview(c, 0, "transposeA", ad, as);
 	mmview(c, 1, "transposeB", bd, bs);
@@ -432,6 +448,8 @@ prepare_matmul(struct kctx *c)
 	kip(c, tb);
 	kip(c, rows);
 	kip(c, ld);
+	if (f64)	/* rt/nn/linalg.c: plain loops in double */
+		return mm64(c);
 	if (kactivation(c))
 		return -1;
 	/* nnl-fuse's bias (shape-infer checked that it is float32 [N]) */
