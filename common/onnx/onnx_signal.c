@@ -188,9 +188,11 @@ onnx_stft(struct imp *m)
 /*
  * MelWeightMatrix (opset 17): [dft_length / 2 + 1, num_mel_bins] of
  * triangles on the mel scale (mel(f) = 2595 log10(1 + f / 700)): the
- * num_mel_bins + 2 points evenly spaced in mel from lower_edge_hertz
- * to upper_edge_hertz, each taken back to hertz and to the spectrum
- * bin floor((dft_length + 1) f / sample_rate); band i rises from 0 at
+ * num_mel_bins + 2 points from lower_edge_hertz in steps of the mel
+ * range over num_mel_bins + 2 (the ONNX backend data's spacing, whose
+ * last point falls short of upper_edge_hertz), each taken back to
+ * hertz and to the spectrum bin floor((dft_length + 1) f /
+ * sample_rate); band i rises from 0 at
  * point i to 1 at point i + 1 (1 there when the two meet) and falls to
  * 0 at point i + 2.  Its shape is its inputs' values: they must be
  * known at import time.
@@ -244,7 +246,7 @@ onnx_melweightmatrix(struct imp *m)
 
 		for (int64_t i = 0; i < nmel + 2; i++) {
 			double f = ml + (mh - ml) * (double)i /
-			    (double)(nmel + 1);
+			    (double)(nmel + 2);
 
 			f = 700 * (pow(10, f / 2595) - 1);
 			pt[i] = (int64_t)floor((double)(len + 1) * f /
