@@ -127,28 +127,29 @@ nnl_k_dft(const int64_t *ip, const double *fp, const void *const *in,
 		cs[m] = cos(2 * pi * (double)m / (double)n);
 		sn[m] = sin(2 * pi * (double)m / (double)n);
 	}
-	for (int64_t o = 0; o < outer; o++)
-		for (int64_t i = 0; i < inner; i++)
-			for (int64_t k = 0; k < bins; k++) {
-				double re = 0, im = 0;
+	for (int64_t l = 0; l < outer * inner; l++) {
+		int64_t o = l / inner, i = l % inner;
 
-				for (int64_t j = 0; j < used; j++) {
-					int64_t at = ((o * len + j) * inner + i) *
-					    cin, w = j * k % n;
-					double xr = nnl_loadf(in[0], at, dt);
-					double xi = cin == 2 ? nnl_loadf(in[0],
-					    at + 1, dt) : 0;
+		for (int64_t k = 0; k < bins; k++) {
+			int64_t y = ((o * bins + k) * inner + i) * 2;
+			double re = 0, im = 0;
 
-					re += xr * cs[w] - sg * xi * sn[w];
-					im += sg * xr * sn[w] + xi * cs[w];
-				}
-				if (inv) {
-					re /= (double)n;
-					im /= (double)n;
-				}
-				nnl_storef(out[0], ((o * bins + k) * inner +
-				    i) * 2, dt, re);
-				nnl_storef(out[0], ((o * bins + k) * inner +
-				    i) * 2 + 1, dt, im);
+			for (int64_t j = 0; j < used; j++) {
+				int64_t at = ((o * len + j) * inner + i) * cin;
+				int64_t w = j * k % n;
+				double xr = nnl_loadf(in[0], at, dt);
+				double xi = cin == 2 ? nnl_loadf(in[0], at + 1,
+				    dt) : 0;
+
+				re += xr * cs[w] - sg * xi * sn[w];
+				im += sg * xr * sn[w] + xi * cs[w];
 			}
+			if (inv) {
+				re /= (double)n;
+				im /= (double)n;
+			}
+			nnl_storef(out[0], y, dt, re);
+			nnl_storef(out[0], y + 1, dt, im);
+		}
+	}
 }
