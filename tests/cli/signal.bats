@@ -3,7 +3,8 @@
 # mul, a constant): the attributes and forms the node tests leave out,
 # built by tests/onnx/signal_models.py with their NumPy references (the
 # backend data's output for MelWeightMatrix), run by nnl-run and by the
-# compiled program; and what stays refused.
+# compiled program; and what stays refused.  Then the float64 matmul
+# (rt/nn/linalg.c) reading the transposes nnl-fuse folds into it.
 
 bats_require_minimum_version 1.5.0
 
@@ -75,4 +76,36 @@ assert np.array_equal(raw, got.reshape(-1)), "the program differs"' \
 	    "$D/dft-complex-one.onnx"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *'(DFT) [unsupported-attribute]: onesided of a complex signal'* ]]
+}
+
+@test "a float64 matmul reads the transposes nnl-fuse folds into it" {
+	cat > g.json <<'EOF'
+{"format": "webnn-graph-json", "version": 1, "name": "tt",
+ "inputs": {"a": {"dataType": "float64", "shape": [2, 4, 3]},
+            "b": {"dataType": "float64", "shape": [2, 5, 4]}},
+ "consts": {},
+ "nodes": [
+  {"id": "at", "op": "transpose", "inputs": ["a"],
+   "options": {"permutation": [0, 2, 1]}},
+  {"id": "bt", "op": "transpose", "inputs": ["b"],
+   "options": {"permutation": [0, 2, 1]}},
+  {"id": "y", "op": "matmul", "inputs": ["at", "bt"], "options": {}}],
+ "outputs": {"y": "y"}}
+EOF
+	/usr/bin/python3 -c 'import numpy as np
+r = np.random.default_rng(7)
+a, b = r.standard_normal((2, 4, 3)), r.standard_normal((2, 5, 4))
+np.save("a.npy", a)
+np.save("b.npy", b)
+np.save("want.npy", np.swapaxes(a, 1, 2) @ np.swapaxes(b, 1, 2))'
+	"$BIN/nnl-shape-infer" g.json | "$BIN/nnl-fuse" -o f.json
+	grep -q '"transposeA": \[0, 2, 1\]' f.json
+	grep -q '"transposeB": \[0, 2, 1\]' f.json
+	"$BIN/nnl-run" -d out f.json a=a.npy b=b.npy >/dev/null
+	run /usr/bin/python3 -c 'import numpy as np
+got, want = np.load("out/y.npy"), np.load("want.npy")
+assert got.dtype == np.float64 and got.shape == want.shape
+assert np.allclose(got, want, rtol=1e-12, atol=1e-12), (got, want)'
+	echo "$output"
+	[ "$status" -eq 0 ]
 }
