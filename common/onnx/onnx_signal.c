@@ -206,11 +206,16 @@ onnx_melweightmatrix(struct imp *m)
 	int64_t ot = att_i(m, "output_datatype", 1);
 	const char *dtn = NULL;
 	enum dtype dt = onnx_dtype((int32_t)ot, &dtn);
-	int rc;
+	int rc, late = 0;
 
 	for (int i = 0; i < 5; i++)
 		if (!in(m, i))
 			return nodeerr(m, "input %d is required", i);
+	for (int i = 0; i < 5; i++)	/* each named in the hint */
+		late += !cbytes(m, in(m, i));
+	if (late)
+		return refuse(m, REFUSE_CONST, "%d of its 5 inputs computed at "
+		    "run time (its shape is their values)", late);
 	if ((rc = cint(m, 0, "num_mel_bins", &nmel)) != 0 ||
 	    (rc = cint(m, 1, "dft_length", &len)) != 0 ||
 	    (rc = cint(m, 2, "sample_rate", &rate)) != 0)
