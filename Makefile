@@ -26,7 +26,8 @@ ONNXPROTO = /usr/include/onnx/onnx.proto
 ONNX    = onnx_read onnx_import onnx_emit onnx_names onnx_ew onnx_loss \
           onnx_tensor onnx_einsum \
           onnx_nn onnx_rnn onnx_resize onnx_detect onnx_origin \
-          onnx_strict onnx_attn onnx_ctl onnx_qint onnx_unpool
+          onnx_strict onnx_attn onnx_ctl onnx_qint onnx_unpool \
+          onnx_signal
 ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.
@@ -46,7 +47,7 @@ COMMON += formats/load formats/validate formats/webnn_read \
 COMMON += host/kernel host/kern_ew host/kern_nn host/kern_rnn \
           host/kern_tensor host/eval
 COMMON += middle/order middle/memplan middle/memplan_verify middle/shape \
-          middle/shape_ew middle/shape_nn middle/shape_tensor middle/shape_int \
+          middle/shape_ew middle/shape_nn middle/shape_tensor middle/shape_num \
           middle/fuse \
           middle/fuse_norm \
           middle/partition
@@ -70,7 +71,7 @@ COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
 RT      = f32-vmath/vmath f32-gemm/gemm_f32_4x8_scalar f32-gemm/gemm_f32_6x16_avx2 \
           f32-gemm/gemm_f32_14x32_avx512 f32-gemm/gemm_f32_8x8_neon \
           f32-gemm/gemm f32-dwconv/dwconv f32-winograd/wino \
-          elementwise/ew nn/nn nn/qint rnn/rnn tensor/tensor
+          elementwise/ew nn/nn nn/qint nn/linalg rnn/rnn tensor/tensor
 RTPAR   = par/par.h par/par.c f32-gemm/gemm_par.c nn/nn_par.c \
           f32-dwconv/dwconv_par.c tensor/tensor_par.c elementwise/ew_par.c
 RTINC   = -Icommon/rt -Icommon/rt/par -Icommon/rt/f32-vmath

@@ -123,7 +123,8 @@ writeoutputs(struct graph *g, const char *dir, struct evalbuf *out)
 		int64_t *dims = xmalloc(((size_t)t->rank + 1) * sizeof *dims);
 		size_t nb = out[i].nbytes;
 
-		memcpy(dims, t->dims, (size_t)t->rank * sizeof *dims);
+		if (t->rank > 0)	/* a scalar's dims are NULL */
+			memcpy(dims, t->dims, (size_t)t->rank * sizeof *dims);
 		if (c >= 0) {
 			/* data-dependent: the shape it has, at the front */
 			const int64_t *k = out[c].data;

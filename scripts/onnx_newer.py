@@ -42,6 +42,7 @@ VERSIONS = [
     "Constant", "DequantizeLinear", "Equal", "Identity", "Pad", "Reshape",
     "Resize", "Shape", "Size")] + [
     ("Gelu", 20, (1, 1, 1, 1), ("approximate",), ()),
+    ("DFT", 20, (1, 3, 1, 1), (), ("axis",)),
 ] + [(o, 20, None, (), ()) for o in (
     "ConstantOfShape", "IsInf", "IsNaN", "ReduceMax", "ReduceMin")] + [
     ("QuantizeLinear", 21, None, ("block_size", "output_dtype"), ()),
@@ -50,7 +51,8 @@ VERSIONS = [
      if o not in ("QuantizeLinear", "DequantizeLinear")] + [
     (o, 22, None, (), ()) for o in (
         "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "AveragePool",
-        "Conv", "ConvTranspose", "Cos", "Cosh", "Dropout", "Elu", "EyeLike",
+        "Conv", "ConvTranspose", "Cos", "Cosh", "Det", "Dropout", "Elu",
+        "EyeLike",
         "GRU",
         "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool", "HardSigmoid",
         "HardSwish", "InstanceNormalization", "LSTM", "LpPool", "MaxPool",

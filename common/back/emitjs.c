@@ -657,7 +657,9 @@ cpuop(const char *op)
 		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
 		"unique", "matMulInteger", "conv2dInteger", "requantizeLinear",
 		"tfIdfVectorizer", "scatterElementsReduce", "scatterNDReduce",
-		"maxPool2dIndices",
+		"maxPool2dIndices", "det", "dft",
+		/* nnl's float64 product */
+		"matmul",
 		/* the float math of nnl's float64 and bfloat16 */
 		"ceil", "floor", "exp", "log", "sqrt", "sin", "cos", "tan",
 		"tanh", "reciprocal", "roundEven", "sigmoid", "reduceL2",

@@ -1,10 +1,11 @@
 /*
  * kern_nn: prepares the kernels of rt/nn/nn.c: conv2d, the pools, gemm,
- * matmul, the normalizations, pad and resample2d; and of rt/nn/qint.c,
- * the integer products, requantizeLinear and tfIdfVectorizer.  Float16
- * operands run through the float32 kernels (f16finish); a fused
- * activation (the node's "activation" field, from nnl-fuse) becomes the
- * kernel's epilogue.
+ * matmul, the normalizations, pad and resample2d; of rt/nn/qint.c, the
+ * integer products, requantizeLinear and tfIdfVectorizer; of
+ * rt/nn/linalg.c, the float64 matmul, det and dft.  Float16 operands
+ * run through the float32 kernels (f16finish); a fused activation (the
+ * node's "activation" field, from nnl-fuse) becomes the kernel's
+ * epilogue.
  */
 #define NNL_RT /* rt/f32-gemm/gemm.c is in libnnl: extern */
 #include <stdlib.h>
@@ -395,6 +396,21 @@ mmrows(int R, const int64_t *ob, const int64_t *as, const int64_t *bs,
 	return rows == M ? 0 : rows;
 }
 
+/* A float64 matmul (its parameters pushed up to ld): no fused bias nor
+ * activation, which nnl-fuse gives float products only of float32 and
+ * float16. */
+static int
+mm64(struct kctx *c)
+{
+	if (cJSON_GetObjectItemCaseSensitive(c->n->extra, "activation") ||
+	    cJSON_GetObjectItemCaseSensitive(c->n->extra, "bias"))
+		return shape_err(c->sc, "a float64 matmul takes no fused "
+		    "activation nor bias");
+	kin(c, c->n->in[0]);
+	kin(c, c->n->in[1]);
+	return kset(c, "matmul_f64");
+}
+
 int
 prepare_matmul(struct kctx *c)
 {
@@ -405,8 +421,9 @@ prepare_matmul(struct kctx *c)
 	int64_t M, N, K, lda, ldb, rows, ld;
 	int ta, tb;
 	const cJSON *bn;
+	int f64 = c->in[0]->dt == DT_FLOAT64;
 
-	if (wantfloat(c, c->in[0]))
+	if (!f64 && wantfloat(c, c->in[0]))
 		return -1;
 	mmview(c, 0, "transposeA", ad, as);
 	mmview(c, 1, "transposeB", bd, bs);
@@ -433,6 +450,8 @@ prepare_matmul(struct kctx *c)
 	kip(c, tb);
 	kip(c, rows);
 	kip(c, ld);
+	if (f64)	/* rt/nn/linalg.c: plain loops in double */
+		return mm64(c);
 	if (kactivation(c))
 		return -1;
 	/* nnl-fuse's bias (shape-infer checked that it is float32 [N]) */
@@ -702,7 +721,7 @@ prepare_roi_align(struct kctx *c)
 }
 
 /* ---- rt/nn/qint.c: matMulInteger, conv2dInteger, requantizeLinear,
- * tfIdfVectorizer; their shape rules (middle/shape_int.c) have checked
+ * tfIdfVectorizer; their shape rules (middle/shape_num.c) have checked
  * every option ---- */
 
 /* Strides of t, broadcast to the rank-r shape dims (0 where t is 1). */
@@ -892,4 +911,56 @@ prepare_max_pool2d_indices(struct kctx *c)
 	kip(c, strcmp(so, "columnMajor") == 0);
 	kin(c, c->n->in[0]);
 	return kset(c, "max_pool2d_indices");
+}
+
+/* nnl's det: dt, the number of matrices, their order; n * n doubles
+ * of workspace. */
+int
+prepare_det(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0];
+	int64_t n = x->dims[x->rank - 1], nb = 1;
+
+	for (int i = 0; i < x->rank - 2; i++)
+		nb *= x->dims[i];
+	kip(c, kdt(x));
+	kip(c, nb);
+	kip(c, n);
+	kin(c, c->n->in[0]);
+	c->k->scratch = 8 * (uint64_t)(n * n > 0 ? n * n : 1);
+	return kset(c, "det");
+}
+
+/* nnl's dft: dt, the dims before the axis, its size, the dims between
+ * it and the last, 1 or 2 (real or complex), the transform's length,
+ * the bins written, inverse; 2 n doubles of workspace (twiddles). */
+int
+prepare_dft(struct kctx *c)
+{
+	const struct tdesc *x = c->in[0], *y = &c->out[0];
+	uint32_t axis = 0, n = 0;
+	int inv = 0, hasn;
+	int64_t outer = 1, inner = 1;
+
+	if (opt_u32(c->sc, "axis", &axis) < 0 ||
+	    opt_bool(c->sc, "inverse", &inv) < 0 ||
+	    (hasn = opt_u32(c->sc, "dftLength", &n)) < 0)
+		return -1;
+	if (!hasn)
+		n = (uint32_t)x->dims[axis];
+	for (int i = 0; i < (int)axis; i++)
+		outer *= x->dims[i];
+	for (int i = (int)axis + 1; i < x->rank - 1; i++)
+		inner *= x->dims[i];
+	kip(c, kdt(x));
+	kip(c, outer);
+	kip(c, x->dims[axis]);
+	kip(c, inner);
+	kip(c, x->dims[x->rank - 1]);
+	kip(c, n);
+	kip(c, y->dims[axis]);
+	kip(c, inv != 0);
+	kin(c, c->n->in[0]);
+	c->k->scratch = 16 * (uint64_t)n;
+	return kset(c, "dft");
 }

@@ -1034,7 +1034,7 @@ static int
 takesact(struct node *p)
 {
 	return p && !p->multi && p->types &&
-	    dtype_isfloat(p->types[0].dt) && (p->op == OP_CONV2D ||
+	    f32or16(p->types[0].dt) && (p->op == OP_CONV2D ||
 	    p->op == OP_CONV_TRANSPOSE2D || p->op == OP_GEMM ||
 	    p->op == OP_MATMUL) &&
 	    !cJSON_GetObjectItemCaseSensitive(p->extra, "activation");

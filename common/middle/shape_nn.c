@@ -933,6 +933,10 @@ shape_matmul_view(struct shapectx *c, const char *f, const struct tdesc *t,
 	return 0;
 }
 
+/* matmul's types: WebNN's, and nnl's float64 (rt/nn/linalg.c) */
+static const enum dtype MMDT[] = { DT_FLOAT32, DT_FLOAT16, DT_FLOAT64,
+    DT_NONE };
+
 int
 shape_matmul(struct shapectx *c)
 {
@@ -944,7 +948,7 @@ shape_matmul(struct shapectx *c)
 	if (shape_matmul_view(c, "transposeA", c->in[0], &av, ad, ap) ||
 	    shape_matmul_view(c, "transposeB", c->in[1], &bv, bd, bp))
 		return -1;
-	if (shape_want_dtype(c, "input \"a\"", a, DTS_FLOAT) ||
+	if (shape_want_dtype(c, "input \"a\"", a, MMDT) ||
 	    samedt(c, "input \"b\"", b, "input \"a\"", a))
 		return -1;
 	if (a->rank < 2 || b->rank < 2)

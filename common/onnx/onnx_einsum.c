@@ -461,7 +461,7 @@ onnx_einsum(struct imp *m)
 	if (n < 1 || !in(m, 0))
 		return nodeerr(m, "no inputs");
 	dt = ty(m, in(m, 0))->dt;
-	usemm = dt == DT_FLOAT32 || dt == DT_FLOAT16;
+	usemm = dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_FLOAT64;
 	if (!usemm && dt != DT_INT32 && dt != DT_UINT32 && dt != DT_INT64 &&
 	    dt != DT_UINT64)	/* reduceSum's types */
 		return refuse(m, REFUSE_TYPE, "Einsum on %s", dtype_name(dt));

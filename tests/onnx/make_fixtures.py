@@ -239,7 +239,7 @@ def strict():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
     s = helper.make_tensor_value_info("s", TensorProto.INT64, [1])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-    nodes = [helper.make_node("Det", ["x"], ["a"], name="n1"),
+    nodes = [helper.make_node("RandomUniformLike", ["x"], ["a"], name="n1"),
              helper.make_node("Elu", ["a"], ["b"], name="n2", beta=1.0),
              helper.make_node("Reshape", ["x", "s"], ["c"], name="n3"),
              helper.make_node("Relu", ["x"], ["d"], name="n4",
@@ -249,7 +249,8 @@ def strict():
         nodes, "g", [x, s], [y]),
         opset_imports=[helper.make_opsetid("", 17)]))
     # more refused nodes than one error lists
-    nodes = [helper.make_node("Det", ["x"], ["a%d" % i], name="a%d" % i)
+    nodes = [helper.make_node("RandomUniformLike", ["x"], ["a%d" % i],
+                              name="a%d" % i)
              for i in range(60)]
     nodes.append(helper.make_node("Sum", ["a%d" % i for i in range(60)],
                                   ["y"]))

@@ -1782,3 +1782,71 @@ invalid("tfIdfVectorizer-indexes", "tfIdfVectorizer",
         [("x", i64, [5], "uidx:3")],
         {"ngramCounts": [0, 2], "ngramIndexes": [0, 1], "pool": [1, 2, 1, 2]},
         "2 ngramIndexes for 3 n-grams in the pool")
+# ---- nnl's numeric ops: det, dft, the float64 matmul ----
+# matmul of float64 in double (rt/nn/linalg.c): values around 1e6 and
+# below 1, whose float sums lose digits the 1e-12 tolerance sees; batch
+# dims that broadcast both ways, and a vector-like K of 1
+case("matmul-float64", "matmul",
+     [("a", f64, [2, 1, 3, 4], "n"), ("b", f64, [3, 4, 5], "n")],
+     ref=lambda a, c: np.matmul(a["a"], a["b"]))
+case("matmul-float64-digits", "matmul",
+     [("a", f64, [2, 3], [1e6, 1e-3, 1 / 3, 7.0, -1e6, 0.1]),
+      ("b", f64, [3, 2], [1 / 7, 1e6, 3.0, 1e-9, -2.5, 1.0])],
+     ref=lambda a, c: a["a"] @ a["b"])
+case("matmul-float64-k1", "matmul", ab([4, 1], [1, 3], f64),
+     ref=lambda a, c: a["a"] @ a["b"])
+# det: LU with partial pivoting vs NumPy's det.  A zero first pivot (a
+# kernel that does not pivot divides by it), two swaps and one (a
+# kernel that forgets the sign is wrong on one), a singular matrix (0,
+# not NaN), a batch of random ones (each matrix its own), float64 to
+# 1e-12 and float16
+PIV = [[0, 1, 2], [1, 0, 3], [4, -3, 8],
+       [0, 2, 1], [3, 1, 0], [1, 0, 5],
+       [1, 2, 3], [2, 4, 6], [0, 1, 1]]
+case("det-pivot", "det", [x([3, 3, 3], f32, PIV)],
+     ref=lambda a, c: np.linalg.det(a["x"].astype(np.float64)))
+case("det-batch", "det", [x([2, 3, 4, 4])],
+     ref=lambda a, c: np.linalg.det(a["x"].astype(np.float64)))
+case("det-1x1", "det", [x([3, 1, 1])],
+     ref=lambda a, c: a["x"].reshape(3).astype(np.float64))
+case("det-float64", "det", [x([2, 5, 5], f64)],
+     ref=lambda a, c: np.linalg.det(a["x"]))
+case("det-float16", "det", [x([2, 2], f16)],
+     ref=lambda a, c: np.linalg.det(a["x"].astype(np.float64)))
+invalid("det-not-square", "det", [x([2, 3])], {},
+        'input "input" [2, 3] is not [..., M, M]')
+
+
+# dft vs NumPy's FFT: [..., re, im] of np.fft.fft (ifft when inverse,
+# rfft when onesided) along the axis, the signal cut or zero-padded to
+# dftLength.  An axis in the middle with dims on both sides (the
+# strides), a complex input (its imaginary part read), odd and even
+# lengths.
+def dft_ref(v, axis, n=None, inv=False, one=False):
+    s = v[..., 0] + 1j * v[..., 1] if v.shape[-1] == 2 else v[..., 0]
+    s = s.astype(np.complex128)
+    y = (np.fft.rfft(s.real, n, axis) if one else
+         np.fft.ifft(s, n, axis) if inv else np.fft.fft(s, n, axis))
+    return np.stack([y.real, y.imag], -1)
+
+
+case("dft-real-middle", "dft", [x([2, 5, 3, 1])], {"axis": 1},
+     ref=lambda a, c: dft_ref(a["x"], 1))
+case("dft-complex-inverse", "dft", [x([4, 6, 2])],
+     {"axis": 1, "inverse": True},
+     ref=lambda a, c: dft_ref(a["x"], 1, inv=True))
+case("dft-onesided-padded", "dft", [x([2, 7, 1])],
+     {"axis": 1, "onesided": True, "dftLength": 10},
+     ref=lambda a, c: dft_ref(a["x"], 1, 10, one=True))
+case("dft-complex-cut", "dft", [x([3, 7, 2])],
+     {"axis": 0, "dftLength": 2},
+     ref=lambda a, c: dft_ref(a["x"], 0, 2))
+case("dft-float64", "dft", [x([2, 9, 2], f64)], {"axis": 1},
+     ref=lambda a, c: dft_ref(a["x"], 1), tol=1e-11)
+invalid("dft-last-axis", "dft", [x([2, 3, 1])], {"axis": 2},
+        'option "axis": 2 is not an axis of the signal')
+invalid("dft-onesided-complex", "dft", [x([2, 4, 2])],
+        {"axis": 1, "onesided": True},
+        'option "onesided": only of a real forward transform')
+invalid("dft-not-complex", "dft", [x([2, 4, 3])], {"axis": 1},
+        'is not [..., 1] (real) nor [..., 2] (complex)')

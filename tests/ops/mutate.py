@@ -81,6 +81,23 @@ mutant("bitShift past the width as a shift modulo 64", EW,
        "case NNL_SHL: return b >= 64 ? 0 : (int64_t)(a << b);",
        "case NNL_SHL: return (int64_t)(a << (b & 63));",
        ["bitShift-left-uint64"], RT)
+LA = "common/rt/nn/linalg.c"
+mutant("det without the sign of a row swap", LA, "d = -d;", "d = d;",
+       ["det-pivot"], RT)
+mutant("det without pivoting", LA,
+       "if (fabs(m[r * n + c]) > fabs(m[p * n + c]))", "if (0)",
+       ["det-pivot"], RT)
+mutant("dft inverse without the 1 / n", LA, "re /= (double)n;",
+       "re /= 1;", ["dft-complex-inverse"], RT)
+mutant("dft reads the imaginary part as 0", LA,
+       "double xi = cin == 2 ?", "double xi = 0 ?",
+       ["dft-complex-inverse", "dft-complex-cut"], RT)
+mutant("float64 matmul's sum from its second term", LA,
+       "for (int64_t k = 0; k < K; k++)\n\t\t\t\t\ts +=",
+       "for (int64_t k = 1; k < K; k++)\n\t\t\t\t\ts +=",
+       ["matmul-float64", "matmul-float64-k1"], RT)
+mutant("float64 matmul's batch of b as a's", LA, "bi += c * bs[d];",
+       "bi += c * as[d];", ["matmul-float64"], RT)
 mutant("bitShift right as left", KEW,
        'op += strcmp(dir, "right") == 0;', "op += 0;",
        ["bitShift-right-uint8"], HOST)
@@ -267,7 +284,7 @@ mutant("isNaN's output keeps the input type", "common/middle/shape_ew.c",
        "shape_out(c, 0, c->in[0]->dt, c->in[0]->rank, c->in[0]->dims);",
        ["isNaN"], ("all",))
 mutant("conv2dInteger's output size without the stride",
-       "common/middle/shape_int.c", "d[2 + i] = n / st[i] + 1;",
+       "common/middle/shape_num.c", "d[2 + i] = n / st[i] + 1;",
        "d[2 + i] = n + 1;", ["conv2dInteger-uint8-pad-stride"], ("all",))
 
 

@@ -563,6 +563,97 @@ export const CpuOps = {
       I(BigInt64Array.from(shape.map((d, i) => BigInt(i === ax ? u : d))), [shape.length]),
       I(new BigInt64Array([BigInt(u)]), [1]), I(new BigInt64Array([BigInt(u)]), [1])];
   },
+  // matmul: [..., M, K] x [..., K, N], the batch dims broadcast, each
+  // sum in double (nnl's float64 product; rt/nn/linalg.c)
+  matmul: (a, b) => {
+    const ra = a.shape.length, rb = b.shape.length, K = a.shape[ra - 1];
+    const M = a.shape[ra - 2], N = b.shape[rb - 1];
+    const batch = broadcastShape(a.shape.slice(0, -2), b.shape.slice(0, -2));
+    const shape = [...batch, M, N], out = new ARRAYS[a.dataType](numel(shape));
+    // the matrix of t (an index into batch) in a tensor of batch dims s
+    const mat = (t, s) => {
+      let o = 0, st = 1;
+      for (let d = batch.length - 1; d >= 0; d--) {
+        const c = t % batch[d], j = d - (batch.length - s.length);
+        t = Math.floor(t / batch[d]);
+        if (j < 0) continue;
+        if (s[j] !== 1) o += c * st;
+        st *= s[j];
+      }
+      return o;
+    };
+    for (let t = 0; t < numel(batch); t++) {
+      const ao = mat(t, a.shape.slice(0, -2)) * M * K;
+      const bo = mat(t, b.shape.slice(0, -2)) * K * N;
+      for (let i = 0; i < M; i++)
+        for (let j = 0; j < N; j++) {
+          let s = 0;
+          for (let k = 0; k < K; k++)
+            s += read(a, a.data[ao + i * K + k]) * read(b, b.data[bo + k * N + j]);
+          out[(t * M + i) * N + j] = fromNumber(a.dataType, s);
+        }
+    }
+    return {dataType: a.dataType, shape, data: out};
+  },
+  // det of each [M, M] matrix: Gaussian elimination with partial
+  // pivoting, the product of the pivots, a swap flipping its sign
+  det: (a) => {
+    const r = a.shape.length, n = a.shape[r - 1], shape = a.shape.slice(0, -2);
+    const out = new ARRAYS[a.dataType](numel(shape));
+    for (let t = 0; t < out.length; t++) {
+      const m = Array.from({length: n * n}, (_, i) => read(a, a.data[t * n * n + i]));
+      let d = 1;
+      for (let c = 0; c < n && d !== 0; c++) {
+        let p = c;
+        for (let q = c + 1; q < n; q++)
+          if (Math.abs(m[q * n + c]) > Math.abs(m[p * n + c])) p = q;
+        if (m[p * n + c] === 0) { d = 0; break; }
+        if (p !== c) {
+          for (let k = 0; k < n; k++)
+            [m[c * n + k], m[p * n + k]] = [m[p * n + k], m[c * n + k]];
+          d = -d;
+        }
+        d *= m[c * n + c];
+        for (let q = c + 1; q < n; q++) {
+          const f = m[q * n + c] / m[c * n + c];
+          for (let k = c + 1; k < n; k++) m[q * n + k] -= f * m[c * n + k];
+        }
+      }
+      out[t] = fromNumber(a.dataType, d);
+    }
+    return {dataType: a.dataType, shape, data: out};
+  },
+  // dft along axis of a real [..., 1] or complex [..., 2] signal, cut
+  // or zero-padded to dftLength points: y[k] = sum x[j] e^(-+2 pi i jk/n)
+  // (over n when inverse), the first n / 2 + 1 bins when onesided
+  dft: (a, {axis, inverse = false, onesided = false, dftLength} = {}) => {
+    const r = a.shape.length, len = a.shape[axis], cin = a.shape[r - 1];
+    const n = dftLength ?? len, bins = onesided ? Math.floor(n / 2) + 1 : n;
+    const outer = numel(a.shape.slice(0, axis));
+    const inner = numel(a.shape.slice(axis + 1, r - 1));
+    const shape = a.shape.map((d, i) => (i === axis ? bins : i === r - 1 ? 2 : d));
+    const out = new ARRAYS[a.dataType](numel(shape)), sg = inverse ? 1 : -1;
+    const cs = [], sn = [];
+    for (let m = 0; m < n; m++) {
+      cs.push(Math.cos(2 * Math.PI * m / n));
+      sn.push(Math.sin(2 * Math.PI * m / n));
+    }
+    for (let o = 0; o < outer; o++)
+      for (let i = 0; i < inner; i++)
+        for (let k = 0; k < bins; k++) {
+          let re = 0, im = 0;
+          for (let j = 0; j < Math.min(len, n); j++) {
+            const at = ((o * len + j) * inner + i) * cin, w = (j * k) % n;
+            const xr = read(a, a.data[at]), xi = cin === 2 ? read(a, a.data[at + 1]) : 0;
+            re += xr * cs[w] - sg * xi * sn[w];
+            im += sg * xr * sn[w] + xi * cs[w];
+          }
+          const y = ((o * bins + k) * inner + i) * 2;
+          out[y] = fromNumber(a.dataType, inverse ? re / n : re);
+          out[y + 1] = fromNumber(a.dataType, inverse ? im / n : im);
+        }
+    return {dataType: a.dataType, shape, data: out};
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {

@@ -34,10 +34,10 @@ OPS = {"conv2d", "convTranspose2d", "averagePool2d", "l2Pool2d",
        "gru", "gruCell", "lstm", "lstmCell"}
 TORCH = {"float32": torch.float32, "float16": torch.float16,
          "int32": torch.int32, "int64": torch.int64, "int8": torch.int8,
-         "uint8": torch.uint8}
+         "uint8": torch.uint8, "float64": torch.float64}
 NUMPY = {"float32": np.float32, "float16": np.float16, "int32": np.int32,
          "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
-         "int8": np.int8, "uint8": np.uint8}
+         "int8": np.int8, "uint8": np.uint8, "float64": np.float64}
 NAMES = {v: k for k, v in TORCH.items()}
 NPNAMES = {np.dtype(v): k for k, v in NUMPY.items()}
 
