@@ -655,7 +655,7 @@ cpuop(const char *op)
 		"gatherElements", "gatherND", "scatterElements", "scatterND",
 		"maxPool2d", "asin", "acos", "atan", "bitShift", "topK",
 		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
-		"unique",
+		"unique", "range", "constantOfShape",
 		/* the float math of nnl's float64 and bfloat16 */
 		"ceil", "floor", "exp", "log", "sqrt", "sin", "cos", "tan",
 		"tanh", "reciprocal", "roundEven", "sigmoid", "reduceL2",
