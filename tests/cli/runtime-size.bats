@@ -186,3 +186,16 @@ for (const g of [() => CpuOps.range(f(0), f(4), f(1), {bound: 3}),
 	[ "${lines[2]}" = "cpuops: range: a delta of 0" ]
 	[ "${lines[3]}" = "cpuops: constantOfShape: [2,2] is past its bound of 3 elements" ]
 }
+
+@test "nnc compile --bound gives the importer its bound" {
+	"$BIN/nnc" compile --bound 5 --emit exe -o r range.onnx
+	raw f 0 5 1 | ./r > y.bin
+	same y.bin 'np.arange(5) * 2'
+	raw f 0 6 1 > in.bin
+	run --separate-stderr ./r < in.bin
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	run --separate-stderr "$BIN/nnc" compile --bound 0 -o r range.onnx
+	[ "$status" -eq 2 ]
+	[ "$stderr" = 'nnc: error: --bound wants a count from 1 to 4294967295, not "0"' ]
+}
