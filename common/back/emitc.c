@@ -495,8 +495,8 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	buf_printf(h,
 	    "/* Run the model on the static workspace: input holds every input,\n"
 	    " * output receives every output, each packed in order.  Returns 0,\n"
-	    " * 1 for a null pointer, 3 as %s_run.  Not reentrant: see %s_run.\n"
-	    " */\n"
+	    " * 1 for a null pointer, 3 as %s_run.  Not reentrant: see\n"
+	    " * %s_run. */\n"
 	    "int %s_infer(const void *input, void *output);\n"
 	    "/* Elements of all inputs (%llu) and of all outputs (%llu). */\n"
 	    "int %s_input_size(void);\nint %s_output_size(void);\n"
@@ -723,8 +723,8 @@ putwrites(struct em *e, struct buf *s, uint64_t outbytes)
 		buf_puts(s, "\tz = 1;\n");
 		for (int d = 0; d < t->rank; d++)
 			buf_printf(s, "\tmemcpy(&k, out + %llu, sizeof k);\n"
-			    "\tz = k <= 0 ? 0 : z > (size_t)%lluu / (size_t)k ? "
-			    "(size_t)%lluu : z * (size_t)k;\n",
+			    "\tz = k <= 0 ? 0 : z > (size_t)%lluu / "
+			    "(size_t)k ? (size_t)%lluu : z * (size_t)k;\n",
 			    (unsigned long long)(offs[c] + 8 * (uint64_t)d),
 			    (unsigned long long)tdesc_numel(t),
 			    (unsigned long long)tdesc_numel(t));

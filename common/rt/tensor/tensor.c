@@ -1028,7 +1028,8 @@ nnl_range_count(const void *const *in, int64_t dt, int64_t bound)
 	double q;
 
 	if (nnl_isfloat(dt)) {
-		double s = nnl_loadf(in[0], 0, dt), l = nnl_loadf(in[1], 0, dt);
+		double s = nnl_loadf(in[0], 0, dt);
+		double l = nnl_loadf(in[1], 0, dt);
 		double dl = nnl_loadf(in[2], 0, dt);
 
 		q = dt == NNL_F32 ? (double)(((float)l - (float)s) /
@@ -1038,7 +1039,8 @@ nnl_range_count(const void *const *in, int64_t dt, int64_t bound)
 			return -1;
 		return q > 0 ? (int64_t)q : 0;
 	} else {
-		int64_t s = nnl_loadi(in[0], 0, dt), l = nnl_loadi(in[1], 0, dt);
+		int64_t s = nnl_loadi(in[0], 0, dt);
+		int64_t l = nnl_loadi(in[1], 0, dt);
 		int64_t dl = nnl_loadi(in[2], 0, dt);
 		uint64_t ud, ul;
 
