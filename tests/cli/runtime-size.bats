@@ -199,3 +199,19 @@ for (const g of [() => CpuOps.range(f(0), f(4), f(1), {bound: 3}),
 	[ "$status" -eq 2 ]
 	[ "$stderr" = 'nnc: error: --bound wants a count from 1 to 4294967295, not "0"' ]
 }
+
+@test "an elementwise op reads NonZero's selection: its count, then its shape" {
+	$PY - <<'EOF2'
+import onnx
+from onnx import TensorProto as T, helper as h
+g = h.make_graph([h.make_node("NonZero", ["x"], ["i"]),
+                  h.make_node("Cast", ["i"], ["f"], to=T.FLOAT),
+                  h.make_node("Neg", ["f"], ["y"])], "nz",
+                 [h.make_tensor_value_info("x", T.FLOAT, [2, 3])],
+                 [h.make_tensor_value_info("y", T.FLOAT, None)])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "nz.onnx")
+EOF2
+	compile nz
+	raw f 0 1 0 2 0 3 | ./nz > y.bin
+	same y.bin '-np.array(np.nonzero(np.array([[0, 1, 0], [2, 0, 3]])))'
+}
