@@ -215,3 +215,37 @@ EOF2
 	raw f 0 1 0 2 0 3 | ./nz > y.bin
 	same y.bin '-np.array(np.nonzero(np.array([[0, 1, 0], [2, 0, 3]])))'
 }
+
+@test "an If or a Loop body giving a value of run-time size is refused [dynamic-shape]" {
+	$PY - <<'EOF2'
+import onnx
+from onnx import TensorProto as T, helper as h
+sc = [h.make_tensor_value_info(n, T.FLOAT, []) for n in "sld"]
+out = [h.make_tensor_value_info("y", T.FLOAT, None)]
+def branch(name):
+    return h.make_graph([h.make_node("Range", ["s", "l", "d"], ["r"])],
+                        name, [], [h.make_tensor_value_info("r", T.FLOAT,
+                                                            None)])
+g = h.make_graph([h.make_node("If", ["c"], ["y"], then_branch=branch("t"),
+                              else_branch=branch("e"))], "if",
+                 sc + [h.make_tensor_value_info("c", T.BOOL, [])], out)
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "if.onnx")
+body = h.make_graph([h.make_node("Identity", ["cond"], ["co"]),
+                     h.make_node("Range", ["s", "l", "d"], ["r"])], "body",
+                    [h.make_tensor_value_info("i", T.INT64, []),
+                     h.make_tensor_value_info("cond", T.BOOL, [])],
+                    [h.make_tensor_value_info("co", T.BOOL, []),
+                     h.make_tensor_value_info("r", T.FLOAT, None)])
+n = h.make_tensor("n", T.INT64, [], [2])
+g = h.make_graph([h.make_node("Loop", ["n", ""], ["y"], body=body)], "loop",
+                 sc, out, [n])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]),
+          "loop.onnx")
+EOF2
+	for m in if loop; do
+		run --separate-stderr "$BIN/nnl-onnx-import" -o g.json $m.onnx
+		echo "$stderr"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"[dynamic-shape]: its body's output "?" has a size known only at run time, which nnl's inlined control flow does not carry"* ]]
+	done
+}
