@@ -43,24 +43,28 @@ usage(void)
 	    "           [--target name] [--portable] [--target-triple triple]\n"
 	    "           [--cflag flag] [--prefix name] [--weights file|embed]\n"
 	    "           [--threads n] [--dim NAME=N ...] [--dims file.json]\n"
-	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
+	    "           [--bound n] [--max-tensor-bytes size] "
+	    "[--allow-outside] model\n"
 	    "       nnc test [-v] [--tolerance t] [--target name] [--portable]\n"
 	    "           [--target-triple triple] [--threads n]\n"
-	    "           [--dim NAME=N ...] [--dims file.json]\n"
+	    "           [--dim NAME=N ...] [--dims file.json] [--bound n]\n"
 	    "           --input [NAME=]in.npy|in.npz ...\n"
 	    "           --expected [NAME=]out.npy|out.npz ...\n"
 	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
 	    "       nnc inspect [--fused] [--svg file.svg] [--target-triple triple]\n"
 	    "           [--cflag flag] [--dim NAME=N ...] [--dims file.json]\n"
-	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
+	    "           [--bound n] [--max-tensor-bytes size] "
+	    "[--allow-outside] model\n"
 	    "       nnc report [-v] -o file.html [--dim NAME=N ...] "
 	    "[--dims file.json]\n"
-	    "           [--max-tensor-bytes size] [--allow-outside] model\n"
+	    "           [--bound n] [--max-tensor-bytes size] "
+	    "[--allow-outside] model\n"
 	    "       nnc import [-v] [-o model.nnl|model.json|model.webnn] "
 	    "[--weights-dir dir]\n"
 	    "           [--unsupported error|comment] [--dim NAME=N ...] "
 	    "[--dims file.json]\n"
-	    "           [--max-tensor-bytes size] [--allow-outside] model.onnx\n"
+	    "           [--bound n] [--max-tensor-bytes size] "
+	    "[--allow-outside] model.onnx\n"
 	    "       nnc new dir --project rust|go|cpp|python\n"
 	    "       nnc --version\n");
 	exit(2);
@@ -83,6 +87,7 @@ struct opts {
 	const char **dims;	/* --dim NAME=N, for the ONNX importer */
 	int ndims;
 	char *dimsfile;		/* --dims, absolute */
+	const char *bound;	/* --bound, for the ONNX importer */
 };
 
 static char *modelabs;	/* the model's absolute path */
@@ -260,8 +265,8 @@ outsidearg(const struct opts *o, char **a, int i, char *model)
 }
 
 /* a[i], ...: the symbolic dimensions nnc was given for nnl-onnx-import,
- * each --dim as -d NAME=N, then --dims FILE (a has room for
- * 2 * o->ndims + 2 of them); the index after them. */
+ * each --dim as -d NAME=N, then --dims FILE, then --bound N (a has
+ * room for 2 * o->ndims + 4 of them); the index after them. */
 static int
 dimsargs(const struct opts *o, char **a, int i)
 {
@@ -272,6 +277,10 @@ dimsargs(const struct opts *o, char **a, int i)
 	if (o->dimsfile) {
 		a[i++] = "--dims";
 		a[i++] = o->dimsfile;
+	}
+	if (o->bound) {
+		a[i++] = "--bound";
+		a[i++] = (char *)o->bound;
 	}
 	return i;
 }
@@ -314,7 +323,7 @@ tojson(const struct opts *o, const char *jsonpath)
 		outsidearg(o, a, 5, modelabs);
 		st[ns++].argv = a;
 	} else if (endswith(o->model, ".onnx")) {
-		char **a = xcalloc(10 + 2 * (size_t)o->ndims, sizeof *a);
+		char **a = xcalloc(12 + 2 * (size_t)o->ndims, sizeof *a);
 
 		a[0] = onnx = find_program("nnl-onnx-import");
 		a[1] = "-w";
@@ -382,7 +391,7 @@ import(const struct opts *o, const char *weightsdir)
 	char *prog = find_program("nnl-onnx-import");
 	char *parse = find_program("nnl-parse");
 	char *modelarg = argpath(o->model), *jsonarg = argpath(json);
-	char **argv = xcalloc(14 + 2 * (size_t)o->ndims, sizeof *argv);
+	char **argv = xcalloc(16 + 2 * (size_t)o->ndims, sizeof *argv);
 	int rc = 0, k;
 
 	if (!nnl && !endswith(out, ".json") && !endswith(out, ".webnn")) {
@@ -1687,7 +1696,7 @@ inspect_written(struct opts *o)
 		char *w = xasprintf("%s/model.weights", tmpdir);
 		char *m = xasprintf("%s/model.manifest.json", tmpdir);
 		char *prog = find_program("nnl-onnx-import");
-		char **a = xcalloc(12 + 2 * (size_t)o->ndims, sizeof *a);
+		char **a = xcalloc(14 + 2 * (size_t)o->ndims, sizeof *a);
 
 		a[0] = prog;
 		a[1] = "-o";
@@ -1738,6 +1747,7 @@ static const struct option longopts[] = {
 	{ "tolerance", required_argument, NULL, 'T' },
 	{ "dim", required_argument, NULL, 'd' },
 	{ "dims", required_argument, NULL, 'D' },
+	{ "bound", required_argument, NULL, 'B' },
 	{ "weights-dir", required_argument, NULL, 'W' },
 	{ "svg", required_argument, NULL, 'S' },
 	{ "prefix", required_argument, NULL, 'X' },
@@ -1815,6 +1825,22 @@ parse_options(int argc, char *argv[], struct opts *o, struct args *a)
 			o->dims[o->ndims++] = optarg;
 			break;
 		case 'D': a->dims = optarg; break;
+		case 'B': {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || errno ||
+			    v < 1 || v > UINT32_MAX) {
+				error("--bound wants a count from 1 to %lu, "
+				    "not \"%s\"", (unsigned long)UINT32_MAX,
+				    escape_tty_name(optarg));
+				exit(2);
+			}
+			o->bound = optarg;
+			break;
+		}
 		case 'W': a->wdir = optarg; break;
 		case 'S': a->svg = optarg; break;
 		case 'X': o->prefix = optarg; break;
@@ -1853,8 +1879,8 @@ modeldims(struct opts *o, const char *file)
 	int n = 0, rc;
 
 	if (!endswith(o->model, ".onnx")) {
-		error("%s: --dim and --dims pin the dimensions of an ONNX "
-		    "model (.onnx); this one's are its own",
+		error("%s: --dim, --dims and --bound size the values of an "
+		    "ONNX model (.onnx); this one's are its own",
 		    escape_tty_name(o->model));
 		return -1;
 	}
@@ -1920,12 +1946,12 @@ main(int argc, char *argv[])
 	}
 	if (argc - optind != 1 || (a.svg && strcmp(cmd, "inspect")) ||
 	    (strcmp(cmd, "test") && (testio_count(o.tio, 0) ||
-	    testio_count(o.tio, 1))) || ((o.ndims || a.dims) &&
+	    testio_count(o.tio, 1))) || ((o.ndims || a.dims || o.bound) &&
 	    !strcmp(cmd, "new")))
 		usage();
 	o.model = argv[optind];
 	keeptmp = o.savetemps;
-	if ((o.ndims || a.dims) && modeldims(&o, a.dims) != 0)
+	if ((o.ndims || a.dims || o.bound) && modeldims(&o, a.dims) != 0)
 		exit(2);
 	abstmpdir();
 	if (!strcmp(cmd, "new")) {

@@ -27,11 +27,12 @@ usage(void)
 	    "-m manifest | --inline-weights] [-n name]\n"
 	    "       [-d NAME=N ...] [--dims file.json] [-c NAME=FILE.npy ...] "
 	    "[-a]\n"
-	    "       [--max-tensor-bytes size] [--allow-outside] model.onnx\n");
+	    "       [--bound n] [--max-tensor-bytes size] [--allow-outside] "
+	    "model.onnx\n");
 	exit(2);
 }
 
-enum { INLINE_OPTION = MODELPATH_OPTION + 1 };
+enum { INLINE_OPTION = MODELPATH_OPTION + 1, BOUND_OPTION };
 
 /* path without its extension, then ext */
 static char *
@@ -58,6 +59,7 @@ static const struct option longopts[] = {
 	    CHECKED_OPTION },
 	{ MODELPATH_NAME, no_argument, NULL, MODELPATH_OPTION },
 	{ "inline-weights", no_argument, NULL, INLINE_OPTION },
+	{ "bound", required_argument, NULL, BOUND_OPTION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -69,6 +71,25 @@ struct args {
 	const char *dimsfile;	/* --dims */
 	int inl;		/* --inline-weights */
 };
+
+/* --bound's n: 1 to 2^32 - 1; exits 2 with a message otherwise. */
+static uint32_t
+bound(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v < 1 ||
+	    v > UINT32_MAX) {
+		fprintf(stderr, "nnl-onnx-import: --bound wants a count "
+		    "from 1 to %lu, not \"%s\"\n", (unsigned long)UINT32_MAX,
+		    s);
+		exit(2);
+	}
+	return (uint32_t)v;
+}
 
 /* The options into o and a; usage() exits 2 on a wrong one, a --dim or
  * --const of the wrong form exits 2 with a message. */
@@ -105,6 +126,9 @@ parse_options(int argc, char *argv[], struct onnx_opts *o, struct args *a)
 			break;
 		case 'D': a->dimsfile = optarg; break;
 		case INLINE_OPTION: a->inl = 1; break;
+		case BOUND_OPTION:
+			o->bound = bound(optarg);
+			break;
 		case CHECKED_OPTION: a->maxbytes = optarg; break;
 		case MODELPATH_OPTION: o->outside = 1; break;
 		default: usage();

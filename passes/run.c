@@ -129,12 +129,23 @@ writeoutputs(struct graph *g, const char *dir, struct evalbuf *out)
 			/* data-dependent: the shape it has, at the front */
 			const int64_t *k = out[c].data;
 
-			nb = (size_t)dtype_bytes(t->dt, 1);
+			uint64_t n = 1, max = (uint64_t)tdesc_numel(t);
+
+			/* the bound holds at most its numel, in any shape
+			 * (constantOfShape's [bound, 1, ...]) */
 			for (int d = 0; d < t->rank; d++) {
-				dims[d] = k[d] < 0 ? 0 : k[d] > dims[d] ?
-				    dims[d] : k[d];
-				nb *= (size_t)dims[d];
+				dims[d] = k[d] < 0 ? 0 : k[d];
+				n = dims[d] && n > max / (uint64_t)dims[d] ?
+				    max + 1 : n * (uint64_t)dims[d];
 			}
+			if (n > max) {
+				error("output \"%s\": shape past its bound of "
+				    "%llu elements", g->outputs[i].name,
+				    (unsigned long long)max);
+				rc = 1;
+				n = 0;
+			}
+			nb = (size_t)dtype_bytes(t->dt, n);
 		}
 		paths[i] = xasprintf("%s/%s.npy", dir,
 		    g->outputs[i].name);

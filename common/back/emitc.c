@@ -282,6 +282,10 @@ emitnode(struct em *e, struct node *n, size_t idx)
 			buf_puts(&e->body, "\t\tnnl_par_end = 0;\n");
 		buf_printf(&e->body, "\t\tnnl_k_%s(%s_i%zu, %s, i, o, %s);"
 		    "\n\t}\n", k.name, e->pfx, idx, fparg, sarg);
+		if (k.bounded)	/* past its bound: nothing written */
+			buf_printf(&e->body, "\tif (*(const int64_t *)(A + "
+			    "%lld) < 0)\n\t\treturn 3;\n",
+			    (long long)jsonint(cJSON_GetArrayItem(a, 1)));
 		free(fparg);
 		free(sarg);
 	}
@@ -491,7 +495,8 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	buf_printf(h,
 	    "/* Run the model on the static workspace: input holds every input,\n"
 	    " * output receives every output, each packed in order.  Returns 0,\n"
-	    " * or 1 for a null pointer.  Not reentrant: see %s_run. */\n"
+	    " * 1 for a null pointer, 3 as %s_run.  Not reentrant: see\n"
+	    " * %s_run. */\n"
 	    "int %s_infer(const void *input, void *output);\n"
 	    "/* Elements of all inputs (%llu) and of all outputs (%llu). */\n"
 	    "int %s_input_size(void);\nint %s_output_size(void);\n"
@@ -503,11 +508,13 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    " * output; workspace is the caller's, %s_workspace_size() bytes\n"
 	    " * aligned to %u, each input aligned to its element size.\n"
 	    " * Returns 0, 1 for a null pointer, 2 for a misaligned workspace\n"
-	    " * or input. */\n"
+	    " * or input, 3 when a size computed at run time (range,\n"
+	    " * constantOfShape) is past the bound it was compiled with or\n"
+	    " * invalid (a delta of 0, a negative dimension). */\n"
 	    "int %s_run(void *workspace, const void *const *inputs,\n"
 	    "    void *const *outputs);\n\n"
 	    "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n",
-	    e->pfx, e->pfx, (unsigned long long)inel,
+	    e->pfx, e->pfx, e->pfx, (unsigned long long)inel,
 	    (unsigned long long)outel, e->pfx, e->pfx,
 	    (unsigned long long)inbytes, (unsigned long long)outbytes, e->pfx,
 	    e->pfx, e->pfx, e->align, (unsigned long long)e->arena, e->pfx,
@@ -711,16 +718,19 @@ putwrites(struct em *e, struct buf *s, uint64_t outbytes)
 			    (unsigned long long)bytesof(t));
 			continue;
 		}
-		buf_printf(s, "\tz = %llu;\n", (unsigned long long)
-		    dtype_bytes(t->dt, 1));
+		/* the elements, at most the bound's numel in any shape
+		 * (constantOfShape's [bound, 1, ...]) */
+		buf_puts(s, "\tz = 1;\n");
 		for (int d = 0; d < t->rank; d++)
 			buf_printf(s, "\tmemcpy(&k, out + %llu, sizeof k);\n"
-			    "\tz *= (size_t)(k < 0 ? 0 : k > %lld ? %lld : "
-			    "k);\n", (unsigned long long)(offs[c] + 8 *
-			    (uint64_t)d), (long long)t->dims[d],
-			    (long long)t->dims[d]);
-		buf_printf(s, "\tw += fwrite(out + %llu, 1, z, stdout);\n"
-		    "\twant += z;\n", (unsigned long long)offs[i]);
+			    "\tz = k <= 0 ? 0 : z > (size_t)%lluu / "
+			    "(size_t)k ? (size_t)%lluu : z * (size_t)k;\n",
+			    (unsigned long long)(offs[c] + 8 * (uint64_t)d),
+			    (unsigned long long)tdesc_numel(t),
+			    (unsigned long long)tdesc_numel(t));
+		buf_printf(s, "\tz *= %d;\n\tw += fwrite(out + %llu, 1, z, "
+		    "stdout);\n\twant += z;\n",
+		    (int)dtype_bytes(t->dt, 1), (unsigned long long)offs[i]);
 		i++;	/* the shape: not written */
 	}
 	buf_printf(s, "\tif (w != want) {\n\t\tfprintf(stderr, \"%s: "
@@ -742,12 +752,16 @@ putmain(struct em *e, struct buf *s, uint64_t inbytes, uint64_t outbytes)
 	    "%llu bytes of input, got %%s%%zu\\n\",\n\t\t    n > %llu ? "
 	    "\"more than \" : \"\", n > %llu ? (size_t)%llu : n);\n"
 	    "\t\treturn 1;\n\t}\n"
-	    "\tif (%s_infer(in, out) != 0)\n\t\treturn 1;\n",
+	    "\tswitch (%s_infer(in, out)) {\n\tcase 0:\n\t\tbreak;\n"
+	    "\tcase 3:\n\t\tfprintf(stderr, \"%s: a size computed at run "
+	    "time is past its bound\"\n\t\t    \" (--bound when imported) "
+	    "or invalid\\n\");\n\t\treturn 1;\n"
+	    "\tdefault:\n\t\treturn 1;\n\t}\n",
 	    (unsigned long long)inbytes, (unsigned long long)outbytes,
 	    (unsigned long long)inbytes, e->pfx,
 	    (unsigned long long)inbytes, (unsigned long long)inbytes,
 	    (unsigned long long)inbytes, (unsigned long long)inbytes,
-	    e->pfx);
+	    e->pfx, e->pfx);
 	putwrites(e, s, outbytes);
 	buf_printf(s, "\tif (fflush(stdout) != 0) {\n\t\tfprintf(stderr, "
 	    "\"%s: write error\\n\");\n\t\treturn 1;\n\t}\n"

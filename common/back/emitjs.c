@@ -657,7 +657,7 @@ cpuop(const char *op)
 		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
 		"unique", "matMulInteger", "conv2dInteger", "requantizeLinear",
 		"tfIdfVectorizer", "scatterElementsReduce", "scatterNDReduce",
-		"maxPool2dIndices", "det", "dft",
+		"maxPool2dIndices", "det", "dft", "range", "constantOfShape",
 		/* nnl's float64 product */
 		"matmul",
 		/* the float math of nnl's float64 and bfloat16 */

@@ -80,6 +80,7 @@ runnode(struct graph *g, struct node *n, void **inbuf, void **constbuf,
 	const void **ins;
 	void **outs, *scratch = NULL;
 	char *why;
+	int rc;
 
 	if (kernel_prepare(g, n, &k) != 0)
 		return -1;
@@ -109,11 +110,19 @@ runnode(struct graph *g, struct node *n, void **inbuf, void **constbuf,
 	if (k.scratch)
 		scratch = xcalloc(k.scratch, 1);
 	k.fn(k.ip, k.fp, ins, outs, scratch);
+	rc = 0;
+	if (k.bounded && ((const int64_t *)outs[1])[0] < 0) {
+		error("node \"%s\" (%s): its size, known only at run time, "
+		    "is past its bound of %lld elements or invalid",
+		    escape_tty_name(n->id), n->opname,
+		    (long long)tdesc_numel(&n->types[0]));
+		rc = -1;
+	}
 	free(scratch);
 	free(ins);
 	free(outs);
 	kcall_free(&k);
-	return 0;
+	return rc;
 }
 
 int

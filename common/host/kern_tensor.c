@@ -386,3 +386,38 @@ prepare_unique(struct kctx *c)
 	c->k->scratch = 4 * 8 * (uint64_t)(n + 1);
 	return kset(c, "unique");
 }
+
+/* nnl's range: its size checked against the bound at run time
+ * (kcall.bounded). */
+int
+prepare_range(struct kctx *c)
+{
+	kip(c, kdt(c->in[0]));
+	kip(c, c->out[0].dims[0]);
+	for (int i = 0; i < 3; i++)
+		kin(c, c->n->in[i]);
+	c->k->bounded = 1;
+	return kset(c, "range");
+}
+
+/* nnl's constantOfShape: the value in the output's type (fp), its
+ * size checked against the bound at run time (kcall.bounded). */
+int
+prepare_constant_of_shape(struct kctx *c)
+{
+	const struct tdesc *t = &c->out[0];
+	double v = 0;
+
+	if (opt_f64(c->sc, "value", &v) < 0)
+		return -1;
+	if (t->rank > NNL_MAXRANK)
+		return shape_err(c->sc, "rank %d exceeds %d", t->rank,
+		    NNL_MAXRANK);
+	kip(c, kdt(t));
+	kip(c, t->rank);
+	kip(c, t->dims[0]);
+	kfp(c, v);
+	kin(c, c->n->in[0]);
+	c->k->bounded = 1;
+	return kset(c, "constant_of_shape");
+}

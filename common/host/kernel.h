@@ -29,6 +29,11 @@ struct kcall {
 	int nin;		/* (an entry may be NULL: absent optional) */
 	int nout;		/* the node's outputs, in order */
 	uint64_t scratch;	/* workspace bytes */
+	int bounded;		/* 1: a size computed at run time that may
+				   not fit its bound (range,
+				   constantOfShape): after the call, a
+				   negative first entry of output 1 (the
+				   shape) says it did not, nothing written */
 	size_t cip, cfp, cin;	/* capacities */
 };
 

@@ -875,3 +875,91 @@ shape_unique(struct shapectx *c)
 	shape_out(c, 6, DT_INT64, 1, d);
 	return 0;
 }
+
+/* The numeric types range and constantOfShape make: all but the 4-bit
+ * ones. */
+static const enum dtype FILLTYPES[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,
+    DT_UINT32, DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_FLOAT64,
+    DT_INT16, DT_UINT16, DT_BFLOAT16, DT_NONE };
+
+/* The option "bound", the most elements a value of run-time size may
+ * hold: at least 1. */
+static int
+bound(struct shapectx *c, uint32_t *b)
+{
+	if (opt_u32(c, "bound", b) < 0)
+		return -1;
+	if (*b < 1)
+		return shape_err(c, "option \"bound\" is 0: it must be 1 or "
+		    "more");
+	return 0;
+}
+
+/* nnl's range: start, start + delta, ... up to limit (not reached),
+ * max(ceil((limit - start) / delta), 0) items of start's type, from
+ * scalars known only at run time: held at its bound [bound], and that
+ * shape, int64 [1] (-1 when the count is past the bound). */
+int
+shape_range(struct shapectx *c)
+{
+	static const char *const NAMES[] = { "start", "limit", "delta" };
+	/* ONNX's types of Range, and float16 and int8: signed, so that
+	 * limit - start has a sign */
+	static const enum dtype SIGNED[] = { DT_FLOAT32, DT_FLOAT16,
+	    DT_FLOAT64, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_NONE };
+	uint32_t b;
+	int64_t d;
+
+	if (shape_nout(c, 2) || bound(c, &b) ||
+	    shape_want_dtype(c, "input \"start\"", c->in[0], SIGNED))
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if (tdesc_numel(c->in[i]) != 1)
+			return shape_err(c, "input \"%s\" %s is not a scalar",
+			    NAMES[i], shape_str(c->in[i]));
+		if (c->in[i]->dt != c->in[0]->dt)
+			return shape_err(c, "input \"%s\" is %s, input "
+			    "\"start\" %s", NAMES[i],
+			    dtype_name(c->in[i]->dt),
+			    dtype_name(c->in[0]->dt));
+	}
+	d = b;
+	shape_out(c, 0, c->in[0]->dt, 1, &d);
+	d = 1;
+	shape_out(c, 1, DT_INT64, 1, &d);
+	return 0;
+}
+
+/* nnl's constantOfShape: a tensor of the shape input "shape" (int64
+ * [rank], known only at run time) holding value: held at its bound
+ * [bound, 1, ...] of that rank, and that shape, int64 [rank] (-1 in
+ * every entry when its size is past the bound or a dimension is
+ * negative). */
+int
+shape_constant_of_shape(struct shapectx *c)
+{
+	static const enum dtype I64[] = { DT_INT64, DT_NONE };
+	const struct tdesc *s = c->in[0];
+	struct tdesc t = { DT_FLOAT32, 0, NULL };
+	uint32_t b;
+	double v = 0;
+	int64_t *d, r;
+
+	if (shape_nout(c, 2) || bound(c, &b) ||
+	    shape_want_dtype(c, "input \"shape\"", s, I64) ||
+	    shape_want_rank(c, "input \"shape\"", s, 1) ||
+	    opt_f64(c, "value", &v) < 0 ||
+	    opt_dtype(c, "dataType", &t.dt) < 0 ||
+	    shape_want_dtype(c, "option \"dataType\"", &t, FILLTYPES))
+		return -1;
+	r = s->dims[0];
+	if (r < 1)
+		return shape_err(c, "input \"shape\" %s is empty: the "
+		    "result's rank must be 1 or more", shape_str(s));
+	d = dimsnew((int)r);
+	for (int64_t i = 0; i < r; i++)
+		d[i] = i ? 1 : b;
+	shape_out(c, 0, t.dt, (int)r, d);
+	d[0] = r;
+	return outfree(c, 1, DT_INT64, 1, d);
+}

@@ -17,7 +17,13 @@ struct onnx_opts {
 	int origins;		/* each node's ONNX origin in "onnx" */
 	int outside;		/* --allow-outside: external data may lie
 				   outside the model's folder */
+	uint32_t bound;		/* --bound: the most items of a Range,
+				   ConstantOfShape or window of a size
+				   computed at run time; 0: ONNX_BOUND */
 };
+
+/* --bound's default (nnl-onnx-import(1)). */
+enum { ONNX_BOUND = 65536 };
 
 /*
  * Import the model at path.  Constants above 64 bytes are written to

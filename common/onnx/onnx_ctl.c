@@ -105,6 +105,21 @@ body(struct imp *m, const Onnx__GraphProto *gp, int nin,
 	return rc;
 }
 
+/* 0, or REFUSED when one of a body's n outputs has a size known only
+ * at run time (onnx_bounded.c): where, concat and the loop-carried
+ * values would compute on its bound, not on it. */
+static int
+unbounded(struct imp *m, char **outs, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (outs[k] && cJSON_GetObjectItemCaseSensitive(m->bounded,
+		    outs[k]))
+			return refuse(m, REFUSE_DYNAMIC, "its body's output "
+			    "%d has a size known only at run time, which "
+			    "nnl's inlined control flow does not carry", k);
+	return 0;
+}
+
 static void
 freev(char **v, int n)
 {
@@ -161,6 +176,8 @@ onnx_if(struct imp *m)
 	rc = body(m, tg, 0, NULL, k, t);
 	if (rc == 0)
 		rc = body(m, eg, 0, NULL, k, e);
+	if (rc == 0 && (rc = unbounded(m, t, k)) == 0)
+		rc = unbounded(m, e, k);
 	for (int i = 0; rc == 0 && i < k; i++)
 		if (!tdesc_same(ty(m, t[i]), ty(m, e[i])))
 			rc = refuse(m, REFUSE_DYNAMIC, "its branches give "
@@ -339,6 +356,9 @@ onnx_loop(struct imp *m)
 		for (int i = 0; i < nst; i++)
 			ins[2 + i] = st[i];
 		rc = body(m, gp, nst + 2, ins, 1 + nst + nk, outs);
+		if (rc == 0 && (rc = unbounded(m, outs, 1 + nst + nk)) != 0)
+			for (int i = 0; i < 1 + nst + nk; i++)
+				free(outs[i]);
 		if (rc != 0)
 			break;
 		go = truth(m, outs[0]);
@@ -495,6 +515,9 @@ onnx_scan(struct imp *m)
 				rc = -1;
 		if (rc == 0)
 			rc = body(m, gp, nst + nsc, ins, nst + nk, outs);
+		if (rc == 0 && (rc = unbounded(m, outs, nst + nk)) != 0)
+			for (int i = 0; i < nst + nk; i++)
+				free(outs[i]);
 		if (rc != 0)
 			break;
 		for (int i = 0; i < nst; i++) {

@@ -29,6 +29,9 @@ struct imp {
 	cJSON *wanted;			/* graph inputs read as constants */
 	cJSON *bounded;			/* operand of a size known at run
 					   time only -> its count operand */
+	uint32_t bound;			/* the most items such a value of
+					   range, constantOfShape or a
+					   window may hold (--bound) */
 	struct buf refused;		/* one line per refused node */
 	int nrefused;
 	int nerr;
@@ -107,6 +110,21 @@ int nouts(struct imp *m);
 const char *outname(struct imp *m, int k);
 /* NonZero of a computed input (onnx_detect.c). */
 int onnx_nonzero_bounded(struct imp *m);
+/* onnx_bounded.c: values of a size known only at run time.  Range,
+ * ConstantOfShape (its value v, of type dt) and a window (output type
+ * dt) of a size computed at run time, held at m->bound items. */
+int onnx_range_bounded(struct imp *m);
+int onnx_constantofshape_bounded(struct imp *m, enum dtype dt, double v);
+int onnx_window_bounded(struct imp *m, enum dtype dt, int periodic);
+/* Before the current node's handler: 0 when it may run (*value, an
+ * input of run-time size it reads, and *shape, its shape operand, or
+ * both NULL when it reads none), REFUSED when it reads one and is not
+ * elementwise or its other inputs are not of one item. */
+int onnx_bounded_reads(struct imp *m, const char **shape,
+    const char **value);
+/* After it: its outputs of value's size marked as of shape; REFUSED
+ * when one is of another size. */
+int onnx_bounded_mark(struct imp *m, const char *shape, const char *value);
 /* The type of an operand. */
 const struct tdesc *ty(struct imp *m, const char *opnd);
 /* Bind ONNX output k of the current node to an operand. */

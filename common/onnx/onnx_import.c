@@ -380,6 +380,7 @@ int
 imp_node(struct imp *m)
 {
 	const Onnx__NodeProto *n = m->n;
+	const char *bshape, *bvalue;
 	int rc;
 
 	if (!n->op_type)
@@ -392,7 +393,11 @@ imp_node(struct imp *m)
 			    "before it", escape_tty_name(n->input[k]));
 	if (onnx_arity(m) != 0)
 		return -1;
+	if ((rc = onnx_bounded_reads(m, &bshape, &bvalue)) != 0)
+		return rc;
 	rc = onnx_handler_of(n->op_type)(m);
+	if (rc == 0 && bvalue)
+		rc = onnx_bounded_mark(m, bshape, bvalue);
 	for (size_t k = 0; rc == 0 && k < n->n_output; k++)
 		if (*n->output[k] && !imp_lookup(m, n->output[k]))
 			rc = refuse(m, REFUSE_OUTPUT, "output \"%s\" is not "
@@ -420,28 +425,6 @@ hint(struct imp *m)
 }
 
 
-/* A node that reads a value of data-dependent size (NonMaxSuppression's
- * selection: a bound, rows past its count padding) is refused: no op of
- * nnl computes on the count, and computing on the padding would be
- * wrong.  Such a value may only be a graph output. */
-static int
-readsbounded(struct imp *m)
-{
-	for (size_t k = 0; k < m->n->n_input; k++) {
-		const char *o = *m->n->input[k] ? imp_lookup(m,
-		    m->n->input[k]) : NULL;
-
-		if (o && cJSON_GetObjectItemCaseSensitive(m->bounded, o)) {
-			refuse(m, REFUSE_DYNAMIC, "input \"%s\" has a size "
-			    "known only at run time, and no nnl op computes "
-			    "on such a value (only a graph output may be one)",
-			    escape_tty_name(m->n->input[k]));
-			return REFUSED;
-		}
-	}
-	return 0;
-}
-
 static int
 convert(struct imp *m, const Onnx__GraphProto *gp)
 {
@@ -451,6 +434,7 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 	for (size_t i = 0; i < gp->n_node && !m->nerr; i++) {
 		const Onnx__NodeProto *n = gp->node[i];
 		char *nm = nodename(n, i);
+		const char *bshape, *bvalue;
 		int skip = 0, rc;
 
 		progress_tick(i);
@@ -474,10 +458,12 @@ convert(struct imp *m, const Onnx__GraphProto *gp)
 				    escape_tty_name(n->input[k])), skip = 1;
 		}
 		if (!skip && !m->nerr && (onnx_arity(m) != 0 ||
-		    readsbounded(m) != 0))
+		    onnx_bounded_reads(m, &bshape, &bvalue) != 0))
 			skip = 1;
 		if (!skip && !m->nerr) {
 			rc = onnx_handler_of(n->op_type)(m);
+			if (rc == 0 && bvalue)
+				rc = onnx_bounded_mark(m, bshape, bvalue);
 			if (rc == 0)
 				for (size_t k = 0; k < n->n_output; k++)
 					if (*n->output[k] && !imp_lookup(m,
@@ -673,6 +659,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	m.vals = cJSON_CreateObject();
 	m.names = cJSON_CreateObject();
 	m.bounded = cJSON_CreateObject();
+	m.bound = o->bound ? o->bound : ONNX_BOUND;
 	for (size_t i = 0; i < gp->n_node; i++)
 		for (size_t k = 0; k < gp->node[i]->n_output; k++)
 			if (*gp->node[i]->output[k] &&

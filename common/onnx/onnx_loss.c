@@ -164,6 +164,14 @@ onnx_window(struct imp *m)
 	int64_t len;
 	const char *c;
 
+	if (in(m, 0) && !isconst(m, in(m, 0))) {
+		/* computed at run time: nnl's range, at a bound, and
+		 * elementwise ops on it */
+		if (dt == DT_NONE)
+			return refuse(m, REFUSE_TYPE,
+			    "output_datatype %s", escape_tty_name(tn));
+		return onnx_window_bounded(m, dt, periodic);
+	}
 	if (cints(m, in(m, 0), &sz, &n) != 0 || n != 1) {
 		free(sz);
 		return refuse(m, REFUSE_CONST,

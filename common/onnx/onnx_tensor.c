@@ -9,6 +9,7 @@
 #include "checked.h"
 #include "onnx_imp.h"
 #include "escape.h"
+#include "kernel.h"
 #include "rt/rt.h"
 
 enum {
@@ -332,23 +333,14 @@ onnx_constantofshape(struct imp *m)
 	int rc;
 	const char *y;
 
-	if ((rc = cin(m, 0, "shape", &s, &n)) != 0)
-		return rc;
-	if (dimsok(m, s, n)) {
-		free(s);
-		return -1;
-	}
 	if (a && a->t) {
 		const char *tn;
 
-		if (onnx_dtype(a->t->data_type, &tn) == DT_NONE) {
-			free(s);
+		if (onnx_dtype(a->t->data_type, &tn) == DT_NONE)
 			return refuse(m, REFUSE_TYPE,
 			    "a value of %s", escape_tty_name(tn));
-		}
 		if (onnx_tensor(m, a->t, "attribute \"value\"", &d,
 		    &data) != 0 || tdesc_numel(&d) != 1) {
-			free(s);
 			free(data);
 			free(d.dims);
 			return nodeerr(m, "attribute \"value\" must hold one "
@@ -356,6 +348,45 @@ onnx_constantofshape(struct imp *m)
 		}
 		dt = d.dt;
 		val = data;
+	}
+	if (in(m, 0) && !isconst(m, in(m, 0))) {
+		/* a shape known at run time: nnl's constantOfShape, its
+		 * value a double (nnl-graph(5)) */
+		struct tdesc one = { dt, 0, NULL };
+		int64_t code = kdt(&one), iv;
+		double v;
+
+		if (nnl_isfloat(code)) {
+			v = nnl_loadf(val, 0, code);
+		} else {
+			iv = nnl_loadi(val, 0, code);
+			v = dt == DT_UINT64 ? (double)(uint64_t)iv :
+			    (double)iv;
+			if (dt == DT_UINT64 ? v >= 0x1p64 ||
+			    (uint64_t)v != (uint64_t)iv : v >= 0x1p63 ||
+			    (int64_t)v != iv) {
+				free(data);
+				free(d.dims);
+				return refuse(m, REFUSE_ATTR, "value %lld, "
+				    "past the integers a double holds "
+				    "exactly", (long long)iv);
+			}
+		}
+		rc = onnx_constantofshape_bounded(m, dt, v);
+		free(data);
+		free(d.dims);
+		return rc;
+	}
+	if ((rc = cin(m, 0, "shape", &s, &n)) != 0) {
+		free(data);
+		free(d.dims);
+		return rc;
+	}
+	if (dimsok(m, s, n)) {
+		free(s);
+		free(data);
+		free(d.dims);
+		return -1;
 	}
 	y = fill(m, dt, (int)n, s, val, outname(m, 0));
 	free(s);
@@ -389,8 +420,8 @@ onnx_range(struct imp *m)
 	if (bad) {
 		for (int j = 0; j < 3; j++)
 			free(fv[j]), free(iv[j]);
-		return bad & 1 ? refuse(m, REFUSE_CONST,
-		    "start, limit and delta must be constants") :
+		/* computed at run time: nnl's range, at a bound */
+		return bad & 1 ? onnx_range_bounded(m) :
 		    nodeerr(m, "start, limit and delta must "
 		    "be scalars");
 	}

@@ -1850,3 +1850,76 @@ invalid("dft-onesided-complex", "dft", [x([2, 4, 2])],
         'option "onesided": only of a real forward transform')
 invalid("dft-not-complex", "dft", [x([2, 4, 3])], {"axis": 1},
         'is not [..., 1] (real) nor [..., 2] (complex)')
+# range: start + i * delta for max(ceil((limit - start) / delta), 0)
+# items, at the front of its bound, zeros after; and that count.  The
+# reference counts in the input's precision (float32's quotient in
+# float32, as ONNX; integers exactly, beyond 2^53 too), computes each
+# item in float64 / Python integers and rounds once.
+def range_ref(a, bound):
+    s, lim, d = (a[k].reshape(()) for k in ("s", "l", "d"))
+    if s.dtype.kind == "f":
+        n = int(max(np.ceil((lim - s) / d), 0))
+        v = [float(s) + i * float(d) for i in range(n)]
+    else:
+        q, r = divmod(int(lim) - int(s), int(d))
+        n = max(q + (r != 0), 0)
+        v = [int(s) + i * int(d) for i in range(n)]
+    out = np.zeros(bound, s.dtype)
+    out[:n] = np.array(v, np.float64 if s.dtype.kind == "f" else object)
+    return [out, np.array([n], np.int64)]
+
+
+def sld(dt, s, lim, d):
+    return [x([], dt, [s], "s"), x([], dt, [lim], "l"), x([], dt, [d], "d")]
+
+
+# a fraction in the quotient rounds up (11/2 -> 6 items, not 5); a
+# negative delta counts down (ceil(-13 / -4) = 4); int64 past 2^53
+# exactly; a limit behind the start gives no item; a count equal to
+# the bound fills it
+case("range-float", "range", sld(f32, 1.5, 7, 0.5), {"bound": 16},
+     nout=2, ref=lambda a, c: range_ref(a, 16))
+case("range-float-fraction", "range", sld(f32, 0, 5.5, 1), {"bound": 9},
+     nout=2, ref=lambda a, c: range_ref(a, 9))
+case("range-int32-negative", "range", sld(i32, 10, -3, -4), {"bound": 8},
+     nout=2, ref=lambda a, c: range_ref(a, 8))
+case("range-int64-large", "range", sld(i64, 2 ** 60, 2 ** 60 + 10, 3),
+     {"bound": 4}, nout=2, ref=lambda a, c: range_ref(a, 4))
+case("range-empty", "range", sld(i64, 5, 1, 1), {"bound": 3}, nout=2,
+     ref=lambda a, c: range_ref(a, 3))
+invalid("range-types", "range",
+        [x([], f32, name="s"), x([], i32, name="l"), x([], f32, name="d")],
+        {"bound": 4}, 'input "limit" is int32, input "start" float32',
+        nout=2)
+invalid("range-not-scalar", "range",
+        [x([], f32, name="s"), x([2], f32, name="l"), x([], f32, name="d")],
+        {"bound": 4}, 'input "limit" [2] is not a scalar', nout=2)
+invalid("range-bound-zero", "range", sld(f32, 0, 1, 1), {"bound": 0},
+        'option "bound" is 0', nout=2)
+
+
+# constantOfShape: value in the first prod(shape) items of [bound, 1,
+# ...] (the shape's rank), zeros after; and the shape.  A dimension of
+# 0 gives no item; the value rounds once into dataType.
+def cos_ref(a, bound, value, dt):
+    dims = [int(v) for v in a["s"]]
+    out = np.zeros([bound] + [1] * (len(dims) - 1), dt)
+    out.flat[:int(np.prod(dims))] = value
+    return [out, np.array(dims, np.int64)]
+
+
+case("constantOfShape-float", "constantOfShape", [x([2], i64, [2, 3], "s")],
+     {"bound": 8, "value": 2.5}, nout=2, odt=None,
+     ref=lambda a, c: cos_ref(a, 8, 2.5, np.float32))
+case("constantOfShape-int8", "constantOfShape", [x([3], i64, [1, 4, 1], "s")],
+     {"bound": 4, "value": -3, "dataType": "int8"}, nout=2,
+     ref=lambda a, c: cos_ref(a, 4, -3, np.int8))
+case("constantOfShape-zero", "constantOfShape", [x([3], i64, [3, 0, 2], "s")],
+     {"bound": 5, "value": 7, "dataType": "int64"}, nout=2,
+     ref=lambda a, c: cos_ref(a, 5, 7, np.int64))
+invalid("constantOfShape-int32-shape", "constantOfShape", [x([2], i32)],
+        {"bound": 4}, 'input "shape"', nout=2)
+invalid("constantOfShape-rank2-shape", "constantOfShape", [x([1, 2], i64)],
+        {"bound": 4}, 'input "shape"', nout=2)
+invalid("constantOfShape-empty-shape", "constantOfShape", [x([0], i64)],
+        {"bound": 4}, 'is empty', nout=2)

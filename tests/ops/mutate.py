@@ -278,6 +278,16 @@ mutant("tfIdfVectorizer counts a 1-gram at every skip", QI,
 mutant("conv2dInteger's strides swapped", KNN,
        "kip(c, st[0]);\n\tkip(c, st[1]);", "kip(c, st[1]);\n\tkip(c, st[0]);",
        ["conv2dInteger-uint8-pad-stride"], HOST)
+# nnl's range and constantOfShape, of a size known at run time
+TN = "common/rt/tensor/tensor.c"
+mutant("range's integer count floored", TN,
+       "ud = ud / ul + (ud % ul != 0);", "ud = ud / ul;",
+       ["range-int32-negative", "range-int64-large"], RT)
+mutant("range's float count floored", TN, "q = ceil(q);", "q = floor(q);",
+       ["range-float-fraction"], RT)
+mutant("constantOfShape's value in the padding too", TN,
+       "nnl_storef(out[0], i, dt, i < n ? fp[0] : 0);",
+       "nnl_storef(out[0], i, dt, fp[0]);", ["constantOfShape-float"], RT)
 # ---- shape rules: the output type ----
 mutant("isNaN's output keeps the input type", "common/middle/shape_ew.c",
        "shape_out(c, 0, DT_UINT8, c->in[0]->rank, c->in[0]->dims);",

@@ -654,6 +654,50 @@ export const CpuOps = {
         }
     return {dataType: a.dataType, shape, data: out};
   },
+  // nnl's range: start + i * delta for max(ceil((limit - start) /
+  // delta), 0) items at the front of [bound], zeros after, and that
+  // count; a count past the bound, or a delta of 0, throws
+  range: (s, l, d, {bound}) => {
+    const t = s.dataType;
+    const a = read(s, s.data[0]), b = read(l, l.data[0]), dl = read(d, d.data[0]);
+    let n;
+    if (isInt(t)) {
+      const A = BigInt(a), B = BigInt(b), D = BigInt(dl);
+      if (D === 0n) throw new RangeError("cpuops: range: a delta of 0");
+      n = D > 0n ? (B > A ? (B - A + D - 1n) / D : 0n) :
+        (A > B ? (A - B - D - 1n) / -D : 0n);
+    } else {
+      // float32's quotient in float32, as ONNX computes it
+      const q = Math.ceil(t === "float32" ? Math.fround(Math.fround(b - a) / dl) : (b - a) / dl);
+      if (dl === 0 || Number.isNaN(q)) throw new RangeError(`cpuops: range: a delta of ${dl}`);
+      n = q > 0 ? q : 0;
+    }
+    if (n > bound)
+      throw new RangeError(`cpuops: range: ${n} items, past its bound of ${bound}`);
+    n = Number(n);
+    const out = new ARRAYS[t](bound);
+    for (let i = 0; i < n; i++)
+      out[i] = fromNumber(t, isInt(t) ? (isBig(t) ? BigInt(a) + BigInt(i) * BigInt(dl) : a + i * dl) : a + i * dl);
+    return [{dataType: t, shape: [bound], data: out},
+      {dataType: "int64", shape: [1], data: new BigInt64Array([BigInt(n)])}];
+  },
+  // nnl's constantOfShape: value in the numel of the shape input's
+  // items at the front of [bound, 1, ...], zeros after, and that shape;
+  // a negative dimension or a numel past the bound throws
+  constantOfShape: (s, {bound, value = 0, dataType = "float32"}) => {
+    const dims = Array.from(s.data, Number);
+    let n = 1;
+    for (const d of dims) {
+      if (d < 0) throw new RangeError(`cpuops: constantOfShape: a dimension of ${d}`);
+      n *= d;
+    }
+    if (n > bound)
+      throw new RangeError(`cpuops: constantOfShape: [${dims}] is past its bound of ${bound} elements`);
+    const out = new ARRAYS[dataType](bound);
+    out.fill(fromNumber(dataType, value), 0, n);
+    return [{dataType, shape: [bound, ...dims.slice(1).map(() => 1)], data: out},
+      {dataType: "int64", shape: [dims.length], data: BigInt64Array.from(dims, BigInt)}];
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {

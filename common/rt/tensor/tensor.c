@@ -1062,3 +1062,114 @@ nnl_k_unique(const int64_t *ip, const double *fp, const void *const *in,
 }
 
 #endif	/* NNL_REAL_IS_FLOAT */
+
+/* The count of range's items, max(ceil((l - s) / dl), 0), when it is
+ * at most bound; else -1 (and for a delta of 0 or NaN).  Integers
+ * exactly, in uint64_t where l - s may not fit in int64_t; float32's
+ * quotient in float, as ONNX computes it. */
+NNL_RT_INLINE int64_t
+nnl_range_count(const void *const *in, int64_t dt, int64_t bound)
+{
+	double q;
+
+	if (nnl_isfloat(dt)) {
+		double s = nnl_loadf(in[0], 0, dt);
+		double l = nnl_loadf(in[1], 0, dt);
+		double dl = nnl_loadf(in[2], 0, dt);
+
+		q = dt == NNL_F32 ? (double)(((float)l - (float)s) /
+		    (float)dl) : (l - s) / dl;
+		q = ceil(q);
+		if (dl == 0 || !(q == q) || q > (double)bound)
+			return -1;
+		return q > 0 ? (int64_t)q : 0;
+	} else {
+		int64_t s = nnl_loadi(in[0], 0, dt);
+		int64_t l = nnl_loadi(in[1], 0, dt);
+		int64_t dl = nnl_loadi(in[2], 0, dt);
+		uint64_t ud, ul;
+
+		if (dl == 0)
+			return -1;
+		if (dl > 0 ? l <= s : l >= s)
+			return 0;
+		ud = dl > 0 ? (uint64_t)l - (uint64_t)s : (uint64_t)s -
+		    (uint64_t)l;
+		ul = dl > 0 ? (uint64_t)dl : -(uint64_t)dl;
+		ud = ud / ul + (ud % ul != 0);
+		return ud > (uint64_t)bound ? -1 : (int64_t)ud;
+	}
+}
+
+/*
+ * range (nnl's): ip = dt, bound.  in: start, limit, delta (scalars of
+ * type dt).  out[0] [bound]: start + i * delta for the count of items
+ * (nnl_range_count), zeros after; out[1] int64 [1]: the count, or -1
+ * and nothing written when it is past the bound or delta is 0.
+ */
+void
+nnl_k_range(const int64_t *ip, const double *fp, const void *const *in,
+    void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], bound = ip[1];
+	int64_t n = nnl_range_count(in, dt, bound);
+
+	(void)fp;
+	(void)scratch;
+	((int64_t *)out[1])[0] = n;
+	if (n < 0)
+		return;
+	if (nnl_isfloat(dt)) {
+		double s = nnl_loadf(in[0], 0, dt), dl = nnl_loadf(in[2], 0,
+		    dt);
+
+		for (int64_t i = 0; i < bound; i++)
+			nnl_storef(out[0], i, dt, i < n ? s + (double)i * dl :
+			    0);
+	} else {
+		uint64_t s = (uint64_t)nnl_loadi(in[0], 0, dt);
+		uint64_t dl = (uint64_t)nnl_loadi(in[2], 0, dt);
+
+		/* wraps in uint64_t; every item lies between start and
+		 * limit, so dt holds it */
+		for (int64_t i = 0; i < bound; i++)
+			nnl_storei(out[0], i, dt, i < n ? (int64_t)(s +
+			    (uint64_t)i * dl) : 0);
+	}
+}
+
+/*
+ * constantOfShape (nnl's): ip = dt, rank r, bound; fp = value.  in:
+ * the shape, int64 [r].  out[0] [bound, 1, ...]: value in the first
+ * numel items, zeros after; out[1] int64 [r]: the shape, or -1 in
+ * every entry and nothing written when a dimension is negative or the
+ * numel is past the bound.
+ */
+void
+nnl_k_constant_of_shape(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], r = ip[1], bound = ip[2], n = 1;
+	const int64_t *s = in[0];
+	int64_t *sh = out[1];
+
+	(void)scratch;
+	for (int64_t i = 0; i < r && n >= 0; i++)
+		if (s[i] < 0 || (s[i] && n > bound / s[i]))
+			n = -1;
+		else
+			n *= s[i];
+	if (n < 0 || n > bound) {
+		for (int64_t i = 0; i < r; i++)
+			sh[i] = -1;
+		return;
+	}
+	for (int64_t i = 0; i < r; i++)
+		sh[i] = s[i];
+	for (int64_t i = 0; i < bound; i++)
+		if (nnl_isfloat(dt))
+			nnl_storef(out[0], i, dt, i < n ? fp[0] : 0);
+		else
+			nnl_storei(out[0], i, dt, i < n ?
+			    nnl_dtoi_sat(fp[0], dt) : 0);
+}
