@@ -655,7 +655,8 @@ cpuop(const char *op)
 		"gatherElements", "gatherND", "scatterElements", "scatterND",
 		"maxPool2d", "asin", "acos", "atan", "bitShift", "topK",
 		"nonMaxSuppression", "gridSample", "roiAlign", "nonZero",
-		"unique",
+		"unique", "conv3d", "convTranspose3d", "averagePool3d",
+		"lpPool3d", "maxPool3d",
 		/* the float math of nnl's float64 and bfloat16 */
 		"ceil", "floor", "exp", "log", "sqrt", "sin", "cos", "tan",
 		"tanh", "reciprocal", "roundEven", "sigmoid", "reduceL2",
@@ -1011,13 +1012,19 @@ cpuround1(struct ej *e, struct node *n)
 	struct graph *g = e->g;
 	struct buf *b = e->b;
 	const struct opdesc *d = op_get(n->op);
+	const char **reads;
+	int nr = node_reads(n, &reads), nopt = 0;
 
-	for (int j = 0; j < n->nin; j++) {
-		struct operand *o = graph_find(g, n->in[j]);
+	/* the operands, then those operand-valued options name */
+	for (int j = 0; j < nr; j++) {
+		struct operand *o = graph_find(g, reads[j]);
 
-		if (o->kind == OPND_CONST && cpuconst(e, o) != 0)
+		if (o && o->kind == OPND_CONST && cpuconst(e, o) != 0) {
+			free(reads);
 			return -1;
+		}
 	}
+	free(reads);
 	buf_puts(b, "    ");
 	/* several outputs (split): an array of tensors */
 	buf_puts(b, n->nout != 1 ? "[" : "");
@@ -1036,8 +1043,26 @@ cpuround1(struct ej *e, struct node *n)
 		buf_puts(b, "]");
 	}
 	buf_puts(b, d->variadic ? "], " : ", ");
-	escape_js_value(b, n->options);
-	buf_puts(b, ");\n");
+	/* an operand-valued option (conv3d's bias) as the value it names */
+	for (const cJSON *o = n->options ? n->options->child : NULL; o;
+	    o = o->next) {
+		const struct argdesc *a = op_arg(d, o->string);
+
+		if (!a || a->type != AT_OPERAND || !cJSON_IsString(o))
+			continue;
+		buf_puts(b, nopt++ ? ", " : "Object.assign(");
+		if (nopt == 1) {
+			escape_js_value(b, n->options);
+			buf_puts(b, ", {");
+		}
+		escape_js_key(b, o->string);
+		buf_puts(b, ": v[");
+		escape_js_string(b, o->valuestring);
+		buf_puts(b, "]");
+	}
+	if (!nopt)
+		escape_js_value(b, n->options);
+	buf_puts(b, nopt ? "}));\n" : ");\n");
 	return 0;
 }
 
