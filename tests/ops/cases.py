@@ -650,6 +650,12 @@ case("averagePool3d-count-pad-ceil", "averagePool3d", [x([1, 3, 5, 5, 4])],
       "padding": [1, 0, 1, 1, 0, 1], "countIncludePad": True,
       "outputShapeRounding": "ceil"},
      ref=lambda a, c: refs.pool3d("avg", a["x"], c["opts"]))
+# ceil rounding whose last window would start in the end padding: it
+# is dropped (D and H), as ONNX and PyTorch do
+case("averagePool3d-ceil-drop", "averagePool3d", [x([1, 2, 5, 5, 5])],
+     {"windowDimensions": [2, 2, 2], "strides": [2, 2, 2],
+      "padding": [1, 1, 1, 1, 0, 0], "outputShapeRounding": "ceil"},
+     ref=lambda a, c: refs.pool3d("avg", a["x"], c["opts"]))
 case("averagePool3d-global", "averagePool3d", [x([1, 2, 3, 4, 5])],
      ref=lambda a, c: a["x"].mean((2, 3, 4), keepdims=True))
 for q in (1, 2, 3):
@@ -924,7 +930,7 @@ invalid("conv3d-channels", "conv3d",
         'input "filter" has 2 input channels, input has 3')
 invalid("conv3d-rank", "conv3d",
         [x([1, 3, 4, 4]), ("w", f32, [2, 3, 3, 3], "n")], {},
-        'input "input"')
+        'input "input": expected rank 5, found rank 4')
 invalid("conv3d-padding", "conv3d",
         [x([1, 1, 4, 4, 4]), ("w", f32, [1, 1, 3, 3, 3], "n")],
         {"padding": [1, 1, 1, 1]},
@@ -940,6 +946,10 @@ invalid("lpPool3d-p0", "lpPool3d", [x([1, 1, 2, 2, 2])], {"p": 0},
         'option "p": 0, it must be positive')
 invalid("maxPool3d-strides", "maxPool3d", [x([1, 1, 3, 3, 3])],
         {"strides": [1, 0, 1]}, 'option "strides": item 1 is 0')
+invalid("averagePool3d-rank", "averagePool3d", [x([1, 1, 3, 3])], {},
+        'input "input": expected rank 5, found rank 4')
+invalid("averagePool3d-type", "averagePool3d", [x([1, 1, 2, 2, 2], i32)],
+        {}, "data type int32 is not allowed")
 invalid("pool-window", "maxPool2d", [x([1, 1, 2, 2])],
         {"windowDimensions": [3, 3]}, 'option "windowDimensions"')
 invalid("pool-rank", "averagePool2d", [x([1, 4, 4])], {},
