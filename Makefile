@@ -44,7 +44,7 @@ COMMON += formats/load formats/validate formats/webnn_read \
           formats/weights formats/sidecar formats/dimsfile \
           formats/packgraph formats/rawbin
 COMMON += host/kernel host/kern_ew host/kern_nn host/kern_rnn \
-          host/kern_tensor host/kern_nd host/eval
+          host/kern_tensor host/eval
 COMMON += middle/order middle/memplan middle/memplan_verify middle/shape \
           middle/shape_ew middle/shape_nn middle/shape_nd middle/shape_tensor \
           middle/fuse \

@@ -196,6 +196,11 @@ nnl_nd_taps(int64_t o, int64_t k, int64_t dl, int64_t from, int64_t to,
 {
 	int64_t a = 0, b = k;
 
+	if (o >= from && o + (k - 1) * dl < to) {	/* all of it */
+		*lo = 0;
+		*hi = k;
+		return;
+	}
 	if (o < from)
 		a = (from - o + dl - 1) / dl;
 	if (o + (k - 1) * dl >= to)
