@@ -198,7 +198,7 @@ mutant("convTranspose3d pads D by its end", ND,
        "int64_t od = id * g.s[0] - g.pe[0] + a * g.d[0];",
        ["convTranspose3d"], RT)
 mutant("averagePool3d never counts the padding", ND,
-       "\t\t\t\tif (incl)\n", "\t\t\t\tif (0)\n",
+       "\t\t\t\tif (incl)\n", "\t\t\t\tif (incl < 0)\n",
        ["averagePool3d-count-pad-ceil"], RT)
 mutant("maxPool3d counts cells past the edge as 0", ND,
        "double acc = kind == 2 ? -INFINITY : 0;", "double acc = 0;",
@@ -206,7 +206,7 @@ mutant("maxPool3d counts cells past the edge as 0", ND,
 mutant("lpPool3d takes the square root for any p", ND,
        "pow(acc, 1 / (double)p);", "sqrt(acc);", ["lpPool3d-p3"], RT)
 mutant("3-D pools keep ceil rounding's window past the padding",
-       "common/middle/shape_nd.c", "\t\t\tsz[i]--;", "\t\t\t;",
+       "common/middle/shape_nd.c", "\t\t\tsz[i]--;", "\t\t\tsz[i] -= 0;",
        ["averagePool3d-ceil-drop"], ("all",))
 # ---- host kernels (common/host/kern_*.c) ----
 mutant("clamp's minValue and maxValue swapped", KEW,
