@@ -652,11 +652,28 @@ onnx_globalpool(struct imp *m)
 		return refuse(m, REFUSE_TYPE,
 		    "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(xt->dt));
-	if (op[0] == 'L' && (r = lpp(m, &p, 0)) != 0)
+	if (op[0] == 'L' && (r = lpp(m, &p, xt->rank >= 3 &&
+	    xt->rank <= 5)) != 0)
 		return r;
 	if (xt->rank < 2)
 		return nodeerr(m, "input has rank %d; expected at least 2",
 		    xt->rank);
+	if (op[0] == 'L' && p != 2) {
+		/* nnl's lpPool3d over the whole of each plane */
+		struct win w;
+		int ns = xt->rank - 2, o;
+
+		memset(&w, 0, sizeof w);
+		w.nsp = ns;
+		w.nd = ns == 3 ? 3 : 2;
+		o = w.nd - ns;
+		for (int i = 0; i < w.nd; i++) {
+			w.in[i] = w.k[i] = i < o ? 1 : xt->dims[2 + i - o];
+			w.s[i] = w.d[i] = w.out[i] = 1;
+		}
+		return imp_done(m, 0, pool3(m, x, &w, "lpPool3d", 0, p,
+		    outname(m, 0)));
+	}
 	return imp_done(m, 0, emit(m, op[0] == 'M' ? "reduceMax" : op[0] == 'L' ?
 	    "reduceL2" : "reduceMean", axesfrom(2, xt->rank, 1),
 	    outname(m, 0), 1, x));

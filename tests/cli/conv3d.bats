@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # 3-D convolutions and pools (nnl's conv3d, convTranspose3d,
 # averagePool3d, lpPool3d and maxPool3d, beyond WebNN), and Lp pools of
-# any p: ONNX node tests built by tests/onnx/make_nd.py with the
-# attributes ONNX's own leave out, expected outputs from PyTorch or
-# NumPy, through the C path (nnc) and the JS path (CpuOps); what nnl
+# any p (LpPool, GlobalLpPool): ONNX node tests built by
+# tests/onnx/make_nd.py with the attributes ONNX's own leave out,
+# expected outputs from PyTorch or NumPy, through the C path (nnc) and the JS path (CpuOps); what nnl
 # lacks is refused with its reason code; and a small r3d_18 (its block
 # structure, an eighth of its widths) exported by PyTorch at opset 17
 # matches PyTorch.
@@ -36,10 +36,11 @@ expected() {
 	    conv3d_1x1x1_stride convtranspose3d_pads_groups \
 	    convtranspose3d_output_shape maxpool3d_ceil_pads_dilations \
 	    maxpool3d_uint8 averagepool3d_count_include_pad_ceil \
-	    averagepool3d_pads lppool3d_p3 lppool2d_p3 lppool1d_p1; do
+	    averagepool3d_pads lppool3d_p3 lppool2d_p3 lppool1d_p1 \
+	    globallppool2d_p3 globallppool3d_p3; do
 		grep -qx "PASS test_nd_$t" <<<"$output"
 	done
-	grep -qx '12 passed, 0 failed, 0 skipped' <<<"$output"
+	grep -qx '14 passed, 0 failed, 0 skipped' <<<"$output"
 }
 
 @test "3-D convolutions and pools through the C path match PyTorch" {

@@ -7,7 +7,8 @@ Writes DIR/test_nd_NAME/model.onnx with test_data_set_0/input_*.pb and
 output_*.pb, the layout of ONNX's node tests, for conformance.py --data
 DIR: the attributes ONNX's own node tests leave out (pads on one side,
 auto_pad, groups, a bias, dilations, output_padding and output_shape,
-ceil_mode, count_include_pad, LpPool's p, a uint8 MaxPool).  Each
+ceil_mode, count_include_pad, LpPool's and GlobalLpPool's p, a uint8
+MaxPool).  Each
 expected output is computed by PyTorch (torch.nn.functional), or, where
 PyTorch has no such pool (padding on one side only, Lp with |x|), by
 the NumPy references of tests/ops/refs.py; never by nnl.
@@ -161,6 +162,14 @@ def pools():
     save("lppool1d_p1", "LpPool", {"x": x},
          [f32(refs.pool3d("lp", x[:, :, None, None], o)[:, :, 0, 0])],
          dict(kernel_shape=[4], strides=[2], p=1))
+    # GlobalLpPool of p 3 over a 2-D and a 3-D plane
+    for name, shape in (("globallppool2d_p3", (1, 3, 4, 5)),
+                        ("globallppool3d_p3", (2, 2, 3, 4, 5))):
+        x = r(*shape)
+        ax = tuple(range(2, len(shape)))
+        y = (np.abs(x.astype(np.float64)) ** 3).sum(ax, keepdims=True) ** \
+            (1 / 3)
+        save(name, "GlobalLpPool", {"x": x}, [f32(y)], dict(p=3))
 
 
 def bad():
