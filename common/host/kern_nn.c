@@ -784,6 +784,8 @@ conv3(struct kctx *c, const char *name, int64_t M, int64_t K, int64_t rows,
 	kip(c, groups);
 	kip(c, b != NULL);
 	kip(c, nb);
+	if (kactivation(c))	/* nnl-fuse's, as conv2d's */
+		return -1;
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
 	kin(c, b);

@@ -8,6 +8,7 @@
  * Float32; float16 through it by the wrappers at the end.
  */
 #include "rt.h"
+#include "vmath.h"
 
 /* The 3-D geometry the kernels share, read from ip. */
 struct nnl_nd {
@@ -71,8 +72,8 @@ nnl_im2col_3d(const struct nnl_nd *g, const float *x, int64_t icg,
 
 /*
  * conv3d: the geometry (nnl_nd_read), groups, has bias, band (output
- * positions an im2col holds).  in: input, filter [O, C / groups, kd,
- * kh, kw], bias.  scratch: SGEMM packing for ocg x band x Kd (for each
+ * positions an im2col holds), activation (nnl-fuse's); fp: its
+ * parameters.  in: input, filter [O, C / groups, kd, kh, kw], bias.  scratch: SGEMM packing for ocg x band x Kd (for each
  * thread), then the band's im2col.  A 1 x 1 x 1 convolution of stride
  * 1 without padding multiplies the input itself.
  */
@@ -82,7 +83,7 @@ nnl_k_conv3d_f32(const int64_t *ip, const double *fp, const void *const *in,
 {
 	struct nnl_nd g;
 	int64_t k = nnl_nd_read(&g, ip);
-	int64_t G = ip[k], hasb = ip[k + 1], nb = ip[k + 2];
+	int64_t G = ip[k], hasb = ip[k + 1], nb = ip[k + 2], act = ip[k + 3];
 	int64_t icg = g.C / G, ocg = g.O / G;
 	int64_t Pi = g.in[0] * g.in[1] * g.in[2];
 	int64_t P = g.out[0] * g.out[1] * g.out[2];
@@ -92,7 +93,6 @@ nnl_k_conv3d_f32(const int64_t *ip, const double *fp, const void *const *in,
 	float *col = pack + nnl_packsize(ocg, nb, Kd);
 	int direct = Kd == icg;
 
-	(void)fp;
 	for (int i = 0; i < 3; i++)
 		direct &= g.s[i] == 1 && g.pb[i] == 0 && g.pe[i] == 0;
 #ifdef NNL_RT_THREADS
@@ -103,8 +103,9 @@ nnl_k_conv3d_f32(const int64_t *ip, const double *fp, const void *const *in,
 		const float *xg = x + (n * g.C + q * icg) * Pi;
 		const float *wg = w + q * ocg * Kd;
 		float *yg = y + (n * g.O + q * ocg) * P;
+		/* from the bias, through the activation, a tile at a time */
 		struct nnl_gemm_epi e = { 1, bias ? bias + q * ocg : 0, 0,
-		    NNL_ACT_NONE, 0, 0, 0, 0, 0, 0 };
+		    act, (float)fp[0], (float)fp[1], 0, 0, 0, 0 };
 
 		if (direct) {
 			nnl_sgemm(ocg, P, Kd, 1, wg, Kd, 0, xg, P, 0, yg, P,
@@ -123,8 +124,8 @@ nnl_k_conv3d_f32(const int64_t *ip, const double *fp, const void *const *in,
 
 /*
  * conv_transpose3d: the geometry, groups, has bias, band (input
- * positions a product holds).  in: input, filter [C, O / groups, kd,
- * kh, kw], bias.  scratch: SGEMM packing for (ocg * taps) x band x icg
+ * positions a product holds), activation (nnl-fuse's); fp: its
+ * parameters.  in: input, filter [C, O / groups, kd, kh, kw], bias.  scratch: SGEMM packing for (ocg * taps) x band x icg
  * (for each thread), then the products.  The output starts from the
  * bias; each product of a tap and an input position is added where
  * that tap puts it.
@@ -135,7 +136,7 @@ nnl_k_conv_transpose3d_f32(const int64_t *ip, const double *fp,
 {
 	struct nnl_nd g;
 	int64_t k = nnl_nd_read(&g, ip);
-	int64_t G = ip[k], hasb = ip[k + 1], nb = ip[k + 2];
+	int64_t G = ip[k], hasb = ip[k + 1], nb = ip[k + 2], act = ip[k + 3];
 	int64_t icg = g.C / G, ocg = g.O / G;
 	int64_t D = g.in[0], H = g.in[1], W = g.in[2], Pi = D * H * W;
 	int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2], P = OD * OH * OW;
@@ -145,7 +146,6 @@ nnl_k_conv_transpose3d_f32(const int64_t *ip, const double *fp,
 	float *col = pack + nnl_packsize(R, nb, icg);
 	struct nnl_gemm_epi e = { 1, 0, 0, NNL_ACT_NONE, 0, 0, 0, 0, 0, 0 };
 
-	(void)fp;
 #ifdef NNL_RT_THREADS
 	col += (NNL_RT_THREADS - 1) * (col - pack);
 #endif
@@ -186,6 +186,7 @@ nnl_k_conv_transpose3d_f32(const int64_t *ip, const double *fp,
 			}
 		}
 	}
+	nnl_activate(y, g.N * g.O * P, act, fp[0], fp[1]);
 }
 
 /* The taps [*lo, *hi) of a window starting at o in a dimension of n
