@@ -3,10 +3,10 @@
 # averagePool3d, lpPool3d and maxPool3d, beyond WebNN), and Lp pools of
 # any p (LpPool, GlobalLpPool): ONNX node tests built by
 # tests/onnx/make_nd.py with the attributes ONNX's own leave out,
-# expected outputs from PyTorch or NumPy, through the C path (nnc) and the JS path (CpuOps); what nnl
-# lacks is refused with its reason code; and a small r3d_18 (its block
-# structure, an eighth of its widths) exported by PyTorch at opset 17
-# matches PyTorch.
+# expected outputs from PyTorch or NumPy, through the C path (nnc) and
+# the JS path (CpuOps); what nnl lacks is refused with its reason
+# code; and a small r3d_18 (its block structure, an eighth of its
+# widths) exported by PyTorch at opset 17 matches PyTorch.
 
 bats_require_minimum_version 1.5.0
 

@@ -930,7 +930,9 @@ function conv3d(x, f, b, o) {
                   for (let h = 0; h < K[2]; h++) {
                     const ix = xx * s[2] - p[4] + h * d[2];
                     if (ix < 0 || ix >= I[2]) continue;
-                    acc += xs[(((n * C + g * icg + c) * I[0] + iz) * I[1] + iy) * I[2] + ix] *
+                    const xi = (((n * C + g * icg + c) * I[0] + iz) * I[1] +
+                      iy) * I[2] + ix;
+                    acc += xs[xi] *
                       ws[(((oc * icg + c) * K[0] + a) * K[1] + e) * K[2] + h];
                   }
                 }
@@ -969,7 +971,9 @@ function convTranspose3d(x, f, b, o) {
                   for (let h = 0; h < K[2]; h++) {
                     const ox = xx * s[2] - p[4] + h * d[2];
                     if (ox < 0 || ox >= Y[2]) continue;
-                    acc[((n * O + g * ocg + q) * Y[0] + oz) * Y[1] * Y[2] + oy * Y[2] + ox] +=
+                    const yi = (((n * O + g * ocg + q) * Y[0] + oz) * Y[1] +
+                      oy) * Y[2] + ox;
+                    acc[yi] +=
                       v * ws[(((c * ocg + q) * K[0] + a) * K[1] + e) * K[2] + h];
                   }
                 }
@@ -992,7 +996,8 @@ function pool3d(kind, x, o) {
     if (up && v > 1 && (v - 1) * s[i] >= n + p[2 * i]) v--;
     return v;
   });
-  const xs = floats(x), out = new ARRAYS[x.dataType](N * C * Y[0] * Y[1] * Y[2]);
+  const xs = floats(x);
+  const out = new ARRAYS[x.dataType](N * C * Y[0] * Y[1] * Y[2]);
   const taps = (st, i, lo, hi) => {
     const r = [];
     for (let j = 0; j < K[i]; j++) {
@@ -1008,8 +1013,9 @@ function pool3d(kind, x, o) {
         for (let xx = 0; xx < Y[2]; xx++) {
           const st = [z, yy, xx].map((v, i) => v * s[i] - p[2 * i]);
           const T = st.map((v, i) => taps(v, i, 0, I[i]));
-          const cnt = incl ? st.map((v, i) => taps(v, i, -p[2 * i], I[i] + p[2 * i + 1]).length)
-            .reduce((u, v) => u * v, 1) : T[0].length * T[1].length * T[2].length;
+          const cnt = (incl ? st.map((v, i) =>
+            taps(v, i, -p[2 * i], I[i] + p[2 * i + 1])) : T)
+            .reduce((u, v) => u * v.length, 1);
           let acc = kind === "max" ? -Infinity : 0;
           for (const a of T[0])
             for (const e of T[1])

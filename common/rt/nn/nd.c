@@ -73,8 +73,9 @@ nnl_im2col_3d(const struct nnl_nd *g, const float *x, int64_t icg,
 /*
  * conv3d: the geometry (nnl_nd_read), groups, has bias, band (output
  * positions an im2col holds), activation (nnl-fuse's); fp: its
- * parameters.  in: input, filter [O, C / groups, kd, kh, kw], bias.  scratch: SGEMM packing for ocg x band x Kd (for each
- * thread), then the band's im2col.  A 1 x 1 x 1 convolution of stride
+ * parameters.  in: input, filter [O, C / groups, kd, kh, kw], bias.
+ * scratch: SGEMM packing for ocg x band x Kd (for each thread), then
+ * the band's im2col.  A 1 x 1 x 1 convolution of stride
  * 1 without padding multiplies the input itself.
  */
 NNL_RT void
@@ -125,8 +126,9 @@ nnl_k_conv3d_f32(const int64_t *ip, const double *fp, const void *const *in,
 /*
  * conv_transpose3d: the geometry, groups, has bias, band (input
  * positions a product holds), activation (nnl-fuse's); fp: its
- * parameters.  in: input, filter [C, O / groups, kd, kh, kw], bias.  scratch: SGEMM packing for (ocg * taps) x band x icg
- * (for each thread), then the products.  The output starts from the
+ * parameters.  in: input, filter [C, O / groups, kd, kh, kw], bias.
+ * scratch: SGEMM packing for (ocg * taps) x band x icg (for each
+ * thread), then the products.  The output starts from the
  * bias; each product of a tap and an input position is added where
  * that tap puts it.
  */
