@@ -88,4 +88,10 @@ expected() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == PASS:\ 10/10\ elements* ]]
+	# the products split over two threads, a packing space each
+	run "$BIN/nnc" test --threads 2 --tolerance 1e-4 \
+	    --input "$d/input.npy" --expected "$d/expected.npy" m.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == PASS:\ 10/10\ elements* ]]
 }
