@@ -95,3 +95,43 @@ expected() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == PASS:\ 10/10\ elements* ]]
 }
+
+@test "an activation nnl-fuse puts into conv3d and convTranspose3d matches NumPy" {
+	/usr/bin/python3 - "$ROOT/tests/ops" <<'PY'
+import json, sys, numpy as np
+sys.path.insert(0, sys.argv[1])
+import refs
+rng = np.random.default_rng(5)
+x = rng.standard_normal((1, 4, 3, 4, 5)).astype(np.float32)
+w = rng.standard_normal((4, 3, 2, 2, 2)).astype(np.float32)
+f = rng.standard_normal((3, 6, 3, 3, 3)).astype(np.float32)
+np.save("x.npy", x)
+ct = {"strides": [2, 2, 2], "groups": 2}
+cv = {"padding": [1, 1, 1, 1, 1, 1]}
+t = np.maximum(refs.conv_transpose3d(x, w, ct), 0)
+np.save("want.npy", np.clip(refs.conv3d(t, f, cv), -0.5, 1.5)
+        .astype(np.float32))
+c = lambda a: {"dataType": "float32", "shape": list(a.shape), "init": {
+    "kind": "inlineBytes", "bytes": list(a.tobytes())}}
+json.dump({"format": "webnn-graph-json", "version": 1,
+           "inputs": {"x": {"dataType": "float32", "shape": [1, 4, 3, 4, 5]}},
+           "consts": {"w": c(w), "f": c(f)},
+           "nodes": [
+    {"id": "t", "op": "convTranspose3d", "inputs": ["x", "w"], "options": ct},
+    {"id": "r", "op": "relu", "inputs": ["t"], "options": {}},
+    {"id": "c", "op": "conv3d", "inputs": ["r", "f"], "options": cv},
+    {"id": "y", "op": "clamp", "inputs": ["c"],
+     "options": {"minValue": -0.5, "maxValue": 1.5}}],
+    "outputs": {"y": "y"}}, open("g.json", "w"))
+PY
+	"$BIN/nnl-shape-infer" g.json | "$BIN/nnl-fuse" > f.json
+	[ "$(grep -c '"activation"' f.json)" -eq 2 ]
+	run "$BIN/nnc" test --tolerance 1e-4 --input x.npy \
+	    --expected want.npy g.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == PASS:\ 1440/1440\ elements* ]]
+	"$BIN/nnl-run" -d out f.json x=x.npy
+	/usr/bin/python3 -c 'import numpy as np
+assert np.allclose(np.load("out/y.npy"), np.load("want.npy"), atol=1e-4)'
+}
