@@ -47,7 +47,8 @@ COMMON += formats/load formats/validate formats/webnn_read \
 COMMON += host/kernel host/kern_ew host/kern_nn host/kern_rnn \
           host/kern_tensor host/eval
 COMMON += middle/order middle/memplan middle/memplan_verify middle/shape \
-          middle/shape_ew middle/shape_nn middle/shape_tensor middle/shape_num \
+          middle/shape_rule middle/shape_ew middle/shape_nn middle/shape_nd \
+          middle/shape_tensor middle/shape_num \
           middle/fuse \
           middle/fuse_norm \
           middle/partition
@@ -71,7 +72,7 @@ COMMON_TESTS = test_dtype test_json test_webnn test_npy test_weights \
 RT      = f32-vmath/vmath f32-gemm/gemm_f32_4x8_scalar f32-gemm/gemm_f32_6x16_avx2 \
           f32-gemm/gemm_f32_14x32_avx512 f32-gemm/gemm_f32_8x8_neon \
           f32-gemm/gemm f32-dwconv/dwconv f32-winograd/wino \
-          elementwise/ew nn/nn nn/qint nn/linalg rnn/rnn tensor/tensor
+          elementwise/ew nn/nn nn/qint nn/linalg nn/nd rnn/rnn tensor/tensor
 RTPAR   = par/par.h par/par.c f32-gemm/gemm_par.c nn/nn_par.c \
           f32-dwconv/dwconv_par.c tensor/tensor_par.c elementwise/ew_par.c
 RTINC   = -Icommon/rt -Icommon/rt/par -Icommon/rt/f32-vmath

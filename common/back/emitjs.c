@@ -658,6 +658,8 @@ cpuop(const char *op)
 		"unique", "matMulInteger", "conv2dInteger", "requantizeLinear",
 		"tfIdfVectorizer", "scatterElementsReduce", "scatterNDReduce",
 		"maxPool2dIndices", "det", "dft", "range", "constantOfShape",
+		"conv3d", "convTranspose3d", "averagePool3d", "lpPool3d",
+		"maxPool3d",
 		/* nnl's float64 product */
 		"matmul",
 		/* the float math of nnl's float64 and bfloat16 */
@@ -1015,13 +1017,19 @@ cpuround1(struct ej *e, struct node *n)
 	struct graph *g = e->g;
 	struct buf *b = e->b;
 	const struct opdesc *d = op_get(n->op);
+	const char **reads;
+	int nr = node_reads(n, &reads), nopt = 0;
 
-	for (int j = 0; j < n->nin; j++) {
-		struct operand *o = graph_find(g, n->in[j]);
+	/* the operands, then those operand-valued options name */
+	for (int j = 0; j < nr; j++) {
+		struct operand *o = graph_find(g, reads[j]);
 
-		if (o->kind == OPND_CONST && cpuconst(e, o) != 0)
+		if (o && o->kind == OPND_CONST && cpuconst(e, o) != 0) {
+			free(reads);
 			return -1;
+		}
 	}
+	free(reads);
 	buf_puts(b, "    ");
 	/* several outputs (split): an array of tensors */
 	buf_puts(b, n->nout != 1 ? "[" : "");
@@ -1040,8 +1048,26 @@ cpuround1(struct ej *e, struct node *n)
 		buf_puts(b, "]");
 	}
 	buf_puts(b, d->variadic ? "], " : ", ");
-	escape_js_value(b, n->options);
-	buf_puts(b, ");\n");
+	/* an operand-valued option (conv3d's bias) as the value it names */
+	for (const cJSON *o = n->options ? n->options->child : NULL; o;
+	    o = o->next) {
+		const struct argdesc *a = op_arg(d, o->string);
+
+		if (!a || a->type != AT_OPERAND || !cJSON_IsString(o))
+			continue;
+		buf_puts(b, nopt++ ? ", " : "Object.assign(");
+		if (nopt == 1) {
+			escape_js_value(b, n->options);
+			buf_puts(b, ", {");
+		}
+		escape_js_key(b, o->string);
+		buf_puts(b, ": v[");
+		escape_js_string(b, o->valuestring);
+		buf_puts(b, "]");
+	}
+	if (!nopt)
+		escape_js_value(b, n->options);
+	buf_puts(b, nopt ? "}));\n" : ");\n");
 	return 0;
 }
 

@@ -56,6 +56,14 @@ report_macs(const struct graph *g, const struct node *n)
 		c = channels(a, n);
 		return c > 0 ? tdesc_numel(a) * (tdesc_numel(w) / (uint64_t)c)
 		    : 0;
+	case OP_CONV3D:		/* nnl's: [N, C, D, H, W] */
+		c = y->rank == 5 ? y->dims[1] : 0;
+		return c > 0 ? tdesc_numel(y) * (tdesc_numel(w) / (uint64_t)c)
+		    : 0;
+	case OP_CONV_TRANSPOSE3D:
+		c = a->rank == 5 ? a->dims[1] : 0;
+		return c > 0 ? tdesc_numel(a) * (tdesc_numel(w) / (uint64_t)c)
+		    : 0;
 	case OP_GEMM:
 		if (a->rank != 2)
 			return 0;

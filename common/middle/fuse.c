@@ -1036,7 +1036,8 @@ takesact(struct node *p)
 	return p && !p->multi && p->types &&
 	    f32or16(p->types[0].dt) && (p->op == OP_CONV2D ||
 	    p->op == OP_CONV_TRANSPOSE2D || p->op == OP_GEMM ||
-	    p->op == OP_MATMUL) &&
+	    p->op == OP_MATMUL || p->op == OP_CONV3D ||
+	    p->op == OP_CONV_TRANSPOSE3D) &&
 	    !cJSON_GetObjectItemCaseSensitive(p->extra, "activation");
 }
 

@@ -1,9 +1,7 @@
 /*
- * shape: the driver of type inference and the helpers every op's rule
- * uses: option access with the op table's defaults, broadcasting,
- * dtype and rank checks, and error reporting that names the node.
- * The rules themselves are in shape_ew.c, shape_nn.c and
- * shape_tensor.c.
+ * shape: the driver of type inference: each node's rule in dependency
+ * order, the types a graph gives checked against the inferred ones.
+ * The rules and their helpers: shape_rule.h.
  */
 #include "shape.h"
 #include "escape.h"
@@ -14,120 +12,6 @@
 #include <string.h>
 
 #include "checked.h"
-
-const enum dtype DTS_FLOAT[] = { DT_FLOAT32, DT_FLOAT16, DT_NONE };
-/* the float types of the elementwise ops and reductions, nnl's
- * float64 and bfloat16 among them (the generic path computes in
- * double) */
-const enum dtype DTS_EWFLOAT[] = { DT_FLOAT32, DT_FLOAT16, DT_FLOAT64,
-    DT_BFLOAT16, DT_NONE };
-const enum dtype DTS_ALL[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32, DT_UINT32,
-    DT_INT64, DT_UINT64, DT_INT8, DT_UINT8, DT_INT4, DT_UINT4, DT_FLOAT64,
-    DT_INT16, DT_UINT16, DT_BFLOAT16, DT_NONE };
-const enum dtype DTS_SIGNED[] = { DT_FLOAT32, DT_FLOAT16, DT_INT64,
-    DT_INT32, DT_INT8, DT_FLOAT64, DT_INT16, DT_BFLOAT16, DT_NONE };
-
-void
-shape_out(struct shapectx *c, int k, enum dtype dt, int rank,
-    const int64_t *dims)
-{
-	if (k < 0 || k >= c->n->nout)
-		BUG("shape_out: no such output");
-	node_set_type(c->n, k, dt, rank, dims);
-}
-
-int
-shape_nout(struct shapectx *c, int n)
-{
-	if (c->n->nout != n)
-		return shape_err(c, "%s produces %d output%s here, the node "
-		    "names %d", c->d->name, n, n == 1 ? "" : "s", c->n->nout);
-	return 0;
-}
-
-int
-shape_want_dtype(struct shapectx *c, const char *what, const struct tdesc *t,
-    const enum dtype *allowed)
-{
-	struct buf b = { 0 };
-
-	for (const enum dtype *p = allowed; *p != DT_NONE; p++)
-		if (*p == t->dt)
-			return 0;
-	for (const enum dtype *p = allowed; *p != DT_NONE; p++)
-		buf_printf(&b, "%s%s", p == allowed ? "" : ", ",
-		    dtype_name(*p));
-	shape_err(c, "%s: data type %s is not allowed (%s)", what,
-	    dtype_name(t->dt), b.s);
-	free(b.s);
-	return -1;
-}
-
-int
-shape_want_rank(struct shapectx *c, const char *what, const struct tdesc *t,
-    int rank)
-{
-	if (t->rank != rank)
-		return shape_err(c, "%s: expected rank %d, found rank %d %s",
-		    what, rank, t->rank, shape_str(t));
-	return 0;
-}
-
-int
-shape_broadcast(struct shapectx *c, const struct tdesc *a,
-    const struct tdesc *b, int *rank, int64_t *dims)
-{
-	int r = a->rank > b->rank ? a->rank : b->rank;
-
-	for (int i = 0; i < r; i++) {
-		int ia = i - (r - a->rank), ib = i - (r - b->rank);
-		int64_t da = ia >= 0 ? a->dims[ia] : 1;
-		int64_t db = ib >= 0 ? b->dims[ib] : 1;
-
-		if (da != db && da != 1 && db != 1) {
-			char sa[256];
-
-			snprintf(sa, sizeof sa, "%s", shape_str(a));
-			return shape_err(c, "shapes %s and %s do not broadcast "
-			    "(dimension %d: %lld against %lld)", sa,
-			    shape_str(b), i, (long long)da, (long long)db);
-		}
-		dims[i] = da == 1 ? db : da;
-	}
-	*rank = r;
-	return 0;
-}
-
-int
-shape_unibroadcastable(const struct tdesc *a, const struct tdesc *b)
-{
-	if (a->rank > b->rank)
-		return 0;
-	for (int i = 0; i < a->rank; i++) {
-		int64_t da = a->dims[a->rank - 1 - i];
-		int64_t db = b->dims[b->rank - 1 - i];
-
-		if (da != db && da != 1)
-			return 0;
-	}
-	return 1;
-}
-
-const char *
-shape_str(const struct tdesc *t)
-{
-	static char bufs[4][256];
-	static int k;
-	char *s = bufs[k++ & 3];
-	size_t n = 0;
-
-	n += (size_t)snprintf(s + n, 256 - n, "[");
-	for (int i = 0; i < t->rank && n < 200; i++)
-		n += (size_t)snprintf(s + n, 256 - n, "%s%lld", i ? ", " : "",
-		    (long long)t->dims[i]);
-	snprintf(s + n, 256 - n, "]");
-	return s;
-}
 
 typedef int rulefn(struct shapectx *);
 

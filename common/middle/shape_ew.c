@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "checked.h"
-#include "shape.h"
+#include "shape_rule.h"
 
 /* numeric types (no 4-bit) */
 static const enum dtype NUM[] = { DT_FLOAT32, DT_FLOAT16, DT_INT32,

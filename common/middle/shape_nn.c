@@ -14,7 +14,7 @@
 
 #include "checked.h"
 #include "escape.h"
-#include "shape.h"
+#include "shape_rule.h"
 
 /* json.c reads shapes of rank 32 at most: lists hold that many. */
 enum { MAXR = 32 };

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "escape.h"
-#include "shape.h"
+#include "shape_rule.h"
 
 static const enum dtype Q8[] = { DT_INT8, DT_UINT8, DT_NONE };
 static const enum dtype I32[] = { DT_INT32, DT_NONE };

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shape.h"
+#include "shape_rule.h"
 #include "escape.h"
 
 /* A valid dimension: above zero and in the range of a long. */

@@ -46,11 +46,11 @@ axesfrom(int from, int r, int keep)
 
 /* ---- windows: the spatial attributes of convolutions and pools ---- */
 
-/* Two spatial dimensions; a 1-D operator's is the second, the first
- * being 1. */
+/* nd spatial dimensions: two for a 1-D or 2-D operator (a 1-D one's
+ * is the second, the first being 1), three for a 3-D one. */
 struct win {
-	int nsp, same;
-	int64_t in[2], k[2], s[2], d[2], pb[2], pe[2], out[2];
+	int nsp, nd, same;
+	int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
 };
 
 static int64_t
@@ -83,7 +83,7 @@ attlist(struct imp *m, const char *name, int n, int64_t lo, int64_t *v,
 }
 
 /*
- * The window of x (rank 3 or 4): kernel_shape or the kernel k, strides,
+ * The window of x (rank 3, 4 or 5): kernel_shape or the kernel k, strides,
  * dilations, pads and auto_pad.  SAME pads are computed unless
  * nosame; w->same tells they were asked for.
  */
@@ -91,13 +91,14 @@ static int
 window(struct imp *m, const struct tdesc *x, const int64_t *k,
     struct win *w, int nosame)
 {
-	int ns = x->rank - 2, o = 2 - ns;
-	int64_t pads[4] = { 0, 0, 0, 0 };
+	int ns = x->rank - 2, nd = ns == 3 ? 3 : 2, o = nd - ns;
+	int64_t pads[6] = { 0, 0, 0, 0, 0, 0 };
 	const char *ap = att_s(m, "auto_pad", "NOTSET");
 
 	memset(w, 0, sizeof *w);
 	w->nsp = ns;
-	for (int i = 0; i < 2; i++) {
+	w->nd = nd;
+	for (int i = 0; i < nd; i++) {
 		w->in[i] = i < o ? 1 : x->dims[2 + i - o];
 		w->k[i] = i < o ? 1 : k ? k[i - o] : 0;
 		w->s[i] = w->d[i] = 1;
@@ -107,7 +108,7 @@ window(struct imp *m, const struct tdesc *x, const int64_t *k,
 	    attlist(m, "dilations", ns, 1, w->d + o, 1) ||
 	    attlist(m, "pads", 2 * ns, 0, pads, 1))
 		return -1;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < nd; i++)
 		if (w->k[i] < 1)
 			return nodeerr(m, "no kernel_shape");
 	for (int i = 0; i < ns; i++) {
@@ -120,7 +121,7 @@ window(struct imp *m, const struct tdesc *x, const int64_t *k,
 	} else if (strcmp(ap, "SAME_UPPER") == 0 ||
 	    strcmp(ap, "SAME_LOWER") == 0) {
 		w->same = ap[5] == 'U' ? 1 : 2;
-		for (int i = 0; i < 2 && !nosame; i++) {
+		for (int i = 0; i < nd && !nosame; i++) {
 			int64_t out = (w->in[i] + w->s[i] - 1) / w->s[i];
 			int64_t t = (out - 1) * w->s[i] + effk(w, i) - w->in[i];
 
@@ -139,7 +140,7 @@ window(struct imp *m, const struct tdesc *x, const int64_t *k,
 static int
 winout(struct imp *m, struct win *w, int ceilmode)
 {
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < w->nd; i++) {
 		int64_t n = w->in[i] + w->pb[i] + w->pe[i] - effk(w, i);
 
 		if (n < 0)
@@ -167,6 +168,22 @@ winopts(cJSON *o, const struct win *w, int pads)
 		addu32s(o, "padding", p, 4);
 	addu32s(o, "strides", w->s, 2);
 	addu32s(o, "dilations", w->d, 2);
+}
+
+/* The options of nnl's 3-D ops: padding [beginD, endD, beginH, endH,
+ * beginW, endW], strides and dilations. */
+static void
+winopts3(cJSON *o, const struct win *w)
+{
+	int64_t p[6];
+
+	for (int i = 0; i < 3; i++) {
+		p[2 * i] = w->pb[i];
+		p[2 * i + 1] = w->pe[i];
+	}
+	addu32s(o, "padding", p, 6);
+	addu32s(o, "strides", w->s, 3);
+	addu32s(o, "dilations", w->d, 3);
 }
 
 /* x [N, C, L] as [N, C, 1, L] (4-D x as it is). */
@@ -202,16 +219,16 @@ from4(struct imp *m, const char *y, int nsp, const char *out)
 	return imp_reshape(m, y, 3, d, out);
 }
 
-/* x's rank for a convolution or pool: 3 or 4, else refused (5 and
- * more) or an error. */
+/* x's rank for a convolution or pool: 3, 4 or 5 (nnl's 3-D ops,
+ * beyond WebNN), else refused (6 and more) or an error. */
 static int
 spatialrank(struct imp *m, const struct tdesc *x)
 {
-	if (x->rank == 3 || x->rank == 4)
+	if (x->rank >= 3 && x->rank <= 5)
 		return 0;
-	if (x->rank >= 5)
+	if (x->rank >= 6)
 		return refuse(m, REFUSE_RANK,
-		    "%d-D %s (WebNN has 2-D only)", x->rank - 2,
+		    "%d-D %s (nnl has 1-D, 2-D and 3-D ones)", x->rank - 2,
 		    escape_tty_name(m->n->op_type));
 	return nodeerr(m, "input %s has rank %d; expected at least 3",
 	    escape_tty_name(m->n->input[0]), x->rank);
@@ -264,20 +281,28 @@ onnx_conv(struct imp *m)
 	const char *x = in(m, 0), *f = in(m, 1), *b = in(m, 2), *y;
 	const struct tdesc *xt = ty(m, x), *ft = ty(m, f);
 	struct win w;
-	int64_t g, k[2];
+	int64_t g, k[3];
 	int r;
 	cJSON *o;
 
 	if ((r = convhead(m, xt, ft, k, &w, &g, 0)) != 0)
 		return r;
 	for (int i = 0; i < xt->rank - 2; i++)
-		if (w.k[2 - (xt->rank - 2) + i] != k[i])
+		if (w.k[w.nd - (xt->rank - 2) + i] != k[i])
 			return nodeerr(m, "kernel_shape does not match W");
 	if (ft->dims[1] != xt->dims[1] / g)
 		return nodeerr(m, "W has %lld input channels per group; X %lld "
 		    "in %lld groups", (long long)ft->dims[1],
 		    (long long)xt->dims[1], (long long)g);
 	o = cJSON_CreateObject();
+	if (w.nsp == 3) {	/* nnl's conv3d, beyond WebNN */
+		winopts3(o, &w);
+		cJSON_AddNumberToObject(o, "groups", (double)g);
+		if (b)
+			cJSON_AddStringToObject(o, "bias", b);
+		return imp_done(m, 0, emit(m, "conv3d", o, outname(m, 0), 2,
+		    x, f));
+	}
 	winopts(o, &w, 1);
 	cJSON_AddNumberToObject(o, "groups", (double)g);
 	if (b)
@@ -293,8 +318,8 @@ onnx_conv(struct imp *m)
 static int
 convtpads(struct imp *m, struct win *w, int64_t *op)
 {
-	int o = 2 - w->nsp;
-	int64_t os[2] = { 0, 0 };
+	int o = w->nd - w->nsp;
+	int64_t os[3] = { 0, 0, 0 };
 	const int64_t *v;
 	size_t n = att_ints(m, "output_shape", &v);
 
@@ -311,7 +336,7 @@ convtpads(struct imp *m, struct win *w, int64_t *op)
 			    "a valid dimension", i, (long long)v[i]);
 		os[o + i] = v[i];
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < w->nd; i++) {
 		int64_t nat, t, want = i < o ? 1 : n ? os[i] : w->same ?
 		    w->in[i] * w->s[i] : 0;
 
@@ -332,7 +357,7 @@ convtpads(struct imp *m, struct win *w, int64_t *op)
 			w->pe[i] = 0;
 		}
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < w->nd; i++)
 		if (op[i] >= w->s[i])
 			return refuse(m, REFUSE_ATTR,
 			    "output padding %lld is not below the "
@@ -347,7 +372,7 @@ onnx_convtranspose(struct imp *m)
 	const char *x = in(m, 0), *f = in(m, 1), *b = in(m, 2), *y;
 	const struct tdesc *xt = ty(m, x), *ft = ty(m, f);
 	struct win w;
-	int64_t g, k[2], op[2] = { 0, 0 };
+	int64_t g, k[3], op[3] = { 0, 0, 0 };
 	int r;
 	cJSON *o;
 
@@ -359,6 +384,15 @@ onnx_convtranspose(struct imp *m)
 	if ((r = convtpads(m, &w, op)) != 0)
 		return r;
 	o = cJSON_CreateObject();
+	if (w.nsp == 3) {	/* nnl's convTranspose3d, beyond WebNN */
+		winopts3(o, &w);
+		addu32s(o, "outputPadding", op, 3);
+		cJSON_AddNumberToObject(o, "groups", (double)g);
+		if (b)
+			cJSON_AddStringToObject(o, "bias", b);
+		return imp_done(m, 0, emit(m, "convTranspose3d", o,
+		    outname(m, 0), 2, x, f));
+	}
 	winopts(o, &w, 1);
 	addu32s(o, "outputPadding", op, 2);
 	cJSON_AddNumberToObject(o, "groups", (double)g);
@@ -475,8 +509,10 @@ avgfix(struct imp *m, const char *y, const struct win *w, int incl)
 	return emit(m, "mul", NULL, NULL, 2, y, imp_cast(m, c, ty(m, y)->dt));
 }
 
+/* LpPool's p: 2, or (any) a whole number from 1 to 2^30, which nnl's
+ * lpPool3d computes. */
 static int
-lpp(struct imp *m, int64_t *p)
+lpp(struct imp *m, int64_t *p, int any)
 {
 	const Onnx__AttributeProto *a = att(m, "p");
 
@@ -484,10 +520,59 @@ lpp(struct imp *m, int64_t *p)
 	if (a && a->has_i)
 		*p = a->i;
 	else if (a && a->has_f)
-		*p = a->f == 2 ? 2 : 0;
-	return *p == 2 ? 0 : refuse(m, REFUSE_ATTR,
-	    "p other than 2 (WebNN has the L2 "
-	    "pool only)");
+		*p = a->f >= 1 && a->f <= 0x1p30 && a->f == (int64_t)a->f ?
+		    (int64_t)a->f : 0;
+	if (*p == 2 || (any && *p >= 1 && *p <= INT64_C(1) << 30))
+		return 0;
+	return refuse(m, REFUSE_ATTR, any ? "p other than a whole number "
+	    "from 1 to 2^30" : "p other than 2 (WebNN has the L2 pool only)");
+}
+
+/*
+ * A pool by nnl's 3-D ops (beyond WebNN): op on x of w (3-D, or a 1-D
+ * or 2-D one, as [N, C, 1, H, W]: an Lp pool of p other than 2), with
+ * the padding ignored as ONNX has it (AveragePool's count_include_pad
+ * counts it), and the result in x's rank, named out (NULL: a new
+ * name).
+ */
+static const char *
+pool3(struct imp *m, const char *x, struct win *w, const char *op,
+    int ceilmode, int64_t p, const char *out)
+{
+	const struct tdesc *xt = ty(m, x);
+	int r = xt->rank;
+	int64_t d[5], n = xt->dims[0], c = xt->dims[1];
+	cJSON *o = cJSON_CreateObject();
+	const char *y;
+
+	if (w->nd == 2) {	/* a first dimension of 1 in front */
+		for (int i = 2; i > 0; i--) {
+			w->in[i] = w->in[i - 1], w->k[i] = w->k[i - 1];
+			w->s[i] = w->s[i - 1], w->d[i] = w->d[i - 1];
+			w->pb[i] = w->pb[i - 1], w->pe[i] = w->pe[i - 1];
+			w->out[i] = w->out[i - 1];
+		}
+		w->in[0] = w->k[0] = w->s[0] = w->d[0] = w->out[0] = 1;
+		w->pb[0] = w->pe[0] = 0;
+		w->nd = 3;
+		d[0] = n, d[1] = c, d[2] = 1, d[3] = w->in[1], d[4] = w->in[2];
+		x = imp_reshape(m, x, 5, d, NULL);
+	}
+	addu32s(o, "windowDimensions", w->k, 3);
+	winopts3(o, w);
+	if (ceilmode)
+		cJSON_AddStringToObject(o, "outputShapeRounding", "ceil");
+	if (op[0] == 'a' && att_i(m, "count_include_pad", 0))
+		cJSON_AddTrueToObject(o, "countIncludePad");
+	if (op[0] == 'l')
+		cJSON_AddNumberToObject(o, "p", (double)p);
+	y = emit(m, op, o, r == 5 ? out : NULL, 1, x);
+	if (r == 5)
+		return y;
+	d[0] = n, d[1] = c;
+	for (int i = 0; i < r - 2; i++)
+		d[2 + i] = w->out[3 - (r - 2) + i];
+	return imp_reshape(m, y, r, d, out);
 }
 
 /*
@@ -548,12 +633,13 @@ onnx_pool(struct imp *m)
 	    xt->dt == DT_UINT8)))
 		return refuse(m, REFUSE_TYPE, "%s on %s", escape_tty_name(op),
 		    dtype_name(xt->dt));
-	if ((r = spatialrank(m, xt)) != 0 || (lp && (r = lpp(m, &p)) != 0))
+	if ((r = spatialrank(m, xt)) != 0 ||
+	    (lp && (r = lpp(m, &p, 1)) != 0))
 		return r;
 	if (window(m, xt, NULL, &w, 0))
 		return -1;
 	if (w.same)
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < w.nd; i++)
 			w.out[i] = (w.in[i] + w.s[i] - 1) / w.s[i];
 	else if (winout(m, &w, ceilmode))
 		return -1;
@@ -565,6 +651,20 @@ onnx_pool(struct imp *m)
 		pv = -FLT_MAX;
 	} else if (mx) {
 		pv = lowest(xt->dt);
+	}
+	if (w.nsp == 3 || (lp && p != 2)) {
+		int cast = mx && !isfloat(xt->dt);
+
+		y = pool3(m, x, &w, mx ? "maxPool3d" : lp ? "lpPool3d" :
+		    "averagePool3d", ceilmode && !w.same, p,
+		    cast ? NULL : outname(m, 0));
+		if (cast) {
+			o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "dataType",
+			    dtype_name(xt->dt));
+			y = emit(m, "cast", o, outname(m, 0), 1, y);
+		}
+		return imp_done(m, 0, y);
 	}
 	wop = mx ? "maxPool2d" : lp ? "l2Pool2d" : "averagePool2d";
 	o = cJSON_CreateObject();
@@ -593,11 +693,28 @@ onnx_globalpool(struct imp *m)
 		return refuse(m, REFUSE_TYPE,
 		    "%s on %s", escape_tty_name(m->n->op_type),
 		    dtype_name(xt->dt));
-	if (op[0] == 'L' && (r = lpp(m, &p)) != 0)
+	if (op[0] == 'L' && (r = lpp(m, &p, xt->rank >= 3 &&
+	    xt->rank <= 5)) != 0)
 		return r;
 	if (xt->rank < 2)
 		return nodeerr(m, "input has rank %d; expected at least 2",
 		    xt->rank);
+	if (op[0] == 'L' && p != 2) {
+		/* nnl's lpPool3d over the whole of each plane */
+		struct win w;
+		int ns = xt->rank - 2, o;
+
+		memset(&w, 0, sizeof w);
+		w.nsp = ns;
+		w.nd = ns == 3 ? 3 : 2;
+		o = w.nd - ns;
+		for (int i = 0; i < w.nd; i++) {
+			w.in[i] = w.k[i] = i < o ? 1 : xt->dims[2 + i - o];
+			w.s[i] = w.d[i] = w.out[i] = 1;
+		}
+		return imp_done(m, 0, pool3(m, x, &w, "lpPool3d", 0, p,
+		    outname(m, 0)));
+	}
 	return imp_done(m, 0, emit(m, op[0] == 'M' ? "reduceMax" : op[0] == 'L' ?
 	    "reduceL2" : "reduceMean", axesfrom(2, xt->rank, 1),
 	    outname(m, 0), 1, x));

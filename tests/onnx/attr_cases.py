@@ -80,15 +80,16 @@ def convt(x, w, group):
     return y
 
 
-def lppool2(x, k, s, pads):
+def lppool2(x, k, s, pads, p=2):
     x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
     oh = (x.shape[2] - k) // s + 1
     ow = (x.shape[3] - k) // s + 1
     y = np.zeros(x.shape[:2] + (oh, ow))
     for i in range(oh):
         for j in range(ow):
-            y[:, :, i, j] = np.sqrt((x[:, :, i * s:i * s + k,
-                                       j * s:j * s + k] ** 2).sum((2, 3)))
+            y[:, :, i, j] = (np.abs(x[:, :, i * s:i * s + k,
+                                      j * s:j * s + k]) ** p).sum(
+                (2, 3)) ** (1 / p)
     return y
 
 
@@ -187,9 +188,15 @@ def cases():
         [node("LpPool", ["x"], p=2, kernel_shape=[2, 2], strides=[2, 2],
               auto_pad="VALID", ceil_mode=0)], [("x", xc)], [], 1, 18), \
         [("x", xc)], [lppool2(xc.astype(np.float64), 2, 2, [0, 0, 0, 0])]
-    yield "LpPool p=3 refused", mk(
-        [node("LpPool", ["x"], p=3, kernel_shape=[2, 2])], [("x", xc)], [],
-        1, 18), [("x", xc)], "[unsupported-attribute]: p other than 2"
+    # p other than 2: nnl's lpPool3d (beyond WebNN) on [N, C, 1, H, W]
+    yield "LpPool p=3", mk(
+        [node("LpPool", ["x"], p=3, kernel_shape=[2, 2], strides=[1, 1])],
+        [("x", xc)], [], 1, 18), [("x", xc)], \
+        [lppool2(xc.astype(np.float64), 2, 1, [0, 0, 0, 0], 3)]
+    yield "LpPool p=0 refused", mk(
+        [node("LpPool", ["x"], p=0, kernel_shape=[2, 2])], [("x", xc)], [],
+        1, 18), [("x", xc)], \
+        "[unsupported-attribute]: p other than a whole number from 1"
     yield "Reshape-14 allowzero", mk(
         [node("Reshape", ["x", "s"], allowzero=0)], [("x", x)],
         [("s", np.array([0, 12], np.int64))], 1, 14), [("x", x)], \

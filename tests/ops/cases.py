@@ -589,6 +589,84 @@ case("convTranspose2d-nhwc-groups", "convTranspose2d",
      {"inputLayout": "nhwc", "groups": 2},
      ref=lambda a, c: refs.conv_transpose2d(a["x"], a["w"], c["opts"]),
      tol=1e-4)
+# nnl's 3-D ops: padding, strides and dilations that differ by axis
+# (a swapped axis or padding side gives other values), groups with a
+# bias (the wrong group's filter or bias), more output positions than
+# one band of columns holds (16^3 of 3 x 27 taps; rt/nn/nd.c works a
+# band at a time: a ragged last band), the 1 x 1 x 1 product on the
+# image itself, and float16
+case("conv3d-padded-strided", "conv3d",
+     [x([1, 3, 5, 6, 7]), ("w", f32, [4, 3, 3, 2, 3], "n")],
+     {"padding": [1, 0, 0, 2, 1, 1], "strides": [1, 2, 3],
+      "dilations": [2, 1, 1]},
+     ref=lambda a, c: refs.conv3d(a["x"], a["w"], c["opts"]), tol=1e-4)
+case("conv3d-groups-bias", "conv3d",
+     [x([2, 4, 4, 5, 3]), ("w", f32, [6, 2, 2, 3, 1], "n")],
+     {"groups": 2, "padding": [0, 1, 1, 1, 0, 0]},
+     optins={"bias": ("b", f32, [6], "n")},
+     ref=lambda a, c: refs.conv3d(a["x"], a["w"], dict(
+         c["opts"], _bias=a["b"])), tol=1e-4)
+case("conv3d-bands", "conv3d",
+     [x([1, 3, 16, 16, 16]), ("w", f32, [5, 3, 3, 3, 3], "n")],
+     {"padding": [1, 1, 1, 1, 1, 1]},
+     optins={"bias": ("b", f32, [5], "n")},
+     ref=lambda a, c: refs.conv3d(a["x"], a["w"], dict(
+         c["opts"], _bias=a["b"])), tol=1e-4)
+case("conv3d-1x1x1", "conv3d",
+     [x([1, 7, 2, 3, 5]), ("w", f32, [3, 7, 1, 1, 1], "n")], {},
+     ref=lambda a, c: refs.conv3d(a["x"], a["w"], c["opts"]), tol=1e-4)
+case("conv3d-float16", "conv3d",
+     [x([1, 2, 3, 4, 4], f16), ("w", f16, [2, 2, 2, 3, 3], "n")],
+     {"padding": [0, 0, 1, 1, 1, 1]},
+     ref=lambda a, c: refs.conv3d(a["x"], a["w"], c["opts"]).astype(
+         np.float16), tol=2e-2)
+case("convTranspose3d", "convTranspose3d",
+     [x([1, 2, 3, 2, 3]), ("w", f32, [2, 3, 3, 2, 2], "n")],
+     {"strides": [2, 1, 3], "padding": [1, 0, 0, 1, 1, 0],
+      "outputPadding": [1, 0, 2], "dilations": [1, 2, 1]},
+     optins={"bias": ("b", f32, [3], "n")},
+     ref=lambda a, c: refs.conv_transpose3d(a["x"], a["w"], dict(
+         c["opts"], _bias=a["b"])), tol=1e-4)
+case("convTranspose3d-groups-bands", "convTranspose3d",
+     [x([1, 4, 17, 17, 17]), ("w", f32, [4, 1, 3, 3, 3], "n")],
+     {"groups": 2, "padding": [1, 1, 1, 1, 1, 1]},
+     ref=lambda a, c: refs.conv_transpose3d(a["x"], a["w"], c["opts"]),
+     tol=1e-4)
+# pools: padded cells take no part (an average counts them only with
+# countIncludePad), all-negative data so that a padding cell read as 0
+# shows in a max, ceil rounding's last window past the edge, and the
+# p of an Lp pool (1, 2, 3)
+case("maxPool3d-ceil-padded", "maxPool3d", [x([1, 2, 5, 6, 7], kind="neg")],
+     {"windowDimensions": [2, 3, 2], "strides": [2, 2, 3],
+      "padding": [1, 0, 0, 1, 1, 0], "outputShapeRounding": "ceil",
+      "dilations": [1, 1, 2]},
+     ref=lambda a, c: refs.pool3d("max", a["x"], c["opts"]))
+case("averagePool3d-padded", "averagePool3d", [x([2, 2, 4, 5, 6])],
+     {"windowDimensions": [3, 2, 3], "strides": [1, 2, 2],
+      "padding": [1, 1, 0, 1, 1, 0]},
+     ref=lambda a, c: refs.pool3d("avg", a["x"], c["opts"]))
+case("averagePool3d-count-pad-ceil", "averagePool3d", [x([1, 3, 5, 5, 4])],
+     {"windowDimensions": [2, 3, 3], "strides": [2, 2, 2],
+      "padding": [1, 0, 1, 1, 0, 1], "countIncludePad": True,
+      "outputShapeRounding": "ceil"},
+     ref=lambda a, c: refs.pool3d("avg", a["x"], c["opts"]))
+# ceil rounding whose last window would start in the end padding: it
+# is dropped (D and H), as ONNX and PyTorch do
+case("averagePool3d-ceil-drop", "averagePool3d", [x([1, 2, 5, 5, 5])],
+     {"windowDimensions": [2, 2, 2], "strides": [2, 2, 2],
+      "padding": [1, 1, 1, 1, 0, 0], "outputShapeRounding": "ceil"},
+     ref=lambda a, c: refs.pool3d("avg", a["x"], c["opts"]))
+case("averagePool3d-global", "averagePool3d", [x([1, 2, 3, 4, 5])],
+     ref=lambda a, c: a["x"].mean((2, 3, 4), keepdims=True))
+for q in (1, 2, 3):
+    case("lpPool3d-p%d" % q, "lpPool3d", [x([1, 2, 4, 5, 5])],
+         {"windowDimensions": [2, 2, 3], "strides": [2, 1, 2],
+          "padding": [0, 0, 1, 0, 1, 1], "p": q},
+         ref=lambda a, c: refs.pool3d("lp", a["x"], c["opts"]), tol=1e-4)
+case("maxPool3d-float16", "maxPool3d", [x([1, 2, 4, 4, 4], f16)],
+     {"windowDimensions": [2, 2, 2], "strides": [2, 2, 2]},
+     ref=lambda a, c: refs.pool3d("max", a["x"], c["opts"]).astype(
+         np.float16))
 case("averagePool2d-padded", "averagePool2d", [x([1, 2, 5, 5])],
      {"windowDimensions": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]},
      ref=lambda a, c: refs.pool2d("avg", a["x"], c["opts"]))
@@ -847,6 +925,31 @@ invalid("conv2d-strides", "conv2d",
 invalid("convTranspose2d-outpad", "convTranspose2d",
         [x([1, 1, 3, 3]), ("w", f32, [1, 1, 3, 3], "n")],
         {"outputPadding": [1, 1]}, 'option "outputPadding": 1 must be below')
+invalid("conv3d-channels", "conv3d",
+        [x([1, 3, 4, 4, 4]), ("w", f32, [2, 2, 3, 3, 3], "n")], {},
+        'input "filter" has 2 input channels, input has 3')
+invalid("conv3d-rank", "conv3d",
+        [x([1, 3, 4, 4]), ("w", f32, [2, 3, 3, 3], "n")], {},
+        'input "input": expected rank 5, found rank 4')
+invalid("conv3d-padding", "conv3d",
+        [x([1, 1, 4, 4, 4]), ("w", f32, [1, 1, 3, 3, 3], "n")],
+        {"padding": [1, 1, 1, 1]},
+        'option "padding": expected 6 values, found 4')
+invalid("conv3d-too-small", "conv3d",
+        [x([1, 1, 2, 4, 4]), ("w", f32, [1, 1, 3, 3, 3], "n")], {},
+        "spatial dimension 0: the output size 0 is not a valid dimension")
+invalid("convTranspose3d-outpad", "convTranspose3d",
+        [x([1, 1, 3, 3, 3]), ("w", f32, [1, 1, 2, 2, 2], "n")],
+        {"outputPadding": [0, 1, 0], "strides": [1, 1, 2]},
+        'option "outputPadding": 1 must be below the stride 1')
+invalid("lpPool3d-p0", "lpPool3d", [x([1, 1, 2, 2, 2])], {"p": 0},
+        'option "p": 0, it must be positive')
+invalid("maxPool3d-strides", "maxPool3d", [x([1, 1, 3, 3, 3])],
+        {"strides": [1, 0, 1]}, 'option "strides": item 1 is 0')
+invalid("averagePool3d-rank", "averagePool3d", [x([1, 1, 3, 3])], {},
+        'input "input": expected rank 5, found rank 4')
+invalid("averagePool3d-type", "averagePool3d", [x([1, 1, 2, 2, 2], i32)],
+        {}, "data type int32 is not allowed")
 invalid("pool-window", "maxPool2d", [x([1, 1, 2, 2])],
         {"windowDimensions": [3, 3]}, 'option "windowDimensions"')
 invalid("pool-rank", "averagePool2d", [x([1, 4, 4])], {},

@@ -217,6 +217,32 @@ mutant("maxPool2dIndices ignores the storage order", "common/rt/nn/nn.c",
        "return ip[15] ? bw * h + bh : bh * w + bw;",
        "return 0 ? bw * h + bh : bh * w + bw;",
        ["maxPool2dIndices-ceil-colmajor"], RT)
+# nnl's 3-D convolutions and pools (common/rt/nn/nd.c)
+ND = "common/rt/nn/nd.c"
+mutant("conv3d's im2col pads H by its end", ND,
+       "int64_t ih = oh * g->s[1] - g->pb[1] + b * g->d[1];",
+       "int64_t ih = oh * g->s[1] - g->pe[1] + b * g->d[1];",
+       ["conv3d-padded-strided"], RT)
+mutant("conv3d reads the first group's filter for every group", ND,
+       "const float *wg = w + q * ocg * Kd;", "const float *wg = w;",
+       ["conv3d-groups-bias"], RT)
+mutant("conv3d's bands start where the last began", ND,
+       "yg + p0, P, pack, &e);", "yg, P, pack, &e);", ["conv3d-bands"], RT)
+mutant("convTranspose3d pads D by its end", ND,
+       "int64_t od = id * g.s[0] - g.pb[0] + a * g.d[0];",
+       "int64_t od = id * g.s[0] - g.pe[0] + a * g.d[0];",
+       ["convTranspose3d"], RT)
+mutant("averagePool3d never counts the padding", ND,
+       "\t\t\t\tif (incl)\n", "\t\t\t\tif (incl < 0)\n",
+       ["averagePool3d-count-pad-ceil"], RT)
+mutant("maxPool3d counts cells past the edge as 0", ND,
+       "double acc = kind == 2 ? -INFINITY : 0;", "double acc = 0;",
+       ["maxPool3d-ceil-padded"], RT)
+mutant("lpPool3d takes the square root for any p", ND,
+       "pow(acc, 1 / (double)p);", "sqrt(acc);", ["lpPool3d-p3"], RT)
+mutant("3-D pools keep ceil rounding's window past the padding",
+       "common/middle/shape_nd.c", "\t\t\tsz[i]--;", "\t\t\tsz[i] -= 0;",
+       ["averagePool3d-ceil-drop"], ("all",))
 # ---- host kernels (common/host/kern_*.c) ----
 mutant("clamp's minValue and maxValue swapped", KEW,
        'opt_f64(c->sc, "minValue", &a) < 0 ||\n'

@@ -242,3 +242,108 @@ def lstm(x, W, R, steps, H, o, cell=False, h0=None, c0=None):
     if o.get("returnSequence"):
         out.append(seq)
     return out
+
+
+# ---- nnl's 3-D convolutions and pools ([N, C, D, H, W]) ----
+# Vectorized over the image: one strided slice of the padded input a
+# filter tap, where the kernels walk output positions.
+
+def _geom3(o):
+    s = o.get("strides", [1, 1, 1])
+    d = o.get("dilations", [1, 1, 1])
+    p = o.get("padding", [0] * 6)
+    return s, d, [(p[2 * i], p[2 * i + 1]) for i in range(3)]
+
+
+def conv3d(x, w, o):
+    """Sum over the taps of the zero-padded input's strided slices
+    times the filter tap, a group at a time."""
+    s, d, p = _geom3(o)
+    g = o.get("groups", 1)
+    x = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + p)
+    w = w.astype(np.float64)
+    O, icg, K = w.shape[0], w.shape[1], w.shape[2:]
+    out = [(x.shape[2 + i] - (K[i] - 1) * d[i] - 1) // s[i] + 1
+           for i in range(3)]
+    y = np.zeros((x.shape[0], O) + tuple(out))
+    ocg = O // g
+    for q in range(g):
+        xg = x[:, q * icg:(q + 1) * icg]
+        wg = w[q * ocg:(q + 1) * ocg]
+        for t in np.ndindex(*K):
+            sl = tuple(slice(t[i] * d[i], t[i] * d[i] +
+                             (out[i] - 1) * s[i] + 1, s[i])
+                       for i in range(3))
+            y[:, q * ocg:(q + 1) * ocg] += np.einsum(
+                "ncdhw,oc->nodhw", xg[(slice(None), slice(None)) + sl],
+                wg[(slice(None), slice(None)) + t])
+    if "_bias" in o:
+        y += o["_bias"].reshape(1, -1, 1, 1, 1)
+    return y
+
+
+def conv_transpose3d(x, w, o):
+    """Each tap's products added into the full output at stride s, the
+    padding then cut from both ends."""
+    s, d, p = _geom3(o)
+    g = o.get("groups", 1)
+    op = o.get("outputPadding", [0, 0, 0])
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    C, ocg, K = w.shape[0], w.shape[1], w.shape[2:]
+    icg, I = C // g, x.shape[2:]
+    full = [(I[i] - 1) * s[i] + (K[i] - 1) * d[i] + 1 + op[i]
+            for i in range(3)]
+    y = np.zeros((x.shape[0], ocg * g) + tuple(full))
+    for q in range(g):
+        for t in np.ndindex(*K):
+            sl = tuple(slice(t[i] * d[i], t[i] * d[i] +
+                             (I[i] - 1) * s[i] + 1, s[i]) for i in range(3))
+            y[(slice(None), slice(q * ocg, (q + 1) * ocg)) + sl] += \
+                np.einsum("ncdhw,co->nodhw", x[:, q * icg:(q + 1) * icg],
+                          w[(slice(q * icg, (q + 1) * icg), slice(None)) + t])
+    y = y[(slice(None), slice(None)) + tuple(
+        slice(p[i][0], full[i] - p[i][1]) for i in range(3))]
+    if "_bias" in o:
+        y = y + o["_bias"].reshape(1, -1, 1, 1, 1)
+    return y
+
+
+def pool3d(kind, x, o):
+    """Windows over the input padded with NaN (the padding, and what a
+    ceil-rounded last window reaches past it), NaN left out; an average
+    with countIncludePad divides by the window's cells inside the
+    declared padding."""
+    s, d, p = _geom3(o)
+    I = x.shape[2:]
+    K = o.get("windowDimensions", list(I))
+    up = o.get("outputShapeRounding") == "ceil"
+    out = []
+    for i in range(3):
+        n = I[i] + p[i][0] + p[i][1] - (K[i] - 1) * d[i] - 1
+        v = (-(-n // s[i]) if up else n // s[i]) + 1
+        if up and v > 1 and (v - 1) * s[i] >= I[i] + p[i][0]:
+            v -= 1
+        out.append(v)
+    ext = [max(0, (out[i] - 1) * s[i] + (K[i] - 1) * d[i] + 1 - I[i] -
+               p[i][0] - p[i][1]) for i in range(3)]
+    pads = [(0, 0), (0, 0)] + [(p[i][0], p[i][1] + ext[i]) for i in range(3)]
+    xp = np.pad(x.astype(np.float64), pads, constant_values=np.nan)
+    inside = np.pad(np.ones(I), [(p[i][0], p[i][1]) for i in range(3)],
+                    constant_values=1)
+    inside = np.pad(inside, [(0, ext[i]) for i in range(3)])
+    cells, counted = [], []
+    for t in np.ndindex(*K):
+        sl = tuple(slice(t[i] * d[i], t[i] * d[i] + (out[i] - 1) * s[i] + 1,
+                         s[i]) for i in range(3))
+        cells.append(xp[(slice(None), slice(None)) + sl])
+        counted.append(inside[sl])
+    v = np.stack(cells, -1)
+    if kind == "max":
+        return np.nanmax(v, -1)
+    if kind == "lp":
+        q = o.get("p", 2)
+        return np.nansum(np.abs(v) ** q, -1) ** (1 / q)
+    n = (np.stack(counted, -1).sum(-1) if o.get("countIncludePad")
+         else (~np.isnan(v)).sum(-1))
+    return np.nansum(v, -1) / n

@@ -524,6 +524,14 @@ export const CpuOps = {
   // distinct slices along axis (items without one), sorted or by first
   // occurrence; Y, first indices, inverse, counts, each bounded output
   // packed at the front (zeros, -1, 0 after), then their shapes
+  // 3-D convolutions and pools: the bias, an operand-valued option,
+  // is the tensor after the operands when the node has one (or the
+  // tensor in the options)
+  conv3d: (x, f, ...r) => conv3d(x, f, ...biasOf(r)),
+  convTranspose3d: (x, f, ...r) => convTranspose3d(x, f, ...biasOf(r)),
+  averagePool3d: (x, o = {}) => pool3d("average", x, o),
+  lpPool3d: (x, o = {}) => pool3d("lp", x, o),
+  maxPool3d: (x, o = {}) => pool3d("max", x, o),
   unique: (a, {axis, sorted = true} = {}) => {
     const flat = axis === undefined || axis === null;
     const shape = flat ? [a.data.length] : a.shape, ax = flat ? 0 : axis;
@@ -1148,4 +1156,146 @@ function pool2d(a, o, idx = false) {
             fromNumber(a.dataType, best);
         }
   return {dataType: idx ? "int64" : a.dataType, shape, data: out};
+}
+
+// nnl's 3-D convolutions and pools (beyond WebNN) on [N, C, D, H, W],
+// padding [beginD, endD, beginH, endH, beginW, endW], as rt/nn/nd.c:
+// the sums in double, each output rounded once
+function floats(t) {
+  return Float64Array.from(t.data, (v) => read(t, v));
+}
+function biasOf(r) {
+  const o = r[r.length - 1] ?? {};
+  if (r.length > 1) return [r[0], o];
+  return [o.bias !== null && typeof o.bias === "object" ? o.bias : null, o];
+}
+function geom3(o) {
+  return [o.strides ?? [1, 1, 1], o.dilations ?? [1, 1, 1],
+    o.padding ?? [0, 0, 0, 0, 0, 0]];
+}
+function conv3d(x, f, b, o) {
+  const [N, C, ...I] = x.shape, [O, icg, ...K] = f.shape;
+  const [s, d, p] = geom3(o), G = o.groups ?? 1, ocg = O / G;
+  const Y = I.map((n, i) => Math.floor((n + p[2 * i] + p[2 * i + 1] -
+    (K[i] - 1) * d[i] - 1) / s[i]) + 1);
+  const xs = floats(x), ws = floats(f), bs = b ? floats(b) : null;
+  const out = new ARRAYS[x.dataType](N * O * Y[0] * Y[1] * Y[2]);
+  let q = 0;
+  for (let n = 0; n < N; n++)
+    for (let oc = 0; oc < O; oc++) {
+      const g = Math.floor(oc / ocg);
+      for (let z = 0; z < Y[0]; z++)
+        for (let yy = 0; yy < Y[1]; yy++)
+          for (let xx = 0; xx < Y[2]; xx++) {
+            let acc = bs ? bs[oc] : 0;
+            for (let c = 0; c < icg; c++)
+              for (let a = 0; a < K[0]; a++) {
+                const iz = z * s[0] - p[0] + a * d[0];
+                if (iz < 0 || iz >= I[0]) continue;
+                for (let e = 0; e < K[1]; e++) {
+                  const iy = yy * s[1] - p[2] + e * d[1];
+                  if (iy < 0 || iy >= I[1]) continue;
+                  for (let h = 0; h < K[2]; h++) {
+                    const ix = xx * s[2] - p[4] + h * d[2];
+                    if (ix < 0 || ix >= I[2]) continue;
+                    const xi = (((n * C + g * icg + c) * I[0] + iz) * I[1] +
+                      iy) * I[2] + ix;
+                    acc += xs[xi] *
+                      ws[(((oc * icg + c) * K[0] + a) * K[1] + e) * K[2] + h];
+                  }
+                }
+              }
+            out[q++] = fromNumber(x.dataType, acc);
+          }
+    }
+  return {dataType: x.dataType, shape: [N, O, ...Y], data: out};
+}
+function convTranspose3d(x, f, b, o) {
+  const [N, C, ...I] = x.shape, [, ocg, ...K] = f.shape;
+  const [s, d, p] = geom3(o), G = o.groups ?? 1, O = ocg * G, icg = C / G;
+  const op = o.outputPadding ?? [0, 0, 0];
+  const Y = I.map((n, i) => (n - 1) * s[i] + (K[i] - 1) * d[i] + 1 -
+    p[2 * i] - p[2 * i + 1] + op[i]);
+  const P = Y[0] * Y[1] * Y[2], xs = floats(x), ws = floats(f);
+  const acc = new Float64Array(N * O * P);
+  if (b) {
+    const bs = floats(b);
+    for (let i = 0; i < acc.length; i++) acc[i] = bs[Math.floor(i / P) % O];
+  }
+  for (let n = 0; n < N; n++)
+    for (let c = 0; c < C; c++) {
+      const g = Math.floor(c / icg);
+      for (let z = 0; z < I[0]; z++)
+        for (let yy = 0; yy < I[1]; yy++)
+          for (let xx = 0; xx < I[2]; xx++) {
+            const v = xs[(((n * C + c) * I[0] + z) * I[1] + yy) * I[2] + xx];
+            for (let q = 0; q < ocg; q++)
+              for (let a = 0; a < K[0]; a++) {
+                const oz = z * s[0] - p[0] + a * d[0];
+                if (oz < 0 || oz >= Y[0]) continue;
+                for (let e = 0; e < K[1]; e++) {
+                  const oy = yy * s[1] - p[2] + e * d[1];
+                  if (oy < 0 || oy >= Y[1]) continue;
+                  for (let h = 0; h < K[2]; h++) {
+                    const ox = xx * s[2] - p[4] + h * d[2];
+                    if (ox < 0 || ox >= Y[2]) continue;
+                    const yi = (((n * O + g * ocg + q) * Y[0] + oz) * Y[1] +
+                      oy) * Y[2] + ox;
+                    acc[yi] +=
+                      v * ws[(((c * ocg + q) * K[0] + a) * K[1] + e) * K[2] + h];
+                  }
+                }
+              }
+          }
+    }
+  return {dataType: x.dataType, shape: [N, O, ...Y],
+    data: ARRAYS[x.dataType].from(acc, (v) => fromNumber(x.dataType, v))};
+}
+// kind "average", "lp" or "max"; the padding is left out (counted by
+// an average with countIncludePad); ceil rounding drops a last window
+// that starts past the input and its beginning padding
+function pool3d(kind, x, o) {
+  const [N, C, ...I] = x.shape, [s, d, p] = geom3(o);
+  const K = o.windowDimensions ?? I, P = o.p ?? 2;
+  const up = o.outputShapeRounding === "ceil", incl = !!o.countIncludePad;
+  const Y = I.map((n, i) => {
+    const num = n + p[2 * i] + p[2 * i + 1] - (K[i] - 1) * d[i] - 1;
+    let v = (up ? Math.ceil(num / s[i]) : Math.floor(num / s[i])) + 1;
+    if (up && v > 1 && (v - 1) * s[i] >= n + p[2 * i]) v--;
+    return v;
+  });
+  const xs = floats(x);
+  const out = new ARRAYS[x.dataType](N * C * Y[0] * Y[1] * Y[2]);
+  const taps = (st, i, lo, hi) => {
+    const r = [];
+    for (let j = 0; j < K[i]; j++) {
+      const v = st + j * d[i];
+      if (v >= lo && v < hi) r.push(v);
+    }
+    return r;
+  };
+  let q = 0;
+  for (let pl = 0; pl < N * C; pl++)
+    for (let z = 0; z < Y[0]; z++)
+      for (let yy = 0; yy < Y[1]; yy++)
+        for (let xx = 0; xx < Y[2]; xx++) {
+          const st = [z, yy, xx].map((v, i) => v * s[i] - p[2 * i]);
+          const T = st.map((v, i) => taps(v, i, 0, I[i]));
+          const cnt = (incl ? st.map((v, i) =>
+            taps(v, i, -p[2 * i], I[i] + p[2 * i + 1])) : T)
+            .reduce((u, v) => u * v.length, 1);
+          let acc = kind === "max" ? -Infinity : 0;
+          for (const a of T[0])
+            for (const e of T[1])
+              for (const h of T[2]) {
+                const v = xs[((pl * I[0] + a) * I[1] + e) * I[2] + h];
+                if (kind === "max") acc = v > acc || v !== v ? v : acc;
+                else if (kind === "average") acc += v;
+                else acc += Math.abs(v) ** P;
+              }
+          if (kind === "average") acc = cnt ? acc / cnt : 0;
+          else if (kind === "lp") acc = acc ** (1 / P);
+          out[q++] = fromNumber(x.dataType, acc);
+        }
+  return {dataType: x.dataType, shape: [N, C, ...Y], data: out};
 }
