@@ -590,32 +590,48 @@ weights(struct imp *m, const struct onnx_opts *o)
 	return 0;
 }
 
-/* An empty graph input is a constant (inputs()), which a node may read
- * at import time (empty axes: all of them); one the graph still reads
- * once every node is converted would be an empty tensor in WebNN. */
+/* Does node n read or write an operand of no elements? */
 static int
-emptyleft(struct imp *m, const Onnx__GraphProto *gp)
+touchesempty(struct imp *m, const struct node *n, const char **which)
 {
-	for (size_t i = 0; i < m->g->nconsts; i++) {
-		const struct operand *c = m->g->consts[i];
-		int z = 0;
-
-		if (tdesc_numel(&c->desc) != 0)
-			continue;
-		for (size_t k = 0; k < gp->n_input; k++) {
-			if (!gp->input[k]->name ||
-			    strcmp(gp->input[k]->name, c->name) != 0)
-				continue;
-			while (z < c->desc.rank - 1 && c->desc.dims[z] != 0)
-				z++;
-			error("%s: input \"%s\" [%s]: dimension %d is 0; an "
-			    "empty tensor cannot be expressed in WebNN",
-			    m->path, escape_tty_name(c->name),
-			    refusal_code(REFUSE_EMPTY), z);
-			return -1;
-		}
-	}
+	for (int k = 0; k < n->nin; k++)
+		if (*n->in[k] && tdesc_numel(ty(m, n->in[k])) == 0)
+			return *which = n->in[k], 1;
+	for (int k = 0; k < n->nout; k++)
+		if (tdesc_numel(&n->types[k]) == 0)
+			return *which = n->out[k], 1;
 	return 0;
+}
+
+/*
+ * An empty graph input is a constant (inputs()), and a node whose
+ * results are all empty is folded into empty constants (fold()): what
+ * has no values needs no computing.  An identity copying one of those
+ * to a graph output is all that may still touch an empty tensor; any
+ * other node would compute from none (a reduction, a matmul over an
+ * empty axis, a concat of an empty piece), which nnl refuses, naming
+ * the node.
+ */
+static int
+emptyleft(struct imp *m)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < m->g->nnodes; i++) {
+		const struct node *n = m->g->nodes[i];
+		const char *w;
+
+		if (!touchesempty(m, n, &w) || (n->op == OP_IDENTITY &&
+		    isconst(m, n->in[0])))
+			continue;
+		error("%s: node \"%s\" (%s) [%s]: computes from the empty "
+		    "tensor \"%s\"; nnl runs no op on an empty tensor but "
+		    "the copy to a graph output", m->path,
+		    escape_tty_name(n->id), escape_tty_name(n->opname),
+		    refusal_code(REFUSE_EMPTY), escape_tty_name(w));
+		bad++;
+	}
+	return bad ? -1 : 0;
 }
 
 static char *
@@ -696,7 +712,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	m.nrefused = 0;
 	if (convert(&m, gp) != 0 ||
 	    outputs(&m, gp) != 0 || graph_reorder(g, 0) != 0 ||
-	    emptyleft(&m, gp) != 0 || weights(&m, o) != 0) {
+	    emptyleft(&m) != 0 || weights(&m, o) != 0) {
 fail:
 		graph_free(g);
 		g = NULL;
