@@ -248,7 +248,7 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		zero = inputdims(o, v, tt, dims, &unknown, &nunknown);
 		if (zero >= 0 && nunknown > known) {
 			error("%s: input \"%s\" [%s]: dimension %d is 0; "
-			    "an empty tensor cannot be expressed in WebNN",
+			    "an empty input's other dimensions must be known",
 			    m->path, escape_tty_name(v->name),
 			    refusal_code(REFUSE_EMPTY), zero);
 			free(unknown.s);
@@ -263,8 +263,8 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		}
 		if (zero >= 0) {
 			/* an empty tensor has one value, known now: a
-			 * constant, refused only where a node computes on
-			 * it (an empty axes input means "all axes") */
+			 * constant (an empty axes input means "all axes");
+			 * what is computed from it, nnl-graph(5) says */
 			struct operand *e = graph_add_const(m->g, v->name,
 			    dt, (int)rank, dims);
 
@@ -590,50 +590,6 @@ weights(struct imp *m, const struct onnx_opts *o)
 	return 0;
 }
 
-/* Does node n read or write an operand of no elements? */
-static int
-touchesempty(struct imp *m, const struct node *n, const char **which)
-{
-	for (int k = 0; k < n->nin; k++)
-		if (*n->in[k] && tdesc_numel(ty(m, n->in[k])) == 0)
-			return *which = n->in[k], 1;
-	for (int k = 0; k < n->nout; k++)
-		if (tdesc_numel(&n->types[k]) == 0)
-			return *which = n->out[k], 1;
-	return 0;
-}
-
-/*
- * An empty graph input is a constant (inputs()), and a node whose
- * results are all empty is folded into empty constants (fold()): what
- * has no values needs no computing.  An identity copying one of those
- * to a graph output is all that may still touch an empty tensor; any
- * other node would compute from none (a reduction, a matmul over an
- * empty axis, a concat of an empty piece), which nnl refuses, naming
- * the node.
- */
-static int
-emptyleft(struct imp *m)
-{
-	int bad = 0;
-
-	for (size_t i = 0; i < m->g->nnodes; i++) {
-		const struct node *n = m->g->nodes[i];
-		const char *w;
-
-		if (!touchesempty(m, n, &w) || (n->op == OP_IDENTITY &&
-		    isconst(m, n->in[0])))
-			continue;
-		error("%s: node \"%s\" (%s) [%s]: computes from the empty "
-		    "tensor \"%s\"; nnl runs no op on an empty tensor but "
-		    "the copy to a graph output", m->path,
-		    escape_tty_name(n->id), escape_tty_name(n->opname),
-		    refusal_code(REFUSE_EMPTY), escape_tty_name(w));
-		bad++;
-	}
-	return bad ? -1 : 0;
-}
-
 static char *
 modelname(const char *path)
 {
@@ -712,7 +668,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	m.nrefused = 0;
 	if (convert(&m, gp) != 0 ||
 	    outputs(&m, gp) != 0 || graph_reorder(g, 0) != 0 ||
-	    emptyleft(&m) != 0 || weights(&m, o) != 0) {
+	    weights(&m, o) != 0) {
 fail:
 		graph_free(g);
 		g = NULL;

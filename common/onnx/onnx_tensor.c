@@ -1537,9 +1537,12 @@ onnx_reduce(struct imp *m)
 		return -1;
 	}
 	free(v);
-	if (tdesc_numel(t) == 0)
-		return refuse(m, REFUSE_EMPTY,
-		    "a reduction of an empty tensor");
+	/* a sum of none is 0, a product 1 (nnl-graph(5)); a maximum,
+	 * a minimum or a mean of none has no value */
+	if (tdesc_numel(t) == 0 && (strcmp(op, "reduceMax") == 0 ||
+	    strcmp(op, "reduceMin") == 0 || strcmp(op, "reduceMean") == 0))
+		return refuse(m, REFUSE_EMPTY, "%s of an empty tensor has no "
+		    "value", escape_tty_name(op));
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "axes", ju32s(ax, n));
 	cJSON_AddBoolToObject(o, "keepDimensions", att_i(m, "keepdims",
