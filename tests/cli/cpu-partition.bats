@@ -70,6 +70,33 @@ PY
 	[ "${lines[2]}" = "r webnn 0" ] && [ "${lines[5]}" = "z webnn 1" ]
 }
 
+@test "a node that reads or makes an empty tensor runs on the CPU, whatever the profile" {
+	cat > empty.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2, 3]},
+            "e": {"dataType": "float32", "shape": [2, 0]}},
+ "nodes": [
+  {"id": "r", "op": "relu", "inputs": ["x"], "options": {}},
+  {"id": "c", "op": "concat", "inputs": ["e", "r"], "options": {"axis": 1}},
+  {"id": "t", "op": "transpose", "inputs": ["e"], "options": {}},
+  {"id": "z", "op": "sigmoid", "inputs": ["c"], "options": {}}],
+ "outputs": {"z": "z", "t": "t"}}
+JSON
+	"$BIN/nnl-shape-infer" -o s.json empty.json
+	run --separate-stderr "$BIN/nnl-cpu-partition" -v -p "$P/cpu.json" -o p.json s.json
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *'node "c" (concat) runs on the CPU: "e" is empty, which WebNN refuses'* ]]
+	[[ "$stderr" == *'node "t" (transpose) runs on the CPU: "e" is empty, which WebNN refuses'* ]]
+	run place p.json
+	[ "${lines[0]}" = "r webnn 0" ] && [ "${lines[1]}" = "c cpu 0" ]
+	[ "${lines[2]}" = "t cpu 0" ] && [ "${lines[3]}" = "z webnn 1" ]
+	# unplaced, nnl-emit-js refuses it
+	run --separate-stderr "$BIN/nnl-emit-js" -o m.js s.json
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'node "c" (concat) reads or makes the empty tensor "e", which WebNN refuses; place it on the CPU with nnl-cpu-partition'* ]]
+	"$BIN/nnl-emit-js" -o m.js p.json
+}
+
 @test "the shipped profiles are what gen-profiles.py makes from the IDL" {
 	/usr/bin/python3 "$ROOT/scripts/gen-profiles.py" .
 	cmp cpu.json "$P/cpu.json"
