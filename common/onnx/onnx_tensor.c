@@ -1187,10 +1187,9 @@ onnx_expand(struct imp *m)
 	free(s);
 	if (dimsok(m, d, (size_t)r))
 		return -1;
-	if (numel(d, r) == 0)
-		return isconst(m, x) ? imp_done(m, 0, mkconst(m, outname(m, 0),
-		    t->dt, r, d, "")) : refuse(m, REFUSE_EMPTY,
-		    "an empty result");
+	if (numel(d, r) == 0)	/* no values to compute (nnl-graph(5)) */
+		return imp_done(m, 0, mkconst(m, outname(m, 0), t->dt, r, d,
+		    ""));
 	if (same)
 		return imp_done(m, 0, x);
 	o = cJSON_CreateObject();
@@ -1205,13 +1204,11 @@ onnx_tile(struct imp *m)
 	const struct tdesc *t = ty(m, x);
 	int64_t *s;
 	size_t n;
-	int rc;
+	int rc, zero = 0;
 	cJSON *o;
 
 	if (!x)
 		return -1;
-	if (empty(m, in(m, 0)))
-		return REFUSED;
 	if ((rc = cin(m, 1, "repeats", &s, &n)) != 0)
 		return rc;
 	if (n != (size_t)t->rank || rankok(m, t->rank)) {
@@ -1219,15 +1216,24 @@ onnx_tile(struct imp *m)
 		return m->nerr ? -1 : nodeerr(m, "%zu repeats for rank %d",
 		    n, t->rank);
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (s[i] < 0 || s[i] > U32MAX || (uint64_t)s[i] *
 		    (uint64_t)t->dims[i] > U32MAX) {
 			free(s);
 			return nodeerr(m, "repeat %zu is invalid", i);
-		} else if (s[i] == 0) {
-			free(s);
-			return refuse(m, REFUSE_EMPTY, "an empty result");
 		}
+		zero |= s[i] * t->dims[i] == 0;
+	}
+	if (zero) {
+		int64_t d[MAXR + 1];
+
+		/* no values to compute (nnl-graph(5)) */
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i] * t->dims[i];
+		free(s);
+		return imp_done(m, 0, mkconst(m, outname(m, 0), t->dt,
+		    (int)n, d, ""));
+	}
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "repetitions", ju32of(s, (int)n));
 	free(s);

@@ -312,6 +312,33 @@ assert np.array_equal(g, w), (g, w)' $m/y.npy $m.npy
 	[ ! -e g.json ]
 }
 
+@test "a Tile or Expand to an empty result is an empty constant" {
+	/usr/bin/python3 - <<'PY'
+import numpy as np
+from onnx import helper, numpy_helper, TensorProto
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+for op, shape, arg in (("Tile", [2, 3], [2, 0]), ("Expand", [1, 3], [0, 3])):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+    a = numpy_helper.from_array(np.array(arg, np.int64), "a")
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node(op, ["x", "a"], ["y"])], "g", [x], [y], [a]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    open(op + ".onnx", "wb").write(m.SerializeToString())
+    v = np.ones(shape, np.float32)
+    np.save(op + "-x.npy", v)
+    np.save(op + ".npy", np.tile(v, arg) if op == "Tile" else
+            np.broadcast_to(v, arg))
+PY
+	for m in Tile Expand; do
+		"$BIN/nnl-onnx-import" -o $m.json $m.onnx
+		mkdir -p $m
+		"$BIN/nnl-run" -d $m $m.json x=$m-x.npy >/dev/null
+		/usr/bin/python3 -c 'import sys, numpy as np
+g, w = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert g.shape == w.shape and w.size == 0, (g.shape, w.shape)' $m/y.npy $m.npy
+	done
+}
+
 @test "integer pow is exact: wrapping products, negative powers truncated" {
 	/usr/bin/python3 - <<'PY'
 from fractions import Fraction
