@@ -95,6 +95,20 @@ JSON
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *'node "c" (concat) reads or makes the empty tensor "e", which WebNN refuses; place it on the CPU with nnl-cpu-partition'* ]]
 	"$BIN/nnl-emit-js" -o m.js p.json
+	# run: CpuOps on the empty tensors, WebNN (the stub) on the rest
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
+	/usr/bin/python3 -c 'import numpy as np
+np.save("x.npy", np.array([[-1, 2, -3], [4, -5, 6]], np.float32))
+np.save("e.npy", np.zeros([2, 0], np.float32))'
+	mkdir out
+	node "$ROOT/tests/js/run-partitioned.mjs" "$BIN" m.js out - - \
+	    x=x.npy e=e.npy
+	/usr/bin/python3 -c 'import numpy as np
+x, e = np.load("x.npy"), np.load("e.npy")
+z, t = np.load("out/z.npy"), np.load("out/t.npy")
+w = 1 / (1 + np.exp(-np.concatenate([e, np.maximum(x, 0)], 1)))
+assert z.shape == w.shape and np.allclose(z, w, 1e-5, 1e-6), (z, w)
+assert t.shape == (0, 2), t.shape'
 }
 
 @test "the shipped profiles are what gen-profiles.py makes from the IDL" {
