@@ -613,8 +613,10 @@ putrun(struct em *e, struct buf *s)
 	    e->align);
 	for (size_t i = 0; i < g->ninputs; i++)
 		buf_printf(s, "\tif (!in[%zu])\n\t\treturn 1;\n", i);
-	for (size_t i = 0; i < g->ninputs; i++)
-		if (dtype_bits(g->inputs[i]->desc.dt) > 8)
+	for (size_t i = 0; i < g->ninputs; i++)	/* (an empty input has
+						 * no elements to align) */
+		if (dtype_bits(g->inputs[i]->desc.dt) > 8 &&
+		    bytesof(&g->inputs[i]->desc))
 			buf_printf(s, "\tif ((uintptr_t)in[%zu] %% %d)\n"
 			    "\t\treturn 2;\n", i,
 			    dtype_bits(g->inputs[i]->desc.dt) / 8);
@@ -653,7 +655,9 @@ putinfer(struct em *e, struct buf *s)
 
 		buf_printf(s, "\tin[%zu] = ip + %llu;\n", i,
 		    (unsigned long long)off);
-		if (a > 1) {	/* kernels load whole elements */
+		if (a > 1 && bytesof(t)) {	/* kernels load whole
+						 * elements (an empty input
+						 * has none) */
 			buf_printf(s, "\tif ((uintptr_t)in[%zu] %% %d) "
 			    "{\n\t\tmemcpy(%s_stage + %llu, in[%zu], "
 			    "%llu);\n\t\tin[%zu] = %s_stage + %llu;\n"

@@ -1363,6 +1363,23 @@ extended(struct graph *g, const struct node *n)
 	return DT_NONE;
 }
 
+/* The first operand of n with no elements, or NULL: WebNN holds no
+ * empty tensor (nnl-graph(5), Empty tensors). */
+static const char *
+emptyopnd(struct graph *g, const struct node *n)
+{
+	for (int i = 0; i < n->nin; i++) {
+		const struct tdesc *t = operand_type(graph_find(g, n->in[i]));
+
+		if (t && t->rank > 0 && tdesc_numel(t) == 0)
+			return n->in[i];
+	}
+	for (int k = 0; n->types && k < n->nout; k++)
+		if (n->types[k].rank > 0 && tdesc_numel(&n->types[k]) == 0)
+			return n->out[k];
+	return NULL;
+}
+
 int
 emitjs(struct graph *g, int flags, char **out)
 {
@@ -1388,6 +1405,7 @@ emitjs(struct graph *g, int flags, char **out)
 	for (size_t i = 0; i < g->nnodes; i++) {
 		const struct opdesc *d = op_get(g->nodes[i]->op);
 		enum dtype x = extended(g, g->nodes[i]);
+		const char *z = emptyopnd(g, g->nodes[i]);
 		int part;
 
 		if (d && x != DT_NONE && placed(g->nodes[i], &part) != 1) {
@@ -1396,6 +1414,14 @@ emitjs(struct graph *g, int flags, char **out)
 			    "place it on the CPU with nnl-cpu-partition",
 			    g->src, escape_tty_name(g->nodes[i]->id), d->name,
 			    dtype_name(x));
+			goto out;
+		}
+		if (d && z && placed(g->nodes[i], &part) != 1) {
+			error("%s: node \"%s\" (%s) reads or makes the empty "
+			    "tensor \"%s\", which WebNN refuses; place it on "
+			    "the CPU with nnl-cpu-partition", g->src,
+			    escape_tty_name(g->nodes[i]->id), d->name,
+			    escape_tty_name(z));
 			goto out;
 		}
 		if (!d || !d->nnl)

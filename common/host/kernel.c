@@ -112,7 +112,7 @@ kernel_prepare(struct graph *g, struct node *n, struct kcall *k)
 {
 	struct shapectx sc = { g, n, op_get(n->op), n->nin, NULL, 0 };
 	struct kctx c = { g, n, sc.d, NULL, n->types, k, &sc };
-	int rc;
+	int rc, empty = 1;
 
 	memset(k, 0, sizeof *k);
 	if (!sc.d || !n->types)
@@ -137,7 +137,17 @@ kernel_prepare(struct graph *g, struct node *n, struct kcall *k)
 			return rc;
 		}
 	}
-	rc = prepares[n->op](&c);
+	/* a node whose outputs hold no elements has nothing to compute
+	 * (nnl-graph(5), Empty tensors): a copy of no bytes, so that no
+	 * kernel meets a dimension of 0 */
+	for (int i = 0; i < n->nout && empty; i++)
+		empty = tdesc_numel(&n->types[i]) == 0;
+	if (empty && n->nout > 0) {
+		kip(&c, 0);
+		kin(&c, n->nin ? n->in[0] : NULL);
+		rc = kset(&c, "copy");
+	} else
+		rc = prepares[n->op](&c);
 	if (rc == 0 && !k->fn)
 		rc = shape_err(&sc, "%s: no kernel chosen", sc.d->name);
 	free(c.in);

@@ -103,6 +103,12 @@ cpureason(struct px *p, struct node *n)
 			return xasprintf("%s is nnl's, beyond WebNN",
 			    dtype_name(t->dt));
 		}
+		if (t && t->rank > 0 && tdesc_numel(t) == 0) {
+			free(reads);
+			return xasprintf("\"%s\" is empty, which WebNN "
+			    "refuses", i < n->nin ? n->in[i] :
+			    n->out[i - n->nin]);
+		}
 	}
 	if (!cJSON_IsObject(lim)) {
 		free(reads);

@@ -22,6 +22,40 @@ static rulefn *const rules[] = {
 #undef OP
 };
 
+/*
+ * Empty tensors (nnl-graph(5)): a node whose outputs hold no elements
+ * computes nothing and may read anything; one that computes values
+ * from an empty operand must be an op with a value for none: a sum (0),
+ * a product (1), their kin, or a concat (the empty piece adds
+ * nothing).  Others (reduceMax, reduceMean, a matmul over an empty
+ * axis, ...) are refused, naming the node.
+ */
+static int
+emptyin(struct shapectx *c)
+{
+	const struct node *n = c->n;
+	int someout = 0;
+
+	for (int k = 0; k < n->nout; k++)
+		someout |= tdesc_numel(&n->types[k]) != 0;
+	if (!someout)
+		return 0;
+	switch (n->op) {
+	case OP_CONCAT: case OP_REDUCE_L1: case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM: case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_PRODUCT: case OP_REDUCE_SUM: case OP_REDUCE_SUM_SQUARE:
+		return 0;
+	default:
+		break;
+	}
+	for (int i = 0; i < n->nin; i++)
+		if (*n->in[i] && c->in[i] && tdesc_numel(c->in[i]) == 0)
+			return shape_err(c, "input \"%s\" is empty: %s has no "
+			    "value to give for no elements",
+			    escape_tty_name(n->in[i]), c->d->name);
+	return 0;
+}
+
 int
 shape_node(struct graph *g, struct node *n)
 {
@@ -63,6 +97,8 @@ shape_node(struct graph *g, struct node *n)
 				rc = -1;
 			}
 		}
+		if (rc == 0 && emptyin(&c) != 0)
+			rc = -1;
 		for (int k = 0; given && k < n->nout; k++)
 			if (!tdesc_same(&given[k], &n->types[k])) {
 				char *a = tdesc_str(&given[k]);

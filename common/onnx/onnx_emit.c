@@ -491,17 +491,29 @@ fold(struct imp *m, struct node *n)
 	uint64_t *nb, total = 0;
 	void *scratch = NULL;
 	const char **r;
-	int nr = node_reads(n, &r), all = 1;
+	int nr = node_reads(n, &r), all = 1, none = 1;
 
+	/* (an empty operand is allowed where shape_node() allows it: a
+	 * sum of none, a concat of an empty piece) */
 	for (int j = 0; j < nr; j++)
-		all &= isconst(m, r[j]) && tdesc_numel(ty(m, r[j])) > 0;
+		all &= isconst(m, r[j]);
 	free(r);
+	for (int j = 0; j < n->nout; j++)
+		none &= tdesc_numel(&n->types[j]) == 0;
+	if (none)
+		all = nr = 1;	/* nothing to compute: empty constants */
 	if (!all || nr == 0)
-		return 1;	/* (empty constants are never run) */
+		return 1;
 	nb = xcalloc((size_t)n->nout + 1, sizeof *nb);
 	for (int j = 0; j < n->nout; j++) {
 		nb[j] = dtype_bytes(n->types[j].dt, tdesc_numel(&n->types[j]));
 		total += nb[j];
+	}
+	if (none) {
+		outs = xcalloc((size_t)n->nout + 1, sizeof *outs);
+		for (int j = 0; j < n->nout; j++)
+			outs[j] = xcalloc(1, 1);
+		goto consts;
 	}
 	if (total > FOLDMAX || kernel_prepare(m->g, n, &k) != 0) {
 		free(nb);
@@ -524,6 +536,7 @@ fold(struct imp *m, struct node *n)
 	kcall_free(&k);
 	free(ins);
 	free(scratch);
+consts:
 	graph_unindex_node(m->g, n);
 	m->g->nnodes--;
 	for (int j = 0; j < n->nout; j++) {

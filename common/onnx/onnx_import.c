@@ -248,7 +248,7 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		zero = inputdims(o, v, tt, dims, &unknown, &nunknown);
 		if (zero >= 0 && nunknown > known) {
 			error("%s: input \"%s\" [%s]: dimension %d is 0; "
-			    "an empty tensor cannot be expressed in WebNN",
+			    "an empty input's other dimensions must be known",
 			    m->path, escape_tty_name(v->name),
 			    refusal_code(REFUSE_EMPTY), zero);
 			free(unknown.s);
@@ -263,8 +263,8 @@ inputs(struct imp *m, const Onnx__GraphProto *gp, const struct onnx_opts *o)
 		}
 		if (zero >= 0) {
 			/* an empty tensor has one value, known now: a
-			 * constant, refused only where a node computes on
-			 * it (an empty axes input means "all axes") */
+			 * constant (an empty axes input means "all axes");
+			 * what is computed from it, nnl-graph(5) says */
 			struct operand *e = graph_add_const(m->g, v->name,
 			    dt, (int)rank, dims);
 
@@ -576,34 +576,6 @@ weights(struct imp *m, const struct onnx_opts *o)
 	return 0;
 }
 
-/* An empty graph input is a constant (inputs()), which a node may read
- * at import time (empty axes: all of them); one the graph still reads
- * once every node is converted would be an empty tensor in WebNN. */
-static int
-emptyleft(struct imp *m, const Onnx__GraphProto *gp)
-{
-	for (size_t i = 0; i < m->g->nconsts; i++) {
-		const struct operand *c = m->g->consts[i];
-		int z = 0;
-
-		if (tdesc_numel(&c->desc) != 0)
-			continue;
-		for (size_t k = 0; k < gp->n_input; k++) {
-			if (!gp->input[k]->name ||
-			    strcmp(gp->input[k]->name, c->name) != 0)
-				continue;
-			while (z < c->desc.rank - 1 && c->desc.dims[z] != 0)
-				z++;
-			error("%s: input \"%s\" [%s]: dimension %d is 0; an "
-			    "empty tensor cannot be expressed in WebNN",
-			    m->path, escape_tty_name(c->name),
-			    refusal_code(REFUSE_EMPTY), z);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static char *
 modelname(const char *path)
 {
@@ -683,7 +655,7 @@ onnx_import(const char *path, const struct onnx_opts *o)
 	m.nrefused = 0;
 	if (convert(&m, gp) != 0 ||
 	    outputs(&m, gp) != 0 || graph_reorder(g, 0) != 0 ||
-	    emptyleft(&m, gp) != 0 || weights(&m, o) != 0) {
+	    weights(&m, o) != 0) {
 fail:
 		graph_free(g);
 		g = NULL;

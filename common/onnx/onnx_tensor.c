@@ -498,8 +498,6 @@ onnx_reshape(struct imp *m)
 
 	if (!x)
 		return -1;
-	if (empty(m, x))
-		return REFUSED;
 	if (m->opset < 5) {
 		s = attcopy(m, "shape", &n);
 	} else if ((rc = cin(m, 1, "shape", &s, &n)) != 0) {
@@ -533,6 +531,13 @@ onnx_reshape(struct imp *m)
 			    (long long)known);
 		d[minus] = (int64_t)(tdesc_numel(t) / (uint64_t)known);
 	}
+	if (tdesc_numel(t) != (uint64_t)known && minus < 0)
+		return nodeerr(m, "the shape holds %lld elements, the input "
+		    "%llu", (long long)known,
+		    (unsigned long long)tdesc_numel(t));
+	if (known == 0)	/* no values to compute (nnl-graph(5)) */
+		return imp_done(m, 0, mkconst(m, outname(m, 0), t->dt,
+		    (int)n, d, ""));
 	return imp_done(m, 0, imp_reshape(m, x, (int)n, d, outname(m, 0)));
 }
 
@@ -757,15 +762,13 @@ onnx_split(struct imp *m)
 {
 	const char *x = need(m, 0), **names;
 	const struct tdesc *t = ty(m, x);
-	int k = nouts(m), rc;
+	int k = nouts(m), rc, nz = 0;
 	int64_t axis, *s, sum = 0;
 	uint32_t *u;
 	cJSON *o;
 
 	if (!x || normaxis(m, att_i(m, "axis", 0), t->rank, &axis))
 		return -1;
-	if (empty(m, in(m, 0)))
-		return REFUSED;
 	if (k < 1 || k > 8192)
 		return nodeerr(m, "%d outputs", k);
 	if ((rc = splitsizes(m, t->dims[axis], k, &s)) != 0)
@@ -781,28 +784,39 @@ onnx_split(struct imp *m)
 		return nodeerr(m, "the split sizes do not sum to dimension "
 		    "%lld", (long long)t->dims[axis]);
 	}
-	for (int i = 0; i < k; i++)
-		if (s[i] == 0) {
-			free(s);
-			return refuse(m, REFUSE_EMPTY, "an empty output");
-		}
-	if (k == 1) {
-		free(s);
-		return imp_done(m, 0, x);
-	}
+	/* an empty piece has no values to compute: a constant
+	 * (nnl-graph(5)); the others split as usual */
 	u = xcalloc((size_t)k + 1, sizeof *u);
 	names = xcalloc((size_t)k + 1, sizeof *names);
 	for (int i = 0; i < k; i++) {
-		u[i] = (uint32_t)s[i];
-		names[i] = outname(m, i);
+		int64_t d[MAXR];
+
+		if (s[i] != 0) {
+			u[nz++] = (uint32_t)s[i];
+			continue;
+		}
+		memcpy(d, t->dims, (size_t)t->rank * sizeof *d);
+		d[axis] = 0;
+		bind(m, i, mkconst(m, outname(m, i), t->dt, t->rank, d, ""));
+	}
+	for (int i = 0, j = 0; i < k; i++)
+		if (s[i] != 0)
+			names[j++] = outname(m, i);
+	rc = 0;
+	if (nz == 1) {
+		for (int i = 0; i < k; i++)
+			if (s[i] != 0)
+				bind(m, i, x);
+	} else if (nz > 1) {
+		o = axisopt(axis);
+		cJSON_AddItemToObject(o, "splits", ju32s(u, (size_t)nz));
+		rc = emitn(m, "split", o, nz, names, 1, &x);
+		for (int i = 0, j = 0; rc == 0 && i < k; i++)
+			if (s[i] != 0)
+				bind(m, i, names[j++]);
 	}
 	free(s);
-	o = axisopt(axis);
-	cJSON_AddItemToObject(o, "splits", ju32s(u, (size_t)k));
 	free(u);
-	rc = emitn(m, "split", o, k, names, 1, &x);
-	for (int i = 0; rc == 0 && i < k; i++)
-		bind(m, i, names[i]);
 	free(names);
 	return rc;
 }
@@ -923,10 +937,9 @@ onnx_slice(struct imp *m)
 			b[i] = t->dims[i] - 1 - b[i];
 			s[i] = -s[i];
 		}
-		if (c[i] == 0)
-			return isconst(m, x) ? imp_done(m, 0, mkconst(m, outname(m,
-			    0), t->dt, r, c, "")) : refuse(m, REFUSE_EMPTY,
-			    "an empty result");
+		if (c[i] == 0)	/* no values to compute (nnl-graph(5)) */
+			return imp_done(m, 0, mkconst(m, outname(m, 0), t->dt,
+			    r, c, ""));
 		s[i] = c[i] == 1 ? 1 : s[i];
 		sz[i] = (c[i] - 1) * s[i] + 1;
 		strided |= s[i] != 1;
@@ -1227,10 +1240,9 @@ onnx_expand(struct imp *m)
 	free(s);
 	if (dimsok(m, d, (size_t)r))
 		return -1;
-	if (numel(d, r) == 0)
-		return isconst(m, x) ? imp_done(m, 0, mkconst(m, outname(m, 0),
-		    t->dt, r, d, "")) : refuse(m, REFUSE_EMPTY,
-		    "an empty result");
+	if (numel(d, r) == 0)	/* no values to compute (nnl-graph(5)) */
+		return imp_done(m, 0, mkconst(m, outname(m, 0), t->dt, r, d,
+		    ""));
 	if (same)
 		return imp_done(m, 0, x);
 	o = cJSON_CreateObject();
@@ -1245,13 +1257,11 @@ onnx_tile(struct imp *m)
 	const struct tdesc *t = ty(m, x);
 	int64_t *s;
 	size_t n;
-	int rc;
+	int rc, zero = 0;
 	cJSON *o;
 
 	if (!x)
 		return -1;
-	if (empty(m, in(m, 0)))
-		return REFUSED;
 	if ((rc = cin(m, 1, "repeats", &s, &n)) != 0)
 		return rc;
 	if (n != (size_t)t->rank || rankok(m, t->rank)) {
@@ -1259,15 +1269,24 @@ onnx_tile(struct imp *m)
 		return m->nerr ? -1 : nodeerr(m, "%zu repeats for rank %d",
 		    n, t->rank);
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (s[i] < 0 || s[i] > U32MAX || (uint64_t)s[i] *
 		    (uint64_t)t->dims[i] > U32MAX) {
 			free(s);
 			return nodeerr(m, "repeat %zu is invalid", i);
-		} else if (s[i] == 0) {
-			free(s);
-			return refuse(m, REFUSE_EMPTY, "an empty result");
 		}
+		zero |= s[i] * t->dims[i] == 0;
+	}
+	if (zero) {
+		int64_t d[MAXR + 1];
+
+		/* no values to compute (nnl-graph(5)) */
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i] * t->dims[i];
+		free(s);
+		return imp_done(m, 0, mkconst(m, outname(m, 0), t->dt,
+		    (int)n, d, ""));
+	}
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "repetitions", ju32of(s, (int)n));
 	free(s);
@@ -1577,9 +1596,12 @@ onnx_reduce(struct imp *m)
 		return -1;
 	}
 	free(v);
-	if (tdesc_numel(t) == 0)
-		return refuse(m, REFUSE_EMPTY,
-		    "a reduction of an empty tensor");
+	/* a sum of none is 0, a product 1 (nnl-graph(5)); a maximum,
+	 * a minimum or a mean of none has no value */
+	if (tdesc_numel(t) == 0 && (strcmp(op, "reduceMax") == 0 ||
+	    strcmp(op, "reduceMin") == 0 || strcmp(op, "reduceMean") == 0))
+		return refuse(m, REFUSE_EMPTY, "%s of an empty tensor has no "
+		    "value", escape_tty_name(op));
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "axes", ju32s(ax, n));
 	cJSON_AddBoolToObject(o, "keepDimensions", att_i(m, "keepdims",

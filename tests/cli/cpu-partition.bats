@@ -70,6 +70,47 @@ PY
 	[ "${lines[2]}" = "r webnn 0" ] && [ "${lines[5]}" = "z webnn 1" ]
 }
 
+@test "a node that reads or makes an empty tensor runs on the CPU, whatever the profile" {
+	cat > empty.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2, 3]},
+            "e": {"dataType": "float32", "shape": [2, 0]}},
+ "nodes": [
+  {"id": "r", "op": "relu", "inputs": ["x"], "options": {}},
+  {"id": "c", "op": "concat", "inputs": ["e", "r"], "options": {"axis": 1}},
+  {"id": "t", "op": "transpose", "inputs": ["e"], "options": {}},
+  {"id": "z", "op": "sigmoid", "inputs": ["c"], "options": {}}],
+ "outputs": {"z": "z", "t": "t"}}
+JSON
+	"$BIN/nnl-shape-infer" -o s.json empty.json
+	run --separate-stderr "$BIN/nnl-cpu-partition" -v -p "$P/cpu.json" -o p.json s.json
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *'node "c" (concat) runs on the CPU: "e" is empty, which WebNN refuses'* ]]
+	[[ "$stderr" == *'node "t" (transpose) runs on the CPU: "e" is empty, which WebNN refuses'* ]]
+	run place p.json
+	[ "${lines[0]}" = "r webnn 0" ] && [ "${lines[1]}" = "c cpu 0" ]
+	[ "${lines[2]}" = "t cpu 0" ] && [ "${lines[3]}" = "z webnn 1" ]
+	# unplaced, nnl-emit-js refuses it
+	run --separate-stderr "$BIN/nnl-emit-js" -o m.js s.json
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'node "c" (concat) reads or makes the empty tensor "e", which WebNN refuses; place it on the CPU with nnl-cpu-partition'* ]]
+	"$BIN/nnl-emit-js" -o m.js p.json
+	# run: CpuOps on the empty tensors, WebNN (the stub) on the rest
+	cp "$ROOT/common/rt/js/cpuops.mjs" .
+	/usr/bin/python3 -c 'import numpy as np
+np.save("x.npy", np.array([[-1, 2, -3], [4, -5, 6]], np.float32))
+np.save("e.npy", np.zeros([2, 0], np.float32))'
+	mkdir out
+	node "$ROOT/tests/js/run-partitioned.mjs" "$BIN" m.js out - - \
+	    x=x.npy e=e.npy
+	/usr/bin/python3 -c 'import numpy as np
+x, e = np.load("x.npy"), np.load("e.npy")
+z, t = np.load("out/z.npy"), np.load("out/t.npy")
+w = 1 / (1 + np.exp(-np.concatenate([e, np.maximum(x, 0)], 1)))
+assert z.shape == w.shape and np.allclose(z, w, 1e-5, 1e-6), (z, w)
+assert t.shape == (0, 2), t.shape'
+}
+
 @test "the shipped profiles are what gen-profiles.py makes from the IDL" {
 	/usr/bin/python3 "$ROOT/scripts/gen-profiles.py" .
 	cmp cpu.json "$P/cpu.json"

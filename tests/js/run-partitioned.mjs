@@ -3,7 +3,7 @@
 // recorded graph executed by nnl-run (nnl's C kernels), the CPU rounds
 // between them by CpuOps.  Writes each output as OUT-DIR/NAME.npy.
 // Usage: node run-partitioned.mjs BIN MODULE.js OUT-DIR WEIGHTS MANIFEST
-//            NAME=FILE.npy ...   (WEIGHTS and MANIFEST "-" for none)
+//            [NAME=FILE.npy ...]   (WEIGHTS and MANIFEST "-" for none)
 // A module nnl-emit-js --weights-at-load wrote (it exports weightsNeeded)
 // is given loadWeights(WEIGHTS, MANIFEST), its bytes and the manifest
 // object; others the weights file's bytes.
@@ -16,8 +16,8 @@ import { createStub } from "./webnn-stub.mjs";
 import { npyRead, npyWrite } from "./npy.mjs";
 
 const [bin, module, outdir, weights, manifest, ...pairs] = process.argv.slice(2);
-if (!pairs.length) {
-  console.error("usage: node run-partitioned.mjs BIN MODULE.js OUT-DIR WEIGHTS MANIFEST NAME=FILE.npy ...");
+if (manifest === undefined) {   // (a graph may have no inputs)
+  console.error("usage: node run-partitioned.mjs BIN MODULE.js OUT-DIR WEIGHTS MANIFEST [NAME=FILE.npy ...]");
   process.exit(2);
 }
 const tmp = mkdtempSync(join(tmpdir(), "nnl-parts-"));

@@ -211,7 +211,7 @@ def build(test, d, tmp, consts, ins):
 
 def beyond(g):
     """Does graph file g hold an op or a data type of nnl's beyond
-    WebNN?"""
+    WebNN, or an empty tensor (which WebNN refuses)?"""
     with open(os.path.join(ROOT, "common", "core", "ops_nnl.def")) as f:
         ops = set(re.findall(r'^OP\(\w+, "(\w+)"', f.read(), re.M))
     with open(os.path.join(ROOT, "common", "core", "dtype.h")) as f:
@@ -220,18 +220,19 @@ def beyond(g):
     with open(g) as f:
         gj = json.load(f)
 
-    def types(v):       # every "dataType" in the graph, at any depth
+    def types(v, key="dataType"):   # every key's value, at any depth
         if isinstance(v, dict):
             for k, x in v.items():
-                if k == "dataType" and isinstance(x, str):
+                if k == key:
                     yield x
                 else:
-                    yield from types(x)
+                    yield from types(x, key)
         elif isinstance(v, list):
             for x in v:
-                yield from types(x)
+                yield from types(x, key)
     return any(n.get("op") in ops for n in gj["nodes"]) or \
-        any(t in ext for t in types(gj))
+        any(t in ext for t in types(gj) if isinstance(t, str)) or \
+        any(isinstance(s, list) and 0 in s for s in types(gj, "shape"))
 
 
 # The program partitioned() writes: the graph's inputs from stdin, as

@@ -2026,3 +2026,34 @@ invalid("constantOfShape-rank2-shape", "constantOfShape", [x([1, 2], i64)],
         {"bound": 4}, 'input "shape"', nout=2)
 invalid("constantOfShape-empty-shape", "constantOfShape", [x([0], i64)],
         {"bound": 4}, 'is empty', nout=2)
+# ---- empty tensors (nnl-graph(5), Empty tensors) ----
+# A node whose outputs hold no elements computes nothing: an add of a
+# [0, 3] operand, a transpose, a split of an empty tensor.  One that
+# reads an empty operand into values needs a value for no elements:
+# NumPy's sum (0), product (1), their kin (log 0 = -inf), and a concat
+# whose empty piece adds nothing.
+case("add-empty", "add", ab([0, 3], [3]),
+     ref=lambda a, c: a["a"] + a["b"])
+case("transpose-empty", "transpose", [x([2, 0, 3], i32)],
+     ref=lambda a, c: a["x"].transpose())
+case("split-empty", "split", [x([2, 0, 4])], {"splits": 2, "axis": 2},
+     nout=2, ref=lambda a, c: np.split(a["x"], 2, 2))
+for op, fn in RED.items():
+    if op in ("reduceMax", "reduceMin", "reduceMean"):
+        continue
+    case(op + "-empty-axis", op, [x([2, 0, 3])], {"axes": [1]},
+         ref=lambda a, c, fn=fn: fn(a["x"].astype(np.float64), 1, False))
+case("reduceLogSum-empty-axis", "reduceLogSum", [x([2, 0])], {"axes": [1]},
+     ref=lambda a, c: np.log(a["x"].astype(np.float64).sum(1)))
+case("reduceSum-empty-int32", "reduceSum", [x([0, 4], i32)], {"axes": [0]},
+     ref=lambda a, c: a["x"].sum(0).astype(np.int32))
+case("concat-empty-piece", "concat", [("p", f32, [2, 0], "n"),
+                                      ("q", f32, [2, 3], "n")],
+     {"axis": 1}, ref=lambda a, c: np.concatenate([a["p"], a["q"]], 1))
+# no value for no elements: refused naming the node
+for op in ("reduceMax", "reduceMin", "reduceMean"):
+    invalid(op + "-empty-axis", op, [x([2, 0, 3])], {"axes": [1]},
+            "input \"x\" is empty: %s has no value to give for no "
+            "elements" % op)
+invalid("matmul-empty-inner", "matmul", ab([2, 0], [0, 3]), {},
+        "input \"a\" is empty: matmul has no value to give")

@@ -43,7 +43,7 @@ nnl_k_copy(const int64_t *ip, const double *fp, const void *const *in,
 {
 	(void)fp;
 	(void)scratch;
-	if (out[0] != in[0])
+	if (ip[0] && out[0] != in[0])	/* (0: an empty tensor's) */
 		memmove(out[0], in[0], (size_t)ip[0]);
 }
 
