@@ -201,7 +201,7 @@ onnx_strict(struct imp *m)
 	if (!onnx_handler_of(n->op_type) || (!dom && trainop(n->op_type)))
 		return refuse(m, seqop(n->op_type) ? REFUSE_SEQUENCE :
 		    REFUSE_OP, "no converter for this operator");
-	if (m->opset > ONNX_OPSET)
+	if (!train && m->opset > ONNX_OPSET)
 		return refuse(m, REFUSE_VERSION, "opset %d is newer than "
 		    "the newest the importer knows (%d)", m->opset,
 		    ONNX_OPSET);
