@@ -27,7 +27,7 @@ ONNX    = onnx_read onnx_import onnx_emit onnx_names onnx_ew onnx_loss \
           onnx_tensor onnx_einsum \
           onnx_nn onnx_rnn onnx_resize onnx_detect onnx_origin \
           onnx_strict onnx_attn onnx_ctl onnx_qint onnx_unpool \
-          onnx_signal onnx_bounded
+          onnx_signal onnx_bounded onnx_train
 ONNXOBJ = $(B)/onnx/onnx.pb-c.o $(ONNX:%=$(B)/onnx/%.o)
 
 # One executable per pass: passes/NAME.c -> bin/nnl-NAME.

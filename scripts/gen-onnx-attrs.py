@@ -11,7 +11,8 @@ since_version first to last and understands the attributes named, each
 in every version it exists in, or only from version A ("attr:A") or
 from A to B ("attr:A-B"), by since_version.  The draft offers every
 attribute the operator's schemas have (Debian's python3-onnx, and the
-newer versions of scripts/onnx_newer.py) that some converter of
+newer versions of scripts/onnx_newer.py; and ai.onnx.preview.training's,
+by the domain's version) that some converter of
 common/onnx names; a person keeps only those the converter implements.
 The check: one row per op of onnx_ops.def, versions that exist, and
 attributes that exist in the versions named.
@@ -29,6 +30,9 @@ sys.path.insert(0, HERE)
 from onnx_newer import VERSIONS  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
+# the one other domain whose operators the importer converts (its
+# optimizers; no name is also the default domain's)
+TRAINING = "ai.onnx.preview.training"
 ROW = re.compile(r'^ATTRS\("(\w+)", (\d+), (\d+),((?:\s*"[^"]*")+)\)$')
 
 
@@ -36,7 +40,7 @@ def history():
     """op -> [(since_version, set of attribute names)], sorted."""
     h = collections.defaultdict(dict)
     for s in defs.get_all_schemas_with_history():
-        if s.domain in ("", "ai.onnx"):
+        if s.domain in ("", "ai.onnx", TRAINING):
             h[s.name][s.since_version] = set(s.attributes)
     for op, v, _, add, drop in sorted(VERSIONS, key=lambda r: r[1]):
         prev = h[op][max(h[op])] if h[op] else set()

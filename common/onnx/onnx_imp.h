@@ -22,6 +22,8 @@ struct imp {
 	const char *path;		/* the model, for messages */
 	char *dir;			/* its folder: external data */
 	int opset;			/* of the default domain */
+	int training;			/* of ai.onnx.preview.training,
+					   0 when not imported */
 	const Onnx__NodeProto *n;	/* node being converted */
 	const char *nname;		/* its name, for messages */
 	cJSON *vals;			/* ONNX value -> operand name */
@@ -65,6 +67,9 @@ int onnx_names_check(const char *path, const unsigned char *bytes,
 enum { ONNX_OPSET = 25 };
 /* Refusals one error lists; past them, only a count. */
 enum { REFUSEDMAX = 50 };
+/* The optimizers' domain (onnx_train.c), the only one besides the
+ * default domain whose operators the importer converts. */
+#define TRAINING "ai.onnx.preview.training"
 /* The converter of a default-domain op_type, NULL if none. */
 onnx_handler *onnx_handler_of(const char *op);
 /* The current node's operand counts against its operator's schema at

@@ -623,6 +623,9 @@ onnx_import(const char *path, const struct onnx_opts *o)
 		if ((!s->domain || !*s->domain ||
 		    strcmp(s->domain, "ai.onnx") == 0) && s->has_version)
 			m.opset = (int)s->version;
+		else if (s->domain && strcmp(s->domain, TRAINING) == 0 &&
+		    s->has_version)
+			m.training = (int)s->version;
 	}
 	if (mp->n_opset_import == 0)
 		m.opset = 1;

@@ -4,7 +4,9 @@
  * (onnx_arity.h), and what it asks for against what the importer
  * implements (onnx_attrs.def): an operator with no converter or from
  * another domain, a version outside those implemented, or an attribute
- * no converter reads is refused, never ignored.
+ * no converter reads is refused, never ignored.  Of the other domains,
+ * only ai.onnx.preview.training's optimizers are converted (version 1,
+ * onnx_train.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,9 +93,11 @@ int
 onnx_arity(struct imp *m)
 {
 	const Onnx__NodeProto *n = m->n;
-	const struct arity *a = schema(n->op_type, m->opset);
+	const struct arity *a;
 
-	if (!a)
+	if (n->domain && strcmp(n->domain, TRAINING) == 0)
+		return 0;	/* onnx_train.c counts its groups */
+	if (!(a = schema(n->op_type, m->opset)))
 		return nodeerr(m, "%s is not an operator of opset %d",
 		    escape_tty_name(n->op_type), m->opset);
 	if ((int)n->n_input < a->minin || (int)n->n_input > a->maxin)
@@ -154,6 +158,31 @@ understood(const struct impl *r, const char *name, int since)
 	return 0;
 }
 
+/* An optimizer of ai.onnx.preview.training (onnx_train.c)? */
+static int
+trainop(const char *op)
+{
+	return strcmp(op, "Adagrad") == 0 || strcmp(op, "Adam") == 0 ||
+	    strcmp(op, "Momentum") == 0;
+}
+
+/* The training domain's version 1, the only one: its since_version
+ * (1), or -1 after refuse(). */
+static int
+trainsince(struct imp *m)
+{
+	if (m->training == 1)
+		return 1;
+	if (m->training == 0)
+		refuse(m, REFUSE_VERSION, "the model does not import the "
+		    "domain " TRAINING);
+	else
+		refuse(m, REFUSE_VERSION, TRAINING " version %d is not "
+		    "implemented; the importer implements version 1",
+		    m->training);
+	return -1;
+}
+
 int
 onnx_strict(struct imp *m)
 {
@@ -162,19 +191,26 @@ onnx_strict(struct imp *m)
 	    strcmp(n->domain, "ai.onnx") ? n->domain : NULL;
 	const struct impl *r = NULL;
 	const struct arity *a;
+	int since, train = dom && strcmp(dom, TRAINING) == 0 &&
+	    trainop(n->op_type);
 
-	if (dom)
+	if (dom && !train)
 		return refuse(m, REFUSE_OP, "the importer knows only the "
-		    "default domain's operators");
-	if (!onnx_handler_of(n->op_type))
+		    "default domain's operators, and Adagrad, Adam and "
+		    "Momentum of " TRAINING);
+	if (!onnx_handler_of(n->op_type) || (!dom && trainop(n->op_type)))
 		return refuse(m, seqop(n->op_type) ? REFUSE_SEQUENCE :
 		    REFUSE_OP, "no converter for this operator");
-	if (m->opset > ONNX_OPSET)
+	if (!train && m->opset > ONNX_OPSET)
 		return refuse(m, REFUSE_VERSION, "opset %d is newer than "
 		    "the newest the importer knows (%d)", m->opset,
 		    ONNX_OPSET);
-	/* not an operator of this opset: an error, the arity check's */
-	if (!(a = schema(n->op_type, m->opset)))
+	if (train) {
+		if ((since = trainsince(m)) < 0)
+			return REFUSED;
+	} else if ((a = schema(n->op_type, m->opset)) != NULL)
+		since = a->since;
+	else	/* not an operator of this opset: the arity check's error */
 		return 0;
 	for (size_t i = 0; i < sizeof impls / sizeof *impls && !r; i++)
 		if (strcmp(impls[i].op, n->op_type) == 0)
@@ -182,22 +218,22 @@ onnx_strict(struct imp *m)
 	if (!r)		/* gen-onnx-attrs.py --check says so too */
 		return refuse(m, REFUSE_VERSION, "%s-%d (opset %d): no "
 		    "version is in onnx_attrs.def",
-		    escape_tty_name(n->op_type), a->since, m->opset);
-	if (a->since < r->first || a->since > r->last)
+		    escape_tty_name(n->op_type), since, m->opset);
+	if (since < r->first || since > r->last)
 		return refuse(m, REFUSE_VERSION, "%s-%d (opset %d) is not "
 		    "implemented; the importer implements %s-%d to %s-%d",
-		    escape_tty_name(n->op_type), a->since, m->opset,
+		    escape_tty_name(n->op_type), since, m->opset,
 		    escape_tty_name(n->op_type), r->first,
 		    escape_tty_name(n->op_type), r->last);
 	for (size_t i = 0; i < n->n_attribute; i++) {
 		const char *name = n->attribute[i]->name ?
 		    n->attribute[i]->name : "";
 
-		if (!understood(r, name, a->since))
+		if (!understood(r, name, since))
 			return refuse(m, REFUSE_ATTR, "attribute \"%s\" of "
 			    "%s-%d is not implemented",
 			    escape_tty_name(name),
-			    escape_tty_name(n->op_type), a->since);
+			    escape_tty_name(n->op_type), since);
 	}
 	return 0;
 }

@@ -653,6 +653,88 @@ def qcases():
         "[unsupported-type]: pool_strings (strings)"
 
 
+TRAINING = "ai.onnx.preview.training"
+
+
+def mkt(op, ins, nout, version=1, domain=TRAINING, **kw):
+    """One optimizer node of the training domain (imported at version)
+    over the named arrays ins, outputs y0..y(nout - 1)."""
+    m = mk([node(op, [n for n, _ in ins], nout, domain=domain, **kw)],
+           ins, [], nout, 1)
+    del m.opset_import[:]
+    m.opset_import.extend([helper.make_opsetid(domain, version)])
+    return m
+
+
+def traincases():
+    """Adagrad, Adam and Momentum of ai.onnx.preview.training, every
+    attribute set, T past 0 (where Adam's bias correction and Momentum's
+    beta apply), two tensors updated; references from the operators'
+    definitions, in float64."""
+    r, t3 = np.array(0.05, np.float32), np.array(3, np.int64)
+    x = [rand(3), rand(2, 2)]
+    g = [rand(3), rand(2, 2)]
+    s1 = [np.abs(rand(3)), np.abs(rand(2, 2))]
+    s2 = [np.abs(rand(3)), np.abs(rand(2, 2))]
+    ins = lambda *grp: [("R", r), ("T", t3)] + [
+        ("%s%d" % ("XGVH"[k], i), a[i]) for k, a in enumerate(grp)
+        for i in range(2)]
+    # Adagrad: decay_factor, epsilon, norm_coefficient
+    dec, eps, nc = 0.25, 0.01, 0.1
+    rr = float(r) / (1 + 3 * dec)
+    xs, hs = [], []
+    for i in range(2):
+        gr = nc * x[i].astype(np.float64) + g[i]
+        hn = s1[i] + gr * gr
+        xs.append(x[i] - rr * gr / (np.sqrt(hn) + eps))
+        hs.append(hn)
+    yield "Adagrad decay_factor epsilon norm_coefficient, two tensors", \
+        mkt("Adagrad", ins(x, g, s1), 4, decay_factor=dec, epsilon=eps,
+            norm_coefficient=nc), ins(x, g, s1), xs + hs
+    # Adam: alpha, beta, epsilon, norm_coefficient, norm_coefficient_post
+    al, be, eps, nc, ncp = 0.8, 0.9, 0.01, 0.1, 0.2
+    ra = float(r) * np.sqrt(1 - be ** 3) / (1 - al ** 3)
+    xs, vs, hs = [], [], []
+    for i in range(2):
+        gr = nc * x[i].astype(np.float64) + g[i]
+        vn = al * s1[i] + (1 - al) * gr
+        hn = be * s2[i] + (1 - be) * gr * gr
+        xs.append((1 - ncp) * (x[i] - ra * vn / (np.sqrt(hn) + eps)))
+        vs.append(vn)
+        hs.append(hn)
+    yield "Adam alpha beta epsilon norm_coefficient norm_coefficient_post", \
+        mkt("Adam", ins(x, g, s1, s2), 6, alpha=al, beta=be, epsilon=eps,
+            norm_coefficient=nc, norm_coefficient_post=ncp), \
+        ins(x, g, s1, s2), xs + vs + hs
+    # Momentum: alpha, beta, mode, norm_coefficient
+    al, be, nc = 0.7, 0.4, 0.1
+    for mode in ("standard", "nesterov"):
+        xs, vs = [], []
+        for i in range(2):
+            gr = nc * x[i].astype(np.float64) + g[i]
+            vn = al * s1[i] + be * gr
+            d = vn if mode == "standard" else gr + al * vn
+            xs.append(x[i] - float(r) * d)
+            vs.append(vn)
+        yield "Momentum alpha beta mode=%s norm_coefficient" % mode, \
+            mkt("Momentum", ins(x, g, s1), 4, alpha=al, beta=be,
+                mode=mode, norm_coefficient=nc), ins(x, g, s1), xs + vs
+    one = [("R", r), ("T", t3), ("X", x[0]), ("G", g[0]), ("V", s1[0])]
+    yield "Momentum mode heavy refused", mkt(
+        "Momentum", one, 2, alpha=al, beta=be, mode="heavy",
+        norm_coefficient=nc), one, \
+        '[unsupported-attribute]: mode "heavy"'
+    yield "Adagrad of the training domain's version 2 refused", mkt(
+        "Adagrad", one, 2, version=2), one, \
+        "[unsupported-version]: ai.onnx.preview.training version 2"
+    yield "Gradient of the training domain refused", mkt(
+        "Gradient", one, 1, xs=["X"], y="R"), one, \
+        "(ai.onnx.preview.training.Gradient) [unsupported-op]"
+    yield "Adagrad of the default domain refused", mkt(
+        "Adagrad", one, 2, domain=""), one, \
+        "(Adagrad) [unsupported-op]: no converter"
+
+
 def scatter(d, idx):
     y = d.copy()
     for i in range(idx.shape[0]):
@@ -670,7 +752,7 @@ def main():
     bad = n = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, m, ins, want in (list(cases()) + list(rnncases()) +
-                                   list(qcases())):
+                                   list(qcases()) + list(traincases())):
             if a.only not in name:
                 continue
             n += 1

@@ -6,8 +6,10 @@ Usage: schema_walk.py [--bin DIR] [--jobs N] [--keep DIR]
 
 Walks every operator schema of the default domain that the onnx
 package knows (onnx.defs.get_all_schemas_with_history()), and the newer
-versions of scripts/onnx_newer.py: each version, and each attribute of
-it.  For each it builds a one-node model at that version's opset, with
+versions of scripts/onnx_newer.py, and those of ai.onnx.preview.training
+(its optimizers are the only operators of another domain the importer
+converts): each version, and each attribute of it.  For each it builds
+a one-node model at that version's opset of the operator's domain, with
 graph inputs of a type the schema allows, and imports it:
 
   - an op the importer has no row for in common/onnx/onnx_attrs.def,
@@ -132,10 +134,12 @@ def model(op, since, schema, attr, nin, nout):
     kw = {}
     if attr:
         kw[attr] = value(schema, attr)
+    dom = schema.domain if schema is not None and \
+        schema.domain == gen.TRAINING else ""
     node = helper.make_node(op, [v.name for v in x], [v.name for v in y],
-                            name="n", **kw)
+                            name="n", domain=dom, **kw)
     m = helper.make_model(helper.make_graph([node], "g", x, y),
-                          opset_imports=[helper.make_opsetid("", since)])
+                          opset_imports=[helper.make_opsetid(dom, since)])
     m.ir_version = 8
     return m
 
@@ -145,7 +149,7 @@ def cases():
     every version and attribute, and the made-up one."""
     schemas = {(s.name, s.since_version): s
                for s in defs.get_all_schemas_with_history()
-               if s.domain in ("", "ai.onnx")}
+               if s.domain in ("", "ai.onnx", gen.TRAINING)}
     arity = {}
     for line in open(os.path.join(ROOT, "common/onnx/onnx_arity.h")):
         m = re.match(r'ARITY\("(\w+)", (\d+), (\d+), \d+, (\d+),', line)
@@ -212,11 +216,16 @@ def coverage(rows):
         m = onnx.load(path)
         opset = max([o.version for o in m.opset_import
                      if o.domain in ("", "ai.onnx")] or [1])
+        training = max([o.version for o in m.opset_import
+                        if o.domain == gen.TRAINING] or [1])
         for n in m.graph.node:
-            if n.domain not in ("", "ai.onnx"):
+            if n.domain not in ("", "ai.onnx", gen.TRAINING):
                 continue
             try:
-                since = defs.get_schema(n.op_type, opset).since_version
+                since = defs.get_schema(
+                    n.op_type, training, gen.TRAINING).since_version \
+                    if n.domain == gen.TRAINING else \
+                    defs.get_schema(n.op_type, opset).since_version
             except Exception:
                 continue
             for a in n.attribute:
