@@ -40,23 +40,6 @@ bytesize(struct kctx *c, const struct tdesc *t)
 	return dtype_bits(t->dt) / 8;
 }
 
-/* Strides of t, broadcast to the rank-r shape dims (0 where t is 1). */
-static void
-bstrides(struct kctx *c, const struct tdesc *t, int r, const int64_t *dims)
-{
-	int64_t st = 1, s[NNL_MAXRANK];
-
-	for (int i = r - 1; i >= 0; i--) {
-		int j = i - (r - t->rank);
-		int64_t d = j >= 0 ? t->dims[j] : 1;
-
-		s[i] = d == 1 && dims[i] != 1 ? 0 : st;
-		st *= d;
-	}
-	for (int i = 0; i < r; i++)
-		kip(c, s[i]);
-}
-
 static int
 rankok(struct kctx *c, const struct tdesc *t)
 {
@@ -85,8 +68,8 @@ binary(struct kctx *c)
 	kip(c, kdt(c->in[0]));
 	kip(c, kdt(o));
 	kshape(c, o);
-	bstrides(c, c->in[0], o->rank, o->dims);
-	bstrides(c, c->in[1], o->rank, o->dims);
+	kbstrides(c, c->in[0], o->rank, o->dims);
+	kbstrides(c, c->in[1], o->rank, o->dims);
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
 	return kset(c, "binary");
@@ -168,7 +151,7 @@ prepare_prelu(struct kctx *c)
 		return -1;
 	kip(c, kdt(x));
 	kshape(c, x);
-	bstrides(c, c->in[1], x->rank, x->dims);
+	kbstrides(c, c->in[1], x->rank, x->dims);
 	kin(c, c->n->in[0]);
 	kin(c, c->n->in[1]);
 	return kset(c, "prelu");
@@ -225,7 +208,7 @@ prepare_where(struct kctx *c)
 	kip(c, es);
 	kshape(c, o);
 	for (int k = 0; k < 3; k++)
-		bstrides(c, c->in[k], o->rank, o->dims);
+		kbstrides(c, c->in[k], o->rank, o->dims);
 	for (int k = 0; k < 3; k++)
 		kin(c, c->n->in[k]);
 	return kset(c, "where");
@@ -320,7 +303,7 @@ prepare_expand(struct kctx *c)
 		return -1;
 	kip(c, es);
 	kshape(c, o);
-	bstrides(c, c->in[0], o->rank, o->dims);
+	kbstrides(c, c->in[0], o->rank, o->dims);
 	kin(c, c->n->in[0]);
 	return kset(c, "expand");
 }

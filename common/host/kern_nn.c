@@ -725,23 +725,6 @@ prepare_roi_align(struct kctx *c)
  * tfIdfVectorizer; their shape rules (middle/shape_num.c) have checked
  * every option ---- */
 
-/* Strides of t, broadcast to the rank-r shape dims (0 where t is 1). */
-static void
-qbstrides(struct kctx *c, const struct tdesc *t, int r, const int64_t *dims)
-{
-	int64_t st = 1, s[NNL_MAXRANK];
-
-	for (int i = r - 1; i >= 0; i--) {
-		int j = i - (r - t->rank);
-		int64_t d = j >= 0 ? t->dims[j] : 1;
-
-		s[i] = d == 1 && dims[i] != 1 ? 0 : st;
-		st *= d;
-	}
-	for (int i = 0; i < r; i++)
-		kip(c, s[i]);
-}
-
 /* Batch strides (in matrices) of t's batch dims broadcast to out's q. */
 static void
 batchstrides(struct kctx *c, const struct tdesc *t, int q,
@@ -750,7 +733,7 @@ batchstrides(struct kctx *c, const struct tdesc *t, int q,
 	struct tdesc b = *t;
 
 	b.rank -= 2;
-	qbstrides(c, &b, q, dims);
+	kbstrides(c, &b, q, dims);
 }
 
 int
@@ -772,9 +755,9 @@ prepare_matmul_integer(struct kctx *c)
 	batchstrides(c, a, q, y->dims);
 	batchstrides(c, b, q, y->dims);
 	kshape(c, a);
-	qbstrides(c, c->in[2], a->rank, a->dims);
+	kbstrides(c, c->in[2], a->rank, a->dims);
 	kshape(c, b);
-	qbstrides(c, c->in[3], b->rank, b->dims);
+	kbstrides(c, c->in[3], b->rank, b->dims);
 	for (int k = 0; k < 4; k++)
 		kin(c, c->n->in[k]);
 	c->k->scratch = 4 * (uint64_t)(tdesc_numel(a) + tdesc_numel(b));
@@ -809,8 +792,8 @@ prepare_conv2d_integer(struct kctx *c)
 	kip(c, st[1]);
 	kip(c, dil[0]);
 	kip(c, dil[1]);
-	qbstrides(c, c->in[2], 4, x->dims);
-	qbstrides(c, c->in[3], 4, w->dims);
+	kbstrides(c, c->in[2], 4, x->dims);
+	kbstrides(c, c->in[3], 4, w->dims);
 	for (int k = 0; k < 4; k++)
 		kin(c, c->n->in[k]);
 	c->k->scratch = 4 * (uint64_t)(tdesc_numel(x) + tdesc_numel(w));
@@ -825,8 +808,8 @@ prepare_requantize(struct kctx *c)
 	kip(c, kdt(c->in[1]));
 	kip(c, kdt(c->in[2]));
 	kshape(c, x);
-	qbstrides(c, c->in[1], x->rank, x->dims);
-	qbstrides(c, c->in[2], x->rank, x->dims);
+	kbstrides(c, c->in[1], x->rank, x->dims);
+	kbstrides(c, c->in[2], x->rank, x->dims);
 	for (int k = 0; k < 3; k++)
 		kin(c, c->n->in[k]);
 	return kset(c, "requant");
@@ -979,19 +962,6 @@ band3(int64_t rows, int64_t cols)
 	return nb < cols ? nb : cols;
 }
 
-static int
-list3(struct kctx *c, const char *name, uint32_t *v, int n, uint32_t dflt)
-{
-	int got = 0;
-
-	if (opt_u32s(c->sc, name, v, n, &got) < 0)
-		return -1;
-	if (!got)
-		for (int i = 0; i < n; i++)
-			v[i] = dflt;
-	return 0;
-}
-
 /* nnl_nd_read's parameters: the sizes, the window of k, strides,
  * dilations and padding. */
 static int
@@ -1000,8 +970,8 @@ geometry3(struct kctx *c, int64_t oc, const int64_t *k)
 	const struct tdesc *x = c->in[0], *y = &c->out[0];
 	uint32_t pad[6], st[3], dl[3];
 
-	if (list3(c, "padding", pad, 6, 0) || list3(c, "strides", st, 3, 1) ||
-	    list3(c, "dilations", dl, 3, 1))
+	if (pairs(c, "padding", pad, 6, 0) || pairs(c, "strides", st, 3, 1) ||
+	    pairs(c, "dilations", dl, 3, 1))
 		return -1;
 	kip(c, x->dims[0]);
 	kip(c, x->dims[1]);

@@ -95,6 +95,22 @@ kshape(struct kctx *c, const struct tdesc *t)
 		kip(c, t->dims[i]);
 }
 
+void
+kbstrides(struct kctx *c, const struct tdesc *t, int r, const int64_t *dims)
+{
+	int64_t st = 1, s[NNL_MAXRANK];
+
+	for (int i = r - 1; i >= 0; i--) {
+		int j = i - (r - t->rank);
+		int64_t d = j >= 0 ? t->dims[j] : 1;
+
+		s[i] = d == 1 && dims[i] != 1 ? 0 : st;
+		st *= d;
+	}
+	for (int i = 0; i < r; i++)
+		kip(c, s[i]);
+}
+
 int
 kdt(const struct tdesc *t)
 {

@@ -71,6 +71,9 @@ void kfp(struct kctx *c, double v);
 void kin(struct kctx *c, const char *operand);	/* NULL: absent */
 /* Push a shape: rank, then the dims. */
 void kshape(struct kctx *c, const struct tdesc *t);
+/* Push t's strides broadcast to the rank-r shape dims (0 where t is 1). */
+void kbstrides(struct kctx *c, const struct tdesc *t, int r,
+    const int64_t *dims);
 /* Choose NAME_f32, or NAME_f16 converting the first nconv inputs. */
 int f16finish(struct kctx *c, const char *name, int nconv);
 /* Push the node's fused activation (nnl-fuse): code, 2 parameters. */

@@ -12,52 +12,16 @@
 
 #include "shape_rule.h"
 
-enum { NSP = 3, MAXL = 32 };
+enum { NSP = 3 };
 #define MAXDIM INT64_C(2147483647)
-
-/* a * b saturating far above any valid dimension */
-static int64_t
-mulsat(int64_t a, int64_t b)
-{
-	if (a > 0 && b > INT64_MAX / 8 / a)
-		return INT64_MAX / 8;
-	return a * b;
-}
-
-/* An option of n values (dflt everywhere when absent); nonzero refuses
- * a 0.  1 present, 0 absent, -1 after reporting. */
-static int
-list(struct shapectx *c, const char *name, uint32_t *v, int n,
-    uint32_t dflt, int nonzero)
-{
-	uint32_t t[MAXL];
-	int got = 0, r = opt_u32s(c, name, t, MAXL, &got);
-
-	if (r < 0)
-		return -1;
-	if (r == 0) {
-		for (int i = 0; i < n; i++)
-			v[i] = dflt;
-		return 0;
-	}
-	if (got != n)
-		return shape_err(c, "option \"%s\": expected %d values, found "
-		    "%d", name, n, got);
-	for (int i = 0; i < n; i++)
-		if (nonzero && t[i] == 0)
-			return shape_err(c, "option \"%s\": item %d is 0, it "
-			    "must be positive", name, i);
-	memcpy(v, t, (size_t)n * sizeof *v);
-	return 1;
-}
 
 /* padding, strides and dilations of the three spatial dimensions */
 static int
 window(struct shapectx *c, uint32_t *pad, uint32_t *st, uint32_t *dl)
 {
-	if (list(c, "padding", pad, 2 * NSP, 0, 0) < 0 ||
-	    list(c, "strides", st, NSP, 1, 1) < 0 ||
-	    list(c, "dilations", dl, NSP, 1, 1) < 0)
+	if (shape_fixed(c, "padding", pad, 2 * NSP, 0, 0) < 0 ||
+	    shape_fixed(c, "strides", st, NSP, 1, 1) < 0 ||
+	    shape_fixed(c, "dilations", dl, NSP, 1, 1) < 0)
 		return -1;
 	return 0;
 }
@@ -110,7 +74,7 @@ static int64_t
 outsize(int64_t in, int64_t k, uint32_t pb, uint32_t pe, uint32_t s,
     uint32_t dil, int up)
 {
-	int64_t num = in + pb + pe - (mulsat(k - 1, dil) + 1);
+	int64_t num = in + pb + pe - (shape_mulsat(k - 1, dil) + 1);
 
 	if (num < 0)
 		return 0;
@@ -165,14 +129,14 @@ shape_conv_transpose3d(struct shapectx *c)
 	    want5(c, "input \"input\"", x) ||
 	    want5(c, "input \"filter\"", f) || samedt(c, f, x) ||
 	    window(c, pad, st, dl) ||
-	    list(c, "outputPadding", op, NSP, 0, 0) < 0 ||
+	    shape_fixed(c, "outputPadding", op, NSP, 0, 0) < 0 ||
 	    opt_u32(c, "groups", &g) < 0)
 		return -1;
 	if (x->dims[1] != f->dims[0])
 		return shape_err(c, "input \"filter\" has %lld input channels, "
 		    "input has %lld", (long long)f->dims[0],
 		    (long long)x->dims[1]);
-	oc = mulsat(f->dims[1], g ? g : 1);
+	oc = shape_mulsat(f->dims[1], g ? g : 1);
 	if (oc > MAXDIM)
 		return shape_err(c, "option \"groups\": %u groups of %lld "
 		    "output channels are not a valid dimension", g,
@@ -184,8 +148,8 @@ shape_conv_transpose3d(struct shapectx *c)
 			return shape_err(c, "option \"outputPadding\": %u must "
 			    "be below the stride %u of dimension %d", op[i],
 			    st[i], i);
-		sz[i] = mulsat(x->dims[2 + i] - 1, st[i]) +
-		    mulsat(f->dims[2 + i] - 1, dl[i]) + 1 - pad[2 * i] -
+		sz[i] = shape_mulsat(x->dims[2 + i] - 1, st[i]) +
+		    shape_mulsat(f->dims[2 + i] - 1, dl[i]) + 1 - pad[2 * i] -
 		    pad[2 * i + 1] + op[i];
 	}
 	return setout(c, x, oc, sz);
@@ -208,7 +172,7 @@ shape_pool3d(struct shapectx *c)
 
 	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
 	    want5(c, "input \"input\"", x) ||
-	    (r = list(c, "windowDimensions", win, NSP, 0, 1)) < 0 ||
+	    (r = shape_fixed(c, "windowDimensions", win, NSP, 0, 1)) < 0 ||
 	    window(c, pad, st, dl) ||
 	    opt_str(c, "outputShapeRounding", &round) < 0 ||
 	    (c->n->op == OP_LP_POOL3D && opt_u32(c, "p", &p) < 0))

@@ -27,33 +27,6 @@ validdim(int64_t v)
 	return v > 0 && v <= MAXDIM;
 }
 
-/* a * b, saturating far above any valid dimension: sizes computed from
- * 32-bit dimensions and options never overflow. */
-static int64_t
-mulsat(int64_t a, int64_t b)
-{
-	if (a > 0 && b > INT64_MAX / 8 / a)
-		return INT64_MAX / 8;
-	return a * b;
-}
-
-/* "[1, 2]" of a list of n values, in one of four rotating buffers. */
-static const char *
-u32str(const uint32_t *v, int n)
-{
-	static char bufs[4][MAXR * 12 + 4];
-	static int k;
-	char *s = bufs[k++ & 3];
-	size_t len = 1;
-
-	strcpy(s, "[");
-	for (int i = 0; i < n; i++)
-		len += (size_t)snprintf(s + len, sizeof bufs[0] - len, "%s%u",
-		    i ? ", " : "", v[i]);
-	snprintf(s + len, sizeof bufs[0] - len, "]");
-	return s;
-}
-
 /* A computed size for messages: saturated ones are only "over" or
  * "under" the largest dimension. */
 static const char *
@@ -84,38 +57,6 @@ f64str(const double *v, int n)
 	}
 	buf_putc(&b, ']');
 	return b.s;
-}
-
-/*
- * A sequence option that must hold n values ("If its size is not n,
- * then throw").  v gets them, or dflt in every place when the option is
- * absent.  nonzero: the steps also refuse a 0 (strides, dilations,
- * windowDimensions).  Returns 1 when present, 0 when absent, -1 after
- * reporting.
- */
-static int
-fixed(struct shapectx *c, const char *name, uint32_t *v, int n,
-    uint32_t dflt, int nonzero)
-{
-	uint32_t t[MAXR];
-	int got = 0, r = opt_u32s(c, name, t, MAXR, &got);
-
-	if (r < 0)
-		return -1;
-	if (r == 0) {
-		for (int i = 0; i < n; i++)
-			v[i] = dflt;
-		return 0;
-	}
-	if (got != n)
-		return shape_err(c, "option \"%s\": expected %d values, found "
-		    "%d %s", name, n, got, u32str(t, got));
-	for (int i = 0; i < n; i++)
-		if (nonzero && t[i] == 0)
-			return shape_err(c, "option \"%s\": %s: item %d is 0, "
-			    "it must be positive", name, u32str(t, n), i);
-	memcpy(v, t, (size_t)n * sizeof *v);
-	return 1;
 }
 
 /* The "same as input" data type of the tensor limits tables. */
@@ -218,7 +159,7 @@ static int64_t
 convsize(int64_t in, int64_t k, uint32_t pb, uint32_t pe, uint32_t s,
     uint32_t dil, int up)
 {
-	int64_t num = in + pb + pe - (mulsat(k - 1, dil) + 1);
+	int64_t num = in + pb + pe - (shape_mulsat(k - 1, dil) + 1);
 	int64_t q;
 
 	if (num >= 0)
@@ -262,13 +203,13 @@ conv2dsize(struct shapectx *c, const char *il, int64_t oc,
 		    "dilations %s, does not fit the padded %lldx%lld input "
 		    "(padding %s): output height %s, width %s",
 		    (long long)kh, (long long)kw,
-		    u32str(dl, 2), (long long)x->dims[hh],
-		    (long long)x->dims[ww], u32str(pad, 4), sizestr(oh),
+		    shape_u32str(dl, 2), (long long)x->dims[hh],
+		    (long long)x->dims[ww], shape_u32str(pad, 4), sizestr(oh),
 		    sizestr(ow));
 	if (!validdim(oh) || !validdim(ow))
 		return shape_err(c, "option \"padding\": %s gives an output "
 		    "height %s, width %s, beyond the largest dimension",
-		    u32str(pad, 4),
+		    shape_u32str(pad, 4),
 		    sizestr(oh), sizestr(ow));
 	out4(c, il, x->dims[0], oc, oh, ow);
 	return 0;
@@ -365,9 +306,9 @@ shape_conv2d(struct shapectx *c)
 	if (shape_want_dtype(c, "input \"input\"", x, DTS_FLOAT) ||
 	    want4(c, "input \"input\"", x) || want4(c, "input \"filter\"", f) ||
 	    samedt(c, "input \"filter\"", f, "input \"input\"", x) ||
-	    fixed(c, "padding", pad, 4, 0, 0) < 0 ||
-	    fixed(c, "strides", st, 2, 1, 1) < 0 ||
-	    fixed(c, "dilations", dl, 2, 1, 1) < 0 || wantgroups(c, &g) ||
+	    shape_fixed(c, "padding", pad, 4, 0, 0) < 0 ||
+	    shape_fixed(c, "strides", st, 2, 1, 1) < 0 ||
+	    shape_fixed(c, "dilations", dl, 2, 1, 1) < 0 || wantgroups(c, &g) ||
 	    opt_str(c, "inputLayout", &il) < 0 ||
 	    opt_str(c, "filterLayout", &fl) < 0)
 		return -1;
@@ -414,23 +355,23 @@ convtsizes(struct shapectx *c, int64_t *sz, const int64_t *in,
     const uint32_t *dl, const uint32_t *op, const uint32_t *os, int hasos)
 {
 	for (int i = 0; i < 2; i++) {
-		int64_t calc = mulsat(in[i] - 1, st[i]) +
-		    mulsat(k[i] - 1, dl[i]) + 1 - pad[2 * i] - pad[2 * i + 1];
+		int64_t calc = shape_mulsat(in[i] - 1, st[i]) +
+		    shape_mulsat(k[i] - 1, dl[i]) + 1 - pad[2 * i] - pad[2 * i + 1];
 
 		if (hasos && (os[i] < calc || os[i] >= calc + st[i]))
 			return shape_err(c, "option \"outputSizes\": %s: %u is "
 			    "outside [%lld, %lld), the sizes the strides %s "
-			    "allow", u32str(os, 2), os[i], (long long)calc,
-			    (long long)(calc + st[i]), u32str(st, 2));
+			    "allow", shape_u32str(os, 2), os[i], (long long)calc,
+			    (long long)(calc + st[i]), shape_u32str(st, 2));
 		sz[i] = hasos ? os[i] : calc + op[i];
 	}
 	if (validdim(sz[0]) && validdim(sz[1]))
 		return 0;
 	if (hasos)
 		return shape_err(c, "option \"outputSizes\": %s is not a valid "
-		    "output size", u32str(os, 2));
+		    "output size", shape_u32str(os, 2));
 	return shape_err(c, "option \"padding\": %s leaves an output "
-	    "height %s, width %s", u32str(pad, 4), sizestr(sz[0]),
+	    "height %s, width %s", shape_u32str(pad, 4), sizestr(sz[0]),
 	    sizestr(sz[1]));
 }
 
@@ -438,11 +379,11 @@ static int
 convtopts(struct shapectx *c, uint32_t *pad, uint32_t *st, uint32_t *dl,
     uint32_t *op, uint32_t *os, int *hasos)
 {
-	if (fixed(c, "padding", pad, 4, 0, 0) < 0 ||
-	    fixed(c, "strides", st, 2, 1, 1) < 0 ||
-	    fixed(c, "dilations", dl, 2, 1, 1) < 0 ||
-	    fixed(c, "outputPadding", op, 2, 0, 0) < 0 ||
-	    (*hasos = fixed(c, "outputSizes", os, 2, 0, 0)) < 0)
+	if (shape_fixed(c, "padding", pad, 4, 0, 0) < 0 ||
+	    shape_fixed(c, "strides", st, 2, 1, 1) < 0 ||
+	    shape_fixed(c, "dilations", dl, 2, 1, 1) < 0 ||
+	    shape_fixed(c, "outputPadding", op, 2, 0, 0) < 0 ||
+	    (*hasos = shape_fixed(c, "outputSizes", os, 2, 0, 0)) < 0)
 		return -1;
 	if (*hasos)
 		return 0;
@@ -450,7 +391,7 @@ convtopts(struct shapectx *c, uint32_t *pad, uint32_t *st, uint32_t *dl,
 		if (op[i] >= st[i])
 			return shape_err(c, "option \"outputPadding\": %u must "
 			    "be below the stride %u of dimension %d (strides "
-			    "%s)", op[i], st[i], i, u32str(st, 2));
+			    "%s)", op[i], st[i], i, shape_u32str(st, 2));
 	return 0;
 }
 
@@ -483,7 +424,7 @@ shape_conv_transpose2d(struct shapectx *c)
 	if (x->dims[ch] % g)
 		return shape_err(c, "option \"groups\": %u does not divide the "
 		    "%lld input channels", g, (long long)x->dims[ch]);
-	oc = mulsat(f->dims[l->o], g);
+	oc = shape_mulsat(f->dims[l->o], g);
 	if (!validdim(oc))
 		return shape_err(c, "option \"groups\": %u groups of %lld "
 		    "output channels are not a valid dimension", g,
@@ -510,7 +451,7 @@ static int
 poolopts(struct shapectx *c, uint32_t *win, const int64_t *hw,
     uint32_t *pad, uint32_t *st, uint32_t *dl, uint32_t *os, int *hasos)
 {
-	int r = fixed(c, "windowDimensions", win, 2, 0, 1);
+	int r = shape_fixed(c, "windowDimensions", win, 2, 0, 1);
 
 	if (r < 0)
 		return -1;
@@ -518,19 +459,19 @@ poolopts(struct shapectx *c, uint32_t *win, const int64_t *hw,
 		win[i] = (uint32_t)hw[i];
 	if (win[0] == 0 || win[1] == 0)
 		return shape_err(c, "option \"windowDimensions\": the default, "
-		    "the input's %s, holds a 0", u32str(win, 2));
+		    "the input's %s, holds a 0", shape_u32str(win, 2));
 	*hasos = opt_present(c, "outputSizes");
 	memset(pad, 0, 4 * sizeof *pad);
-	if ((!*hasos && fixed(c, "padding", pad, 4, 0, 0) < 0) ||
-	    fixed(c, "strides", st, 2, 1, 1) < 0 ||
-	    (*hasos && fixed(c, "outputSizes", os, 2, 0, 0) < 0))
+	if ((!*hasos && shape_fixed(c, "padding", pad, 4, 0, 0) < 0) ||
+	    shape_fixed(c, "strides", st, 2, 1, 1) < 0 ||
+	    (*hasos && shape_fixed(c, "outputSizes", os, 2, 0, 0) < 0))
 		return -1;
 	for (int i = 0; *hasos && i < 2; i++)
 		if (os[i] >= st[i])
 			return shape_err(c, "option \"outputSizes\": %s: %u is "
 			    "not smaller than the stride %u (strides %s)",
-			    u32str(os, 2), os[i], st[i], u32str(st, 2));
-	return fixed(c, "dilations", dl, 2, 1, 1) < 0 ? -1 : 0;
+			    shape_u32str(os, 2), os[i], st[i], shape_u32str(st, 2));
+	return shape_fixed(c, "dilations", dl, 2, 1, 1) < 0 ? -1 : 0;
 }
 
 /* The output height and width: outputSizes if they are both the floor
@@ -553,18 +494,18 @@ poolsizes(struct shapectx *c, int64_t *o, const int64_t *hw,
 	    !(os[0] == ce[0] && os[1] == ce[1]))
 		return shape_err(c, "option \"outputSizes\": %s is neither the "
 		    "floor [%lld, %lld] nor the ceiling [%lld, %lld] of the "
-		    "output size", u32str(os, 2), (long long)fl[0],
+		    "output size", shape_u32str(os, 2), (long long)fl[0],
 		    (long long)fl[1], (long long)ce[0], (long long)ce[1]);
 	if (o[0] <= 0 || o[1] <= 0)
 		return shape_err(c, "option \"windowDimensions\": the window "
 		    "%s, dilations %s, does not fit the %lldx%lld input with "
-		    "padding %s: output height %s, width %s", u32str(win, 2),
-		    u32str(dl, 2), (long long)hw[0], (long long)hw[1],
-		    u32str(pad, 4), sizestr(o[0]), sizestr(o[1]));
+		    "padding %s: output height %s, width %s", shape_u32str(win, 2),
+		    shape_u32str(dl, 2), (long long)hw[0], (long long)hw[1],
+		    shape_u32str(pad, 4), sizestr(o[0]), sizestr(o[1]));
 	if (!validdim(o[0]) || !validdim(o[1]))
 		return shape_err(c, "option \"padding\": %s gives an output "
 		    "height %s, width %s, beyond the largest dimension",
-		    u32str(pad, 4),
+		    shape_u32str(pad, 4),
 		    sizestr(o[0]), sizestr(o[1]));
 	return 0;
 }
@@ -642,7 +583,7 @@ resampleopts(struct shapectx *c, float *sc, uint32_t *sz, int *hassz)
 	*hassz = r;
 	if (r && (n != 2 || !t[0] || !t[1]))
 		return shape_err(c, "option \"sizes\": %s: expected 2 positive "
-		    "values", u32str(t, n));
+		    "values", shape_u32str(t, n));
 	if (r)
 		memcpy(sz, t, 2 * sizeof *sz);
 	return 0;
@@ -661,7 +602,7 @@ resampleaxes(struct shapectx *c, uint32_t *axes, int rank)
 	if (n != 2 || t[0] == t[1] || t[0] >= (uint32_t)rank ||
 	    t[1] >= (uint32_t)rank)
 		return shape_err(c, "option \"axes\": %s are not two distinct "
-		    "axes of a %d-D input", u32str(t, n), rank);
+		    "axes of a %d-D input", shape_u32str(t, n), rank);
 	axes[0] = t[0];
 	axes[1] = t[1];
 	return 0;
@@ -734,7 +675,7 @@ shape_pad(struct shapectx *c)
 	if (nb != x->rank || ne != x->rank)
 		return shape_err(c, "options \"beginningPadding\" %s and "
 		    "\"endingPadding\" %s need %d values each, the rank of "
-		    "the input", u32str(b, nb), u32str(e, ne), x->rank);
+		    "the input", shape_u32str(b, nb), shape_u32str(e, ne), x->rank);
 	refl = strcmp(mode, "reflection") == 0;
 	for (int i = 0; i < x->rank; i++) {
 		if (refl && (reflectable(c, "beginningPadding", b, i) ||
@@ -819,7 +760,7 @@ lnaxes(struct shapectx *c, uint32_t *axes, int *n)
 			if (axes[j] == axes[i])
 				return shape_err(c, "option \"axes\": %u "
 				    "appears twice in %s", axes[i],
-				    u32str(axes, *n));
+				    shape_u32str(axes, *n));
 	}
 	return 0;
 }

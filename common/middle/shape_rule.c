@@ -121,3 +121,62 @@ shape_str(const struct tdesc *t)
 	snprintf(s + n, 256 - n, "]");
 	return s;
 }
+
+/* a * b, saturating far above any valid dimension: sizes computed from
+ * 32-bit dimensions and options never overflow. */
+int64_t
+shape_mulsat(int64_t a, int64_t b)
+{
+	if (a > 0 && b > INT64_MAX / 8 / a)
+		return INT64_MAX / 8;
+	return a * b;
+}
+
+/* "[1, 2]" of a list of n values, in one of four rotating buffers. */
+const char *
+shape_u32str(const uint32_t *v, int n)
+{
+	static char bufs[4][SHAPE_MAXLIST * 12 + 4];
+	static int k;
+	char *s = bufs[k++ & 3];
+	size_t len = 1;
+
+	strcpy(s, "[");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, sizeof bufs[0] - len, "%s%u",
+		    i ? ", " : "", v[i]);
+	snprintf(s + len, sizeof bufs[0] - len, "]");
+	return s;
+}
+
+/*
+ * A sequence option that must hold n values ("If its size is not n,
+ * then throw").  v gets them, or dflt in every place when the option is
+ * absent.  nonzero: the steps also refuse a 0 (strides, dilations,
+ * windowDimensions).  Returns 1 when present, 0 when absent, -1 after
+ * reporting.
+ */
+int
+shape_fixed(struct shapectx *c, const char *name, uint32_t *v, int n,
+    uint32_t dflt, int nonzero)
+{
+	uint32_t t[SHAPE_MAXLIST];
+	int got = 0, r = opt_u32s(c, name, t, SHAPE_MAXLIST, &got);
+
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		for (int i = 0; i < n; i++)
+			v[i] = dflt;
+		return 0;
+	}
+	if (got != n)
+		return shape_err(c, "option \"%s\": expected %d values, found "
+		    "%d %s", name, n, got, shape_u32str(t, got));
+	for (int i = 0; i < n; i++)
+		if (nonzero && t[i] == 0)
+			return shape_err(c, "option \"%s\": %s: item %d is 0, "
+			    "it must be positive", name, shape_u32str(t, n), i);
+	memcpy(v, t, (size_t)n * sizeof *v);
+	return 1;
+}

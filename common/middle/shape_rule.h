@@ -57,4 +57,20 @@ extern const enum dtype DTS_EWFLOAT[];
 extern const enum dtype DTS_ALL[];	/* every WebNN type */
 extern const enum dtype DTS_SIGNED[];	/* float32 float16 int64 int32 int8 */
 
+/* Lists of u32 options hold this many values at most (json.c reads
+ * shapes of rank 32 at most). */
+enum { SHAPE_MAXLIST = 32 };
+/*
+ * A sequence option that must hold n values ("If its size is not n,
+ * then throw"): v gets them, or dflt in every place when the option is
+ * absent; nonzero refuses a 0 (strides, dilations, windowDimensions).
+ * 1 when present, 0 when absent, -1 after reporting.
+ */
+int shape_fixed(struct shapectx *c, const char *name, uint32_t *v, int n,
+    uint32_t dflt, int nonzero);
+/* "[1, 2]" of n values, in one of four rotating buffers, for messages. */
+const char *shape_u32str(const uint32_t *v, int n);
+/* a * b, saturating far above any valid dimension. */
+int64_t shape_mulsat(int64_t a, int64_t b);
+
 #endif
