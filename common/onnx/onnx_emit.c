@@ -215,6 +215,27 @@ att_ints(struct imp *m, const char *name, const int64_t **v)
 	return a ? a->n_ints : 0;
 }
 
+int
+att_list(struct imp *m, const char *name, int n, int64_t lo, int64_t *v)
+{
+	const int64_t *a;
+	size_t k = att_ints(m, name, &a);
+
+	if (k == 0)
+		return 0;
+	if (k != (size_t)n)
+		return nodeerr(m, "attribute %s has %zu items, expected %d",
+		    escape_tty_name(name), k, n);
+	for (int i = 0; i < n; i++) {
+		if (a[i] < lo || a[i] > (int64_t)1 << 30)
+			return nodeerr(m, "attribute %s: item %d (%lld) is out "
+			    "of range", escape_tty_name(name), i,
+			    (long long)a[i]);
+		v[i] = a[i];
+	}
+	return 0;
+}
+
 size_t
 att_floats(struct imp *m, const char *name, const float **v)
 {

@@ -143,6 +143,10 @@ double att_f(struct imp *m, const char *name, double dflt);
 const char *att_s(struct imp *m, const char *name, const char *dflt);
 /* Integer list: count (0 when absent), items into *v (not owned). */
 size_t att_ints(struct imp *m, const char *name, const int64_t **v);
+/* Integer list of exactly n items, each in [lo, 2^30], into v; v is
+ * left as it is when absent.  0, or -1 after reporting. */
+int att_list(struct imp *m, const char *name, int n, int64_t lo,
+    int64_t *v);
 size_t att_floats(struct imp *m, const char *name, const float **v);
 
 /*

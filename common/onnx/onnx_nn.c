@@ -59,29 +59,6 @@ effk(const struct win *w, int i)
 	return (w->k[i] - 1) * w->d[i] + 1;
 }
 
-/* An attribute list of n items at least lo each, into v[off..]. */
-static int
-attlist(struct imp *m, const char *name, int n, int64_t lo, int64_t *v,
-    int stride)
-{
-	const int64_t *a;
-	size_t k = att_ints(m, name, &a);
-
-	if (k == 0)
-		return 0;
-	if (k != (size_t)n)
-		return nodeerr(m, "attribute %s has %zu items, expected %d",
-		    escape_tty_name(name), k, n);
-	for (int i = 0; i < n; i++) {
-		if (a[i] < lo || a[i] > (int64_t)1 << 30)
-			return nodeerr(m, "attribute %s: item %d (%lld) is out "
-			    "of range", escape_tty_name(name), i,
-			    (long long)a[i]);
-		v[i * stride] = a[i];
-	}
-	return 0;
-}
-
 /*
  * The window of x (rank 3, 4 or 5): kernel_shape or the kernel k, strides,
  * dilations, pads and auto_pad.  SAME pads are computed unless
@@ -103,10 +80,10 @@ window(struct imp *m, const struct tdesc *x, const int64_t *k,
 		w->k[i] = i < o ? 1 : k ? k[i - o] : 0;
 		w->s[i] = w->d[i] = 1;
 	}
-	if (attlist(m, "kernel_shape", ns, 1, w->k + o, 1) ||
-	    attlist(m, "strides", ns, 1, w->s + o, 1) ||
-	    attlist(m, "dilations", ns, 1, w->d + o, 1) ||
-	    attlist(m, "pads", 2 * ns, 0, pads, 1))
+	if (att_list(m, "kernel_shape", ns, 1, w->k + o) ||
+	    att_list(m, "strides", ns, 1, w->s + o) ||
+	    att_list(m, "dilations", ns, 1, w->d + o) ||
+	    att_list(m, "pads", 2 * ns, 0, pads))
 		return -1;
 	for (int i = 0; i < nd; i++)
 		if (w->k[i] < 1)
@@ -323,7 +300,7 @@ convtpads(struct imp *m, struct win *w, int64_t *op)
 	const int64_t *v;
 	size_t n = att_ints(m, "output_shape", &v);
 
-	if (attlist(m, "output_padding", w->nsp, 0, op + o, 1))
+	if (att_list(m, "output_padding", w->nsp, 0, op + o))
 		return -1;
 	if (n == (size_t)w->nsp + 2)
 		v += 2, n -= 2;

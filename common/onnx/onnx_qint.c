@@ -195,27 +195,6 @@ onnx_qlinearmatmul(struct imp *m)
 
 /* ---- convolutions ---- */
 
-/* An attribute list of n items of at least lo into v, or 0 items. */
-static int
-ints(struct imp *m, const char *name, int n, int64_t lo, int64_t *v)
-{
-	const int64_t *a;
-	size_t k = att_ints(m, name, &a);
-
-	if (k == 0)
-		return 0;
-	if (k != (size_t)n)
-		return nodeerr(m, "attribute %s has %zu items, expected %d",
-		    name, k, n);
-	for (int i = 0; i < n; i++) {
-		if (a[i] < lo || a[i] > (int64_t)1 << 30)
-			return nodeerr(m, "attribute %s: item %d (%lld) is out "
-			    "of range", name, i, (long long)a[i]);
-		v[i] = a[i];
-	}
-	return 0;
-}
-
 /* The conv2dInteger of ConvInteger or QLinearConv, inputs x, w and
  * their zero points xz, wz (w's per output channel [M]): int32
  * [N, M, OH, OW].  NULL after an error (*rc -1) or a refusal (*rc
@@ -244,8 +223,9 @@ conv(struct imp *m, int xi, int wi, int xzi, int wzi, const char *out,
 	}
 	k[0] = wt->dims[2];
 	k[1] = wt->dims[3];
-	if (ints(m, "kernel_shape", 2, 1, k) || ints(m, "strides", 2, 1, s) ||
-	    ints(m, "dilations", 2, 1, d) || ints(m, "pads", 4, 0, p))
+	if (att_list(m, "kernel_shape", 2, 1, k) ||
+	    att_list(m, "strides", 2, 1, s) ||
+	    att_list(m, "dilations", 2, 1, d) || att_list(m, "pads", 4, 0, p))
 		return NULL;
 	if (k[0] != wt->dims[2] || k[1] != wt->dims[3]) {
 		nodeerr(m, "kernel_shape does not match w");

@@ -23,23 +23,9 @@ static int
 spatial(struct imp *m, const char *name, int n, int64_t lo, int64_t dflt,
     int64_t *v)
 {
-	const int64_t *a;
-	size_t k = att_ints(m, name, &a);
-
 	for (int i = 0; i < n; i++)
 		v[i] = dflt;
-	if (k == 0)
-		return 0;
-	if (k != (size_t)n)
-		return nodeerr(m, "attribute %s has %zu items, expected %d",
-		    name, k, n);
-	for (int i = 0; i < n; i++) {
-		if (a[i] < lo || a[i] > (int64_t)1 << 30)
-			return nodeerr(m, "attribute %s: item %d (%lld) is out "
-			    "of range", name, i, (long long)a[i]);
-		v[i] = a[i];
-	}
-	return 0;
+	return att_list(m, name, n, lo, v);
 }
 
 /* The output: the inferred shape into d, output_shape's into want. */
