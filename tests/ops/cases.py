@@ -945,7 +945,7 @@ invalid("convTranspose3d-outpad", "convTranspose3d",
 invalid("lpPool3d-p0", "lpPool3d", [x([1, 1, 2, 2, 2])], {"p": 0},
         'option "p": 0, it must be positive')
 invalid("maxPool3d-strides", "maxPool3d", [x([1, 1, 3, 3, 3])],
-        {"strides": [1, 0, 1]}, 'option "strides": item 1 is 0')
+        {"strides": [1, 0, 1]}, 'option "strides": [1, 0, 1]: item 1 is 0')
 invalid("averagePool3d-rank", "averagePool3d", [x([1, 1, 3, 3])], {},
         'input "input": expected rank 5, found rank 4')
 invalid("averagePool3d-type", "averagePool3d", [x([1, 1, 2, 2, 2], i32)],
