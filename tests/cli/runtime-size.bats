@@ -221,17 +221,22 @@ melref() {
 	[[ "$stderr" == *'(Add) [dynamic-shape]: inputs "a" and "b" have sizes known only at run time, not known to be equal'* ]]
 }
 
-@test "CpuOps refuses a range and a constantOfShape past their bounds" {
+@test "CpuOps refuses a range, a constantOfShape and a melWeightMatrix past their bounds" {
 	cp "$ROOT/common/rt/js/cpuops.mjs" .
 	run node --input-type=module -e '
 import { CpuOps } from "./cpuops.mjs";
 const f = (v) => ({dataType: "float32", shape: [], data: new Float32Array([v])});
+const q = (v) => ({dataType: "int64", shape: [], data: new BigInt64Array([BigInt(v)])});
 const [y, n] = CpuOps.range(f(0), f(3), f(1), {bound: 3});
 console.log(Array.from(y.data).join(","), n.data[0]);
 for (const g of [() => CpuOps.range(f(0), f(4), f(1), {bound: 3}),
                  () => CpuOps.range(f(0), f(4), f(0), {bound: 3}),
                  () => CpuOps.constantOfShape({dataType: "int64", shape: [2],
-                   data: new BigInt64Array([2n, 2n])}, {bound: 3})])
+                   data: new BigInt64Array([2n, 2n])}, {bound: 3}),
+                 () => CpuOps.melWeightMatrix(q(2), q(16), q(8192), f(0),
+                   f(4096), {bound: 17}),
+                 () => CpuOps.melWeightMatrix(q(2), q(16), q(8192), f(9),
+                   f(9), {bound: 18})])
   try { g(); console.log("computed"); } catch (e) { console.log(e.message); }'
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -239,6 +244,8 @@ for (const g of [() => CpuOps.range(f(0), f(4), f(1), {bound: 3}),
 	[ "${lines[1]}" = "cpuops: range: 4 items, past its bound of 3" ]
 	[ "${lines[2]}" = "cpuops: range: a delta of 0" ]
 	[ "${lines[3]}" = "cpuops: constantOfShape: [2,2] is past its bound of 3 elements" ]
+	[ "${lines[4]}" = "cpuops: melWeightMatrix: [9, 2] is past its bound of 17 elements" ]
+	[ "${lines[5]}" = "cpuops: melWeightMatrix: 2 mel bins, a dft of 16, a rate of 8192, edges 9 to 9 Hz" ]
 }
 
 @test "nnc compile --bound gives the importer its bound" {
