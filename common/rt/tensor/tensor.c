@@ -1176,16 +1176,16 @@ nnl_k_constant_of_shape(const int64_t *ip, const double *fp,
 
 /* The spectrum bin of melWeightMatrix's point i of nmel + 2: from mel
  * ml in nmel + 2 steps of (mh - ml) / (nmel + 2), back to hertz, then
- * floor((len + 1) f / rate), held below 2^62 (far past any bin). */
-NNL_RT_INLINE int64_t
+ * floor((len + 1) f / rate); a whole number in double, since it may lie
+ * far past any bin (an upper edge of 1e30 Hz). */
+NNL_RT_INLINE double
 nnl_mel_point(int64_t i, int64_t nmel, int64_t len, int64_t rate, double ml,
     double mh)
 {
 	double f = ml + (mh - ml) * (double)i / (double)(nmel + 2);
 
 	f = 700 * (pow(10, f / 2595) - 1);
-	f = floor((double)(len + 1) * f / (double)rate);
-	return f < 0x1p62 ? (int64_t)f : (int64_t)1 << 62;
+	return floor((double)(len + 1) * f / (double)rate);
 }
 
 /*
@@ -1226,16 +1226,18 @@ nnl_k_mel_weight_matrix(const int64_t *ip, const double *fp,
 	for (int64_t i = 0; i < bound; i++)
 		nnl_storef(out[0], i, dt, 0);
 	for (int64_t i = 0; i < nmel; i++) {
-		int64_t a = nnl_mel_point(i, nmel, len, rate, ml, mh);
-		int64_t c = nnl_mel_point(i + 1, nmel, len, rate, ml, mh);
-		int64_t b = nnl_mel_point(i + 2, nmel, len, rate, ml, mh);
+		double a = nnl_mel_point(i, nmel, len, rate, ml, mh);
+		double c = nnl_mel_point(i + 1, nmel, len, rate, ml, mh);
+		double b = nnl_mel_point(i + 2, nmel, len, rate, ml, mh);
 
-		/* the points are 0 or more, a <= c <= b */
-		for (int64_t j = a; j <= c && j < bins; j++)
+		/* the points are whole, 0 or more, a <= c <= b */
+		for (int64_t j = a < (double)bins ? (int64_t)a : bins;
+		    (double)j <= c && j < bins; j++)
 			nnl_storef(out[0], j * nmel + i, dt, c == a ? 1 :
-			    (double)(j - a) / (double)(c - a));
-		for (int64_t j = c; j < b && j < bins; j++)
+			    ((double)j - a) / (c - a));
+		for (int64_t j = c < (double)bins ? (int64_t)c : bins;
+		    (double)j < b && j < bins; j++)
 			nnl_storef(out[0], j * nmel + i, dt,
-			    (double)(b - j) / (double)(b - c));
+			    (b - (double)j) / (b - c));
 	}
 }
