@@ -2,10 +2,11 @@
  * onnx_bounded: values whose size is known only at run time (NonZero,
  * NonMaxSuppression, Unique, and Range, ConstantOfShape, the windows
  * and MelWeightMatrix of a computed size), held at a bound with their
- * actual shape in an operand beside them (nnl-graph(5)).  Which nodes may read one: an
- * elementwise op, whose result has the same count and so the same
- * shape operand, with every other input of one element; any other node
- * is refused, since it would compute on the bound, not on the value.
+ * actual shape in an operand beside them (nnl-graph(5)).  Which nodes
+ * may read one: an elementwise op, whose result has the same count and
+ * so the same shape operand, with every other input of one element;
+ * any other node is refused, since it would compute on the bound, not
+ * on the value.
  */
 #include <math.h>
 #include <stdlib.h>
