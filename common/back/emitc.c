@@ -509,8 +509,9 @@ putheader(struct em *e, struct buf *h, uint64_t inbytes, uint64_t outbytes,
 	    " * aligned to %u, each input aligned to its element size.\n"
 	    " * Returns 0, 1 for a null pointer, 2 for a misaligned workspace\n"
 	    " * or input, 3 when a size computed at run time (range,\n"
-	    " * constantOfShape) is past the bound it was compiled with or\n"
-	    " * invalid (a delta of 0, a negative dimension). */\n"
+	    " * constantOfShape, melWeightMatrix) is past the bound it was\n"
+	    " * compiled with or invalid (a delta of 0, a negative\n"
+	    " * dimension). */\n"
 	    "int %s_run(void *workspace, const void *const *inputs,\n"
 	    "    void *const *outputs);\n\n"
 	    "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n",

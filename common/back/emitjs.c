@@ -658,6 +658,7 @@ cpuop(const char *op)
 		"unique", "matMulInteger", "conv2dInteger", "requantizeLinear",
 		"tfIdfVectorizer", "scatterElementsReduce", "scatterNDReduce",
 		"maxPool2dIndices", "det", "dft", "range", "constantOfShape",
+		"melWeightMatrix",
 		"conv3d", "convTranspose3d", "averagePool3d", "lpPool3d",
 		"maxPool3d",
 		/* nnl's float64 product */

@@ -421,3 +421,19 @@ prepare_constant_of_shape(struct kctx *c)
 	c->k->bounded = 1;
 	return kset(c, "constant_of_shape");
 }
+
+/* nnl's melWeightMatrix: the output's type, the bound, the integer and
+ * float inputs' types; its size checked against the bound at run time
+ * (kcall.bounded). */
+int
+prepare_mel_weight_matrix(struct kctx *c)
+{
+	kip(c, kdt(&c->out[0]));
+	kip(c, c->out[0].dims[0]);
+	kip(c, kdt(c->in[0]));
+	kip(c, kdt(c->in[3]));
+	for (int i = 0; i < 5; i++)
+		kin(c, c->n->in[i]);
+	c->k->bounded = 1;
+	return kset(c, "mel_weight_matrix");
+}

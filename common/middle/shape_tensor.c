@@ -963,3 +963,48 @@ shape_constant_of_shape(struct shapectx *c)
 	d[0] = r;
 	return outfree(c, 1, DT_INT64, 1, d);
 }
+
+/*
+ * nnl's melWeightMatrix: the [dftLength / 2 + 1, numMelBins] matrix of
+ * mel triangles (ONNX's MelWeightMatrix) from scalars known only at
+ * run time, numMelBins, dftLength and sampleRate of one integer type
+ * (int32 or int64), the lower and upper edges in hertz of one float
+ * type: held at its bound [bound, 1] of option dataType (a float
+ * type), and that shape, int64 [2] (-1 in both when past the bound or
+ * invalid).
+ */
+int
+shape_mel_weight_matrix(struct shapectx *c)
+{
+	static const char *const NAMES[] = { "numMelBins", "dftLength",
+	    "sampleRate", "lowerEdgeHertz", "upperEdgeHertz" };
+	static const enum dtype INTS[] = { DT_INT32, DT_INT64, DT_NONE };
+	struct tdesc t = { DT_FLOAT32, 0, NULL };
+	uint32_t b;
+	int64_t d[2];
+
+	if (shape_nout(c, 2) || bound(c, &b) ||
+	    opt_dtype(c, "dataType", &t.dt) < 0 ||
+	    shape_want_dtype(c, "option \"dataType\"", &t, DTS_EWFLOAT) ||
+	    shape_want_dtype(c, "input \"numMelBins\"", c->in[0], INTS) ||
+	    shape_want_dtype(c, "input \"lowerEdgeHertz\"", c->in[3],
+	    DTS_EWFLOAT))
+		return -1;
+	for (int i = 0; i < 5; i++) {
+		const struct tdesc *s = c->in[i < 3 ? 0 : 3];
+
+		if (tdesc_numel(c->in[i]) != 1)
+			return shape_err(c, "input \"%s\" %s is not a scalar",
+			    NAMES[i], shape_str(c->in[i]));
+		if (c->in[i]->dt != s->dt)
+			return shape_err(c, "input \"%s\" is %s, input \"%s\" "
+			    "%s", NAMES[i], dtype_name(c->in[i]->dt),
+			    NAMES[i < 3 ? 0 : 3], dtype_name(s->dt));
+	}
+	d[0] = b;
+	d[1] = 1;
+	shape_out(c, 0, t.dt, 2, d);
+	d[0] = 2;
+	shape_out(c, 1, DT_INT64, 1, d);
+	return 0;
+}

@@ -1,11 +1,12 @@
 /*
  * onnx_bounded: values whose size is known only at run time (NonZero,
- * NonMaxSuppression, Unique, and Range, ConstantOfShape and the windows
- * of a computed size), held at a bound with their actual shape in an
- * operand beside them (nnl-graph(5)).  Which nodes may read one: an
- * elementwise op, whose result has the same count and so the same
- * shape operand, with every other input of one element; any other node
- * is refused, since it would compute on the bound, not on the value.
+ * NonMaxSuppression, Unique, and Range, ConstantOfShape, the windows
+ * and MelWeightMatrix of a computed size), held at a bound with their
+ * actual shape in an operand beside them (nnl-graph(5)).  Which nodes
+ * may read one: an elementwise op, whose result has the same count and
+ * so the same shape operand, with every other input of one element;
+ * any other node is refused, since it would compute on the bound, not
+ * on the value.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -180,6 +181,24 @@ onnx_constantofshape_bounded(struct imp *m, enum dtype dt, double v)
 	cJSON_AddNumberToObject(o, "value", v);
 	cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
 	if (emitbounded(m, "constantOfShape", o, names, 1, &s))
+		return -1;
+	bind(m, 0, names[0]);
+	return 0;
+}
+
+int
+onnx_melweightmatrix_bounded(struct imp *m, enum dtype dt)
+{
+	const char *ins[5], *names[2] = { outname(m, 0), NULL };
+	cJSON *o;
+
+	for (int i = 0; i < 5; i++)
+		if (tdesc_numel(ty(m, ins[i] = in(m, i))) != 1)
+			return nodeerr(m, "input %d %s is not a scalar", i,
+			    shape_str(ty(m, ins[i])));
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "dataType", dtype_name(dt));
+	if (emitbounded(m, "melWeightMatrix", o, names, 5, ins))
 		return -1;
 	bind(m, 0, names[0]);
 	return 0;

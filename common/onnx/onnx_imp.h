@@ -121,6 +121,9 @@ int onnx_nonzero_bounded(struct imp *m);
 int onnx_range_bounded(struct imp *m);
 int onnx_constantofshape_bounded(struct imp *m, enum dtype dt, double v);
 int onnx_window_bounded(struct imp *m, enum dtype dt, int periodic);
+/* MelWeightMatrix of inputs computed at run time: nnl's melWeightMatrix
+ * of type dt, held at m->bound items. */
+int onnx_melweightmatrix_bounded(struct imp *m, enum dtype dt);
 /* Before the current node's handler: 0 when it may run (*value, an
  * input of run-time size it reads, and *shape, its shape operand, or
  * both NULL when it reads none), REFUSED when it reads one and is not

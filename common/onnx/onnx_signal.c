@@ -2,8 +2,9 @@
  * onnx_signal: ONNX's signal and linear-algebra ops to nnl's ops
  * beyond WebNN: Det to det, DFT to dft, STFT to a gather of its
  * frames (an index known at import time), the window's mul and a dft,
- * and MelWeightMatrix, a constant computed here from constant inputs
- * (its shape is its inputs' values).
+ * and MelWeightMatrix, a constant folded here from constant inputs,
+ * nnl's melWeightMatrix of a bounded size from inputs computed at run
+ * time (its shape is its inputs' values).
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "onnx_imp.h"
+#include "kernel.h"
 
 /* Det (opsets 11 and 22): nnl's det. */
 int
@@ -187,35 +189,35 @@ onnx_stft(struct imp *m)
 
 /*
  * MelWeightMatrix (opset 17): [dft_length / 2 + 1, num_mel_bins] of
- * triangles on the mel scale (mel(f) = 2595 log10(1 + f / 700)): the
- * num_mel_bins + 2 points from lower_edge_hertz in steps of the mel
- * range over num_mel_bins + 2 (the ONNX backend data's spacing, whose
- * last point falls short of upper_edge_hertz), each taken back to
- * hertz and to the spectrum bin floor((dft_length + 1) f /
- * sample_rate); band i rises from 0 at
- * point i to 1 at point i + 1 (1 there when the two meet) and falls to
- * 0 at point i + 2.  Its shape is its inputs' values: they must be
- * known at import time.
+ * triangles on the mel scale, computed by nnl's melWeightMatrix kernel
+ * (rt/tensor/tensor.c, the ONNX backend data's spacing).  Its shape is
+ * its inputs' values: constant inputs fold to a constant here, through
+ * that kernel; inputs computed at run time make nnl's melWeightMatrix,
+ * held at --bound (onnx_bounded.c).
  */
 int
 onnx_melweightmatrix(struct imp *m)
 {
-	int64_t nmel = 0, len = 0, rate = 0, *pt, bins, dims[2];
+	int64_t nmel = 0, len = 0, rate = 0, bins, dims[2], ip[4], sh[2];
 	double lo = 0, hi = 0, *v = NULL, *w;
 	size_t k = 0;
 	int64_t ot = att_i(m, "output_datatype", 1);
-	const char *dtn = NULL;
+	const char *dtn = NULL, *y;
 	enum dtype dt = onnx_dtype((int32_t)ot, &dtn);
+	const void *ins[5] = { &nmel, &len, &rate, &lo, &hi };
+	void *outs[2];
 	int rc, late = 0;
 
 	for (int i = 0; i < 5; i++)
 		if (!in(m, i))
 			return nodeerr(m, "input %d is required", i);
-	for (int i = 0; i < 5; i++)	/* each named in the hint */
+	if (dt == DT_NONE || !dtype_isfloat(dt))
+		return refuse(m, REFUSE_TYPE, "output_datatype %lld",
+		    (long long)ot);
+	for (int i = 0; i < 5; i++)
 		late += !cbytes(m, in(m, i));
 	if (late)
-		return refuse(m, REFUSE_CONST, "%d of its 5 inputs computed at "
-		    "run time (its shape is their values)", late);
+		return onnx_melweightmatrix_bounded(m, dt);
 	if ((rc = cint(m, 0, "num_mel_bins", &nmel)) != 0 ||
 	    (rc = cint(m, 1, "dft_length", &len)) != 0 ||
 	    (rc = cint(m, 2, "sample_rate", &rate)) != 0)
@@ -233,10 +235,8 @@ onnx_melweightmatrix(struct imp *m)
 		*(i == 3 ? &lo : &hi) = v[0];
 		free(v);
 	}
-	if (dt == DT_NONE || !dtype_isfloat(dt))
-		return refuse(m, REFUSE_TYPE, "output_datatype %lld",
-		    (long long)ot);
-	if (nmel < 1 || len < 1 || rate < 1 || !(lo >= 0) || !(hi > lo))
+	if (nmel < 1 || len < 1 || rate < 1 || !(lo >= 0) || !(hi > lo) ||
+	    !(hi < HUGE_VAL))
 		return nodeerr(m, "num_mel_bins %lld, dft_length %lld, "
 		    "sample_rate %lld, edges %g to %g Hz", (long long)nmel,
 		    (long long)len, (long long)rate, lo, hi);
@@ -244,40 +244,21 @@ onnx_melweightmatrix(struct imp *m)
 	if (nmel > (1 << 16) || bins > (1 << 16))
 		return refuse(m, REFUSE_SIZE, "%lld x %lld", (long long)bins,
 		    (long long)nmel);
-	pt = xmalloc((size_t)(nmel + 2) * sizeof *pt);
-	{
-		double ml = 2595 * log10(1 + lo / 700);
-		double mh = 2595 * log10(1 + hi / 700);
-
-		for (int64_t i = 0; i < nmel + 2; i++) {
-			double f = ml + (mh - ml) * (double)i /
-			    (double)(nmel + 2);
-
-			f = 700 * (pow(10, f / 2595) - 1);
-			pt[i] = (int64_t)floor((double)(len + 1) * f /
-			    (double)rate);
-		}
-	}
+	ip[0] = NNL_F64;
+	ip[1] = bins * nmel;
+	ip[2] = NNL_I64;
+	ip[3] = NNL_F64;
 	w = xcalloc((size_t)(bins * nmel), sizeof *w);
-	for (int64_t i = 0; i < nmel; i++) {
-		int64_t a = pt[i], c = pt[i + 1], b = pt[i + 2];
-
-		for (int64_t j = a; j <= c; j++)
-			if (j >= 0 && j < bins)
-				w[j * nmel + i] = c == a ? 1 :
-				    (double)(j - a) / (double)(c - a);
-		for (int64_t j = c; j < b; j++)
-			if (j >= 0 && j < bins)
-				w[j * nmel + i] = (double)(b - j) /
-				    (double)(b - c);
-	}
-	free(pt);
+	outs[0] = w;
+	outs[1] = sh;
+	kernel_lookup("mel_weight_matrix")(ip, NULL, ins, outs, NULL);
 	dims[0] = bins;
 	dims[1] = nmel;
-	{
-		const char *y = mkconst(m, "mel", DT_FLOAT64, 2, dims, w);
-
-		free(w);
-		return imp_done(m, 0, imp_cast(m, y, dt));
-	}
+	y = sh[0] == bins && sh[1] == nmel ? mkconst(m, "mel", DT_FLOAT64,
+	    2, dims, w) : NULL;
+	free(w);
+	if (!y)
+		return nodeerr(m, "the kernel made [%lld, %lld]",
+		    (long long)sh[0], (long long)sh[1]);
+	return imp_done(m, 0, imp_cast(m, y, dt));
 }

@@ -146,6 +146,60 @@ sys.exit(0 if y.shape == (3,) and (y == [0, 2, 4]).all() else 1)'
 	[ -z "$output" ]
 }
 
+# mel.onnx: MelWeightMatrix(n, 16, 8192, 0, 4096) of an int64 n
+# computed at run time; melc.onnx: the same with n = 8 a constant.
+# melref N: the [9, N] matrix by ONNX's reference formulation, NumPy's
+melmodels() {
+	$PY - <<'EOF2'
+import onnx
+from onnx import TensorProto as T, helper as h
+def save(name, nin, inits):
+    k = [h.make_tensor("len", T.INT64, [], [16]),
+         h.make_tensor("rate", T.INT64, [], [8192]),
+         h.make_tensor("lo", T.FLOAT, [], [0.0]),
+         h.make_tensor("hi", T.FLOAT, [], [4096.0])]
+    g = h.make_graph([h.make_node("MelWeightMatrix",
+                                  ["n", "len", "rate", "lo", "hi"], ["y"])],
+                     name, nin, [h.make_tensor_value_info("y", T.FLOAT,
+                                                          None)], k + inits)
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]),
+              name + ".onnx")
+save("mel", [h.make_tensor_value_info("n", T.INT64, [])], [])
+save("melc", [], [h.make_tensor("n", T.INT64, [], [8])])
+EOF2
+}
+melref() {
+	echo "(lambda n: (lambda p: np.array([[(j - p[i]) / (p[i + 1] - p[i])
+	    if p[i] <= j < p[i + 1] else (p[i + 2] - j) / (p[i + 2] - p[i + 1])
+	    if p[i + 1] <= j < p[i + 2] else float(j == p[i + 1])
+	    for i in range(n)] for j in range(9)]))(((17 * (700 * (10 ** ((
+	    np.arange(n + 2) * (2595 * np.log10(1 + 4096 / 700) / (n + 2)))
+	    / 2595) - 1))) // 8192).astype(int)))($1)"
+}
+
+@test "MelWeightMatrix of a run-time input: ONNX's matrix, and past the bound" {
+	melmodels
+	compile mel --bound 80
+	grep -q '"op": "melWeightMatrix"' mel.json
+	raw q 8 | ./mel > y.bin
+	same y.bin "$(melref 8)"
+	raw q 5 | ./mel > y.bin
+	same y.bin "$(melref 5)"
+	# 9 x 9 is past 80 items; no band is invalid
+	for n in 9 0; do
+		raw q $n > in.bin
+		run --separate-stderr ./mel < in.bin
+		[ "$status" -eq 1 ]
+		[ -z "$output" ]
+		[[ "$stderr" == *"past its bound"* ]]
+	done
+	# constant inputs fold to the same matrix, no node left
+	compile melc
+	! grep -q '"op": "melWeightMatrix"' melc.json
+	./melc < /dev/null > y.bin
+	same y.bin "$(melref 8)"
+}
+
 @test "the default bound is 65536 items, and --bound takes 1 to 2^32 - 1" {
 	"$BIN/nnl-onnx-import" --inline-weights -o g.json range.onnx
 	grep -q '"bound": 65536' g.json
@@ -167,17 +221,22 @@ sys.exit(0 if y.shape == (3,) and (y == [0, 2, 4]).all() else 1)'
 	[[ "$stderr" == *'(Add) [dynamic-shape]: inputs "a" and "b" have sizes known only at run time, not known to be equal'* ]]
 }
 
-@test "CpuOps refuses a range and a constantOfShape past their bounds" {
+@test "CpuOps refuses a range, a constantOfShape and a melWeightMatrix past their bounds" {
 	cp "$ROOT/common/rt/js/cpuops.mjs" .
 	run node --input-type=module -e '
 import { CpuOps } from "./cpuops.mjs";
 const f = (v) => ({dataType: "float32", shape: [], data: new Float32Array([v])});
+const q = (v) => ({dataType: "int64", shape: [], data: new BigInt64Array([BigInt(v)])});
 const [y, n] = CpuOps.range(f(0), f(3), f(1), {bound: 3});
 console.log(Array.from(y.data).join(","), n.data[0]);
 for (const g of [() => CpuOps.range(f(0), f(4), f(1), {bound: 3}),
                  () => CpuOps.range(f(0), f(4), f(0), {bound: 3}),
                  () => CpuOps.constantOfShape({dataType: "int64", shape: [2],
-                   data: new BigInt64Array([2n, 2n])}, {bound: 3})])
+                   data: new BigInt64Array([2n, 2n])}, {bound: 3}),
+                 () => CpuOps.melWeightMatrix(q(2), q(16), q(8192), f(0),
+                   f(4096), {bound: 17}),
+                 () => CpuOps.melWeightMatrix(q(2), q(16), q(8192), f(9),
+                   f(9), {bound: 18})])
   try { g(); console.log("computed"); } catch (e) { console.log(e.message); }'
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -185,6 +244,8 @@ for (const g of [() => CpuOps.range(f(0), f(4), f(1), {bound: 3}),
 	[ "${lines[1]}" = "cpuops: range: 4 items, past its bound of 3" ]
 	[ "${lines[2]}" = "cpuops: range: a delta of 0" ]
 	[ "${lines[3]}" = "cpuops: constantOfShape: [2,2] is past its bound of 3 elements" ]
+	[ "${lines[4]}" = "cpuops: melWeightMatrix: [9, 2] is past its bound of 17 elements" ]
+	[ "${lines[5]}" = "cpuops: melWeightMatrix: 2 mel bins, a dft of 16, a rate of 8192, edges 9 to 9 Hz" ]
 }
 
 @test "nnc compile --bound gives the importer its bound" {

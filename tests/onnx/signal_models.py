@@ -15,7 +15,9 @@ NAME-want.npy:
                    6 every 4 under a Hann window (np.fft.fft a frame)
   mel-double       MelWeightMatrix-17 of the backend test's constant
                    inputs, output_datatype=11 (float64): its output
-  mel-runtime      the same of graph inputs (refused: not constant)
+  mel-runtime      the same of graph inputs (nnl's melWeightMatrix),
+                   its inputs in mel-runtime-NAME.npy, NAME each
+                   input's ONNX name
   dft-complex-one  DFT-17, onesided=1 of a complex signal (refused)
 """
 import os
@@ -96,7 +98,11 @@ def main(d):
     save(d, "mel-runtime", [node],
          [vi(n, TensorProto.INT64 if i < 3 else f, [])
           for i, n in enumerate(names)],
-         [vi("y", TensorProto.DOUBLE, None)])
+         [vi("y", TensorProto.DOUBLE, None)],
+         want=numpy_helper.to_array(t).astype(np.float64))
+    for i, (v, n) in enumerate(zip(vals, names)):
+        np.save(os.path.join(d, "mel-runtime-%s.npy" % n),
+                v.astype(np.int64 if i < 3 else np.float32))
     save(d, "dft-complex-one",
          [helper.make_node("DFT", ["x"], ["y"], axis=1, onesided=1)],
          [vi("x", f, [2, 4, 2])], [vi("y", f, None)])

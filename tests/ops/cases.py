@@ -2026,6 +2026,69 @@ invalid("constantOfShape-rank2-shape", "constantOfShape", [x([1, 2], i64)],
         {"bound": 4}, 'input "shape"', nout=2)
 invalid("constantOfShape-empty-shape", "constantOfShape", [x([0], i64)],
         {"bound": 4}, 'is empty', nout=2)
+
+
+# melWeightMatrix: ONNX's MelWeightMatrix as its reference computes it
+# (numMelBins + 2 points evenly spaced in mel from the lower edge, in
+# steps of the mel range over numMelBins + 2, each to the spectrum bin
+# floor((dftLength + 1) hertz / sampleRate); band i a triangle over
+# points i, i + 1, i + 2), at the front of [bound, 1] in dt, zeros
+# after; and its shape.
+def mel_ref(a, bound, dt):
+    n, ln, rate = (int(a[k].reshape(())) for k in ("n", "len", "rate"))
+    lo, hi = (float(a[k].reshape(())) for k in ("lo", "hi"))
+    mel = [2595 * np.log10(1 + f / 700) for f in (lo, hi)]
+    pts = np.arange(n + 2) * ((mel[1] - mel[0]) / (n + 2)) + mel[0]
+    pts = ((ln + 1) * (700 * (10 ** (pts / 2595) - 1)) // rate).astype(int)
+    bins = ln // 2 + 1
+    w = np.zeros((bins, n))
+    for i in range(n):
+        a0, c0, b0 = pts[i:i + 3]
+        if c0 == a0:
+            w[c0, i] = 1
+        for j in range(a0, c0 + 1) if c0 > a0 else ():
+            w[j, i] = (j - a0) / (c0 - a0)
+        for j in range(c0, b0):
+            w[j, i] = (b0 - j) / (b0 - c0)
+    out = np.zeros((bound, 1), dt)
+    out[:w.size, 0] = w.ravel()
+    return [out, np.array([bins, n], np.int64)]
+
+
+def melins(it, ft, n, ln, rate, lo, hi):
+    return [x([], it, [n], "n"), x([], it, [ln], "len"),
+            x([], it, [rate], "rate"), x([], ft, [lo], "lo"),
+            x([], ft, [hi], "hi")]
+
+
+# bands narrower than a bin (a point repeated: the 1 at it), wider ones
+# sloping over several bins; int32 counts with float16 edges into
+# float16 filling its bound exactly; float64 throughout, a lower edge
+# above 0 and the last bins past the last point (zeros)
+case("melWeightMatrix-float", "melWeightMatrix",
+     melins(i64, f32, 8, 16, 8192, 0, 4096), {"bound": 100}, nout=2,
+     ref=lambda a, c: mel_ref(a, 100, np.float32))
+case("melWeightMatrix-float16-full", "melWeightMatrix",
+     melins(i32, f16, 5, 30, 16000, 300, 7000),
+     {"bound": 80, "dataType": "float16"}, nout=2,
+     ref=lambda a, c: mel_ref(a, 80, np.float16))
+case("melWeightMatrix-float64", "melWeightMatrix",
+     melins(i64, f64, 10, 64, 22050, 20, 6000),
+     {"bound": 400, "dataType": "float64"}, nout=2,
+     ref=lambda a, c: mel_ref(a, 400, np.float64))
+invalid("melWeightMatrix-types", "melWeightMatrix",
+        melins(i64, f32, 0, 0, 0, 0, 0)[:2] + [x([], i32, name="rate")] +
+        melins(i64, f32, 0, 0, 0, 0, 0)[3:], {"bound": 4},
+        'input "sampleRate" is int32, input "numMelBins" int64', nout=2)
+invalid("melWeightMatrix-not-scalar", "melWeightMatrix",
+        melins(i64, f32, 0, 0, 0, 0, 0)[:4] + [x([2], f32, name="hi")],
+        {"bound": 4}, 'input "upperEdgeHertz" [2] is not a scalar', nout=2)
+invalid("melWeightMatrix-int-output", "melWeightMatrix",
+        melins(i64, f32, 0, 0, 0, 0, 0), {"bound": 4, "dataType": "int32"},
+        'option "dataType"', nout=2)
+invalid("melWeightMatrix-bound-zero", "melWeightMatrix",
+        melins(i64, f32, 0, 0, 0, 0, 0), {"bound": 0},
+        'option "bound" is 0', nout=2)
 # ---- empty tensors (nnl-graph(5), Empty tensors) ----
 # A node whose outputs hold no elements computes nothing: an add of a
 # [0, 3] operand, a transpose, a split of an empty tensor.  One that

@@ -314,6 +314,13 @@ mutant("range's float count floored", TN, "q = ceil(q);", "q = floor(q);",
 mutant("constantOfShape's value in the padding too", TN,
        "nnl_storef(out[0], i, dt, i < n ? fp[0] : 0);",
        "nnl_storef(out[0], i, dt, fp[0]);", ["constantOfShape-float"], RT)
+mutant("melWeightMatrix spaced as a linspace to the upper edge", TN,
+       "(mh - ml) * (double)i / (double)(nmel + 2);",
+       "(mh - ml) * (double)i / (double)(nmel + 1);",
+       ["melWeightMatrix-float16-full", "melWeightMatrix-float64"], RT)
+mutant("melWeightMatrix's falling side past its last point", TN,
+       "(double)j < b && j < bins; j++)", "(double)j <= b && j < bins; j++)",
+       ["melWeightMatrix-float", "melWeightMatrix-float64"], RT)
 # ---- shape rules: the output type ----
 mutant("isNaN's output keeps the input type", "common/middle/shape_ew.c",
        "shape_out(c, 0, DT_UINT8, c->in[0]->rank, c->in[0]->dims);",

@@ -706,6 +706,36 @@ export const CpuOps = {
     return [{dataType, shape: [bound, ...dims.slice(1).map(() => 1)], data: out},
       {dataType: "int64", shape: [dims.length], data: BigInt64Array.from(dims, BigInt)}];
   },
+  // nnl's melWeightMatrix: the [dftLength / 2 + 1, numMelBins] mel
+  // triangles (as rt/tensor/tensor.c computes them) at the front of
+  // [bound, 1], zeros after, and that shape; a count below 1, edges not
+  // 0 <= lower < upper, or a size past the bound throws
+  melWeightMatrix: (nm, dl, sr, lo, hi, {bound, dataType = "float32"}) => {
+    const nmel = Number(nm.data[0]), len = Number(dl.data[0]);
+    const rate = Number(sr.data[0]);
+    const l = read(lo, lo.data[0]), h = read(hi, hi.data[0]);
+    const bins = Math.floor(len / 2) + 1;
+    if (!(nmel >= 1 && len >= 1 && rate >= 1 && l >= 0 && h > l && h < Infinity))
+      throw new RangeError(`cpuops: melWeightMatrix: ${nmel} mel bins, a dft of ${len}, a rate of ${rate}, edges ${l} to ${h} Hz`);
+    if (nmel * bins > bound)
+      throw new RangeError(`cpuops: melWeightMatrix: [${bins}, ${nmel}] is past its bound of ${bound} elements`);
+    const ml = 2595 * Math.log10(1 + l / 700), mh = 2595 * Math.log10(1 + h / 700);
+    const point = (i) => {
+      const f = 700 * (10 ** ((ml + (mh - ml) * i / (nmel + 2)) / 2595) - 1);
+      return Math.floor((len + 1) * f / rate);
+    };
+    const w = new Float64Array(bound);
+    for (let i = 0; i < nmel; i++) {
+      const a = point(i), c = point(i + 1), b = point(i + 2);
+      for (let j = a; j <= c && j < bins; j++)
+        w[j * nmel + i] = c === a ? 1 : (j - a) / (c - a);
+      for (let j = c; j < b && j < bins; j++)
+        w[j * nmel + i] = (b - j) / (b - c);
+    }
+    const out = dataType === "float64" ? w : ARRAYS[dataType].from(w, (v) => fromNumber(dataType, v));
+    return [{dataType, shape: [bound, 1], data: out},
+      {dataType: "int64", shape: [2], data: new BigInt64Array([BigInt(bins), BigInt(nmel)])}];
+  },
   isNaN: (a) => unary(a, "uint8", (x) => (typeof x === "number" && Number.isNaN(x) ? 1 : 0)),
   isInfinite: (a) => unary(a, "uint8", (x) => (x === Infinity || x === -Infinity ? 1 : 0)),
   cumulativeSum: (a, {axis, exclusive = false, reversed = false}) => {

@@ -1173,3 +1173,71 @@ nnl_k_constant_of_shape(const int64_t *ip, const double *fp,
 			nnl_storei(out[0], i, dt, i < n ?
 			    nnl_dtoi_sat(fp[0], dt) : 0);
 }
+
+/* The spectrum bin of melWeightMatrix's point i of nmel + 2: from mel
+ * ml in nmel + 2 steps of (mh - ml) / (nmel + 2), back to hertz, then
+ * floor((len + 1) f / rate); a whole number in double, since it may lie
+ * far past any bin (an upper edge of 1e30 Hz). */
+NNL_RT_INLINE double
+nnl_mel_point(int64_t i, int64_t nmel, int64_t len, int64_t rate, double ml,
+    double mh)
+{
+	double f = ml + (mh - ml) * (double)i / (double)(nmel + 2);
+
+	f = 700 * (pow(10, f / 2595) - 1);
+	return floor((double)(len + 1) * f / (double)rate);
+}
+
+/*
+ * melWeightMatrix (nnl's; ONNX's MelWeightMatrix): ip = dt, bound, the
+ * integer inputs' type, the float inputs' type.  in: num_mel_bins,
+ * dft_length, sample_rate, lower and upper edge in hertz (scalars).
+ * out[0] [bound, 1]: the [len / 2 + 1, nmel] matrix in its first
+ * items, zeros after: band i of triangles on the mel scale (mel(f) =
+ * 2595 log10(1 + f / 700)) rises from 0 at point i (nnl_mel_point) to 1
+ * at point i + 1 (1 there when the two meet) and falls to 0 at point
+ * i + 2.  out[1] int64 [2]: its shape, or -1 in both and nothing
+ * written when it is past the bound, a count is below 1 or the edges
+ * are not 0 <= lower < upper.  The ONNX importer folds constant inputs
+ * through this kernel.
+ */
+void
+nnl_k_mel_weight_matrix(const int64_t *ip, const double *fp,
+    const void *const *in, void *const *out, void *scratch)
+{
+	int64_t dt = ip[0], bound = ip[1], it = ip[2], ft = ip[3];
+	int64_t nmel = nnl_loadi(in[0], 0, it), len = nnl_loadi(in[1], 0, it);
+	int64_t rate = nnl_loadi(in[2], 0, it), bins = len / 2 + 1;
+	double lo = nnl_loadf(in[3], 0, ft), hi = nnl_loadf(in[4], 0, ft);
+	double ml, mh;
+	int64_t *sh = out[1];
+
+	(void)fp;
+	(void)scratch;
+	if (nmel < 1 || len < 1 || rate < 1 || !(lo >= 0) || !(hi > lo) ||
+	    !(hi < HUGE_VAL) || nmel > bound / bins) {
+		sh[0] = sh[1] = -1;
+		return;
+	}
+	sh[0] = bins;
+	sh[1] = nmel;
+	ml = 2595 * log10(1 + lo / 700);
+	mh = 2595 * log10(1 + hi / 700);
+	for (int64_t i = 0; i < bound; i++)
+		nnl_storef(out[0], i, dt, 0);
+	for (int64_t i = 0; i < nmel; i++) {
+		double a = nnl_mel_point(i, nmel, len, rate, ml, mh);
+		double c = nnl_mel_point(i + 1, nmel, len, rate, ml, mh);
+		double b = nnl_mel_point(i + 2, nmel, len, rate, ml, mh);
+
+		/* the points are whole, 0 or more, a <= c <= b */
+		for (int64_t j = a < (double)bins ? (int64_t)a : bins;
+		    (double)j <= c && j < bins; j++)
+			nnl_storef(out[0], j * nmel + i, dt, c == a ? 1 :
+			    ((double)j - a) / (c - a));
+		for (int64_t j = c < (double)bins ? (int64_t)c : bins;
+		    (double)j < b && j < bins; j++)
+			nnl_storef(out[0], j * nmel + i, dt,
+			    (b - (double)j) / (b - c));
+	}
+}
