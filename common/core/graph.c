@@ -414,14 +414,20 @@ graph_find(const struct graph *g, const char *name)
 }
 
 int
-tdesc_same(const struct tdesc *a, const struct tdesc *b)
+tdesc_samedims(const struct tdesc *a, const struct tdesc *b)
 {
-	if (a->dt != b->dt || a->rank != b->rank)
+	if (a->rank != b->rank)
 		return 0;
 	for (int i = 0; i < a->rank; i++)
 		if (a->dims[i] != b->dims[i])
 			return 0;
 	return 1;
+}
+
+int
+tdesc_same(const struct tdesc *a, const struct tdesc *b)
+{
+	return a->dt == b->dt && tdesc_samedims(a, b);
 }
 
 const char *

@@ -177,6 +177,8 @@ void tdesc_set(struct tdesc *t, enum dtype dt, int rank,
 char *tdesc_str(const struct tdesc *t);	/* "float32[1, 2]", malloc'd */
 /* Whether a and b have the same data type and dims. */
 int tdesc_same(const struct tdesc *a, const struct tdesc *b);
+/* Whether a and b have the same dims, whatever their data types. */
+int tdesc_samedims(const struct tdesc *a, const struct tdesc *b);
 
 /* Option name of node n, a string (node_optstr) or a number
  * (node_optnum), or dflt where it is absent or of another type. */

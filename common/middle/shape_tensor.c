@@ -79,17 +79,6 @@ outfree(struct shapectx *c, int k, enum dtype dt, int n, int64_t *d)
 	return 0;
 }
 
-static int
-sameshape(const struct tdesc *a, const struct tdesc *b)
-{
-	if (a->rank != b->rank)
-		return 0;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return 0;
-	return 1;
-}
-
 /* Operand i by its WebNN name: input "indices". */
 static const char *
 role(struct shapectx *c, int i)
@@ -601,7 +590,7 @@ shape_scatter_elements(struct shapectx *c)
 	    opt_u32(c, "axis", &axis) < 0 || axisok(c, "axis", axis, x) ||
 	    likeinput(c, axis) || someindex(c, (int)axis, 1))
 		return -1;
-	if (!sameshape(u, ix))
+	if (!tdesc_samedims(u, ix))
 		return shape_err(c, "input \"updates\" %s does not fit: "
 		    "expected the shape of input \"indices\" %s",
 		    shape_str(u), shape_str(ix));
@@ -620,7 +609,7 @@ shape_scatter_nd(struct shapectx *c)
 	    notscalar(c, 1) || coordinates(c, &k) || someindex(c, 0, (int)k))
 		return -1;
 	want.dims = ndshape(c, k, &want.rank);
-	if (!sameshape(u, &want)) {
+	if (!tdesc_samedims(u, &want)) {
 		char w[256];
 
 		snprintf(w, sizeof w, "%s", shape_str(&want));

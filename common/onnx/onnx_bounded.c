@@ -44,17 +44,6 @@ elementwise(const char *op)
 	return 0;
 }
 
-static int
-samedims(const struct tdesc *a, const struct tdesc *b)
-{
-	if (a->rank != b->rank)
-		return 0;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dims[i] != b->dims[i])
-			return 0;
-	return 1;
-}
-
 /* The shape operand of the value operand o, NULL when o's size is
  * known at import time. */
 static const char *
@@ -97,7 +86,7 @@ onnx_bounded_reads(struct imp *m, const char **shape, const char **value)
 		if (!o)
 			continue;
 		if (s && (strcmp(s, *shape) ||
-		    !samedims(ty(m, o), ty(m, *value))))
+		    !tdesc_samedims(ty(m, o), ty(m, *value))))
 			return refuse(m, REFUSE_DYNAMIC, "inputs \"%s\" and "
 			    "\"%s\" have sizes known only at run time, not "
 			    "known to be equal", escape_tty_name(first),
@@ -123,7 +112,7 @@ onnx_bounded_mark(struct imp *m, const char *shape, const char *value)
 
 		if (!o || shapeof(m, o))
 			continue;
-		if (!samedims(ty(m, o), ty(m, value)))
+		if (!tdesc_samedims(ty(m, o), ty(m, value)))
 			return refuse(m, REFUSE_DYNAMIC, "output \"%s\" %s is "
 			    "not the shape of the value of run-time size it "
 			    "reads", escape_tty_name(m->n->output[k]),
