@@ -569,6 +569,9 @@ maxindices(struct imp *m, const char *x, const struct win *w)
 	if (so != 0 && so != 1)
 		return nodeerr(m, "storage_order %lld is not 0 or 1",
 		    (long long)so);
+	if (w->nsp > 2)
+		return refuse(m, REFUSE_OUTPUT, "the Indices output of a "
+		    "%d-D MaxPool (1-D and 2-D only)", w->nsp);
 	for (int i = 0; i < 2; i++) {
 		int64_t n = w->in[i] + w->pb[i] + w->pe[i] - effk(w, i);
 

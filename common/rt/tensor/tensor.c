@@ -1107,7 +1107,7 @@ nnl_range_count(const void *const *in, int64_t dt, int64_t bound)
  * (nnl_range_count), zeros after; out[1] int64 [1]: the count, or -1
  * and nothing written when it is past the bound or delta is 0.
  */
-void
+NNL_RT void
 nnl_k_range(const int64_t *ip, const double *fp, const void *const *in,
     void *const *out, void *scratch)
 {
@@ -1145,7 +1145,7 @@ nnl_k_range(const int64_t *ip, const double *fp, const void *const *in,
  * every entry and nothing written when a dimension is negative or the
  * numel is past the bound.
  */
-void
+NNL_RT void
 nnl_k_constant_of_shape(const int64_t *ip, const double *fp,
     const void *const *in, void *const *out, void *scratch)
 {
@@ -1201,7 +1201,7 @@ nnl_mel_point(int64_t i, int64_t nmel, int64_t len, int64_t rate, double ml,
  * are not 0 <= lower < upper.  The ONNX importer folds constant inputs
  * through this kernel.
  */
-void
+NNL_RT void
 nnl_k_mel_weight_matrix(const int64_t *ip, const double *fp,
     const void *const *in, void *const *out, void *scratch)
 {
