@@ -21,9 +21,9 @@ the surfaces of issue 28:
             Graphviz's SVG of it well-formed XML (fuzzcheck.py)
   report    nnc report on such graphs and plans; the page's SVGs
             well-formed, nothing loaded
-  wasm      nnl-emit-js --wasm (node --check) and nnc compile --emit
-            wasm on graphs with names that JavaScript orders otherwise;
-            run in node by input name (tests/js/wasm-named.mjs), its
+  wasm      nnl-cpu-partition, nnl-emit-js --wasm (node --check) and
+            nnc compile --emit wasm on graphs with names that
+            JavaScript orders otherwise; run in node by input name (tests/js/wasm-named.mjs), its
             outputs must equal nnl-run's
   scaffold  nnc new with hostile directories and languages, then the
             project's own build and run (make run, build.sh, cargo)
@@ -125,8 +125,8 @@ STAGES = {
             ["nnl-emit-dot", "dot"]),
     "report": (["nnl-shape-infer", "nnl-plan-memory", "nnc report"],
                ["nnc report"]),
-    "wasm": (["nnl-shape-infer", "nnl-emit-js", "node", "nnc compile",
-              "nnl-run"], ["nnc compile", "node"]),
+    "wasm": (["nnl-shape-infer", "nnl-cpu-partition", "nnl-emit-js",
+              "node", "nnc compile", "nnl-run"], ["nnc compile", "node"]),
     "scaffold": (["nnc new", "env"], ["nnc new"]),
     "manifest": (["nnl-pack-weights manifest", "nnl-pack-weights pack",
                   "nnl-pack-weights extract", "nnl-pack-weights inline",
@@ -1105,8 +1105,14 @@ class Fuzzer:
             c.write("g.json", json.dumps(g))
         if c.run(["nnl-shape-infer", "-o", "s.json", "g.json"]):
             return
+        # as the JavaScript pipeline runs: what WebNN lacks (nnl's ops,
+        # empty tensors) placed on the CPU first
+        if c.run(["nnl-cpu-partition", "-p",
+                  ROOT + "/pipelines/profiles/cpu.json", "-o", "c.json",
+                  "s.json"]):
+            return
         if c.run(["nnl-emit-js", "--wasm", "m.wasm", "-o", "m.js",
-                  "s.json"], outs=["m.js"]):
+                  "c.json"], outs=["m.js"]):
             return
         c.run(["node", "--check", "m.js"], ok=(0,))
         if c.run(["nnc", "compile", "--emit", "wasm", "-o", "m.wasm",

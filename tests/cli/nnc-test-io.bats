@@ -189,6 +189,6 @@ np.save("m5.npy", np.load(sys.argv[1])[:, :5])' "$FX/mask.npy"
 	cp "$BATS_TEST_DIRNAME/../../examples/model/model.nnl" .
 	run --separate-stderr "$BIN/nnc" compile --dim batch=1 model.nnl
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *'nnc: error: model.nnl: --dim and --dims pin the dimensions of an ONNX model (.onnx)'* ]]
+	[[ "$stderr" == *'nnc: error: model.nnl: --dim, --dims and --bound size the values of an ONNX model (.onnx)'* ]]
 	[ ! -e model ]
 }

@@ -267,7 +267,7 @@ mutant("cumulativeSum's exclusive and reversed swapped", KEW,
        ["cumulativeSum-exclusive", "cumulativeSum-exclusive-reversed"], HOST)
 mutant("triangular's diagonal negated", KEW, "kip(c, diag);",
        "kip(c, -diag);", ["triangular-upper", "triangular-lower"], HOST)
-mutant("broadcast strides not zeroed", KEW,
+mutant("broadcast strides not zeroed", "common/host/kernel.c",
        "s[i] = d == 1 && dims[i] != 1 ? 0 : st;", "s[i] = st;",
        ["add-broadcast", "greater"], HOST)
 mutant("batchNormalization's epsilon left out", "common/host/kern_nn.c",
@@ -285,8 +285,8 @@ mutant("conv2dInteger without its left padding", QI,
        "int64_t ix = ox * sw - pl * 0 + b * dw;",
        ["conv2dInteger-uint8-pad-stride"], RT)
 mutant("conv2dInteger's groups all read the first group", QI,
-       "xr = X + ((n * C + o / og * cg + c) * H + iy) * W;",
-       "xr = X + ((n * C + o / og * 0 + c) * H + iy) * W;",
+       "xr = xs + ((n * C + o / og * cg + c) * H + iy) * W;",
+       "xr = xs + ((n * C + o / og * 0 + c) * H + iy) * W;",
        ["conv2dInteger-int8-groups"],
        RT)
 mutant("matMulInteger reads b's first matrix in every batch", QI,

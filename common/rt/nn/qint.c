@@ -107,12 +107,12 @@ nnl_k_conv2d_int(const int64_t *ip, const double *fp, const void *const *in,
 	    G = ip[14], pt = ip[15], pl = ip[16], sh = ip[17], sw = ip[18],
 	    dh = ip[19], dw = ip[20];
 	int64_t xd[4] = { N, C, H, W }, wd[4] = { O, cg, KH, KW };
-	int32_t *X = scratch, *Wt = X + N * C * H * W, *Y = out[0];
+	int32_t *xs = scratch, *ws = xs + N * C * H * W, *ys = out[0];
 	int64_t og = O / G;
 
 	(void)fp;
-	nnl_qint_shift(in[0], ip[0], in[2], ip[2], 4, xd, ip + 21, X);
-	nnl_qint_shift(in[1], ip[1], in[3], ip[3], 4, wd, ip + 25, Wt);
+	nnl_qint_shift(in[0], ip[0], in[2], ip[2], 4, xd, ip + 21, xs);
+	nnl_qint_shift(in[1], ip[1], in[3], ip[3], 4, wd, ip + 25, ws);
 	for (int64_t n = 0; n < N; n++)
 	for (int64_t o = 0; o < O; o++)
 	for (int64_t oy = 0; oy < OH; oy++)
@@ -126,8 +126,8 @@ nnl_k_conv2d_int(const int64_t *ip, const double *fp, const void *const *in,
 
 			if (iy < 0 || iy >= H)
 				continue;
-			xr = X + ((n * C + o / og * cg + c) * H + iy) * W;
-			wr = Wt + ((o * cg + c) * KH + a) * KW;
+			xr = xs + ((n * C + o / og * cg + c) * H + iy) * W;
+			wr = ws + ((o * cg + c) * KH + a) * KW;
 			for (int64_t b = 0; b < KW; b++) {
 				int64_t ix = ox * sw - pl + b * dw;
 
@@ -136,7 +136,7 @@ nnl_k_conv2d_int(const int64_t *ip, const double *fp, const void *const *in,
 					    (uint32_t)wr[b];
 			}
 		}
-		Y[((n * O + o) * OH + oy) * OW + ox] = (int32_t)acc;
+		ys[((n * O + o) * OH + oy) * OW + ox] = (int32_t)acc;
 	}
 }
 
