@@ -23,8 +23,8 @@ the surfaces of issue 28:
             well-formed, nothing loaded
   wasm      nnl-cpu-partition, nnl-emit-js --wasm (node --check) and
             nnc compile --emit wasm on graphs with names that
-            JavaScript orders otherwise; run in node by input name (tests/js/wasm-named.mjs), its
-            outputs must equal nnl-run's
+            JavaScript orders otherwise; run in node by input name
+            (tests/js/wasm-named.mjs), its outputs must equal nnl-run's
   scaffold  nnc new with hostile directories and languages, then the
             project's own build and run (make run, build.sh, cargo)
   manifest  nnl-pack-weights manifest (equal to pack's), extract and

@@ -186,7 +186,7 @@ def refusals():
     nodes = [helper.make_node("Relu", ["x"], ["a"], name="ok"),
              helper.make_node("StringNormalizer", ["a"], ["b"], name="first"),
              helper.make_node("Relu", ["b"], ["c"], name="fine"),
-             helper.make_node("Det", ["c"], ["d"], name="second"),
+             helper.make_node("Bernoulli", ["c"], ["d"], name="second"),
              helper.make_node("NotAnOp", ["d"], ["y"], name="third")]
     save("unknown-ops", helper.make_model(helper.make_graph(
         nodes, "g", [x], [y])))
