@@ -885,21 +885,21 @@ normshape(struct imp *m, const char *p, const struct tdesc *xt, int a)
 	}
 }
 
-int
-onnx_layernorm(struct imp *m)
+/* The attributes LayerNormalization and RMSNormalization share: the
+ * first normalized axis, into *axis (made non-negative), and the type
+ * the statistics are computed in (stash_type: float32, or the input's
+ * float16), into *cdt.  Refuses a non-float input and a double stash. */
+static int
+normatts(struct imp *m, const char *op, const struct tdesc *xt, int *axis,
+    enum dtype *cdt)
 {
-	const char *x = in(m, 0), *s = in(m, 1), *b = in(m, 2), *y;
-	const struct tdesc *xt = ty(m, x);
 	int r = xt->rank;
 	int64_t a = att_i(m, "axis", -1);
 	int64_t st = att_i(m, "stash_type", 1);
-	double eps = att_f(m, "epsilon", 1e-5);
-	enum dtype dt = xt->dt, cdt = st == 1 ? DT_FLOAT32 : dt;
-	const char *mean, *inv;
 
-	if (!isfloat(dt))
-		return refuse(m, REFUSE_TYPE,
-		    "LayerNormalization on %s", dtype_name(dt));
+	if (!isfloat(xt->dt))
+		return refuse(m, REFUSE_TYPE, "%s on %s", op,
+		    dtype_name(xt->dt));
 	if (st != 1 && st != 10 && st != 11)
 		return refuse(m, REFUSE_ATTR, "stash_type %lld", (long long)st);
 	if (st == 11)
@@ -907,8 +907,23 @@ onnx_layernorm(struct imp *m)
 	if (a < -r || a >= r)
 		return nodeerr(m, "axis %lld is out of range for rank %d",
 		    (long long)a, r);
-	if (a < 0)
-		a += r;
+	*axis = (int)(a < 0 ? a + r : a);
+	*cdt = st == 1 ? DT_FLOAT32 : xt->dt;
+	return 0;
+}
+
+int
+onnx_layernorm(struct imp *m)
+{
+	const char *x = in(m, 0), *s = in(m, 1), *b = in(m, 2), *y;
+	const struct tdesc *xt = ty(m, x);
+	int a;
+	double eps = att_f(m, "epsilon", 1e-5);
+	enum dtype dt = xt->dt, cdt;
+	const char *mean, *inv;
+
+	if (normatts(m, "LayerNormalization", xt, &a, &cdt))
+		return -1;
 	if (!(s = normshape(m, s, xt, (int)a)) ||
 	    (b && !(b = normshape(m, b, xt, (int)a))))
 		return nodeerr(m, "Scale or B does not broadcast to the "
@@ -944,23 +959,12 @@ onnx_rmsnorm(struct imp *m)
 	const char *x = in(m, 0), *s = in(m, 1), *y, *v;
 	const struct tdesc *xt = ty(m, x);
 	int r = xt->rank;
-	int64_t a = att_i(m, "axis", -1);
-	int64_t st = att_i(m, "stash_type", 1);
+	int a;
 	double eps = att_f(m, "epsilon", 1e-5);
-	enum dtype dt = xt->dt, cdt = st == 1 ? DT_FLOAT32 : dt;
+	enum dtype dt = xt->dt, cdt;
 
-	if (!isfloat(dt))
-		return refuse(m, REFUSE_TYPE,
-		    "RMSNormalization on %s", dtype_name(dt));
-	if (st != 1 && st != 10 && st != 11)
-		return refuse(m, REFUSE_ATTR, "stash_type %lld", (long long)st);
-	if (st == 11)
-		return refuse(m, REFUSE_TYPE, "stash_type double");
-	if (a < -r || a >= r)
-		return nodeerr(m, "axis %lld is out of range for rank %d",
-		    (long long)a, r);
-	if (a < 0)
-		a += r;
+	if (normatts(m, "RMSNormalization", xt, &a, &cdt))
+		return -1;
 	if (!(s = normshape(m, s, xt, (int)a)))
 		return nodeerr(m, "scale does not broadcast to the "
 		    "normalized dimensions");

@@ -939,6 +939,23 @@ nnl_strides(int r, const int64_t *dims, int64_t *st)
 	}
 }
 
+/* The offsets into A and B of batch t of a broadcast product: t a
+ * row-major index into the batch shape ob[0..r), as and bs each
+ * operand's batch strides (0 where it broadcasts). */
+NNL_RT_INLINE void
+nnl_batchoff(int64_t t, int64_t r, const int64_t *ob, const int64_t *as,
+    const int64_t *bs, int64_t *ai, int64_t *bi)
+{
+	*ai = *bi = 0;
+	for (int64_t d = r - 1; d >= 0; d--) {
+		int64_t c = t % ob[d];
+
+		t /= ob[d];
+		*ai += c * as[d];
+		*bi += c * bs[d];
+	}
+}
+
 /* Element i of a numeric tensor of type dt, as double / as int64. */
 NNL_RT_INLINE double
 nnl_loadf(const void *p, int64_t i, int64_t dt)

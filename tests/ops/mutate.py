@@ -96,8 +96,8 @@ mutant("float64 matmul's sum from its second term", LA,
        "for (int64_t k = 0; k < K; k++)\n\t\t\t\t\ts +=",
        "for (int64_t k = 1; k < K; k++)\n\t\t\t\t\ts +=",
        ["matmul-float64", "matmul-float64-k1"], RT)
-mutant("float64 matmul's batch of b as a's", LA, "bi += c * bs[d];",
-       "bi += c * as[d];", ["matmul-float64"], RT)
+mutant("a batched product's batch of b as a's", "common/rt/rt.h",
+       "*bi += c * bs[d];", "*bi += c * as[d];", ["matmul-float64"], RT)
 mutant("bitShift right as left", KEW,
        'op += strcmp(dir, "right") == 0;', "op += 0;",
        ["bitShift-right-uint8"], HOST)

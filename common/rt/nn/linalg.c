@@ -29,15 +29,9 @@ nnl_k_matmul_f64(const int64_t *ip, const double *fp, const void *const *in,
 	(void)fp;
 	(void)scratch;
 	for (int64_t t = 0; t < nb; t++) {
-		int64_t rem = t, ai = 0, bi = 0;
+		int64_t ai, bi;
 
-		for (int64_t d = R - 1; d >= 0; d--) {
-			int64_t c = rem % ob[d];
-
-			rem /= ob[d];
-			ai += c * as[d];
-			bi += c * bs[d];
-		}
+		nnl_batchoff(t, R, ob, as, bs, &ai, &bi);
 		for (int64_t i = 0; i < M; i++)
 			for (int64_t j = 0; j < N; j++) {
 				double s = 0;

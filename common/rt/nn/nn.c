@@ -484,15 +484,9 @@ nnl_k_matmul_f32(const int64_t *ip, const double *fp, const void *const *in,
 	}
 	e.packb = M >= 32;
 	for (int64_t t = 0; t < nb; t++) {
-		int64_t rem = t, ai = 0, bi = 0;
+		int64_t ai, bi;
 
-		for (int64_t d = R - 1; d >= 0; d--) {
-			int64_t c = rem % ob[d];
-
-			rem /= ob[d];
-			ai += c * as[d];
-			bi += c * bs[d];
-		}
+		nnl_batchoff(t, R, ob, as, bs, &ai, &bi);
 		nnl_sgemm(M, N, K, 1, a + ai, lda, (int)ta, b + bi, ldb,
 		    (int)tb, y + t * M * N, N, scratch, &e);
 	}
