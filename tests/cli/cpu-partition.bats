@@ -135,6 +135,18 @@ assert t.shape == (0, 2), t.shape'
 	[[ "$output" == *"cpuops: 35 agree with the C kernels, 0 differ"* ]]
 }
 
+@test "emit-js places on the CPU exactly the ops CpuOps implements" {
+	# the names in emitjs.c's cpuop() against the keys of CpuOps: an op
+	# named in one and not the other is placed where nothing runs it
+	node --input-type=module -e "import {CpuOps} from \"$ROOT/common/rt/js/cpuops.mjs\";
+	    console.log(Object.keys(CpuOps).sort().join(\"\\n\"))" > js.txt
+	sed -n '/^cpuop(const char \*op)/,/NULL,/p' "$ROOT/common/back/emitjs.c" |
+	    sed 's,/\*.*\*/,,' | grep -o '"[A-Za-z0-9]*"' | tr -d '"' |
+	    sort > c.txt
+	[ "$(wc -l < c.txt)" -gt 80 ]
+	diff c.txt js.txt
+}
+
 @test "without 64-bit integers: two WebNN partitions and CpuOps between them give one graph's outputs" {
 	"$BIN/nnl-reorder" i64.json > g.json
 	"$BIN/nnl-cpu-partition" -p "$P/cpu-no-int64.json" -o p.json g.json
