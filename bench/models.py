@@ -20,6 +20,7 @@ a position, 0 masks it as a key), sequence 128.
 Usage: models.py OUTDIR [NAME...]   (by default every model; the
 NAMEs' entries replace or join those models.json has, in MODELS' order)
 """
+import inspect
 import json
 import os
 import sys
@@ -214,9 +215,12 @@ def export(outdir, name):
     with torch.no_grad():
         y = model(*xs)
     path = os.path.join(outdir, name + ".onnx")
+    # the TorchScript exporter, where a newer PyTorch defaults to dynamo's
+    kw = {"dynamo": False} if "dynamo" in inspect.signature(
+        torch.onnx.export).parameters else {}
     torch.onnx.export(model, xs, path, opset_version=opset,
                       input_names=[s[0] for s in specs],
-                      output_names=["output"])
+                      output_names=["output"], **kw)
     with open(os.path.join(outdir, name + ".in.bin"), "wb") as f:
         for x in xs:
             f.write(x.numpy().astype(x.numpy().dtype.newbyteorder("<"))

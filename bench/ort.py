@@ -63,10 +63,17 @@ inference takes more than 100 ms in either runtime at warm-up.
 These are measurements on a shared machine, not tests: ratios measured
 in the same run are what to compare.
 
-Usage: ort.py [-r ROUNDS] [-R BIG_ROUNDS] [-t SECONDS] [MODEL...]
+Usage: ort.py [-r ROUNDS] [-R BIG_ROUNDS] [-t SECONDS] [--ort node|python]
+       [--threads N,N...] [-j JOBS] [MODEL...]
 (after make); no MODEL: those BENCH_MODELS names (separated by commas
 or spaces), else every model of bench/models.py.  Models not yet
-exported to build/bench/models are exported first.
+exported to build/bench/models are exported first, by the python that
+runs this.  --threads: the thread counts timed (1,2).  --ort python
+times ONNX Runtime's Python package (bench/ort-timer.py: session.run()
+from Python, the same protocol) instead of onnxruntime-node, for a
+machine that has it and no Node.js: with nnl's programs carried there
+(bench/carry.sh), the same table on another machine.  -j: builds at
+once.
 """
 import argparse
 import json
@@ -78,6 +85,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -94,7 +103,10 @@ def log(msg):
     print("bench: " + msg, file=sys.stderr, flush=True)
 
 
-def ensure_ort():
+def ensure_ort(kind):
+    if kind == "python":
+        import onnxruntime
+        return onnxruntime.__version__
     mod = os.path.join(ORTDIR, "node_modules", "onnxruntime-node")
     if not os.path.isdir(mod):
         if not shutil.which("npm"):
@@ -158,7 +170,17 @@ class Timer:
 
 
 def timed(argv, cwd):
-    """Run argv under /usr/bin/time: (seconds, peak KB)."""
+    """Run argv under /usr/bin/time: (seconds, peak KB); where there is
+    none, the same from wait4's resource use (the child's peak, which
+    Linux makes the largest of it and the children it waited for)."""
+    if not os.path.exists("/usr/bin/time"):
+        t0 = time.monotonic()
+        p = subprocess.Popen(argv, cwd=cwd)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            raise RuntimeError("failed: " + " ".join(argv))
+        return time.monotonic() - t0, ru.ru_maxrss
     r = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + argv, cwd=cwd,
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -238,7 +260,14 @@ def compare(a, b):
                  max(np.max(np.abs(b)), 1e-30))
 
 
-def race(m, d, exes, threads, rounds, big_rounds, seconds):
+def ort_timer(kind):
+    """The argv that starts ORT's timer before its arguments."""
+    if kind == "python":
+        return [sys.executable, os.path.join(TOP, "bench", "ort-timer.py")]
+    return ["node", os.path.join(TOP, "bench", "ort-timer.mjs")]
+
+
+def race(m, d, exes, threads, rounds, big_rounds, seconds, kind):
     """Rounds of the model and the trivial model in nnl (exes: their
     timers) and ORT, in turn."""
     name = m["name"]
@@ -251,7 +280,7 @@ def race(m, d, exes, threads, rounds, big_rounds, seconds):
     t = {"nnl": Timer([exes[0], inp, out["nnl"]]),
          "nnl0": Timer([exes[1], inp, out["nnl0"]])}
     for k, onnx in (("ort", name), ("ort0", name + "_base")):
-        t[k] = Timer(["node", os.path.join(TOP, "bench", "ort-timer.mjs"),
+        t[k] = Timer(ort_timer(kind) + [
                       os.path.join(d, onnx + ".onnx"), inp, out[k],
                       str(threads), spec], env)
     # the trivial model's outputs (bench/trivial.py)
@@ -336,10 +365,26 @@ def main():
                     help="rounds of a model slower than 100 ms")
     ap.add_argument("-t", "--seconds", type=float, default=0.5,
                     help="length of one timed round of one runtime")
+    ap.add_argument("--ort", choices=("node", "python"), default="node",
+                    help="ONNX Runtime's package to time: onnxruntime-node "
+                    "(installed from npm), or the Python package this "
+                    "python has (bench/ort-timer.py)")
+    ap.add_argument("--threads", default="1,2",
+                    help="thread counts to time, separated by commas")
+    ap.add_argument("-j", "--jobs", type=int, default=1,
+                    help="builds run at once (compile times are then of "
+                    "a loaded machine)")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
+    try:
+        counts = sorted({int(x) for x in a.threads.split(",")})
+    except ValueError:
+        sys.exit("ort.py: --threads %s: not numbers separated by commas"
+                 % a.threads)
+    if not counts or counts[0] < 1:
+        sys.exit("ort.py: --threads %s: a count below 1" % a.threads)
     os.makedirs(OUT, exist_ok=True)
-    ver = ensure_ort()
+    ver = ensure_ort(a.ort)
     d = os.path.join(OUT, "models")
     want = a.models or os.environ.get("BENCH_MODELS", "").replace(
         ",", " ").split() or list(models_py.MODELS)
@@ -356,7 +401,7 @@ def main():
                os.path.exists(os.path.join(d, n + ".onnx"))]
     if missing:
         log("exporting %s with PyTorch" % " ".join(missing))
-        subprocess.run(["/usr/bin/python3",
+        subprocess.run([sys.executable,
                         os.path.join(TOP, "bench", "models.py"), d]
                        + missing, check=True)
     with open(os.path.join(d, "models.json")) as f:
@@ -366,20 +411,32 @@ def main():
     peak = measure_peak()
     print("machine: %s (%s), %d cores; one-core FMA peak measured: "
           "%.1f GFLOP/s" % (cpu, " ".join(simd), os.cpu_count(), peak))
-    print("ONNX Runtime %s (onnxruntime-node, CPU provider); nnl: nnc "
-          "compile --emit lib defaults; medians" % ver)
+    print("ONNX Runtime %s (%s, CPU provider); nnl: nnc "
+          "compile --emit lib defaults; medians"
+          % (ver, "onnxruntime-node" if a.ort == "node" else
+             "its Python package, timed around session.run() from "
+             "Python"))
     print(HEADER)
     print("ROUNDS %d, BIG_ROUNDS %d" % (a.rounds, a.big_rounds))
     threads_ok = nnc_threads()
-    thread_counts = [1, 2] if threads_ok else [1]
+    thread_counts = counts if threads_ok else [1]
     built, fl = {}, {}
+
+    def build(job):
+        m, th = job
+        log("compiling %s, %d thread(s)" % (m["name"], th))
+        base = m["name"] + "_base"
+        built[m["name"], th] = (build_nnl(m["name"], d, th),
+                                build_nnl(base, d, th)[0])
+        fl[m["name"], th] = count_flops(m, d, th)
+
     for m in models:
-        log("compiling " + m["name"])
-        base = base_model(m, d)
-        for th in thread_counts:
-            built[m["name"], th] = (build_nnl(m["name"], d, th),
-                                    build_nnl(base, d, th)[0])
-            fl[m["name"], th] = count_flops(m, d, th)
+        base_model(m, d)
+    # each build is its own processes: a pool of threads runs them
+    # side by side (compile times are of a loaded machine then)
+    with ThreadPoolExecutor(max(1, a.jobs)) as ex:
+        list(ex.map(build, [(m, th) for m in models
+                            for th in thread_counts]))
     print()
     print("%-18s %4s %10s %11s %8s %9s"
           % ("model", "thr", "eff MFLOP", "exec MFLOP", "exec/eff",
@@ -403,7 +460,7 @@ def main():
                 "check", "rd"))
     bad = []
     rows = []
-    for threads in (1, 2):
+    for threads in counts:
         print()
         if threads not in thread_counts:
             print("(nnl builds no threads yet: no %d-thread row)" % threads)
@@ -414,7 +471,7 @@ def main():
             (exe, _), base = built[m["name"], threads]
             log("timing %s, %d thread(s)" % (m["name"], threads))
             r = race(m, d, (exe, base), threads, a.rounds, a.big_rounds,
-                     a.seconds)
+                     a.seconds, a.ort)
             ok = r["nnl_diff"] <= 1e-4
             if not ok:
                 bad.append("%s (%d threads)" % (m["name"], threads))
