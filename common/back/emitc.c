@@ -923,10 +923,18 @@ putprologue(struct em *e, struct buf *s, const char *hdr,
 		buf_printf(s, "#include \"%s\"\n\n", hdr);
 	else
 		buf_printf(s, "%s\n", hdrtext);
-	buf_printf(s, "#if defined(__GNUC__)\n#define NNL_ALIGNED "
-	    "__attribute__((aligned(%u)))\n#else\n#define NNL_ALIGNED\n"
-	    "#endif\n\n/* The runtime kernels (common/rt/ of nnl). */\n",
-	    e->align);
+	/* this model's alignment, whatever a model before it in the same
+	 * translation unit had */
+	buf_printf(s, "#undef NNL_ALIGNED\n#if defined(__GNUC__)\n"
+	    "#define NNL_ALIGNED __attribute__((aligned(%u)))\n#else\n"
+	    "#define NNL_ALIGNED\n#endif\n\n", e->align);
+	/* the runtime once in a translation unit of several models (a
+	 * unity build, each model of its own prefix), which must all be
+	 * built for one thread count */
+	buf_printf(s, "/* The runtime kernels (common/rt/ of nnl), once in "
+	    "a translation unit. */\n#ifndef NNL_RT_SOURCE\n"
+	    "#define NNL_RT_SOURCE %d\n", e->o->threads > 1 ?
+	    e->o->threads : 1);
 	free(gn);
 	free(src);
 	if (e->o->threads > 1) {
@@ -937,6 +945,12 @@ putprologue(struct em *e, struct buf *s, const char *hdr,
 		buf_puts(s, nnl_parsrc);
 	} else
 		putrt1(s, nnl_rtsrc);
+	buf_printf(s, "#elif NNL_RT_SOURCE != %d\n#error \"%s: built for %d "
+	    "thread%s, a model before it in this translation unit for "
+	    "another count\"\n#endif /* NNL_RT_SOURCE */\n\n",
+	    e->o->threads > 1 ? e->o->threads : 1, e->pfx,
+	    e->o->threads > 1 ? e->o->threads : 1,
+	    e->o->threads > 1 ? "s" : "");
 }
 
 int

@@ -17,6 +17,46 @@ setup() {
 	[ "$status" -eq 0 ]
 }
 
+@test "two models in one translation unit: the runtime once, each model's values; other thread counts refused" {
+	cd "$T"
+	cat > g.json <<'JSON'
+{"format": "webnn-graph-json", "version": 1,
+ "inputs": {"x": {"dataType": "float32", "shape": [2, 3]}},
+ "nodes": [{"id": "r", "op": "relu", "inputs": ["x"], "options": {}},
+           {"id": "s", "op": "mul", "inputs": ["r", "x"], "options": {}}],
+ "outputs": {"s": "s"}}
+JSON
+	"$BIN/nnl-shape-infer" g.json | "$BIN/nnl-plan-memory" |
+	    "$BIN/nnl-emit-c" -p a -o a.c
+	sed 's/"mul"/"add"/' g.json | "$BIN/nnl-shape-infer" |
+	    "$BIN/nnl-plan-memory" | "$BIN/nnl-emit-c" -p b -o b.c
+	"$BIN/nnl-shape-infer" g.json | "$BIN/nnl-plan-memory" --threads 2 |
+	    "$BIN/nnl-emit-c" --threads 2 -p t -o t.c
+	cat > u.c <<'C'
+#include <stdio.h>
+#include "a.c"
+#include "b.c"
+int main(void) {
+	float x[6] = { -1, 2, -3, 4, -5, 6 }, y[6], z[6];
+	if (a_infer(x, y) || b_infer(x, z))
+		return 1;
+	for (int i = 0; i < 6; i++)
+		printf("%g %g\n", y[i], z[i]);
+	return 0;
+}
+C
+	cc -std=c99 -Wall -Wextra -Werror -O1 $NNL_TEST_CFLAGS -o u u.c -lm
+	# relu(x) * x and relu(x) + x, by hand (0 * -1 is -0)
+	run ./u
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '%s\n' '-0 -1' '4 4' '-0 -3' '16 8' '-0 -5' '36 12')" ]
+	printf '#include "a.c"\n#include "t.c"\n' > v.c
+	run cc -c -o v.o v.c
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'#error "t: built for 2 threads, a model before it in this translation unit for another count"'* ]]
+}
+
 @test "generated objects call no allocator" {
 	/usr/bin/python3 -c 'import numpy as np, sys
 d = sys.argv[1]

@@ -11,7 +11,12 @@ the reference rounded to nearest even, integers exactly; NaN only
 where the reference has NaN, infinities of the same sign); with --c,
 the graph also goes through nnl-plan-memory and nnl-emit-c, the
 header must declare the reference's output types, and the compiled
-program must write exactly their bytes and the same values.  Invalid
+program must write exactly their bytes and the same values (the C of
+BATCH cases, 32, compiled as one program: each case's source included
+under its own prefix, the runtime once as nnl-emit-c guards it, with a
+main that runs the case its argument names; a batch that does not
+compile is compiled again case by case, for the case's own message).
+Invalid
 cases must be refused by nnl-shape-infer with the expected message.
 Each case draws its data from a generator seeded by its name, so
 --only NAME sees the data the whole run does.  Ends with "ops: N
@@ -34,6 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 BIN = os.environ.get("NNL_BIN") or os.path.join(ROOT, "bin")
 # Extra flags for the generated C (make check-asan: the sanitizers).
 CFLAGS = os.environ.get("NNL_TEST_CFLAGS", "").split()
+BATCH = 32     # cases compiled as one program
 NP = {"float32": np.float32, "float16": np.float16, "int32": np.int32,
       "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
       "int8": np.int8, "uint8": np.uint8, "float64": np.float64,
@@ -197,7 +203,9 @@ def compare(got, want, dt, tol):
     return None
 
 
-def check(c, tmp, do_c):
+def check(c, tmp, do_c, idx):
+    """The case's types and nnl-run's values: None where they pass, an
+    error, or, with do_c, the case's C to compile and run (c_job)."""
     g = graph(c)
     gp = os.path.join(tmp, c["name"] + ".json")
     json.dump(g, open(gp, "w"))
@@ -254,26 +262,109 @@ def check(c, tmp, do_c):
             return "nnl-run: output %s: %s" % (o, err)
     if not do_c:
         return None
-    src = os.path.join(tmp, "m.c")
-    cmd = "%s/nnl-shape-infer %s | %s/nnl-plan-memory | %s/nnl-emit-c -m -p m -o %s" % (
-        BIN, gp, BIN, BIN, src)
+    return c_job(c, tmp, idx, gp, g, data, types, wdt, outs, want)
+
+
+def c_job(c, tmp, k, gp, g, data, types, wdt, outs, want):
+    """The case's C, emitted with prefix cK into tmp/cK.c, its header's
+    output declarations checked: a job for run_batch, or an error."""
+    pfx = "c%d" % k
+    src = os.path.join(tmp, pfx + ".c")
+    cmd = "%s/nnl-shape-infer %s | %s/nnl-plan-memory | %s/nnl-emit-c -p %s -o %s" % (
+        BIN, gp, BIN, BIN, pfx, src)
     r = subprocess.run(cmd, shell=True, capture_output=True, text=True)
     if r.returncode:
         return "emit-c failed: " + r.stderr.strip()[:300]
-    hdr = open(os.path.join(tmp, "m.h")).read()
+    hdr = open(os.path.join(tmp, pfx + ".h")).read()
     decl = hdr[hdr.index(" * Outputs:\n"):].split("\n")[1:1 + len(outs)]
-    for k, o in enumerate(outs):
-        m = re.match(r" \*   (\S+) (\w+)\[", decl[k])
-        if not m or m.group(1) != o or m.group(2) != wdt[k]:
+    for i, o in enumerate(outs):
+        m = re.match(r" \*   (\S+) (\w+)\[", decl[i])
+        if not m or m.group(1) != o or m.group(2) != wdt[i]:
             return "C header declares %r for output %s, reference %s" % (
-                decl[k], o, wdt[k])
-    exe = os.path.join(tmp, "m")
-    r = subprocess.run(["cc", "-O1"] + CFLAGS + ["-o", exe, src, "-lm"],
+                decl[i], o, wdt[i])
+    return dict(c=c, pfx=pfx, outs=outs, types=types, wdt=wdt, want=want,
+                blob=b"".join(data[n].tobytes() for n in g["inputs"]))
+
+
+# The main of a batch: the case argv[1] names, its raw inputs from
+# standard input, its raw outputs to standard output, as nnl-emit-c -m
+# writes it for one model.
+DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+
+static const struct {
+	size_t (*ib)(void), (*ob)(void);
+	int (*infer)(const void *, void *);
+} cases[] = {
+%s
+};
+
+int
+main(int argc, char **argv)
+{
+	static unsigned char in[1 << 24];
+	unsigned char *out;
+	size_t n, k;
+
+	if (argc != 2 || (k = (size_t)atoi(argv[1])) >=
+	    sizeof cases / sizeof cases[0])
+		return 2;
+	n = fread(in, 1, sizeof in, stdin);
+	if (n != cases[k].ib()) {
+		fprintf(stderr, "expected %%zu bytes of input, got %%zu\n",
+		    cases[k].ib(), n);
+		return 1;
+	}
+	if (!(out = malloc(cases[k].ob() + 1)))
+		return 1;
+	switch (cases[k].infer(in, out)) {
+	case 0:
+		break;
+	case 3:
+		fprintf(stderr, "a size computed at run time is past its "
+		    "bound or invalid\n");
+		return 1;
+	default:
+		return 1;
+	}
+	if (fwrite(out, 1, cases[k].ob(), stdout) != cases[k].ob() ||
+	    fflush(stdout) != 0)
+		return 1;
+	free(out);
+	return 0;
+}
+"""
+
+
+def run_batch(jobs, tmp, n):
+    """Compiles the jobs as one program and runs each: {name: error or
+    None}.  A batch that does not compile: each job again alone."""
+    drv = os.path.join(tmp, "batch%s.c" % n)
+    with open(drv, "w") as f:
+        f.write("".join('#include "%s.c"\n' % j["pfx"] for j in jobs))
+        f.write(DRIVER % ",\n".join(
+            "\t{ %s_input_bytes, %s_output_bytes, %s_infer }"
+            % (j["pfx"], j["pfx"], j["pfx"]) for j in jobs))
+    exe = drv[:-2]
+    r = subprocess.run(["cc", "-O1"] + CFLAGS + ["-o", exe, drv, "-lm"],
                        capture_output=True, text=True)
     if r.returncode:
-        return "cc failed: " + r.stderr.strip()[:500]
-    blob = b"".join(data[n].tobytes() for n in g["inputs"])
-    r = subprocess.run([exe], input=blob, capture_output=True)
+        if len(jobs) == 1:
+            return {jobs[0]["c"]["name"]: "cc failed: " +
+                    r.stderr.strip()[:500]}
+        res = {}
+        for i, j in enumerate(jobs):
+            res.update(run_batch([j], tmp, "%s_%d" % (n, i)))
+        return res
+    return {j["c"]["name"]: run_c(j, exe, i) for i, j in enumerate(jobs)}
+
+
+def run_c(j, exe, i):
+    """Job j, case i of program exe: None, or what is wrong."""
+    c, types, wdt, outs, want = (j[x] for x in
+                                 ("c", "types", "wdt", "outs", "want"))
+    r = subprocess.run([exe, str(i)], input=j["blob"], capture_output=True)
     if r.returncode:
         return "compiled model failed: %r" % r.stderr[:200]
     size = sum(int(np.prod(t["shape"])) * np.dtype(NP[d]).itemsize
@@ -307,6 +398,18 @@ def check_invalid(c, tmp):
     return None
 
 
+def golden(c):
+    """Case c's graph and types as a pair of shape-infer golden files."""
+    d = os.path.join(ROOT, "tests", "golden", "shape-infer")
+    os.makedirs(d, exist_ok=True)
+    ip = os.path.join(d, c["name"] + ".in.json")
+    json.dump(graph(c), open(ip, "w"), indent=1)
+    subprocess.run([os.path.join(BIN, "nnl-parse"), "-o", ip, ip],
+                   check=True)
+    subprocess.run([os.path.join(BIN, "nnl-shape-infer"), "-o",
+                    ip.replace(".in.", ".out."), ip], check=True)
+
+
 def main():
     import cases  # noqa: F401  (fills CASES and INVALID)
     do_c = "--c" in sys.argv
@@ -314,25 +417,30 @@ def main():
     only = set(sys.argv[sys.argv.index("--only") + 1].split(",")) \
         if "--only" in sys.argv else None
     passed = failed = 0
+
+    def report(c, err):
+        nonlocal passed, failed
+        print(("ok - %s" % c["name"]) if not err else
+              "not ok - %s: %s" % (c["name"], err))
+        passed += err is None
+        failed += err is not None
+        if write and not err:
+            golden(c)
+
     with tempfile.TemporaryDirectory() as tmp:
-        for c in CASES:
-            if only is not None and c["name"] not in only:
-                continue
-            err = check(c, tmp, do_c)
-            print(("ok - %s" % c["name"]) if not err else
-                  "not ok - %s: %s" % (c["name"], err))
-            passed += err is None
-            failed += err is not None
-            if write and not err:
-                d = os.path.join(ROOT, "tests", "golden", "shape-infer")
-                os.makedirs(d, exist_ok=True)
-                ip = os.path.join(d, c["name"] + ".in.json")
-                json.dump(graph(c), open(ip, "w"), indent=1)
-                subprocess.run([os.path.join(BIN, "nnl-parse"), "-o", ip,
-                                ip], check=True)
-                subprocess.run([os.path.join(BIN, "nnl-shape-infer"), "-o",
-                                ip.replace(".in.", ".out."), ip],
-                               check=True)
+        todo = [c for c in CASES if only is None or c["name"] in only]
+        jobs = []
+        for k, c in enumerate(todo):
+            err = check(c, tmp, do_c, k)
+            if isinstance(err, dict):
+                jobs.append(err)    # its C: compiled with the batch
+            else:
+                report(c, err)
+            if jobs and (len(jobs) == BATCH or k == len(todo) - 1):
+                res = run_batch(jobs, tmp, k)
+                for j in jobs:
+                    report(j["c"], res[j["c"]["name"]])
+                jobs = []
         for c in INVALID:
             if only is not None and c["name"] not in only:
                 continue
@@ -349,7 +457,6 @@ def main():
     print("# %d ops with refusal cases" % len({c["op"] for c in INVALID}))
     print("ops: %d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
-
 
 if __name__ == "__main__":
     sys.modules["run"] = sys.modules[__name__]
