@@ -18,6 +18,10 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 	mkdir tmp
 	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+	# what is checked here is nnc (sanitized under check-asan) and the
+	# names it passes on; the generated code, the same small model
+	# compiled dozens of times, is built without the sanitizers
+	export NNC_CFLAGS=
 	cp -r "$EX/weights" .
 	# read as gcc options: "-o out -wrapper ..." runs sh before cc1
 	printf '%s\n' 'out -wrapper /bin/sh,-c,touch${IFS}pwned' > x

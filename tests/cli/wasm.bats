@@ -48,12 +48,14 @@ np.load(sys.argv[1]).astype("<f4").tofile(sys.argv[2])' "$1" "$2"
 }
 
 # native MODEL IN.bin OUT.bin: the native build's outputs; a model of io
-# "none" is a library, run by a main() of ours through its header
+# "none" is a library, run by a main() of ours through its header.
+# Built without the sanitizers under check-asan (NNC_CFLAGS): the
+# reference here, whose generated code examples.bats runs sanitized
 native() {
 	local e
 	e=$(basename "$1" .nnl)
 	if grep -q 'io: *"none"' "$1"; then
-		"$BIN/nnc" compile --emit lib -o "lib$e.a" "$1"
+		NNC_CFLAGS= "$BIN/nnc" compile --emit lib -o "lib$e.a" "$1"
 		p=$(sed -n 's/^int \([A-Za-z0-9_]*\)_infer(const void.*/\1/p' "$e.h")
 		[ -n "$p" ]
 		cat > main.c <<C
@@ -68,9 +70,9 @@ int main(void) {
 	return fwrite(o, 1, no, stdout) != no;
 }
 C
-		cc ${NNL_TEST_CFLAGS:-} -I. -o native main.c "lib$e.a" -lm
+		cc -I. -o native main.c "lib$e.a" -lm
 	else
-		"$BIN/nnc" compile -o native "$1"
+		NNC_CFLAGS= "$BIN/nnc" compile -o native "$1"
 	fi
 	./native < "$2" > "$3"
 }
