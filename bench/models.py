@@ -127,6 +127,10 @@ MODELS = {
     "convnext_tiny": (tv("convnext_tiny"), image((1, 3, 224, 224)), 17),
     "vit_b_16": (tv("vit_b_16"), image((1, 3, 224, 224)), 17),
     "bert_encoder": (BertEncoder, tokens(128, 8192), 17),
+    # not tuned for: channel shuffles, grouped convolutions, SE blocks
+    "shufflenet_v2_x1_0": (tv("shufflenet_v2_x1_0"),
+                           image((1, 3, 224, 224)), 17),
+    "regnet_y_400mf": (tv("regnet_y_400mf"), image((1, 3, 224, 224)), 17),
 }
 
 
