@@ -313,7 +313,7 @@ check-asan: asan
 # Benchmarks: measurements, not pass/fail tests (shared machines are
 # noisy); see bench/.  bench/compile.sh times nnc compile of resnet18;
 # bench-ort times the generated code against ONNX Runtime (installed
-# from npm into build/bench) on nine models (bench/models.py: CNNs, a
+# from npm into build/bench) on eleven models (bench/models.py: CNNs, a
 # ViT and a BERT-style encoder of two int64 inputs), each net of its
 # runtime's fixed cost, with the method in its header, and checks
 # nnl's outputs against PyTorch's (bench/ort.py); BENCH_MODELS="a b"
