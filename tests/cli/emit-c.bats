@@ -17,6 +17,12 @@ setup() {
 	[ "$status" -eq 0 ]
 }
 
+@test "random shapes of the ops beyond WebNN: nnl-run and C agree with NumPy and PyTorch" {
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/../ops/sweep.py" --c
+	echo "$output" | grep -v '^ok'
+	[ "$status" -eq 0 ]
+}
+
 @test "two models in one translation unit: the runtime once, each model's values; other thread counts refused" {
 	cd "$T"
 	cat > g.json <<'JSON'
