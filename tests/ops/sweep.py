@@ -328,7 +328,7 @@ def sweep_det(rng, i):
 
 
 def sweep_dft(rng, i):
-    dt = pick(rng, [F32, F32, F32, F64])
+    dt = pick(rng, [F32, F32, F32, F64, F16])
     rank = rint(rng, 1, 3)
     sig = [rint(rng, 1, 3) for _ in range(rank)]
     axis = rint(rng, 0, rank - 1)
@@ -419,9 +419,15 @@ def sweep_conv2d_integer(rng, i):
           rint(rng, 0, 4) for j in range(2)]
     x = [rint(rng, 1, 2), g * icg] + sp
     w = [g * ocg, icg] + k
-    zx = zp_shape(rng, x, [lambda s: [], lambda s: [1]])
+    # any shape that broadcasts to its operand (nnl-graph(5)): per
+    # channel, per position, per element as well as ONNX's scalar
+    zx = zp_shape(rng, x, [lambda s: [], lambda s: [1], lambda s: [],
+                           lambda s: [s[1], 1, 1], lambda s: s[2:],
+                           lambda s: [1] + s[1:], lambda s: s])
     zw = zp_shape(rng, w, [lambda s: [], lambda s: [s[0], 1, 1, 1],
-                           lambda s: [1]])
+                           lambda s: [1], lambda s: [s[0], 1, 1, 1],
+                           lambda s: [s[1], 1, 1], lambda s: s[2:],
+                           lambda s: s])
 
     def ref(a, c):
         _torch()
@@ -441,7 +447,21 @@ def sweep_conv2d_integer(rng, i):
 
 RED = {"add": np.add, "mul": np.multiply, "max": np.maximum,
        "min": np.minimum}
-SCT = ["float32", "float16", "int32", "int64", "uint8", "int8", "float64"]
+SCT = ["float32", "float16", "float64", "int32", "int64", "uint8", "int8",
+       "int16", "uint32", "uint64"]
+
+
+def sct_kind(dt, red):
+    """Products that wrap, and unsigned values past the signed range
+    (a max that compares them as signed is wrong)."""
+    return "full" if (dt in ("int32", "int64") and red == "mul") or \
+        dt in ("uint32", "uint64") else "n"
+
+
+def in_type(a, dt):
+    """An operand back in its own type, so that ufunc.at rounds each
+    update as the type's arithmetic does (nnl-graph(5))."""
+    return np.asarray(a).astype(run.NP[dt])
 
 
 def sweep_scatter_elements(rng, i):
@@ -452,14 +472,14 @@ def sweep_scatter_elements(rng, i):
     axis = rint(rng, 0, r - 1)
     ix = list(x)
     ix[axis] = rint(rng, 1, 6)      # more updates than places: repeats
-    kind = "full" if dt in ("int32", "int64") and red == "mul" else "n"
+    kind = sct_kind(dt, red)
 
     def ref(a, c):
-        y = a["x"].copy()
+        y = in_type(a["x"], dt)
         idx = np.where(a["i"] < 0, a["i"] + x[axis], a["i"])
         pos = list(np.indices(ix, sparse=True))
         pos[axis] = idx
-        RED[red].at(y, tuple(pos), a["u"])
+        RED[red].at(y, tuple(pos), in_type(a["u"], dt))
         return y
     run.case("scatterElementsReduce-%d-%s-x%s-i%s-%s-axis%d-%s" % (
         i, red, sh(x), sh(ix), it, axis, dt), "scatterElementsReduce",
@@ -476,16 +496,17 @@ def sweep_scatter_nd(rng, i):
     lead = [rint(rng, 1, 4) for _ in range(rint(rng, 1, 2))]
     ix = lead + [k]
     u = lead + x[k:]
-    kind = "full" if dt in ("int32", "int64") and red == "mul" else "n"
+    kind = sct_kind(dt, red)
     # each coordinate within its own dimension, negative ones too
     pr = np.random.default_rng(zlib.crc32(repr((i, x, ix)).encode()))
     idx = np.stack([pr.integers(-x[j], x[j], lead) for j in range(k)], -1)
 
     def ref(a, c):
-        y = a["x"].copy()
+        y = in_type(a["x"], dt)
         t = a["i"].reshape(-1, k)
         t = np.where(t < 0, t + np.array(x[:k]), t)
-        for tup, v in zip(t, a["u"].reshape((-1,) + tuple(x[k:]))):
+        for tup, v in zip(t, in_type(a["u"], dt).reshape(
+                (-1,) + tuple(x[k:]))):
             RED[red].at(y, tuple(tup), v)
         return y
     run.case("scatterNDReduce-%d-%s-x%s-i%s-%s-%s" % (
@@ -496,27 +517,41 @@ def sweep_scatter_nd(rng, i):
 
 # ---- range, constantOfShape ----
 
-RANGE_INFO = {"int8": (-100, 100), "int16": (-3000, 3000),
-              "int32": (-10 ** 9, 10 ** 9), "int64": (-2 ** 62, 2 ** 62)}
+def between(rng, lo, hi):
+    """A Python integer in [lo, hi], however wide (int64's whole
+    range)."""
+    return min(hi, lo + int(rng.random() * (hi - lo + 1)))
 
 
 def sweep_range(rng, i):
     dt = pick(rng, ["float32", "float64", "float16", "int8", "int16",
                     "int32", "int64"])
     cnt = rint(rng, 0, 12)
-    if dt in RANGE_INFO:
-        lo, hi = RANGE_INFO[dt]
-        d = rint(rng, 1, 9) * pick(rng, [1, -1])
-        # a limit past the last item by less than delta: ceil, not floor
-        start = rint(rng, lo // 2, hi // 2)
-        lim = start + cnt * d - (rint(rng, 0, abs(d) - 1) * (d > 0 or -1)
-                                 if cnt else 0)
-        if cnt == 0 and rng.random() < 0.5:
-            lim = start - d * rint(rng, 0, 3)   # behind the start: none
+    sign = pick(rng, [1, -1])
+    ints = dt.startswith("int")
+    if ints:
+        info = np.iinfo(run.NP[dt])
+        lo, hi = int(info.min), int(info.max)
+        # a small delta, or one so large that limit - start overflows
+        # the type (int64's too): the count exactly all the same
+        mag = rint(rng, 1, 9) if rng.random() < 0.5 else \
+            between(rng, 1, min(hi, (hi - lo) // max(cnt, 1)))
+        d = sign * mag
+        if cnt:
+            # a limit past the last item by less than delta: ceil
+            ext = cnt * mag - between(rng, 0, mag - 1)
+            start = between(rng, lo, hi - ext) if d > 0 else \
+                between(rng, lo + ext, hi)
+            lim = start + sign * ext
+        else:
+            # a limit at or behind the start: no item
+            start = between(rng, lo, hi)
+            lim = start - sign * between(rng, 0, min(
+                9, start - lo if d > 0 else hi - start))
         vals = [start, lim, d]
     else:
         # quarters, exact in every float type
-        d = rint(rng, 1, 12) / 4 * pick(rng, [1, -1])
+        d = rint(rng, 1, 12) / 4 * sign
         start = rint(rng, -40, 40) / 4
         lim = start + (cnt - rng.random() * 0.9) * d if cnt else \
             start - d * rint(rng, 0, 3)
@@ -526,22 +561,20 @@ def sweep_range(rng, i):
 
     def ref(a, c):
         s, li, de = (a[k].reshape(()) for k in ("s", "l", "d"))
-        if dt in RANGE_INFO:
+        if ints:
             q, r = divmod(int(li) - int(s), int(de))
             n = max(q + (r != 0), 0)
             v = [int(s) + j * int(de) for j in range(n)]
         else:
-            # the count from the quotient in the input's precision
-            # (float32's in float32, float16's in float32 too, as
-            # its own arithmetic computed exactly and rounded)
-            qt = np.float64 if dt == "float64" else np.float32
+            # the count from the quotient in float32 for float32,
+            # in double for the others (nnl-graph(5))
+            qt = np.float32 if dt == "float32" else np.float64
             with np.errstate(all="ignore"):
                 q = (qt(li) - qt(s)) / qt(de)
             n = int(max(np.ceil(q), 0))
             v = [float(s) + j * float(de) for j in range(n)]
         out = np.zeros(bound, t)
-        out[:n] = np.array(v, np.float64 if dt not in RANGE_INFO
-                           else object)
+        out[:n] = np.array(v, object if ints else np.float64)
         return [out, np.array([n], np.int64)]
     run.case("range-%d-%s-%s-bound%d" % (i, dt, ls(vals), bound), "range",
              [("s", dt, [], [vals[0]]), ("l", dt, [], [vals[1]]),
