@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The C back end: every op of the table compiled to C and run, against
-# NumPy/PyTorch (tests/ops); no heap in generated code.
+# NumPy/PyTorch (tests/ops), nnl's own ops in random configurations
+# too (tests/ops/sweep.py); no heap in generated code.
 
 bats_require_minimum_version 1.5.0
 
