@@ -312,7 +312,8 @@ def sweep_pool(op, kind):
 
 def sweep_det(rng, i):
     dt = pick(rng, [F32, F32, F32, F64, F16])
-    m = rint(rng, 1, 5) if dt != F16 else rint(rng, 1, 3)
+    m = rint(rng, 1, 8 if rng.random() < 0.2 else 5) if dt != F16 else \
+        rint(rng, 1, 3)
     batch = [rint(rng, 1, 3) for _ in range(rint(rng, 0, 2))]
     x = batch + [m, m]
     kind = "n"
@@ -333,13 +334,13 @@ def sweep_dft(rng, i):
     rank = rint(rng, 1, 3)
     sig = [rint(rng, 1, 3) for _ in range(rank)]
     axis = rint(rng, 0, rank - 1)
-    sig[axis] = rint(rng, 1, 9)
+    sig[axis] = rint(rng, 1, 16 if rng.random() < 0.2 else 9)
     cplx = rng.random() < 0.5
     x = sig + [2 if cplx else 1]
     o = {"axis": axis}
     n = None
     if rng.random() < 0.5:
-        n = o["dftLength"] = rint(rng, 1, 11)
+        n = o["dftLength"] = rint(rng, 1, 18)
     inv = rng.random() < 0.4
     one = not cplx and not inv and rng.random() < 0.5
     if inv:
