@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The C back end: every op of the table compiled to C and run, against
-# NumPy/PyTorch (tests/ops); no heap in generated code.
+# NumPy/PyTorch (tests/ops), nnl's own ops in random configurations
+# too (tests/ops/sweep.py); no heap in generated code.
 
 bats_require_minimum_version 1.5.0
 
@@ -13,6 +14,12 @@ setup() {
 
 @test "every op compiles to C and computes the reference values" {
 	run /usr/bin/python3 "$BATS_TEST_DIRNAME/../ops/run.py" --c
+	echo "$output" | grep -v '^ok'
+	[ "$status" -eq 0 ]
+}
+
+@test "random shapes of the ops beyond WebNN: nnl-run and C agree with NumPy and PyTorch" {
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/../ops/sweep.py" --c
 	echo "$output" | grep -v '^ok'
 	[ "$status" -eq 0 ]
 }

@@ -2020,6 +2020,12 @@ case("constantOfShape-int8", "constantOfShape", [x([3], i64, [1, 4, 1], "s")],
 case("constantOfShape-zero", "constantOfShape", [x([3], i64, [3, 0, 2], "s")],
      {"bound": 5, "value": 7, "dataType": "int64"}, nout=2,
      ref=lambda a, c: cos_ref(a, 5, 7, np.int64))
+# a dimension past the bound before a 0: no item, not an error (the
+# kernel once checked the product of the dimensions before the 0)
+case("constantOfShape-zero-after-large", "constantOfShape",
+     [x([3], i64, [4, 0, 3], "s")],
+     {"bound": 2, "value": 1.5}, nout=2,
+     ref=lambda a, c: cos_ref(a, 2, 1.5, np.float32))
 invalid("constantOfShape-int32-shape", "constantOfShape", [x([2], i32)],
         {"bound": 4}, 'input "shape"', nout=2)
 invalid("constantOfShape-rank2-shape", "constantOfShape", [x([1, 2], i64)],

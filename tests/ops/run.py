@@ -159,7 +159,10 @@ def graph(c):
 def want_types(c, want, data):
     """The data type of each reference output: its own, or for the
     float64 the references compute in, the case's float input type
-    (WebNN's float ops keep their input's type); c["odt"] overrides."""
+    (WebNN's float ops keep their input's type); c["odt"] overrides,
+    a type for every output or a list of one for each."""
+    if isinstance(c["odt"], list):
+        return list(c["odt"])
     if c["odt"]:
         return [c["odt"]] * len(want)
     floats = {dt for n, dt, _, _ in c["ins"] + list(c["optins"].values())

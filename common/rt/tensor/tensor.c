@@ -1154,8 +1154,13 @@ nnl_k_constant_of_shape(const int64_t *ip, const double *fp,
 	int64_t *sh = out[1];
 
 	(void)scratch;
+	/* a dimension of 0 makes no item, whatever the others (a
+	 * product of those before it past the bound included) */
 	for (int64_t i = 0; i < r && n >= 0; i++)
-		if (s[i] < 0 || (s[i] && n > bound / s[i]))
+		if (s[i] <= 0)
+			n = s[i] < 0 ? -1 : 0;
+	for (int64_t i = 0; i < r && n > 0; i++)
+		if (n > bound / s[i])
 			n = -1;
 		else
 			n *= s[i];
