@@ -22,6 +22,7 @@ Each case draws its data from a generator seeded by its name, so
 --only NAME sees the data the whole run does.  Ends with "ops: N
 passed, M failed".
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -401,6 +402,48 @@ def check_invalid(c, tmp):
     return None
 
 
+class Tally:
+    """A reporter for check_all: prints each case's line, counts them,
+    and calls then(case) for each that passed."""
+
+    def __init__(self, then=None):
+        self.passed = self.failed = 0
+        self.then = then
+
+    def __call__(self, c, err, then=True):
+        print(("ok - %s" % c["name"]) if not err else
+              "not ok - %s: %s" % (c["name"], err))
+        self.passed += err is None
+        self.failed += err is not None
+        if then and self.then and not err:
+            self.then(c)
+
+
+def check_all(todo, tmp, do_c, report):
+    """Checks the cases todo, calling report(case, None or the error)
+    for each: with do_c, the C of BATCH cases compiled as one program on
+    a second thread while the cases after them are checked (run_batch
+    reads only its own files)."""
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        jobs, batches = [], []
+        for k, c in enumerate(todo):
+            try:
+                err = check(c, tmp, do_c, k)
+            except Exception as e:      # a reference that cannot say
+                err = "raised %r" % e
+            if isinstance(err, dict):
+                jobs.append(err)        # its C: compiled with the batch
+            else:
+                report(c, err)
+            if jobs and (len(jobs) == BATCH or k == len(todo) - 1):
+                batches.append((jobs, pool.submit(run_batch, jobs, tmp,
+                                                  k)))
+                jobs = []
+        for jobs, res in batches:
+            for j in jobs:
+                report(j["c"], res.result()[j["c"]["name"]])
+
+
 def golden(c):
     """Case c's graph and types as a pair of shape-infer golden files."""
     d = os.path.join(ROOT, "tests", "golden", "shape-infer")
@@ -419,47 +462,23 @@ def main():
     write = "--write-goldens" in sys.argv
     only = set(sys.argv[sys.argv.index("--only") + 1].split(",")) \
         if "--only" in sys.argv else None
-    passed = failed = 0
-
-    def report(c, err):
-        nonlocal passed, failed
-        print(("ok - %s" % c["name"]) if not err else
-              "not ok - %s: %s" % (c["name"], err))
-        passed += err is None
-        failed += err is not None
-        if write and not err:
-            golden(c)
-
+    t = Tally(golden if write else None)
     with tempfile.TemporaryDirectory() as tmp:
-        todo = [c for c in CASES if only is None or c["name"] in only]
-        jobs = []
-        for k, c in enumerate(todo):
-            err = check(c, tmp, do_c, k)
-            if isinstance(err, dict):
-                jobs.append(err)    # its C: compiled with the batch
-            else:
-                report(c, err)
-            if jobs and (len(jobs) == BATCH or k == len(todo) - 1):
-                res = run_batch(jobs, tmp, k)
-                for j in jobs:
-                    report(j["c"], res[j["c"]["name"]])
-                jobs = []
+        check_all([c for c in CASES if only is None or c["name"] in only],
+                  tmp, do_c, t)
         for c in INVALID:
             if only is not None and c["name"] not in only:
                 continue
             err = check_invalid(c, tmp)
-            print(("ok - invalid %s" % c["name"]) if not err else
-                  "not ok - invalid %s: %s" % (c["name"], err))
-            passed += err is None
-            failed += err is not None
+            t(dict(c, name="invalid " + c["name"]), err, then=False)
     for n in sorted((only or set()) - {c["name"] for c in CASES + INVALID}):
         print("not ok - --only %s: no such case" % n)
-        failed += 1
+        t.failed += 1
     ops_seen = {c["op"] for c in CASES}
     print("# %d ops with value cases" % len(ops_seen))
     print("# %d ops with refusal cases" % len({c["op"] for c in INVALID}))
-    print("ops: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    print("ops: %d passed, %d failed" % (t.passed, t.failed))
+    sys.exit(1 if t.failed else 0)
 
 if __name__ == "__main__":
     sys.modules["run"] = sys.modules[__name__]

@@ -24,7 +24,6 @@ dft's 1e-11, float16 2e-3), integers exactly.
 Prints "ok - NAME" or "not ok - NAME: why" per case, then "sweep: N
 passed, M failed"; exits 1 on a failure.
 """
-import concurrent.futures
 import math
 import os
 import sys
@@ -652,41 +651,13 @@ def main():
         rng = np.random.default_rng([seed, zlib.crc32(op.encode())])
         for i in range(count):
             OPS[op](rng, i)
-    passed = failed = 0
-
-    def report(c, err):
-        nonlocal passed, failed
-        print(("ok - %s" % c["name"]) if not err else
-              "not ok - %s: %s" % (c["name"], err))
-        passed += err is None
-        failed += err is not None
-
-    todo = run.CASES
-    # a batch's C compiles on one core while the cases after it are
-    # checked on the other (run_batch reads only its own cK.c files)
-    with tempfile.TemporaryDirectory() as tmp, \
-            concurrent.futures.ThreadPoolExecutor(2) as pool:
-        jobs, batches = [], []
-        for k, c in enumerate(todo):
-            try:
-                err = run.check(c, tmp, do_c, k)
-            except Exception as e:      # a reference that cannot say
-                err = "raised %r" % e
-            if isinstance(err, dict):
-                jobs.append(err)
-            else:
-                report(c, err)
-            if jobs and (len(jobs) == run.BATCH or k == len(todo) - 1):
-                batches.append((jobs, pool.submit(run.run_batch, jobs,
-                                                  tmp, k)))
-                jobs = []
-        for jobs, res in batches:
-            for j in jobs:
-                report(j["c"], res.result()[j["c"]["name"]])
+    t = run.Tally()
+    with tempfile.TemporaryDirectory() as tmp:
+        run.check_all(run.CASES, tmp, do_c, t)
     print("# seed %d, %d configurations of each of %d ops" % (
         seed, count, len(ops)))
-    print("sweep: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    print("sweep: %d passed, %d failed" % (t.passed, t.failed))
+    sys.exit(1 if t.failed else 0)
 
 
 if __name__ == "__main__":
