@@ -40,6 +40,15 @@ F32, F16, F64 = "float32", "float16", "float64"
 torch = F = None
 
 
+def opt(rng, o, key, v, prob, off):
+    """v as option key of o with probability prob, else no option:
+    the value in effect, v or the default off."""
+    if rng.random() < prob:
+        o[key] = v
+        return v
+    return off
+
+
 def _torch():
     global torch, F
     if torch is None:
@@ -122,18 +131,9 @@ def conv_common(rng, big):
     d = [pick(rng, [1, 1, 2]) for _ in range(3)]
     p = pads3(rng)
     o = {}
-    if rng.random() < 0.8:
-        o["padding"] = p
-    else:
-        p = [0] * 6
-    if rng.random() < 0.8:
-        o["strides"] = s
-    else:
-        s = [1] * 3
-    if rng.random() < 0.7:
-        o["dilations"] = d
-    else:
-        d = [1] * 3
+    p = opt(rng, o, "padding", p, 0.8, [0] * 6)
+    s = opt(rng, o, "strides", s, 0.8, [1] * 3)
+    d = opt(rng, o, "dilations", d, 0.7, [1] * 3)
     if g > 1 or rng.random() < 0.2:
         o["groups"] = g
     return g, icg, ocg, k, s, d, p, o
@@ -270,16 +270,10 @@ def sweep_pool(op, kind):
             K, s, d, p = sp, [1] * 3, [1] * 3, [0] * 6
         else:
             o["windowDimensions"] = K
-            if rng.random() < 0.8:
-                o["padding"] = p
-            else:
-                p = [0] * 6
+            p = opt(rng, o, "padding", p, 0.8, [0] * 6)
             if rng.random() < 0.8:
                 o["strides"] = s
-            if rng.random() < 0.6:
-                o["dilations"] = d
-            else:
-                d = [1] * 3
+            d = opt(rng, o, "dilations", d, 0.6, [1] * 3)
             sp = [max(1, (K[j] - 1) * d[j] + 1 - p[2 * j] - p[2 * j + 1]) +
                   rint(rng, 0, 4) for j in range(3)]
         if rng.random() < 0.5:
@@ -404,16 +398,10 @@ def sweep_conv2d_integer(rng, i):
     d = [pick(rng, [1, 1, 2]) for _ in range(2)]
     p = [rint(rng, 0, 2) for _ in range(4)]
     o = {}
-    if rng.random() < 0.8:
-        o["padding"] = p
-    else:
-        p = [0] * 4
+    p = opt(rng, o, "padding", p, 0.8, [0] * 4)
     if rng.random() < 0.8:
         o["strides"] = s
-    if rng.random() < 0.6:
-        o["dilations"] = d
-    else:
-        d = [1] * 2
+    d = opt(rng, o, "dilations", d, 0.6, [1] * 2)
     if g > 1:
         o["groups"] = g
     sp = [max(1, (k[j] - 1) * d[j] + 1 - p[2 * j] - p[2 * j + 1]) +
