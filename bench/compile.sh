@@ -45,7 +45,9 @@ cd "$d/each"
 mkdir "$d/tmp"
 TMPDIR=$d/tmp "$top/bin/nnc" compile -v --save-temps -o resnet18 \
     "$model" 2> cmds
-grep -o "$d/tmp/nnc\.[A-Za-z0-9]*" cmds | sort -u | while read -r t; do
+# the command lines, not nnc's own notes ("nnc: --save-temps: kept")
+grep -v '^nnc: ' cmds > runs
+grep -o "$d/tmp/nnc\.[A-Za-z0-9]*" runs | sort -u | while read -r t; do
 	mkdir -p "$t"
 done
 printf '  each program alone (nnc -v --save-temps, rerun one at a time):\n'
@@ -58,5 +60,5 @@ while read -r line; do
 	printf '  %-18s %7.2f %9.1f\n' "$prog" "$s" \
 	    "$(echo "$kb / 1024" | bc -l)"
 	total=$(echo "$total + $s" | bc -l)
-done < cmds
+done < runs
 printf '  %-18s %7.2f\n' sum "$total"
